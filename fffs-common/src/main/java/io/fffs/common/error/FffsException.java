@@ -18,7 +18,9 @@ public class FffsException extends IOException {
   private final String detail;
 
   public FffsException(ErrorCode code, String detail) {
-    this(code, detail, null);
+    super(code.name() + ": " + detail);
+    this.code = code;
+    this.detail = detail;
   }
 
   public FffsException(ErrorCode code, String detail, Throwable cause) {
@@ -88,9 +90,9 @@ public class FffsException extends IOException {
     return false;
   }
 
-  /** Drops a stack trace that a peer may have appended after the sentence. */
+  /** Drops a stack trace (and the line end) that Hadoop IPC appends after the sentence. */
   private static String firstParagraph(String text) {
     int trace = text.indexOf("\n\tat ");
-    return trace < 0 ? text : text.substring(0, trace);
+    return (trace < 0 ? text : text.substring(0, trace)).stripTrailing();
   }
 }

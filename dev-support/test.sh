@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The one test command (README "Quick start", .ci/run): installs what a fresh machine lacks, then builds and runs
+# every test of every module with `mvn verify`. Extra arguments go to Maven (e.g. -pl fffs-common -Dtest=Foo).
+# Long soak, crash-loop and benchmark runs are separate commands (README) and are not run here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+java_major() { javac -version 2>&1 | sed -E 's/^javac ([0-9]+).*/\1/'; }
+if ! command -v javac >/dev/null 2>&1 || [ "$(java_major)" -lt 17 ]; then
+  missing+=(openjdk-17-jdk-headless)
+fi
+command -v mvn >/dev/null 2>&1 || missing+=(maven)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "test.sh: installing ${missing[*]}" >&2
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi
+
+exec mvn -B -ntp verify "$@"

@@ -1,0 +1,249 @@
+package io.fffs.common.time;
+
+import io.fffs.common.error.FffsException;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * A path as a user wrote it, split into the plain path it names and the time it is read at (DESIGN.md §3).
+ * Immutable.
+ *
+ * <p>Grammar. At most one time marker per path, at the end of any component; it applies to the whole path:
+ *
+ * <pre>
+ * marker = "@" ("s" | "u") time        ; system or user time
+ *        | "@" iso                     ; bare ISO instant = system time
+ * time   = millis ["." micros]         ; epoch milliseconds, optional 1-3 digit fraction of a millisecond
+ *        | iso
+ * iso    = 20251121T100000[.250]Z      ; basic form, fraction of a second 1-6 digits
+ *        | 2025-11-21T10:00:00[.250]Z  ; extended form; its ':' only fits absolute paths and the Java API
+ * </pre>
+ *
+ * <p>Times are UTC. The marker is the text after the last {@code @} of a component. Because names may contain
+ * {@code @}, a suffix counts as a marker only when it looks like a time: {@code s} or {@code u} alone or followed
+ * by a digit, the start of an ISO date ({@code dddd-} or {@code ddddddddT}), or a bare number. Any other suffix is
+ * part of the name ({@code me@example.com}, {@code x@sales}, {@code report@v2}, {@code x@}). A suffix that looks
+ * like a time but does not parse, a bare number (system or user time?), a second marker, and a marker-only
+ * component other than the first of an absolute path ({@code /@s1/a}: the root at that time) are
+ * {@code MALFORMED_TIME} errors rather than names, so that a typo never silently reads the present.
+ *
+ * <p>The syntax can be switched off with {@value #TEMPORAL_PATHS_KEY}; then every path is plain.
+ */
+public final class TemporalPath {
+  /** Whether paths may carry time markers. Off, a name like {@code /a@s1} is just a name. */
+  public static final String TEMPORAL_PATHS_KEY = "fs.fffs.temporal-paths";
+
+  public static final boolean TEMPORAL_PATHS_DEFAULT = true;
+
+  private final Path originalPath;
+  private final Path plainPath;
+  private final TimeSpec timeSpec;
+  private final String markerText;
+
+  private TemporalPath(Path originalPath, Path plainPath, TimeSpec timeSpec, String markerText) {
+    this.originalPath = originalPath;
+    this.plainPath = plainPath;
+    this.timeSpec = timeSpec;
+    this.markerText = markerText;
+  }
+
+  /** {@link #TEMPORAL_PATHS_KEY} read from {@code conf}. */
+  public static boolean temporalPathsEnabled(Configuration conf) {
+    return conf.getBoolean(TEMPORAL_PATHS_KEY, TEMPORAL_PATHS_DEFAULT);
+  }
+
+  /**
+   * Parses a path with temporal paths enabled.
+   *
+   * @throws FffsException {@code MALFORMED_TIME} for a marker that does not parse, two markers, or a misplaced
+   *     marker-only component
+   */
+  public static TemporalPath parse(Path path) throws FffsException {
+    return parse(path, true);
+  }
+
+  /** {@link #parse(Path)} of {@code new Path(path)}. */
+  public static TemporalPath parse(String path) throws FffsException {
+    return parse(new Path(path), true);
+  }
+
+  /** {@link #parse(Path, boolean)} with the switch read from {@code conf}. */
+  public static TemporalPath parse(Path path, Configuration conf) throws FffsException {
+    return parse(path, temporalPathsEnabled(conf));
+  }
+
+  /**
+   * Parses a path; when {@code enabled} is false nothing is parsed and the path is plain at the latest time.
+   *
+   * @throws FffsException {@code MALFORMED_TIME} as {@link #parse(Path)}, only when enabled
+   */
+  public static TemporalPath parse(Path path, boolean enabled) throws FffsException {
+    Objects.requireNonNull(path, "path");
+    URI uri = path.toUri();
+    // Only the path part is split: '@' in the authority (user@host) is not a marker.
+    if (!enabled || uri.getPath() == null || uri.getPath().indexOf('@') < 0) {
+      return new TemporalPath(path, path, TimeSpec.latest(), "");
+    }
+    return new Splitter(path).split();
+  }
+
+  /**
+   * The path {@code plain} read at {@code spec}: the marker appended to the last component ({@code /a/b@s1}), or
+   * after the root ({@code /@s1}). {@code parse(withTime(p, s))} gives back {@code p} and {@code s}.
+   *
+   * @param spec the time; {@link TimeSpec#latest()} returns {@code plain} itself
+   * @throws IllegalArgumentException if a component of {@code plain} already ends in something that reads as a
+   *     time, which would make the result a path with two markers
+   */
+  public static Path withTime(Path plain, TimeSpec spec) {
+    URI uri = plain.toUri();
+    String path = uri.getPath();
+    for (String component : path.split("/")) {
+      int at = component.lastIndexOf('@');
+      if (at >= 0 && TimeSpecParser.looksLikeTime(component.substring(at + 1))) {
+        throw new IllegalArgumentException(
+            "'" + component + "' in " + plain + " already reads as a time; cannot add " + spec.toMarker());
+      }
+    }
+    if (spec.isLatest()) {
+      return plain;
+    }
+    // The root's path is "/", so the same concatenation gives "/@s1" there and "/a/b@s1" elsewhere.
+    return new Path(uri.getScheme(), uri.getAuthority(), path + spec.toMarker());
+  }
+
+  /** The path as given, marker included. */
+  public Path originalPath() {
+    return originalPath;
+  }
+
+  /** The path without its marker, with the scheme and authority of the original. */
+  public Path plainPath() {
+    return plainPath;
+  }
+
+  /** The time the path is read at; {@link TimeSpec#latest()} when it has no marker. */
+  public TimeSpec timeSpec() {
+    return timeSpec;
+  }
+
+  /** Whether the path carries a marker. */
+  public boolean isTemporal() {
+    return !timeSpec.isLatest();
+  }
+
+  /** The marker exactly as written, with its {@code @} (e.g. {@code @s1763719200000.25}); "" when none. */
+  public String markerText() {
+    return markerText;
+  }
+
+  /**
+   * The path of a child of this directory that keeps the marker where the user wrote it, verbatim:
+   * {@code /t@s1/part-0}, {@code /a@s1/b/part-0}, {@code /@s1/part-0}. A listing returns these so that a job
+   * reading {@code /table@s…} reads every file at that time without knowing about time.
+   *
+   * @param name a single path component
+   */
+  public Path child(String name) {
+    if (name.isEmpty() || name.indexOf('/') >= 0) {
+      throw new IllegalArgumentException("not a single path component: '" + name + "'");
+    }
+    return new Path(originalPath, name);
+  }
+
+  /**
+   * Equal when written the same way and read the same way. {@code /a@s1/b} and {@code /a/b@s1} are not equal:
+   * they read the same data but their {@link #child children} differ.
+   */
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof TemporalPath that
+        && originalPath.equals(that.originalPath)
+        && plainPath.equals(that.plainPath)
+        && timeSpec.equals(that.timeSpec);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(originalPath, plainPath, timeSpec);
+  }
+
+  /** The original path; for a temporal path also the plain path and the time. */
+  @Override
+  public String toString() {
+    return isTemporal() ? originalPath + " (" + plainPath + " at " + timeSpec + ")" : originalPath.toString();
+  }
+
+  /** One pass over the components of one path, collecting the plain names and the one marker. */
+  private static final class Splitter {
+    private final Path path;
+    private final URI uri;
+    private final List<String> names = new ArrayList<>();
+    private TimeSpec spec = TimeSpec.latest();
+    private String marker = "";
+
+    Splitter(Path path) {
+      this.path = path;
+      this.uri = path.toUri();
+    }
+
+    TemporalPath split() throws FffsException {
+      String text = uri.getPath();
+      boolean absolute = text.startsWith("/");
+      String[] components = (absolute ? text.substring(1) : text).split("/", -1);
+      for (int i = 0; i < components.length; i++) {
+        accept(components[i], absolute && i == 0);
+      }
+      if (spec.isLatest()) {
+        return new TemporalPath(path, path, spec, "");
+      }
+      String plain = (absolute ? "/" : "") + String.join("/", names);
+      return new TemporalPath(path, new Path(uri.getScheme(), uri.getAuthority(), plain), spec, marker);
+    }
+
+    private void accept(String component, boolean mayBeRootMarker) throws FffsException {
+      int at = component.lastIndexOf('@');
+      String subject = "in path component '" + component + "' of " + path;
+      Optional<TimeSpec> time =
+          at < 0 ? Optional.empty() : TimeSpecParser.parseSuffix(component.substring(at + 1), subject);
+      if (time.isEmpty()) {
+        if (!component.isEmpty()) {
+          names.add(component);
+        }
+        return;
+      }
+      String name = component.substring(0, at);
+      String thisMarker = component.substring(at);
+      int earlier = name.lastIndexOf('@');
+      if (earlier >= 0 && TimeSpecParser.looksLikeTime(name.substring(earlier + 1))) {
+        throw twoMarkers(name.substring(earlier), thisMarker);
+      }
+      if (!marker.isEmpty()) {
+        throw twoMarkers(marker, thisMarker);
+      }
+      if (name.isEmpty() && !mayBeRootMarker) {
+        throw TimeSpecParser.malformed(
+            "in " + path,
+            "component '" + component + "' has no name; a component that is only a marker must come first in an"
+                + " absolute path (/" + thisMarker + "/a/b reads /a/b at that time)");
+      }
+      if (!name.isEmpty()) {
+        names.add(name);
+      }
+      spec = time.get();
+      marker = thisMarker;
+    }
+
+    private FffsException twoMarkers(String first, String second) {
+      return TimeSpecParser.malformed(
+          "in " + path,
+          "two time markers '" + first + "' and '" + second + "'; a path takes at most one, at the end of any"
+              + " component");
+    }
+  }
+}
