@@ -1,5 +1,8 @@
 package io.fffs.common.time;
 
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
 
@@ -108,6 +111,40 @@ public final class HybridLogicalClock {
         return HlcTimestamp.valueOf(floor);
       }
     }
+  }
+
+  /**
+   * The wait-until-past rule (DESIGN.md §3): returns once no event can ever again be stamped here with a physical
+   * part at or below {@code micros}, so an answer about {@code micros} is final. That holds as soon as the physical
+   * clock or the clock's own value is past {@code micros}. A time at most the max offset ahead is waited for; a
+   * time further ahead, or one the physical clock fails to reach in that wait, is {@code TIME_IN_FUTURE}.
+   *
+   * @param subject what was asked about, for the message (e.g. the path)
+   */
+  public void awaitPast(long micros, String subject) throws FffsException, InterruptedException {
+    long physical = physicalClock.currentTimeMicros();
+    if (hasPassed(micros, physical)) {
+      return;
+    }
+    long ahead = micros - physical;
+    if (ahead < maxOffsetMicros) {
+      long deadlineNanos = System.nanoTime() + (ahead + 1) * 1_000L;
+      for (long left = ahead + 1; left > 0; left = (deadlineNanos - System.nanoTime()) / 1_000L) {
+        TimeUnit.MICROSECONDS.sleep(left);
+      }
+      physical = physicalClock.currentTimeMicros();
+      if (hasPassed(micros, physical)) {
+        return;
+      }
+      ahead = micros - physical;
+    }
+    throw new FffsException(ErrorCode.TIME_IN_FUTURE, subject + " at " + TimeText.isoMicros(micros) + " is "
+        + TimeText.duration(ahead) + " ahead of the cluster clock (" + TimeText.isoMicros(physical)
+        + "); the future cannot be read yet — ask again later or for an earlier time");
+  }
+
+  private boolean hasPassed(long micros, long physical) {
+    return physical > micros || HlcTimestamp.physicalOf(state.get()) > micros;
   }
 
   /** The last value this clock produced or took in; unlike {@link #now()} it does not look at the physical clock. */

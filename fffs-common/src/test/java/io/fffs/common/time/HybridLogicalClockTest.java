@@ -193,6 +193,44 @@ class HybridLogicalClockTest {
   }
 
   @Test
+  void awaitPastReturnsAtOnceForAPastTime() throws Exception {
+    ManualPhysicalClock pt = new ManualPhysicalClock(5_000_000);
+    HybridLogicalClock clock = new HybridLogicalClock(pt, MAX_OFFSET);
+    clock.awaitPast(4_999_999, "/a");
+    // Passed by the clock's own value even when the physical clock lags behind it.
+    clock.observe(hlc(5_100_000, 0));
+    clock.awaitPast(5_050_000, "/a");
+  }
+
+  @Test
+  void awaitPastWaitsForANearFutureTimeOnTheRealClock() throws Exception {
+    HybridLogicalClock clock = new HybridLogicalClock(PhysicalClock.system(), MAX_OFFSET);
+    long target = PhysicalClock.system().currentTimeMicros() + 20_000;
+    clock.awaitPast(target, "/a");
+    assertThat(PhysicalClock.system().currentTimeMicros()).isGreaterThan(target);
+  }
+
+  @Test
+  void awaitPastRefusesATimeBeyondTheMaxOffset() {
+    ManualPhysicalClock pt = new ManualPhysicalClock(5_000_000);
+    HybridLogicalClock clock = new HybridLogicalClock(pt, MAX_OFFSET);
+    assertThatThrownBy(() -> clock.awaitPast(8_200_000, "/sensors/cam7"))
+        .isInstanceOfSatisfying(io.fffs.common.error.FffsException.class, e -> {
+          assertThat(e.code()).isEqualTo(io.fffs.common.error.ErrorCode.TIME_IN_FUTURE);
+          assertThat(e.detail()).startsWith("/sensors/cam7 at ").contains("3.2 s ahead of the cluster clock");
+        });
+  }
+
+  @Test
+  void awaitPastRefusesWhenThePhysicalClockDoesNotReachTheTime() {
+    // A stopped clock never passes t: the wait is bounded, then TIME_IN_FUTURE.
+    HybridLogicalClock clock = new HybridLogicalClock(new ManualPhysicalClock(5_000_000), MAX_OFFSET);
+    assertThatThrownBy(() -> clock.awaitPast(5_010_000, "block 7"))
+        .isInstanceOf(io.fffs.common.error.FffsException.class)
+        .hasMessageContaining("TIME_IN_FUTURE: block 7 at");
+  }
+
+  @Test
   void observeKeepsTheMaximumWithoutTicking() {
     HybridLogicalClock client = new HybridLogicalClock(new ManualPhysicalClock(1), MAX_OFFSET);
     assertThat(client.observe(hlc(50, 3))).isEqualTo(hlc(50, 3));
