@@ -96,6 +96,16 @@ public final class HybridLogicalClock {
   }
 
   /**
+   * A server's merge of a peer's timestamp that causes no event of its own (a query, or a request whose state
+   * change is stamped by a separate {@link #tick()}): the skew check of {@link #receive}, then {@link #observe}.
+   * Any later tick is strictly greater than {@code remote}, which keeps causality.
+   */
+  public HlcTimestamp merge(HlcTimestamp remote) throws ClockSkewException {
+    checkSkew(remote);
+    return observe(remote);
+  }
+
+  /**
    * The clock's current value to piggyback on a message, without creating an event: {@code max(l, (pt, 0))}. The
    * state catches up with the physical clock (so values returned are monotonic), but the logical counter is not
    * advanced; the next {@link #tick()} is still strictly greater.

@@ -1,0 +1,59 @@
+package io.fffs.namenode;
+
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+
+/** NameNode configuration: each key beside its default and typed getter. */
+public final class NameNodeConfigKeys {
+  /** Directory of images and edit-log segments; formatted on first start when empty. */
+  public static final String NAME_DIR_KEY = "fffs.namenode.name.dir";
+  public static final String NAME_DIR_DEFAULT = "./fffs-data/name";
+
+  /** RPC address (host:port) clients and DataNodes use; port 0 picks a free one. */
+  public static final String RPC_ADDRESS_KEY = "fffs.namenode.rpc-address";
+  public static final String RPC_ADDRESS_DEFAULT = "127.0.0.1:8020";
+  public static final String RPC_HANDLERS_KEY = "fffs.namenode.handler.count";
+  public static final int RPC_HANDLERS_DEFAULT = 10;
+
+  /** HTTP address of /status, /jmx, /prom, /conf; port 0 picks a free one. */
+  public static final String HTTP_ADDRESS_KEY = "fffs.namenode.http-address";
+  public static final String HTTP_ADDRESS_DEFAULT = "127.0.0.1:9870";
+
+  /** A checkpoint is written after this many transactions. */
+  public static final String CHECKPOINT_TXNS_KEY = "fffs.namenode.checkpoint.txns";
+  public static final long CHECKPOINT_TXNS_DEFAULT = 100_000;
+
+  public static final String LEASE_SOFT_LIMIT_KEY = "fffs.namenode.lease.soft-limit";
+  public static final long LEASE_SOFT_LIMIT_DEFAULT_MS = 60_000;
+  public static final String LEASE_HARD_LIMIT_KEY = "fffs.namenode.lease.hard-limit";
+  public static final long LEASE_HARD_LIMIT_DEFAULT_MS = 20 * 60_000;
+
+  public static final String HEARTBEAT_INTERVAL_KEY = "fffs.datanode.heartbeat.interval";
+  public static final long HEARTBEAT_INTERVAL_DEFAULT_MS = 3_000;
+  /** A DataNode silent for this long is dead: no new blocks go to it, its locations are not handed out. */
+  public static final String DATANODE_DEAD_INTERVAL_KEY = "fffs.namenode.datanode.dead-interval";
+  public static final long DATANODE_DEAD_INTERVAL_DEFAULT_MS = 30_000;
+
+  /** Fraction of known blocks that must be reported before safe mode ends. */
+  public static final String SAFEMODE_THRESHOLD_KEY = "fffs.namenode.safemode.threshold";
+  public static final float SAFEMODE_THRESHOLD_DEFAULT = 0.999f;
+  /** Safe mode ends after this long even if blocks are missing (their DataNodes may never come back). */
+  public static final String SAFEMODE_TIMEOUT_KEY = "fffs.namenode.safemode.timeout";
+  public static final long SAFEMODE_TIMEOUT_DEFAULT_MS = 30_000;
+
+  public static final String BLOCK_SIZE_KEY = "fffs.blocksize";
+  public static final long BLOCK_SIZE_DEFAULT = 64L << 20;
+  public static final String REPLICATION_KEY = "fffs.replication";
+  public static final int REPLICATION_DEFAULT = 1;
+
+  public static final String PERMISSIONS_ENABLED_KEY = "fffs.permissions.enabled";
+  public static final boolean PERMISSIONS_ENABLED_DEFAULT = true;
+  public static final String SUPERGROUP_KEY = "fffs.permissions.superusergroup";
+  public static final String SUPERGROUP_DEFAULT = "supergroup";
+
+  private NameNodeConfigKeys() {}
+
+  public static long millis(Configuration conf, String key, long defaultMillis) {
+    return conf.getTimeDuration(key, defaultMillis, TimeUnit.MILLISECONDS);
+  }
+}

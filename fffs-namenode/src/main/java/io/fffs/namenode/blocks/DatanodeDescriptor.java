@@ -1,0 +1,70 @@
+package io.fffs.namenode.blocks;
+
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.time.HlcTimestamp;
+
+/** What the NameNode knows of one DataNode. Mutated by {@link DatanodeManager} under its lock. */
+public final class DatanodeDescriptor {
+  private volatile DatanodeIdProto id;
+  volatile long capacityBytes;
+  volatile long memoryUsedBytes;
+  volatile long blockCount;
+  volatile long lastHeartbeatNanos;
+  volatile long clockOffsetMicros;
+  volatile String unhealthyReason;
+  volatile HlcTimestamp durableHlc = HlcTimestamp.ZERO;
+
+  DatanodeDescriptor(DatanodeIdProto id) {
+    this.id = id;
+  }
+
+  public DatanodeIdProto id() {
+    return id;
+  }
+
+  void setId(DatanodeIdProto newId) {
+    id = newId;
+  }
+
+  public String uuid() {
+    return id.getDatanodeUuid();
+  }
+
+  public String address() {
+    return id.getHost() + ":" + id.getDataPort();
+  }
+
+  public long capacityBytes() {
+    return capacityBytes;
+  }
+
+  public long memoryUsedBytes() {
+    return memoryUsedBytes;
+  }
+
+  public long blockCount() {
+    return blockCount;
+  }
+
+  public long lastHeartbeatNanos() {
+    return lastHeartbeatNanos;
+  }
+
+  /** DataNode physical clock minus the NameNode's, as seen at the last heartbeat (µs). */
+  public long clockOffsetMicros() {
+    return clockOffsetMicros;
+  }
+
+  /** Null when healthy; otherwise why the DataNode must not take writes. */
+  public String unhealthyReason() {
+    return unhealthyReason;
+  }
+
+  public boolean isHealthy() {
+    return unhealthyReason == null;
+  }
+
+  public HlcTimestamp durableHlc() {
+    return durableHlc;
+  }
+}

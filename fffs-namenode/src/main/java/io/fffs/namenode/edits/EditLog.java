@@ -1,0 +1,260 @@
+package io.fffs.namenode.edits;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.NamenodeEditsProtos.EditOpProto;
+import io.fffs.common.time.HlcTimestamp;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The append side of the edit log: records are queued in txid order by the namespace (under its write lock) and
+ * written by one owning thread, which batches everything queued since its last write into one write and one
+ * {@code force} (group commit). {@link #awaitSynced} returns once a txid is on disk; a mutation is acknowledged
+ * only then. Segments roll at checkpoints ({@link #roll}). Layout: {@link EditLogFormat}.
+ */
+public final class EditLog implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(EditLog.class);
+
+  /** A queued record, or a request to start a new segment at {@code rollTo}. */
+  private static final class Pending {
+    final ByteBuffer record;
+    final long txid;
+    final long rollTo;
+
+    Pending(ByteBuffer record, long txid, long rollTo) {
+      this.record = record;
+      this.txid = txid;
+      this.rollTo = rollTo;
+    }
+  }
+
+  private final Path dir;
+  private final Object lock = new Object();
+  private List<Pending> queue = new ArrayList<>();
+  private long lastQueuedTxid;
+  private long syncedTxid;
+  private IOException failure;
+  private boolean closed;
+  private FileChannel channel;
+  private final Thread writer;
+
+  /**
+   * Opens a new segment starting at {@code nextTxid} in {@code dir} (replacing an empty segment of that name left
+   * by a crash) and starts the writer thread.
+   */
+  public EditLog(Path dir, long nextTxid) throws IOException {
+    this.dir = dir;
+    this.lastQueuedTxid = nextTxid - 1;
+    this.syncedTxid = nextTxid - 1;
+    this.channel = openSegment(nextTxid);
+    this.writer = new Thread(this::writeLoop, "fffs-edit-log-writer");
+    writer.setDaemon(true);
+    writer.start();
+  }
+
+  /**
+   * Queues a record. Must be called in txid order (consecutive), which the namespace's write lock ensures.
+   *
+   * @throws FffsException {@code IO_ERROR} once the log has failed: the NameNode then takes no more changes
+   */
+  public void append(long txid, HlcTimestamp hlc, EditOpProto op) throws FffsException {
+    ByteBuffer record = EditLogFormat.encode(txid, hlc.packed(), op.toByteArray());
+    synchronized (lock) {
+      checkUsable();
+      if (txid != lastQueuedTxid + 1) {
+        throw new IllegalStateException("txid " + txid + " queued after " + lastQueuedTxid);
+      }
+      queue.add(new Pending(record, txid, -1));
+      lastQueuedTxid = txid;
+      lock.notifyAll();
+    }
+  }
+
+  /** Returns once every record up to {@code txid} is on disk. */
+  public void awaitSynced(long txid) throws IOException {
+    synchronized (lock) {
+      while (syncedTxid < txid) {
+        if (failure != null) {
+          throw new FffsException(ErrorCode.IO_ERROR, "the edit log could not be written: " + failure.getMessage()
+              + "; the change may not be durable and the NameNode takes no more changes", failure);
+        }
+        if (closed) {
+          throw new FffsException(ErrorCode.IO_ERROR, "the NameNode is shutting down");
+        }
+        try {
+          lock.wait();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new InterruptedIOException("interrupted waiting for the edit log");
+        }
+      }
+    }
+  }
+
+  /** Ends the current segment after everything queued and starts {@code edits_<next txid>}; waits for it. */
+  public void roll() throws IOException {
+    long rollTo;
+    synchronized (lock) {
+      checkUsable();
+      rollTo = lastQueuedTxid + 1;
+      queue.add(new Pending(null, -1, rollTo));
+      lock.notifyAll();
+    }
+    awaitSynced(rollTo - 1);
+  }
+
+  public long lastQueuedTxid() {
+    synchronized (lock) {
+      return lastQueuedTxid;
+    }
+  }
+
+  public long syncedTxid() {
+    synchronized (lock) {
+      return syncedTxid;
+    }
+  }
+
+  public Path directory() {
+    return dir;
+  }
+
+  private void checkUsable() throws FffsException {
+    if (failure != null) {
+      throw new FffsException(ErrorCode.IO_ERROR, "the edit log failed earlier (" + failure.getMessage()
+          + "); the NameNode takes no more changes until restarted");
+    }
+    if (closed) {
+      throw new FffsException(ErrorCode.IO_ERROR, "the edit log is closed");
+    }
+  }
+
+  private void writeLoop() {
+    while (true) {
+      List<Pending> batch;
+      synchronized (lock) {
+        while (queue.isEmpty() && !closed) {
+          try {
+            lock.wait();
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+        if (queue.isEmpty()) {
+          return;
+        }
+        batch = queue;
+        queue = new ArrayList<>();
+      }
+      try {
+        long written = writeBatch(batch);
+        synchronized (lock) {
+          syncedTxid = Math.max(syncedTxid, written);
+          lock.notifyAll();
+        }
+      } catch (IOException e) {
+        LOG.error("Edit log write failed; refusing further changes", e);
+        synchronized (lock) {
+          failure = e;
+          lock.notifyAll();
+        }
+        return;
+      }
+    }
+  }
+
+  /** Writes a batch, rolling where asked; returns the last txid made durable. */
+  private long writeBatch(List<Pending> batch) throws IOException {
+    long last = -1;
+    List<ByteBuffer> buffers = new ArrayList<>();
+    for (Pending pending : batch) {
+      if (pending.record != null) {
+        buffers.add(pending.record);
+        last = pending.txid;
+        continue;
+      }
+      flush(buffers);
+      channel.close();
+      channel = openSegment(pending.rollTo);
+      last = Math.max(last, pending.rollTo - 1);
+    }
+    flush(buffers);
+    return last;
+  }
+
+  private void flush(List<ByteBuffer> buffers) throws IOException {
+    if (buffers.isEmpty()) {
+      return;
+    }
+    ByteBuffer[] array = buffers.toArray(new ByteBuffer[0]);
+    long remaining = 0;
+    for (ByteBuffer buffer : array) {
+      remaining += buffer.remaining();
+    }
+    while (remaining > 0) {
+      remaining -= channel.write(array);
+    }
+    channel.force(false);
+    buffers.clear();
+  }
+
+  private FileChannel openSegment(long firstTxid) throws IOException {
+    Path file = dir.resolve(EditLogFormat.fileName(firstTxid));
+    FileChannel segment = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        StandardOpenOption.TRUNCATE_EXISTING);
+    segment.write(EditLogFormat.fileHeader(firstTxid));
+    segment.force(true);
+    forceDirectory(dir);
+    return segment;
+  }
+
+  /** Forces a directory entry change (a new or renamed file) to disk. */
+  public static void forceDirectory(Path dir) throws IOException {
+    try (FileChannel directory = FileChannel.open(dir, StandardOpenOption.READ)) {
+      directory.force(true);
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      lock.notifyAll();
+    }
+    try {
+      writer.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    channel.close();
+  }
+
+  /** Lists the segment files of {@code dir}, oldest first. */
+  public static List<Path> segments(Path dir) throws IOException {
+    List<Path> segments = new ArrayList<>();
+    try (var files = Files.list(dir)) {
+      files.filter(f -> EditLogFormat.firstTxidOf(f) >= 0).forEach(segments::add);
+    }
+    segments.sort((a, b) -> Long.compare(EditLogFormat.firstTxidOf(a), EditLogFormat.firstTxidOf(b)));
+    return segments;
+  }
+
+  /** The first txid of a segment file. */
+  public static long firstTxid(Path segment) {
+    return EditLogFormat.firstTxidOf(segment);
+  }
+}

@@ -1,0 +1,227 @@
+package io.fffs.namenode.fs;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.NamenodeEditsProtos.DeleteOp;
+import io.fffs.common.proto.NamenodeEditsProtos.EditOpProto;
+import io.fffs.common.proto.NamenodeEditsProtos.MkdirsOp;
+import io.fffs.common.proto.NamenodeEditsProtos.RenameOp;
+import io.fffs.common.proto.NamenodeEditsProtos.SetOwnerOp;
+import io.fffs.common.proto.NamenodeEditsProtos.SetPermissionOp;
+import io.fffs.common.proto.NamenodeEditsProtos.SetReplicationOp;
+import io.fffs.common.proto.NamenodeEditsProtos.SetTimesOp;
+import io.fffs.namenode.namespace.ChildHistory;
+import io.fffs.namenode.namespace.Inode;
+import io.fffs.namenode.namespace.InodeState;
+import io.fffs.namenode.namespace.NamePaths;
+import io.fffs.namenode.namespace.Namespace;
+import io.fffs.namenode.permission.Caller;
+import io.fffs.namenode.permission.PermissionChecker.Access;
+import java.io.IOException;
+import java.util.Map;
+
+/** Changing the tree and attributes: mkdirs, rename, delete, set*. Each is one change of {@link Namesystem}. */
+public final class DirectoryOps {
+  private final Namesystem fs;
+
+  DirectoryOps(Namesystem fs) {
+    this.fs = fs;
+  }
+
+  /** Creates a directory (and, with {@code createParent}, its missing parents). True if it exists afterwards. */
+  public boolean mkdirs(Caller caller, String path, int permission, boolean createParent) throws IOException {
+    return fs.mutate("mkdirs " + path, () -> {
+      ResolvedPath target = fs.resolve(path, Namespace.LATEST, caller).requireNoFileInTheMiddle();
+      if (target.exists()) {
+        if (target.lastState().isDirectory()) {
+          return true;
+        }
+        throw new FffsException(ErrorCode.ALREADY_EXISTS, path + " already exists as a file");
+      }
+      int missing = target.inodes.length - target.existing;
+      if (missing > 1 && !createParent) {
+        throw new FffsException(ErrorCode.NOT_FOUND, "parent directory " + target.parentPath() + " of " + path
+            + " does not exist");
+      }
+      if (!target.deepestExistingState().isDirectory()) {
+        throw new FffsException(ErrorCode.NOT_A_DIRECTORY, target.deepestExistingPath() + " is a file");
+      }
+      fs.permissions.check(caller, target.deepestExistingState(), target.deepestExistingPath(), Access.WRITE);
+      MkdirsOp.Builder op = MkdirsOp.newBuilder().setPath(path).setPermission(permission)
+          .setOwner(caller.user()).setGroup(target.deepestExistingState().group());
+      for (int i = 0; i < missing; i++) {
+        op.addInodeIds(fs.namespace.allocateInodeId());
+      }
+      fs.log(EditOpProto.newBuilder().setMkdirs(op).build());
+      return true;
+    });
+  }
+
+  /**
+   * Moves {@code src} to {@code dst} with Hadoop {@code FileSystem#rename} semantics: into {@code dst} when it is
+   * an existing directory; false when the source is missing, the destination's parent is missing, or the
+   * destination exists. A move into the source's own subtree is {@code INVALID_ARGUMENT}.
+   */
+  public boolean rename(Caller caller, String src, String dst) throws IOException {
+    return fs.mutate("rename " + src, () -> {
+      ResolvedPath from = fs.resolve(src, Namespace.LATEST, caller);
+      if (!from.exists() || from.isRoot()) {
+        return false;
+      }
+      ResolvedPath to = fs.resolve(dst, Namespace.LATEST, caller);
+      String finalDst = to.path;
+      if (to.exists() && to.lastState().isDirectory()) {
+        finalDst = NamePaths.child(NamePaths.join(to.components), from.name());
+        to = fs.resolve(finalDst, Namespace.LATEST, caller);
+      }
+      String normalizedSrc = NamePaths.join(from.components);
+      finalDst = NamePaths.join(to.components);
+      if (finalDst.equals(normalizedSrc)) {
+        return true;
+      }
+      if (NamePaths.isSelfOrDescendant(finalDst, normalizedSrc)) {
+        throw new FffsException(ErrorCode.INVALID_ARGUMENT, "cannot move " + src + " into its own subtree ("
+            + finalDst + ")");
+      }
+      if (to.exists() || to.fileInTheMiddle >= 0 || to.parent() == null || !to.parentState().isDirectory()) {
+        return false;
+      }
+      fs.permissions.check(caller, from.parentState(), from.parentPath(), Access.WRITE);
+      fs.permissions.check(caller, to.parentState(), to.parentPath(), Access.WRITE);
+      fs.log(EditOpProto.newBuilder().setRename(RenameOp.newBuilder().setSrc(normalizedSrc).setDst(finalDst))
+          .build());
+      return true;
+    });
+  }
+
+  /**
+   * Deletes {@code path}; its history stays readable at past times. False when it does not exist, and for the
+   * root, which is never deleted. A non-empty directory needs {@code recursive}.
+   */
+  public boolean delete(Caller caller, String path, boolean recursive) throws IOException {
+    return fs.mutate("delete " + path, () -> {
+      ResolvedPath target = fs.resolve(path, Namespace.LATEST, caller);
+      if (!target.exists() || target.isRoot()) {
+        return false;
+      }
+      Inode inode = target.last();
+      if (inode.isDirectory() && !recursive && hasLiveChildren(inode)) {
+        throw new FffsException(ErrorCode.DIRECTORY_NOT_EMPTY, path + " is a non-empty directory; delete it"
+            + " recursively to remove it and everything below it");
+      }
+      fs.permissions.check(caller, target.parentState(), target.parentPath(), Access.WRITE);
+      if (!fs.permissions.isSuperUser(caller)) {
+        checkSubtree(caller, inode, NamePaths.join(target.components));
+      }
+      fs.log(EditOpProto.newBuilder().setDelete(DeleteOp.newBuilder().setPath(NamePaths.join(target.components)))
+          .build());
+      dropLeases(inode);
+      return true;
+    });
+  }
+
+  public boolean setPermission(Caller caller, String path, int permission) throws IOException {
+    return fs.mutate("set permission of " + path, () -> {
+      ResolvedPath target = existing(caller, path);
+      fs.permissions.checkOwner(caller, target.lastState(), path);
+      fs.log(EditOpProto.newBuilder().setSetPermission(SetPermissionOp.newBuilder()
+          .setPath(NamePaths.join(target.components)).setPermission(permission & 07777)).build());
+      return true;
+    });
+  }
+
+  /** Changes owner (superuser only) and/or group (superuser, or the owner to one of its own groups). */
+  public boolean setOwner(Caller caller, String path, String owner, String group) throws IOException {
+    return fs.mutate("set owner of " + path, () -> {
+      ResolvedPath target = existing(caller, path);
+      SetOwnerOp.Builder op = SetOwnerOp.newBuilder().setPath(NamePaths.join(target.components));
+      if (owner != null) {
+        fs.permissions.checkSuperUser(caller, "change the owner of " + path);
+        op.setOwner(owner);
+      }
+      if (group != null) {
+        fs.permissions.checkOwner(caller, target.lastState(), path);
+        if (!fs.permissions.isSuperUser(caller) && !caller.groups().contains(group)) {
+          throw new FffsException(ErrorCode.ACCESS_DENIED, "user " + caller.user() + " is not in group " + group
+              + " and so cannot give " + path + " to it");
+        }
+        op.setGroup(group);
+      }
+      if (owner != null || group != null) {
+        fs.log(EditOpProto.newBuilder().setSetOwner(op).build());
+      }
+      return true;
+    });
+  }
+
+  /** Sets modification and access time (ms; -1 keeps one). */
+  public boolean setTimes(Caller caller, String path, long mtime, long atime) throws IOException {
+    return fs.mutate("set times of " + path, () -> {
+      ResolvedPath target = existing(caller, path);
+      fs.permissions.check(caller, target.lastState(), path, Access.WRITE);
+      fs.log(EditOpProto.newBuilder().setSetTimes(SetTimesOp.newBuilder()
+          .setPath(NamePaths.join(target.components)).setMtime(mtime).setAtime(atime)).build());
+      return true;
+    });
+  }
+
+  /** Sets a file's replication; false for a directory. */
+  public boolean setReplication(Caller caller, String path, int replication) throws IOException {
+    return fs.mutate("set replication of " + path, () -> {
+      ResolvedPath target = existing(caller, path);
+      if (target.lastState().isDirectory()) {
+        return false;
+      }
+      if (replication < 1 || replication > 512) {
+        throw new FffsException(ErrorCode.INVALID_ARGUMENT, "replication " + replication + " must be 1 to 512");
+      }
+      fs.permissions.check(caller, target.lastState(), path, Access.WRITE);
+      fs.log(EditOpProto.newBuilder().setSetReplication(SetReplicationOp.newBuilder()
+          .setPath(NamePaths.join(target.components)).setReplication(replication)).build());
+      return true;
+    });
+  }
+
+  private ResolvedPath existing(Caller caller, String path) throws FffsException {
+    return fs.resolve(path, Namespace.LATEST, caller).requireExists();
+  }
+
+  static boolean hasLiveChildren(Inode directory) {
+    for (ChildHistory history : directory.children().values()) {
+      if (history.latest() != Namespace.TOMBSTONE) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** A recursive delete needs full access to every directory below (as HDFS checks it). */
+  private void checkSubtree(Caller caller, Inode directory, String path) throws FffsException {
+    if (!directory.isDirectory()) {
+      return;
+    }
+    InodeState state = directory.latest();
+    if (hasLiveChildren(directory)) {
+      fs.permissions.check(caller, state, path, Access.ALL);
+    }
+    for (Map.Entry<String, ChildHistory> child : directory.children().entrySet()) {
+      long id = child.getValue().latest();
+      if (id != Namespace.TOMBSTONE) {
+        checkSubtree(caller, fs.namespace.inode(id), NamePaths.child(path, child.getKey()));
+      }
+    }
+  }
+
+  private void dropLeases(Inode inode) {
+    if (!inode.isDirectory()) {
+      fs.leases.remove(inode.id());
+      return;
+    }
+    for (ChildHistory history : inode.children().values()) {
+      long id = history.latest();
+      if (id != Namespace.TOMBSTONE) {
+        dropLeases(fs.namespace.inode(id));
+      }
+    }
+  }
+}

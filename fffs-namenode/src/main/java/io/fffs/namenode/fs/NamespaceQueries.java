@@ -1,0 +1,208 @@
+package io.fffs.namenode.fs;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.ContentSummaryProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.VersionProto;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.TimeSpec;
+import io.fffs.namenode.namespace.ChildHistory;
+import io.fffs.namenode.namespace.Inode;
+import io.fffs.namenode.namespace.InodeState;
+import io.fffs.namenode.namespace.NamePaths;
+import io.fffs.namenode.namespace.Namespace;
+import io.fffs.namenode.namespace.VersionChain;
+import io.fffs.namenode.permission.Caller;
+import io.fffs.namenode.permission.PermissionChecker.Access;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reading the namespace as of a time. Every query resolves at a limit from {@link Namesystem#limitFor}: the latest
+ * state, or a system time after the wait-until-past rule. Permissions are checked against the states of that time.
+ */
+public final class NamespaceQueries {
+  private final Namesystem fs;
+
+  NamespaceQueries(Namesystem fs) {
+    this.fs = fs;
+  }
+
+  /** One page of a listing, and whether more follows. */
+  public static final class Listing {
+    public final List<FileStatusProto> entries;
+    public final int remaining;
+
+    Listing(List<FileStatusProto> entries, int remaining) {
+      this.entries = entries;
+      this.remaining = remaining;
+    }
+  }
+
+  /** The status of {@code path} at {@code time}, or null if it did not exist then. */
+  public FileStatusProto getFileInfo(Caller caller, String path, TimeSpec time) throws IOException {
+    long limit = fs.limitFor(time, path);
+    return fs.query(() -> {
+      ResolvedPath target = fs.resolve(path, limit, caller);
+      return target.exists() ? status(target) : null;
+    });
+  }
+
+  /**
+   * The entries of directory {@code path} at {@code time} whose names sort after {@code startAfter}, at most
+   * {@code limit}. A file lists as itself. {@code remaining} is 0 on the last page, else at least 1.
+   */
+  public Listing getListing(Caller caller, String path, TimeSpec time, String startAfter, int limit)
+      throws IOException {
+    long at = fs.limitFor(time, path);
+    return fs.query(() -> {
+      ResolvedPath target = fs.resolve(path, at, caller).requireExists();
+      List<FileStatusProto> entries = new ArrayList<>();
+      if (!target.lastState().isDirectory()) {
+        entries.add(status(target));
+        return new Listing(entries, 0);
+      }
+      fs.permissions.check(caller, target.lastState(), path, Access.READ_EXECUTE);
+      String dir = NamePaths.join(target.components);
+      Map<String, ChildHistory> after = startAfter == null || startAfter.isEmpty()
+          ? target.last().children()
+          : target.last().children().tailMap(startAfter, false);
+      int max = Math.max(1, limit);
+      for (Map.Entry<String, ChildHistory> child : after.entrySet()) {
+        long id = child.getValue().at(at);
+        if (id == Namespace.TOMBSTONE) {
+          continue;
+        }
+        Inode inode = fs.namespace.inode(id);
+        int version = inode.states().indexAt(at);
+        if (version < 0) {
+          continue;
+        }
+        if (entries.size() == max) {
+          return new Listing(entries, 1);
+        }
+        entries.add(Statuses.fileStatus(NamePaths.child(dir, child.getKey()), inode,
+            inode.states().value(version), inode.states().hlc(version)));
+      }
+      return new Listing(entries, 0);
+    });
+  }
+
+  /** The blocks of file {@code path} at {@code time} overlapping the range, or null if it did not exist then. */
+  public LocatedBlocksProto getBlockLocations(Caller caller, String path, TimeSpec time, long offset, long length)
+      throws IOException {
+    if (offset < 0 || length < 0) {
+      throw new FffsException(ErrorCode.INVALID_ARGUMENT, "offset " + offset + " and length " + length + " of "
+          + path + " must not be negative");
+    }
+    long limit = fs.limitFor(time, path);
+    return fs.query(() -> {
+      ResolvedPath target = fs.resolve(path, limit, caller);
+      if (!target.exists()) {
+        return null;
+      }
+      InodeState state = target.lastState();
+      if (state.isDirectory()) {
+        throw new FffsException(ErrorCode.IS_A_DIRECTORY, path + " is a directory; only files have blocks");
+      }
+      fs.permissions.check(caller, state, path, Access.READ);
+      return Statuses.locatedBlocks(state, target.lastHlc(), offset, length, fs.datanodes);
+    });
+  }
+
+  /** Sizes and counts under {@code path} at {@code time}. */
+  public ContentSummaryProto getContentSummary(Caller caller, String path, TimeSpec time) throws IOException {
+    long limit = fs.limitFor(time, path);
+    return fs.query(() -> {
+      ResolvedPath target = fs.resolve(path, limit, caller).requireExists();
+      long[] sums = new long[4];  // length, files, directories, space consumed
+      summarize(target.last(), target.lastState(), limit, sums);
+      return ContentSummaryProto.newBuilder().setLength(sums[0]).setFileCount(sums[1])
+          .setDirectoryCount(sums[2]).setSpaceConsumed(sums[3]).build();
+    });
+  }
+
+  private void summarize(Inode inode, InodeState state, long limit, long[] sums) {
+    if (!state.isDirectory()) {
+      sums[0] += state.length();
+      sums[1]++;
+      sums[3] += state.length() * state.replication();
+      return;
+    }
+    sums[2]++;
+    for (ChildHistory history : inode.children().values()) {
+      long id = history.at(limit);
+      if (id != Namespace.TOMBSTONE) {
+        Inode child = fs.namespace.inode(id);
+        InodeState childState = child.stateAt(limit);
+        if (childState != null) {
+          summarize(child, childState, limit, sums);
+        }
+      }
+    }
+  }
+
+  /**
+   * Every HLC at which what {@code path} names changed — its namespace state or block list, and the moments the
+   * name was bound to another inode or removed — oldest first. A version's length is the file length then (0
+   * when the name was deleted).
+   */
+  public List<VersionProto> listVersions(Caller caller, String path) throws IOException {
+    return fs.query(() -> {
+      List<String> components = NamePaths.components(path);
+      List<VersionProto> versions = new ArrayList<>();
+      if (components.isEmpty()) {
+        addStates(versions, fs.namespace.root(), 0, Long.MAX_VALUE);
+        return versions;
+      }
+      ResolvedPath parent = fs.resolve(NamePaths.join(components.subList(0, components.size() - 1)),
+          Namespace.LATEST, caller).requireExists();
+      fs.permissions.check(caller, parent.lastState(), parent.path, Access.EXECUTE);
+      ChildHistory history = parent.last().children().get(components.get(components.size() - 1));
+      if (history == null) {
+        throw new FffsException(ErrorCode.NOT_FOUND, "no such file or directory, now or in the past: " + path);
+      }
+      for (int i = 0; i < history.size(); i++) {
+        long from = history.hlc(i);
+        long until = i + 1 < history.size() ? history.hlc(i + 1) : Long.MAX_VALUE;
+        if (history.inodeId(i) == Namespace.TOMBSTONE) {
+          add(versions, from, 0, "delete");
+        } else {
+          addStates(versions, fs.namespace.inode(history.inodeId(i)), from, until);
+        }
+      }
+      return versions;
+    });
+  }
+
+  /** The states of {@code inode} in force during [from, until): the one current at {@code from}, then changes. */
+  private static void addStates(List<VersionProto> versions, Inode inode, long from, long until) {
+    VersionChain<InodeState> states = inode.states();
+    int first = Math.max(0, states.indexAt(from));
+    for (int i = first; i < states.size() && states.hlc(i) < until; i++) {
+      InodeState state = states.value(i);
+      add(versions, Math.max(from, states.hlc(i)), state.isDirectory() ? 0 : state.length(),
+          states.hlc(i) < from ? "bind" : state.change());
+    }
+  }
+
+  private static void add(List<VersionProto> versions, long hlc, long length, String change) {
+    VersionProto version = VersionProto.newBuilder().setHlc(HlcTimestamp.valueOf(hlc).toProto())
+        .setLength(length).setChange(change).build();
+    int last = versions.size() - 1;
+    if (last >= 0 && versions.get(last).getHlc().getPacked() == hlc) {
+      versions.set(last, version);  // two changes at one HLC (e.g. a rename's two names) are one version
+    } else {
+      versions.add(version);
+    }
+  }
+
+  private static FileStatusProto status(ResolvedPath target) {
+    return Statuses.fileStatus(NamePaths.join(target.components), target.last(), target.lastState(),
+        target.lastHlc());
+  }
+}

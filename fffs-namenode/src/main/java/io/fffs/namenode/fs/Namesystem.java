@@ -1,0 +1,311 @@
+package io.fffs.namenode.fs;
+
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.NamenodeEditsProtos.CompleteOp;
+import io.fffs.common.proto.NamenodeEditsProtos.EditOpProto;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.common.time.TimeConfigKeys;
+import io.fffs.common.time.TimeSpec;
+import io.fffs.namenode.NameNodeConfigKeys;
+import io.fffs.namenode.blocks.DatanodeManager;
+import io.fffs.namenode.edits.EditLog;
+import io.fffs.namenode.lease.LeaseManager;
+import io.fffs.namenode.namespace.Inode;
+import io.fffs.namenode.namespace.InodeState;
+import io.fffs.namenode.namespace.Namespace;
+import io.fffs.namenode.namespace.NamespaceApplier;
+import io.fffs.namenode.namespace.NamespaceImage;
+import io.fffs.namenode.permission.Caller;
+import io.fffs.namenode.permission.PermissionChecker;
+import io.fffs.namenode.safemode.SafeMode;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.LongSupplier;
+import org.apache.hadoop.conf.Configuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The NameNode's state and its one mutation path. A change is validated under the write lock, stamped with one HLC
+ * tick, queued to the edit log, applied by {@link NamespaceApplier}, and acknowledged once the log has it on disk.
+ * Queries run under the read lock as of a limit; a query at a system time first waits until the clock has passed
+ * it and every edit up to it is durable (the wait-until-past rule), so its answer never changes — not even across
+ * a restart. The operations themselves live in {@link FileOps}, {@link DirectoryOps} and {@link NamespaceQueries}.
+ */
+public final class Namesystem implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(Namesystem.class);
+
+  /** The validation and logging of one change, run under the write lock. */
+  interface Change<T> {
+    T run() throws IOException;
+  }
+
+  final Configuration conf;
+  final HybridLogicalClock clock;
+  final Namespace namespace;
+  final PermissionChecker permissions;
+  final LeaseManager leases;
+  final DatanodeManager datanodes;
+  final SafeMode safeMode;
+  final long defaultBlockSize;
+  final int defaultReplication;
+  private final NamespaceApplier applier;
+  private final EditLog editLog;
+  private final Path current;
+  private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+  private final long checkpointTxns;
+  private final AtomicBoolean checkpointing = new AtomicBoolean();
+  private final ScheduledExecutorService monitor;
+  private long lastTxid;
+  private HlcTimestamp lastHlc;
+  private volatile long checkpointTxid;
+
+  public final FileOps files;
+  public final DirectoryOps directories;
+  public final NamespaceQueries queries;
+
+  /**
+   * Loads the namespace from {@code nameDir} (formatting it first if it is empty) and starts the edit log.
+   *
+   * @param nanoTime monotonic time for leases, liveness and safe mode
+   */
+  public Namesystem(Configuration conf, Path nameDir, HybridLogicalClock clock, LongSupplier nanoTime,
+      String superUser) throws IOException {
+    this.conf = conf;
+    this.clock = clock;
+    String superGroup = conf.get(NameNodeConfigKeys.SUPERGROUP_KEY, NameNodeConfigKeys.SUPERGROUP_DEFAULT);
+    if (!NameStorage.isFormatted(nameDir)) {
+      NameStorage.format(nameDir, superUser, superGroup);
+    }
+    NameStorage.Loaded loaded = NameStorage.load(nameDir);
+    this.namespace = loaded.namespace;
+    this.applier = new NamespaceApplier(namespace);
+    this.lastTxid = loaded.lastTxid;
+    this.lastHlc = loaded.lastHlc;
+    this.checkpointTxid = loaded.imageTxid;
+    clock.observe(loaded.lastHlc);  // every new stamp follows everything already logged
+    this.current = NameStorage.current(nameDir);
+    this.editLog = new EditLog(current, lastTxid + 1);
+    this.checkpointTxns = conf.getLong(NameNodeConfigKeys.CHECKPOINT_TXNS_KEY,
+        NameNodeConfigKeys.CHECKPOINT_TXNS_DEFAULT);
+    this.permissions = new PermissionChecker(conf.getBoolean(NameNodeConfigKeys.PERMISSIONS_ENABLED_KEY,
+        NameNodeConfigKeys.PERMISSIONS_ENABLED_DEFAULT), superUser, superGroup);
+    this.leases = new LeaseManager(nanoTime,
+        millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.LEASE_SOFT_LIMIT_KEY,
+            NameNodeConfigKeys.LEASE_SOFT_LIMIT_DEFAULT_MS)),
+        millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.LEASE_HARD_LIMIT_KEY,
+            NameNodeConfigKeys.LEASE_HARD_LIMIT_DEFAULT_MS)));
+    this.datanodes = new DatanodeManager(nanoTime,
+        millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.DATANODE_DEAD_INTERVAL_KEY,
+            NameNodeConfigKeys.DATANODE_DEAD_INTERVAL_DEFAULT_MS)),
+        TimeConfigKeys.maxOffsetMicros(conf));
+    this.safeMode = new SafeMode(liveBlocksAndLeases(),
+        conf.getFloat(NameNodeConfigKeys.SAFEMODE_THRESHOLD_KEY, NameNodeConfigKeys.SAFEMODE_THRESHOLD_DEFAULT),
+        millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.SAFEMODE_TIMEOUT_KEY,
+            NameNodeConfigKeys.SAFEMODE_TIMEOUT_DEFAULT_MS)), nanoTime);
+    datanodes.onBlockReported(safeMode::reported);
+    this.defaultBlockSize = conf.getLong(NameNodeConfigKeys.BLOCK_SIZE_KEY, NameNodeConfigKeys.BLOCK_SIZE_DEFAULT);
+    this.defaultReplication = conf.getInt(NameNodeConfigKeys.REPLICATION_KEY,
+        NameNodeConfigKeys.REPLICATION_DEFAULT);
+    this.files = new FileOps(this);
+    this.directories = new DirectoryOps(this);
+    this.queries = new NamespaceQueries(this);
+    this.monitor = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread thread = new Thread(r, "fffs-namenode-monitor");
+      thread.setDaemon(true);
+      return thread;
+    });
+    monitor.scheduleWithFixedDelay(this::recoverHardExpiredLeases, 1, 1, TimeUnit.SECONDS);
+    LOG.info("Namespace loaded: {} inodes, last txid {}, last HLC {}", namespace.inodeCount(), lastTxid, lastHlc);
+  }
+
+  private static long millisToNanos(long millis) {
+    return TimeUnit.MILLISECONDS.toNanos(millis);
+  }
+
+  /** Block ids of every file's newest state (safe mode waits for them); re-grants leases of open files. */
+  private Set<Long> liveBlocksAndLeases() {
+    Set<Long> blocks = new HashSet<>();
+    for (Inode inode : namespace.inodes()) {
+      InodeState state = inode.latest();
+      if (state.isDirectory()) {
+        continue;
+      }
+      for (int i = 0; i < state.blockCount(); i++) {
+        blocks.add(state.blockId(i));
+      }
+      if (state.isUnderConstruction()) {
+        leases.add(state.leaseHolder(), inode.id());
+      }
+    }
+    return blocks;
+  }
+
+  /** Runs one change: validated, stamped, logged and applied under the write lock; returns once durable. */
+  <T> T mutate(String what, Change<T> change) throws IOException {
+    safeMode.checkOff(what);
+    T result;
+    long durableAt;
+    lock.writeLock().lock();
+    try {
+      result = change.run();
+      durableAt = lastTxid;
+    } finally {
+      lock.writeLock().unlock();
+    }
+    editLog.awaitSynced(durableAt);
+    maybeCheckpoint();
+    return result;
+  }
+
+  /** Stamps, logs and applies one op. Caller holds the write lock and has validated the op. */
+  HlcTimestamp log(EditOpProto op) throws FffsException {
+    HlcTimestamp hlc = clock.tick();
+    long txid = lastTxid + 1;
+    editLog.append(txid, hlc, op);
+    lastTxid = txid;
+    lastHlc = hlc;
+    applier.apply(op, hlc);
+    return hlc;
+  }
+
+  /** Runs a query under the read lock. */
+  <T> T query(Change<T> read) throws IOException {
+    lock.readLock().lock();
+    try {
+      return read.run();
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /**
+   * The lookup limit for {@code time}: the latest state for {@code LATEST} and user times (the namespace is
+   * resolved at the current time then), else the wait-until-past rule and the packed-HLC limit of {@code t}.
+   */
+  long limitFor(TimeSpec time, String subject) throws IOException {
+    if (time.kind() != TimeSpec.Kind.SYSTEM) {
+      return Namespace.LATEST;
+    }
+    try {
+      clock.awaitPast(time.micros(), subject);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted waiting for " + time);
+    }
+    editLog.awaitSynced(editLog.lastQueuedTxid());
+    return Namespace.limitForMicros(time.micros());
+  }
+
+  ResolvedPath resolve(String path, long limit, Caller caller) throws FffsException {
+    return ResolvedPath.resolve(namespace, path, limit, caller, permissions);
+  }
+
+  /** Writes a checkpoint now: rolls the edit log and saves the namespace as of its last txid. */
+  public Path checkpoint() throws IOException {
+    lock.writeLock().lock();
+    long txid;
+    HlcTimestamp hlc;
+    try {
+      editLog.roll();
+      txid = lastTxid;
+      hlc = lastHlc;
+      lock.readLock().lock();  // downgrade: changes wait, queries go on
+    } finally {
+      lock.writeLock().unlock();
+    }
+    try {
+      Path image = NamespaceImage.save(namespace, txid, hlc, current);
+      checkpointTxid = txid;
+      NameStorage.purge(current);
+      LOG.info("Checkpoint {} written at txid {}", image.getFileName(), txid);
+      return image;
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  private void maybeCheckpoint() {
+    if (lastTxidVolatile() - checkpointTxid < checkpointTxns || !checkpointing.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      checkpoint();
+    } catch (IOException e) {
+      LOG.error("Automatic checkpoint failed; will retry after more transactions", e);
+    } finally {
+      checkpointing.set(false);
+    }
+  }
+
+  private long lastTxidVolatile() {
+    return editLog.lastQueuedTxid();
+  }
+
+  private void recoverHardExpiredLeases() {
+    try {
+      for (long inodeId : leasesToRecover()) {
+        mutate("lease recovery", () -> {
+          Inode inode = namespace.inode(inodeId);
+          if (inode != null && inode.latest().isUnderConstruction()) {
+            log(EditOpProto.newBuilder().setComplete(CompleteOp.newBuilder().setInodeId(inodeId)
+                .setRecovered(true)).build());
+            LOG.info("Closed file {} after its writer's lease ran out", inodeId);
+          }
+          leases.remove(inodeId);
+          return null;
+        });
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Lease recovery failed; will retry", e);
+    }
+  }
+
+  private java.util.List<Long> leasesToRecover() throws IOException {
+    return query(leases::hardExpiredFiles);
+  }
+
+  public HybridLogicalClock clock() {
+    return clock;
+  }
+
+  public DatanodeManager datanodes() {
+    return datanodes;
+  }
+
+  public SafeMode safeMode() {
+    return safeMode;
+  }
+
+  public String clusterId() {
+    return namespace.clusterId();
+  }
+
+  public long lastTxid() {
+    return editLog.lastQueuedTxid();
+  }
+
+  public int inodeCount() throws IOException {
+    return query(namespace::inodeCount);
+  }
+
+  public long blockCount() {
+    return namespace.nextBlockId() - 1;
+  }
+
+  @Override
+  public void close() throws IOException {
+    monitor.shutdownNow();
+    editLog.close();
+  }
+}

@@ -1,0 +1,145 @@
+package io.fffs.namenode.namespace;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The versioned namespace (DESIGN.md §4): every inode with its state chain, every directory with the history of
+ * each name it held. Nothing is ever removed: a delete or rename writes a tombstone, so any past state can be
+ * resolved, one binary search per path component.
+ *
+ * <p>Not thread-safe by itself: {@link NamespaceApplier} changes it under the owner's write lock; queries run under
+ * the read lock. Times are packed HLCs used as a limit: "as of t" means every version whose HLC is at most
+ * {@code limit}, where {@code limit = t << 10 | 1023} for a system time t in µs and {@code Long.MAX_VALUE} for the
+ * latest state.
+ */
+public final class Namespace {
+  /** The root directory's inode id. */
+  public static final long ROOT_ID = 1;
+  /** The inode id that stands for "no inode": a deleted or renamed-away name. Ids start at 1. */
+  public static final long TOMBSTONE = 0;
+  /** The lookup limit for the newest state. */
+  public static final long LATEST = Long.MAX_VALUE;
+
+  private final Map<Long, Inode> inodes = new HashMap<>();
+  private final String clusterId;
+  private long nextInodeId = ROOT_ID + 1;
+  private long nextBlockId = 1;
+
+  private Namespace(String clusterId) {
+    this.clusterId = clusterId;
+  }
+
+  /** A namespace holding only the root directory, as of HLC 0. */
+  public static Namespace format(String clusterId, String owner, String group, short permission) {
+    Namespace namespace = new Namespace(clusterId);
+    Inode root = new Inode(ROOT_ID, true);
+    root.states().add(0, InodeState.newDirectory(permission, owner, group, 0));
+    namespace.inodes.put(ROOT_ID, root);
+    return namespace;
+  }
+
+  /** An empty namespace that an image loader fills. */
+  static Namespace empty(String clusterId) {
+    return new Namespace(clusterId);
+  }
+
+  /** The packed-HLC limit for "as of system time {@code micros}". */
+  public static long limitForMicros(long micros) {
+    return micros << io.fffs.common.time.HlcTimestamp.LOGICAL_BITS | io.fffs.common.time.HlcTimestamp.MAX_LOGICAL;
+  }
+
+  public String clusterId() {
+    return clusterId;
+  }
+
+  public Inode root() {
+    return inodes.get(ROOT_ID);
+  }
+
+  public Inode inode(long id) {
+    return inodes.get(id);
+  }
+
+  /** The inode with {@code id}; refuses an unknown one (a file id a client holds that this namespace lacks). */
+  public Inode requireInode(long id) throws FffsException {
+    Inode inode = inodes.get(id);
+    if (inode == null) {
+      throw new FffsException(ErrorCode.NOT_FOUND, "no file with id " + id);
+    }
+    return inode;
+  }
+
+  public Collection<Inode> inodes() {
+    return inodes.values();
+  }
+
+  public int inodeCount() {
+    return inodes.size();
+  }
+
+  /**
+   * The inode at {@code path} as of {@code limit}, or null when some component did not exist then (or a
+   * component before the last was not a directory).
+   */
+  public Inode resolve(String path, long limit) throws FffsException {
+    return resolve(NamePaths.components(path), limit);
+  }
+
+  /** {@link #resolve(String, long)} for a path already split. */
+  public Inode resolve(List<String> components, long limit) {
+    Inode current = root();
+    for (String name : components) {
+      if (!current.isDirectory() || current.stateAt(limit) == null) {
+        return null;
+      }
+      long childId = current.child(name, limit);
+      if (childId == TOMBSTONE) {
+        return null;
+      }
+      current = inodes.get(childId);
+    }
+    return current.stateAt(limit) == null ? null : current;
+  }
+
+  /** Allocates an inode id for an op about to be logged. Ids are never reused. */
+  public long allocateInodeId() {
+    return nextInodeId++;
+  }
+
+  /** Allocates a block id for an op about to be logged. Ids are never reused. */
+  public long allocateBlockId() {
+    return nextBlockId++;
+  }
+
+  public long nextInodeId() {
+    return nextInodeId;
+  }
+
+  public long nextBlockId() {
+    return nextBlockId;
+  }
+
+  void setCounters(long inodeId, long blockId) {
+    nextInodeId = inodeId;
+    nextBlockId = blockId;
+  }
+
+  Inode newInode(long id, boolean directory) {
+    if (inodes.containsKey(id)) {
+      throw new IllegalStateException("inode id " + id + " reused");
+    }
+    Inode inode = new Inode(id, directory);
+    inodes.put(id, inode);
+    nextInodeId = Math.max(nextInodeId, id + 1);
+    return inode;
+  }
+
+  void sawBlockId(long blockId) {
+    nextBlockId = Math.max(nextBlockId, blockId + 1);
+  }
+}

@@ -1,0 +1,243 @@
+package io.fffs.namenode.namespace;
+
+import io.fffs.common.proto.NamenodeEditsProtos.AddBlockOp;
+import io.fffs.common.proto.NamenodeEditsProtos.CompleteOp;
+import io.fffs.common.proto.NamenodeEditsProtos.CreateOp;
+import io.fffs.common.proto.NamenodeEditsProtos.EditOpProto;
+import io.fffs.common.proto.NamenodeEditsProtos.MkdirsOp;
+import io.fffs.common.proto.NamenodeEditsProtos.TruncateOp;
+import io.fffs.common.time.HlcTimestamp;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The one mutation path of the namespace: applies a stamped, logged edit op. The same code runs for a live change
+ * (right after the op is logged) and at replay, so replay ends in the same history. Ops were validated before they
+ * were stamped; an op that does not fit the namespace here means a damaged log and is an
+ * {@link IllegalStateException}. Modification times are the op's HLC physical part in ms, so they replay exactly.
+ */
+public final class NamespaceApplier {
+  private final Namespace namespace;
+
+  public NamespaceApplier(Namespace namespace) {
+    this.namespace = namespace;
+  }
+
+  public void apply(EditOpProto op, HlcTimestamp stamp) {
+    long hlc = stamp.packed();
+    long mtime = stamp.physicalMicros() / 1000;
+    switch (op.getOpCase()) {
+      case MKDIRS:
+        mkdirs(op.getMkdirs(), hlc, mtime);
+        break;
+      case CREATE:
+        create(op.getCreate(), hlc, mtime);
+        break;
+      case OPENFORWRITE:
+        update(op.getOpenForWrite().getInodeId(), hlc,
+            s -> s.withLease(op.getOpenForWrite().getClientName(), "openForWrite", s.mtime));
+        break;
+      case ADDBLOCK:
+        addBlock(op.getAddBlock(), hlc, mtime);
+        break;
+      case ABANDONBLOCK:
+        update(op.getAbandonBlock().getInodeId(), hlc, s -> {
+          int index = s.indexOfBlock(op.getAbandonBlock().getBlockId());
+          return index < 0 ? s.with("abandonBlock", s.mtime) : s.withBlocks(Arrays.copyOf(s.blockIds, index),
+              Arrays.copyOf(s.blockLengths, index), "abandonBlock", mtime);
+        });
+        break;
+      case FSYNC:
+        update(op.getFsync().getInodeId(), hlc,
+            s -> withBlockLength(s, op.getFsync().getBlockId(), op.getFsync().getLength(), "fsync", mtime));
+        break;
+      case COMPLETE:
+        complete(op.getComplete(), hlc, mtime);
+        break;
+      case RENAME:
+        rename(op.getRename().getSrc(), op.getRename().getDst(), hlc, mtime);
+        break;
+      case DELETE:
+        delete(op.getDelete().getPath(), hlc, mtime);
+        break;
+      case SETPERMISSION:
+        updatePath(op.getSetPermission().getPath(), hlc,
+            s -> s.withPermission((short) op.getSetPermission().getPermission()));
+        break;
+      case SETOWNER:
+        updatePath(op.getSetOwner().getPath(), hlc, s -> s.withOwner(
+            op.getSetOwner().hasOwner() ? op.getSetOwner().getOwner() : null,
+            op.getSetOwner().hasGroup() ? op.getSetOwner().getGroup() : null));
+        break;
+      case SETTIMES:
+        updatePath(op.getSetTimes().getPath(), hlc,
+            s -> s.withTimes(op.getSetTimes().getMtime(), op.getSetTimes().getAtime()));
+        break;
+      case SETREPLICATION:
+        updatePath(op.getSetReplication().getPath(), hlc,
+            s -> s.withReplication((short) op.getSetReplication().getReplication()));
+        break;
+      case TRUNCATE:
+        truncate(op.getTruncate(), hlc, mtime);
+        break;
+      default:
+        throw new IllegalStateException("unknown edit op " + op.getOpCase());
+    }
+  }
+
+  private void mkdirs(MkdirsOp op, long hlc, long mtime) {
+    List<String> components = components(op.getPath());
+    createMissingDirectories(components, components.size(), op.getInodeIdsList(), (short) op.getPermission(),
+        op.getOwner(), op.getGroup(), hlc, mtime);
+  }
+
+  /** Creates the missing directories among the first {@code depth} components; returns the deepest. */
+  private Inode createMissingDirectories(List<String> components, int depth, List<Long> ids, short permission,
+      String owner, String group, long hlc, long mtime) {
+    Inode current = namespace.root();
+    int next = 0;
+    for (int i = 0; i < depth; i++) {
+      long childId = current.child(components.get(i), Namespace.LATEST);
+      if (childId == Namespace.TOMBSTONE) {
+        Inode created = namespace.newInode(ids.get(next++), true);
+        created.states().add(hlc, InodeState.newDirectory(permission, owner, group, mtime));
+        link(current, components.get(i), created.id(), hlc, mtime);
+        current = created;
+      } else {
+        current = namespace.inode(childId);
+      }
+    }
+    if (next != ids.size()) {
+      throw new IllegalStateException("mkdirs of " + NamePaths.join(components) + " logged " + ids.size()
+          + " new directories but " + next + " were missing");
+    }
+    return current;
+  }
+
+  private void create(CreateOp op, long hlc, long mtime) {
+    List<String> components = components(op.getPath());
+    int last = components.size() - 1;
+    short parentPermission = (short) (op.hasParentPermission() ? op.getParentPermission() : op.getPermission());
+    Inode parent = createMissingDirectories(components, last, op.getParentInodeIdsList(), parentPermission,
+        op.getOwner(), op.getGroup(), hlc, mtime);
+    Inode file = namespace.newInode(op.getInodeId(), false);
+    file.states().add(hlc, InodeState.newFile((short) op.getPermission(), op.getOwner(), op.getGroup(), mtime,
+        (short) op.getReplication(), op.getBlockSize(), op.hasUserTimePlugin() ? op.getUserTimePlugin() : null,
+        op.getClientName()));
+    // An overwritten file keeps its inode and history; the name now stands for the new one.
+    link(parent, components.get(last), file.id(), hlc, mtime);
+  }
+
+  private void addBlock(AddBlockOp op, long hlc, long mtime) {
+    namespace.sawBlockId(op.getBlockId());
+    update(op.getInodeId(), hlc, s -> {
+      long[] lengths = Arrays.copyOf(s.blockLengths, s.blockLengths.length + 1);
+      if (op.hasPreviousLength() && s.blockLengths.length > 0) {
+        lengths[s.blockLengths.length - 1] = op.getPreviousLength();
+      }
+      long[] ids = Arrays.copyOf(s.blockIds, s.blockIds.length + 1);
+      ids[ids.length - 1] = op.getBlockId();
+      return s.withBlocks(ids, lengths, "addBlock", mtime);
+    });
+  }
+
+  private void complete(CompleteOp op, long hlc, long mtime) {
+    String change = op.getRecovered() ? "recoverLease" : "complete";
+    update(op.getInodeId(), hlc, s -> {
+      InodeState sized = op.hasLastBlockId()
+          ? withBlockLength(s, op.getLastBlockId(), op.getLastBlockLength(), change, mtime)
+          : s;
+      return sized.withLease(null, change, mtime);
+    });
+  }
+
+  private void truncate(TruncateOp op, long hlc, long mtime) {
+    update(op.getInodeId(), hlc, s -> {
+      long newLength = op.getNewLength();
+      int keep = 0;
+      long offset = 0;
+      while (keep < s.blockIds.length && offset < newLength) {
+        offset += s.blockLengths[keep];
+        keep++;
+      }
+      long[] lengths = Arrays.copyOf(s.blockLengths, keep);
+      if (keep > 0) {
+        lengths[keep - 1] -= offset - newLength;
+      }
+      return s.withBlocks(Arrays.copyOf(s.blockIds, keep), lengths, "truncate", mtime);
+    });
+  }
+
+  private void rename(String src, String dst, long hlc, long mtime) {
+    List<String> from = components(src);
+    List<String> to = components(dst);
+    Inode srcParent = existing(namespace.resolve(from.subList(0, from.size() - 1), Namespace.LATEST), src);
+    Inode dstParent = existing(namespace.resolve(to.subList(0, to.size() - 1), Namespace.LATEST), dst);
+    long moved = srcParent.child(from.get(from.size() - 1), Namespace.LATEST);
+    if (moved == Namespace.TOMBSTONE) {
+      throw new IllegalStateException("rename of missing " + src);
+    }
+    link(srcParent, from.get(from.size() - 1), Namespace.TOMBSTONE, hlc, mtime);
+    link(dstParent, to.get(to.size() - 1), moved, hlc, mtime);
+  }
+
+  private void delete(String path, long hlc, long mtime) {
+    List<String> components = components(path);
+    Inode parent = existing(namespace.resolve(components.subList(0, components.size() - 1), Namespace.LATEST),
+        path);
+    link(parent, components.get(components.size() - 1), Namespace.TOMBSTONE, hlc, mtime);
+  }
+
+  /** Points {@code name} in {@code parent} at {@code inodeId} from {@code hlc} on; the parent's mtime moves. */
+  private static void link(Inode parent, String name, long inodeId, long hlc, long mtime) {
+    parent.childHistory(name).add(hlc, inodeId);
+    InodeState state = parent.latest();
+    String change = inodeId == Namespace.TOMBSTONE ? "removeChild" : "addChild";
+    if (parent.states().latestHlc() == hlc) {
+      change = "children";  // e.g. a rename within one directory: one version for both names
+    }
+    parent.states().add(hlc, state.with(change, mtime));
+  }
+
+  private static InodeState withBlockLength(InodeState s, long blockId, long length, String change, long mtime) {
+    int index = s.indexOfBlock(blockId);
+    if (index < 0) {
+      throw new IllegalStateException("block " + blockId + " is not in the file");
+    }
+    long[] lengths = s.blockLengths.clone();
+    lengths[index] = length;
+    return s.withBlocks(s.blockIds, lengths, change, mtime);
+  }
+
+  private interface Change {
+    InodeState apply(InodeState state);
+  }
+
+  private void update(long inodeId, long hlc, Change change) {
+    Inode inode = namespace.inode(inodeId);
+    if (inode == null) {
+      throw new IllegalStateException("edit for unknown inode " + inodeId);
+    }
+    inode.states().add(hlc, change.apply(inode.latest()));
+  }
+
+  private void updatePath(String path, long hlc, Change change) {
+    Inode inode = existing(namespace.resolve(components(path), Namespace.LATEST), path);
+    inode.states().add(hlc, change.apply(inode.latest()));
+  }
+
+  private static Inode existing(Inode inode, String path) {
+    if (inode == null) {
+      throw new IllegalStateException("edit for missing path " + path);
+    }
+    return inode;
+  }
+
+  private static List<String> components(String path) {
+    try {
+      return NamePaths.components(path);
+    } catch (io.fffs.common.error.FffsException e) {
+      throw new IllegalStateException("edit with bad path: " + e.getMessage(), e);
+    }
+  }
+}

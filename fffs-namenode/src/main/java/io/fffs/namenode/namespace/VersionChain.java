@@ -1,0 +1,84 @@
+package io.fffs.namenode.namespace;
+
+import java.util.Arrays;
+
+/**
+ * A history of values, each valid from the HLC (packed) it was recorded at until the next one: the inode state
+ * chain and the child-name history of DESIGN.md §4. Appends only, in non-decreasing HLC order; two values may share
+ * one HLC (a rename's tombstone and new entry), and the later one wins. Lookups "as of" a limit are one binary
+ * search. Written under the namespace write lock; readers see a consistent prefix under the read lock.
+ *
+ * @param <T> the value type (immutable)
+ */
+public final class VersionChain<T> {
+  private long[] hlcs = new long[2];
+  private Object[] values = new Object[2];
+  private int size;
+
+  /** Records {@code value} from {@code hlc} on. */
+  public void add(long hlc, T value) {
+    if (size > 0 && hlc < hlcs[size - 1]) {
+      throw new IllegalStateException("HLC went backwards: " + hlc + " after " + hlcs[size - 1]);
+    }
+    if (size == hlcs.length) {
+      hlcs = Arrays.copyOf(hlcs, size * 2);
+      values = Arrays.copyOf(values, size * 2);
+    }
+    hlcs[size] = hlc;
+    values[size] = value;
+    size++;
+  }
+
+  /** Index of the last version with HLC at most {@code limit}, or -1 if none. */
+  public int indexAt(long limit) {
+    return lastAtOrBefore(hlcs, size, limit);
+  }
+
+  /** Index of the last of {@code hlcs[0..size)} (non-decreasing) that is at most {@code limit}, or -1. */
+  static int lastAtOrBefore(long[] hlcs, int size, long limit) {
+    if (size == 0 || hlcs[0] > limit) {
+      return -1;
+    }
+    if (hlcs[size - 1] <= limit) {
+      return size - 1;
+    }
+    int low = 0;
+    int high = size - 1;  // invariant: hlcs[low] <= limit < hlcs[high]
+    while (high - low > 1) {
+      int mid = (low + high) >>> 1;
+      if (hlcs[mid] <= limit) {
+        low = mid;
+      } else {
+        high = mid;
+      }
+    }
+    return low;
+  }
+
+  /** The value as of {@code limit}, or null if there was none yet. */
+  public T at(long limit) {
+    int index = indexAt(limit);
+    return index < 0 ? null : value(index);
+  }
+
+  public T latest() {
+    return size == 0 ? null : value(size - 1);
+  }
+
+  public long latestHlc() {
+    return size == 0 ? -1 : hlcs[size - 1];
+  }
+
+  public int size() {
+    return size;
+  }
+
+  public long hlc(int index) {
+    return hlcs[index];
+  }
+
+  @SuppressWarnings("unchecked")
+  public T value(int index) {
+    return (T) values[index];
+  }
+}

@@ -1,0 +1,248 @@
+package io.fffs.namenode.fs;
+
+import static io.fffs.namenode.fs.NamesystemFixture.ADMIN;
+import static io.fffs.namenode.fs.NamesystemFixture.ALICE;
+import static io.fffs.namenode.fs.NamesystemFixture.BOB;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.BlockProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.VersionProto;
+import io.fffs.common.time.TimeSpec;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class NamesystemTest {
+  @TempDir
+  Path dir;
+  NamesystemFixture nn;
+
+  @BeforeEach
+  void start() throws Exception {
+    nn = new NamesystemFixture(dir, NamesystemFixture.conf());
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    nn.close();
+  }
+
+  private long now() {
+    return nn.physical.currentTimeMicros();
+  }
+
+  private FileStatusProto info(String path, TimeSpec time) throws Exception {
+    return nn.fs.queries.getFileInfo(ADMIN, path, time);
+  }
+
+  /** Creates a file with one block of {@code length} bytes, closed. */
+  private long writeFile(String path, long length) throws Exception {
+    FileStatusProto created = nn.fs.files.create(ADMIN, path, 0644, "client-1", true, true, 1, 1 << 20, null);
+    LocatedBlockProto block = nn.fs.files.addBlock(ADMIN, path, created.getInodeId(), "client-1", null);
+    nn.fs.files.complete(ADMIN, path, created.getInodeId(), "client-1",
+        BlockProto.newBuilder().setBlockId(block.getBlock().getBlockId()).setNumBytes(length).build());
+    return block.getBlock().getBlockId();
+  }
+
+  @Test
+  void overwrittenFileIsReadableAsItWas() throws Exception {
+    long first = writeFile("/data/a", 100);
+    nn.advance(1_000);
+    long t1 = now();
+    nn.advance(1_000);
+    long second = writeFile("/data/a", 7);
+
+    FileStatusProto past = info("/data/a", TimeSpec.system(t1));
+    FileStatusProto latest = info("/data/a", TimeSpec.latest());
+    assertThat(past.getLength()).isEqualTo(100);
+    assertThat(latest.getLength()).isEqualTo(7);
+    assertThat(past.getInodeId()).isNotEqualTo(latest.getInodeId());
+    LocatedBlocksProto pastBlocks = nn.fs.queries.getBlockLocations(ADMIN, "/data/a", TimeSpec.system(t1), 0, 1000);
+    assertThat(pastBlocks.getBlocks(0).getBlock().getBlockId()).isEqualTo(first);
+    assertThat(pastBlocks.getBlocks(0).getLocationsList()).extracting(l -> l.getDatanodeUuid())
+        .containsExactly("dn-1");
+    assertThat(nn.fs.queries.getBlockLocations(ADMIN, "/data/a", TimeSpec.latest(), 0, 1000).getBlocks(0)
+        .getBlock().getBlockId()).isEqualTo(second);
+  }
+
+  @Test
+  void deletedAndRenamedPathsStayInThePast() throws Exception {
+    writeFile("/d/x", 10);
+    writeFile("/d/y", 20);
+    nn.advance(500);
+    long beforeChanges = now();
+    nn.advance(500);
+    assertThat(nn.fs.directories.rename(ADMIN, "/d/x", "/d/z")).isTrue();
+    assertThat(nn.fs.directories.delete(ADMIN, "/d/y", false)).isTrue();
+    nn.advance(500);
+    long afterChanges = now();
+    nn.advance(500);
+
+    assertThat(names("/d", TimeSpec.system(beforeChanges))).containsExactly("x", "y");
+    assertThat(names("/d", TimeSpec.system(afterChanges))).containsExactly("z");
+    assertThat(info("/d/y", TimeSpec.system(beforeChanges)).getLength()).isEqualTo(20);
+    assertThat(info("/d/y", TimeSpec.latest())).isNull();
+    assertThat(info("/d/x", TimeSpec.system(beforeChanges)).getInodeId())
+        .isEqualTo(info("/d/z", TimeSpec.latest()).getInodeId());
+    // Deleting the whole directory keeps it readable in the past.
+    assertThat(nn.fs.directories.delete(ADMIN, "/d", true)).isTrue();
+    assertThat(info("/d", TimeSpec.latest())).isNull();
+    assertThat(names("/d", TimeSpec.system(afterChanges))).containsExactly("z");
+  }
+
+  private List<String> names(String dir, TimeSpec time) throws Exception {
+    return nn.fs.queries.getListing(ADMIN, dir, time, "", 1000).entries.stream()
+        .map(s -> s.getPath().substring(s.getPath().lastIndexOf('/') + 1)).collect(Collectors.toList());
+  }
+
+  @Test
+  void listingIsPaged() throws Exception {
+    for (int i = 0; i < 25; i++) {
+      nn.fs.directories.mkdirs(ADMIN, String.format("/many/d%02d", i), 0755, true);
+    }
+    NamespaceQueries.Listing page = nn.fs.queries.getListing(ADMIN, "/many", TimeSpec.latest(), "", 10);
+    assertThat(page.entries).hasSize(10);
+    assertThat(page.remaining).isPositive();
+    NamespaceQueries.Listing last = nn.fs.queries.getListing(ADMIN, "/many", TimeSpec.latest(), "d19", 10);
+    assertThat(last.entries).extracting(FileStatusProto::getPath).containsExactly("/many/d20", "/many/d21",
+        "/many/d22", "/many/d23", "/many/d24");
+    assertThat(last.remaining).isZero();
+  }
+
+  @Test
+  void renameFollowsHadoopSemantics() throws Exception {
+    writeFile("/src/f", 1);
+    nn.fs.directories.mkdirs(ADMIN, "/dst", 0755, true);
+    assertThat(nn.fs.directories.rename(ADMIN, "/src/f", "/dst")).isTrue();
+    assertThat(info("/dst/f", TimeSpec.latest())).isNotNull();
+    assertThat(nn.fs.directories.rename(ADMIN, "/missing", "/x")).isFalse();
+    assertThat(nn.fs.directories.rename(ADMIN, "/dst/f", "/nowhere/f")).isFalse();
+    writeFile("/other", 1);
+    assertThat(nn.fs.directories.rename(ADMIN, "/dst/f", "/other")).isFalse();
+    assertThatThrownBy(() -> nn.fs.directories.rename(ADMIN, "/dst", "/dst/inner"))
+        .isInstanceOfSatisfying(FffsException.class,
+            e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT));
+  }
+
+  @Test
+  void deleteRefusesNonEmptyDirectoryWithoutRecursive() throws Exception {
+    writeFile("/full/f", 1);
+    assertThatThrownBy(() -> nn.fs.directories.delete(ADMIN, "/full", false))
+        .isInstanceOfSatisfying(FffsException.class,
+            e -> assertThat(e.code()).isEqualTo(ErrorCode.DIRECTORY_NOT_EMPTY));
+    assertThat(nn.fs.directories.delete(ADMIN, "/", true)).isFalse();
+    assertThat(nn.fs.directories.delete(ADMIN, "/nothing", true)).isFalse();
+  }
+
+  @Test
+  void createRefusesExistingWithoutOverwriteAndMissingParent() throws Exception {
+    writeFile("/e/f", 1);
+    assertThatThrownBy(() -> nn.fs.files.create(ADMIN, "/e/f", 0644, "c", false, true, 1, 1 << 20, null))
+        .hasMessageStartingWith("ALREADY_EXISTS: /e/f already exists");
+    assertThatThrownBy(() -> nn.fs.files.create(ADMIN, "/no/such/f", 0644, "c", false, false, 1, 1 << 20, null))
+        .hasMessageStartingWith("NOT_FOUND: parent directory /no/such");
+    assertThatThrownBy(() -> nn.fs.files.create(ADMIN, "/e/f/g", 0644, "c", false, true, 1, 1 << 20, null))
+        .hasMessageStartingWith("NOT_A_DIRECTORY: /e/f is a file");
+    assertThatThrownBy(() -> nn.fs.files.create(ADMIN, "/e/g", 0644, "c", false, true, 1, 1000, null))
+        .hasMessageStartingWith("INVALID_ARGUMENT: block size 1000");
+  }
+
+  @Test
+  void permissionsAreCheckedAndNamed() throws Exception {
+    nn.fs.directories.mkdirs(ADMIN, "/home/alice", 0755, true);
+    nn.fs.directories.setOwner(ADMIN, "/home/alice", "alice", "staff");
+    nn.fs.files.create(ALICE, "/home/alice/notes", 0600, "alice-client", false, false, 1, 1 << 20, null);
+    assertThatThrownBy(() -> nn.fs.files.create(BOB, "/home/alice/bobs", 0644, "bob", false, false, 1, 1 << 20,
+        null)).isInstanceOfSatisfying(FffsException.class, e -> {
+          assertThat(e.code()).isEqualTo(ErrorCode.ACCESS_DENIED);
+          assertThat(e.detail()).isEqualTo("user bob lacks write permission on /home/alice (alice:staff 755)");
+        });
+    assertThatThrownBy(() -> nn.fs.queries.getBlockLocations(BOB, "/home/alice/notes", TimeSpec.latest(), 0, 1))
+        .hasMessageContaining("user bob lacks read permission on /home/alice/notes");
+    assertThatThrownBy(() -> nn.fs.directories.setPermission(BOB, "/home/alice", 0777))
+        .hasMessageContaining("bob is not the owner of /home/alice");
+    assertThatThrownBy(() -> nn.fs.directories.setOwner(ALICE, "/home/alice", "bob", null))
+        .hasMessageContaining("only the superuser");
+  }
+
+  @Test
+  void oneWriterPerFile() throws Exception {
+    FileStatusProto file = nn.fs.files.create(ADMIN, "/w", 0644, "writer-1", false, true, 1, 1 << 20, null);
+    assertThatThrownBy(() -> nn.fs.files.openForWrite(ADMIN, "/w", "writer-2"))
+        .hasMessageStartingWith("LEASE_CONFLICT: /w is being written by client writer-1");
+    assertThatThrownBy(() -> nn.fs.files.addBlock(ADMIN, "/w", file.getInodeId(), "writer-2", null))
+        .hasMessageStartingWith("LEASE_CONFLICT");
+    // After the soft limit (60 s) without a renewal another client recovers the file.
+    nn.nanos.addAndGet(61_000_000_000L);
+    nn.fs.datanodes().heartbeat("dn-1", 0, 1L << 30, 0, 0, io.fffs.common.time.HlcTimestamp.ZERO, null);
+    FileOps.OpenFile reopened = nn.fs.files.openForWrite(ADMIN, "/w", "writer-2");
+    assertThat(reopened.status.getUnderConstruction()).isTrue();
+    nn.fs.files.addBlock(ADMIN, "/w", file.getInodeId(), "writer-2", null);
+  }
+
+  @Test
+  void fsyncAndTruncateMakeVersions() throws Exception {
+    FileStatusProto file = nn.fs.files.create(ADMIN, "/v", 0644, "c", false, true, 1, 1 << 20, null);
+    LocatedBlockProto block = nn.fs.files.addBlock(ADMIN, "/v", file.getInodeId(), "c", null);
+    nn.advance(10);
+    long id = block.getBlock().getBlockId();
+    nn.fs.files.fsync(ADMIN, "/v", file.getInodeId(), "c", BlockProto.newBuilder().setBlockId(id).setNumBytes(50)
+        .build());
+    nn.advance(10);
+    long afterFsync = now();
+    nn.advance(10);
+    nn.fs.files.complete(ADMIN, "/v", file.getInodeId(), "c", BlockProto.newBuilder().setBlockId(id)
+        .setNumBytes(80).build());
+    nn.advance(10);
+    nn.fs.files.truncate(ADMIN, "/v", 30, "c");
+
+    assertThat(info("/v", TimeSpec.system(afterFsync)).getLength()).isEqualTo(50);
+    assertThat(info("/v", TimeSpec.latest()).getLength()).isEqualTo(30);
+    List<VersionProto> versions = nn.fs.queries.listVersions(ADMIN, "/v");
+    assertThat(versions).extracting(VersionProto::getChange)
+        .containsExactly("create", "addBlock", "fsync", "complete", "truncate");
+    assertThat(versions).extracting(VersionProto::getLength).containsExactly(0L, 0L, 50L, 80L, 30L);
+  }
+
+  @Test
+  void futureTimesAreRefusedAndMutationsInSafeModeToo() throws Exception {
+    assertThatThrownBy(() -> info("/", TimeSpec.system(now() + 5_000_000)))
+        .isInstanceOfSatisfying(FffsException.class, e -> {
+          assertThat(e.code()).isEqualTo(ErrorCode.TIME_IN_FUTURE);
+          assertThat(e.detail()).contains("5 s ahead");
+        });
+  }
+
+  @Test
+  void historySurvivesRestartAndCheckpoint() throws Exception {
+    writeFile("/r/a", 10);
+    nn.advance(100);
+    long t = now();
+    nn.advance(100);
+    writeFile("/r/a", 20);
+    nn.restart();
+    assertThat(info("/r/a", TimeSpec.system(t)).getLength()).isEqualTo(10);
+    assertThat(info("/r/a", TimeSpec.latest()).getLength()).isEqualTo(20);
+    nn.fs.checkpoint();
+    nn.advance(100);
+    nn.fs.directories.delete(ADMIN, "/r/a", false);
+    nn.restart();
+    assertThat(info("/r/a", TimeSpec.system(t)).getLength()).isEqualTo(10);
+    assertThat(info("/r/a", TimeSpec.latest())).isNull();
+    // New stamps follow the history even though the manual clock did not move across the restart.
+    long before = nn.fs.clock().last().packed();
+    nn.fs.directories.mkdirs(ADMIN, "/after", 0755, true);
+    assertThat(nn.fs.queries.getFileInfo(ADMIN, "/after", TimeSpec.latest()).getVersionHlc().getPacked())
+        .isGreaterThan(before);
+  }
+}
