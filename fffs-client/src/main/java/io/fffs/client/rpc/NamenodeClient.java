@@ -1,0 +1,212 @@
+package io.fffs.client.rpc;
+
+import io.fffs.common.ipc.ClientNamenodeProtocolPB;
+import io.fffs.common.ipc.RemoteErrors;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.*;
+import io.fffs.common.proto.CommonProtos.HlcProto;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.common.time.TimeSpec;
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.ipc.ProtobufRpcEngine2;
+import org.apache.hadoop.ipc.RPC;
+import org.apache.hadoop.thirdparty.protobuf.ServiceException;
+
+/**
+ * The client's side of {@code ClientNamenodeProtocol}: typed calls over Hadoop IPC. Every request carries the
+ * largest HLC this client has seen ({@link HybridLogicalClock#last()}), every response's HLC is observed (clients
+ * never tick), and a server error comes back as an {@code FffsException} with its code. Paths are plain absolute
+ * paths; times travel as {@link TimeSpec}s.
+ */
+public final class NamenodeClient implements Closeable {
+  private final ClientNamenodeProtocolPB proxy;
+  private final HybridLogicalClock clock;
+
+  private NamenodeClient(ClientNamenodeProtocolPB proxy, HybridLogicalClock clock) {
+    this.proxy = proxy;
+    this.clock = clock;
+  }
+
+  /** Connects to the NameNode at {@code address}; {@code clock} is the client's (observed, never ticked). */
+  public static NamenodeClient connect(InetSocketAddress address, Configuration conf, HybridLogicalClock clock)
+      throws IOException {
+    Configuration rpcConf = new Configuration(conf);
+    RPC.setProtocolEngine(rpcConf, ClientNamenodeProtocolPB.class, ProtobufRpcEngine2.class);
+    ClientNamenodeProtocolPB proxy = RPC.getProxy(ClientNamenodeProtocolPB.class,
+        RPC.getProtocolVersion(ClientNamenodeProtocolPB.class), address, rpcConf);
+    return new NamenodeClient(proxy, clock);
+  }
+
+  private interface Rpc<T> {
+    T call(HlcProto hlc) throws ServiceException;
+  }
+
+  private <T> T call(Rpc<T> rpc, java.util.function.Function<T, HlcProto> hlcOf) throws IOException {
+    try {
+      T response = rpc.call(clock.last().toProto());
+      clock.observe(HlcTimestamp.fromProto(hlcOf.apply(response)));
+      return response;
+    } catch (ServiceException e) {
+      throw RemoteErrors.unwrap(e);
+    }
+  }
+
+  public HybridLogicalClock clock() {
+    return clock;
+  }
+
+  public boolean mkdirs(String src, int permission, boolean createParent) throws IOException {
+    return call(h -> proxy.mkdirs(null, MkdirsRequestProto.newBuilder().setHlc(h).setSrc(src)
+        .setPermission(permission).setCreateParent(createParent).build()), MkdirsResponseProto::getHlc).getResult();
+  }
+
+  public FileStatusProto create(String src, int permission, String clientName, boolean overwrite,
+      boolean createParent, int replication, long blockSize, String userTimePlugin) throws IOException {
+    CreateRequestProto.Builder request = CreateRequestProto.newBuilder().setSrc(src).setPermission(permission)
+        .setClientName(clientName).setOverwrite(overwrite).setCreateParent(createParent)
+        .setReplication(replication).setBlockSize(blockSize);
+    if (userTimePlugin != null) {
+      request.setUserTimePlugin(userTimePlugin);
+    }
+    return call(h -> proxy.create(null, request.setHlc(h).build()), CreateResponseProto::getHlc).getStatus();
+  }
+
+  public OpenForWriteResponseProto openForWrite(String src, String clientName) throws IOException {
+    return call(h -> proxy.openForWrite(null, OpenForWriteRequestProto.newBuilder().setHlc(h).setSrc(src)
+        .setClientName(clientName).build()), OpenForWriteResponseProto::getHlc);
+  }
+
+  public LocatedBlockProto addBlock(String src, long fileId, String clientName, BlockProto previous)
+      throws IOException {
+    AddBlockRequestProto.Builder request = AddBlockRequestProto.newBuilder().setSrc(src).setFileId(fileId)
+        .setClientName(clientName);
+    if (previous != null) {
+      request.setPrevious(previous);
+    }
+    return call(h -> proxy.addBlock(null, request.setHlc(h).build()), AddBlockResponseProto::getHlc).getBlock();
+  }
+
+  public void abandonBlock(String src, long fileId, String clientName, BlockProto block) throws IOException {
+    call(h -> proxy.abandonBlock(null, AbandonBlockRequestProto.newBuilder().setHlc(h).setSrc(src)
+        .setFileId(fileId).setClientName(clientName).setBlock(block).build()), AbandonBlockResponseProto::getHlc);
+  }
+
+  public void fsync(String src, long fileId, String clientName, BlockProto lastBlock) throws IOException {
+    call(h -> proxy.fsync(null, FsyncRequestProto.newBuilder().setHlc(h).setSrc(src).setFileId(fileId)
+        .setClientName(clientName).setLastBlock(lastBlock).build()), FsyncResponseProto::getHlc);
+  }
+
+  public boolean complete(String src, long fileId, String clientName, BlockProto last) throws IOException {
+    CompleteRequestProto.Builder request = CompleteRequestProto.newBuilder().setSrc(src).setFileId(fileId)
+        .setClientName(clientName);
+    if (last != null) {
+      request.setLast(last);
+    }
+    return call(h -> proxy.complete(null, request.setHlc(h).build()), CompleteResponseProto::getHlc).getResult();
+  }
+
+  public boolean rename(String src, String dst) throws IOException {
+    return call(h -> proxy.rename(null, RenameRequestProto.newBuilder().setHlc(h).setSrc(src).setDst(dst).build()),
+        RenameResponseProto::getHlc).getResult();
+  }
+
+  public boolean delete(String src, boolean recursive) throws IOException {
+    return call(h -> proxy.delete(null, DeleteRequestProto.newBuilder().setHlc(h).setSrc(src)
+        .setRecursive(recursive).build()), DeleteResponseProto::getHlc).getResult();
+  }
+
+  public boolean setPermission(String src, int permission) throws IOException {
+    return call(h -> proxy.setPermission(null, SetPermissionRequestProto.newBuilder().setHlc(h).setSrc(src)
+        .setPermission(permission).build()), SetAttributeResponseProto::getHlc).getResult();
+  }
+
+  public boolean setOwner(String src, String owner, String group) throws IOException {
+    SetOwnerRequestProto.Builder request = SetOwnerRequestProto.newBuilder().setSrc(src);
+    if (owner != null) {
+      request.setUsername(owner);
+    }
+    if (group != null) {
+      request.setGroupname(group);
+    }
+    return call(h -> proxy.setOwner(null, request.setHlc(h).build()), SetAttributeResponseProto::getHlc)
+        .getResult();
+  }
+
+  public boolean setTimes(String src, long mtime, long atime) throws IOException {
+    return call(h -> proxy.setTimes(null, SetTimesRequestProto.newBuilder().setHlc(h).setSrc(src).setMtime(mtime)
+        .setAtime(atime).build()), SetAttributeResponseProto::getHlc).getResult();
+  }
+
+  public boolean setReplication(String src, int replication) throws IOException {
+    return call(h -> proxy.setReplication(null, SetReplicationRequestProto.newBuilder().setHlc(h).setSrc(src)
+        .setReplication(replication).build()), SetAttributeResponseProto::getHlc).getResult();
+  }
+
+  public boolean truncate(String src, long newLength, String clientName) throws IOException {
+    return call(h -> proxy.truncate(null, TruncateRequestProto.newBuilder().setHlc(h).setSrc(src)
+        .setNewLength(newLength).setClientName(clientName).build()), TruncateResponseProto::getHlc).getResult();
+  }
+
+  public void renewLease(String clientName) throws IOException {
+    call(h -> proxy.renewLease(null, RenewLeaseRequestProto.newBuilder().setHlc(h).setClientName(clientName)
+        .build()), RenewLeaseResponseProto::getHlc);
+  }
+
+  /** The status at {@code time}, or null when the path did not exist then. */
+  public FileStatusProto getFileInfo(String src, TimeSpec time) throws IOException {
+    GetFileInfoResponseProto response = call(h -> proxy.getFileInfo(null, GetFileInfoRequestProto.newBuilder()
+        .setHlc(h).setSrc(src).setTime(time.toProto()).build()), GetFileInfoResponseProto::getHlc);
+    return response.hasStatus() ? response.getStatus() : null;
+  }
+
+  public GetListingResponseProto getListing(String src, TimeSpec time, String startAfter, int limit)
+      throws IOException {
+    return call(h -> proxy.getListing(null, GetListingRequestProto.newBuilder().setHlc(h).setSrc(src)
+        .setTime(time.toProto()).setStartAfter(startAfter).setLimit(limit).build()),
+        GetListingResponseProto::getHlc);
+  }
+
+  /** The blocks at {@code time}, or null when the file did not exist then. */
+  public LocatedBlocksProto getBlockLocations(String src, TimeSpec time, long offset, long length)
+      throws IOException {
+    GetBlockLocationsResponseProto response = call(h -> proxy.getBlockLocations(null,
+        GetBlockLocationsRequestProto.newBuilder().setHlc(h).setSrc(src).setTime(time.toProto()).setOffset(offset)
+            .setLength(length).build()), GetBlockLocationsResponseProto::getHlc);
+    return response.hasLocations() ? response.getLocations() : null;
+  }
+
+  public ContentSummaryProto getContentSummary(String path, TimeSpec time) throws IOException {
+    return call(h -> proxy.getContentSummary(null, GetContentSummaryRequestProto.newBuilder().setHlc(h)
+        .setPath(path).setTime(time.toProto()).build()), GetContentSummaryResponseProto::getHlc).getSummary();
+  }
+
+  public List<VersionProto> listVersions(String src) throws IOException {
+    return call(h -> proxy.listVersions(null, ListVersionsRequestProto.newBuilder().setHlc(h).setSrc(src)
+        .build()), ListVersionsResponseProto::getHlc).getVersionsList();
+  }
+
+  /** The NameNode's HLC (also observed into this client's clock). */
+  public HlcTimestamp currentTime() throws IOException {
+    return HlcTimestamp.fromProto(call(h -> proxy.currentTime(null, CurrentTimeRequestProto.newBuilder().setHlc(h)
+        .build()), CurrentTimeResponseProto::getHlc).getHlc());
+  }
+
+  public ServerDefaultsProto getServerDefaults() throws IOException {
+    return call(h -> proxy.getServerDefaults(null, GetServerDefaultsRequestProto.newBuilder().setHlc(h).build()),
+        GetServerDefaultsResponseProto::getHlc).getDefaults();
+  }
+
+  public GetStatsResponseProto getStats() throws IOException {
+    return call(h -> proxy.getStats(null, GetStatsRequestProto.newBuilder().setHlc(h).build()),
+        GetStatsResponseProto::getHlc);
+  }
+
+  @Override
+  public void close() {
+    RPC.stopProxy(proxy);
+  }
+}

@@ -1,0 +1,170 @@
+package io.fffs.namenode;
+
+import io.fffs.common.ipc.ClientNamenodeProtocolPB;
+import io.fffs.common.ipc.DatanodeProtocolPB;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.ClientNamenodeProtocol;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.ServerDefaultsProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.DatanodeProtocol;
+import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.common.time.PhysicalClock;
+import io.fffs.namenode.fs.FileOps;
+import io.fffs.namenode.fs.Namesystem;
+import io.fffs.namenode.http.StatusServlet;
+import io.fffs.namenode.metrics.NameNodeMetrics;
+import io.fffs.namenode.rpc.ClientNamenodeProtocolServerSide;
+import io.fffs.namenode.rpc.DatanodeProtocolServerSide;
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.http.HttpServer2;
+import org.apache.hadoop.ipc.ProtobufRpcEngine2;
+import org.apache.hadoop.ipc.RPC;
+import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
+import org.apache.hadoop.net.NetUtils;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A NameNode: the {@link Namesystem} behind Hadoop IPC (client and DataNode protocols on one port) and an
+ * {@link HttpServer2} with {@code /status} (JSON), a status page, {@code /jmx}, {@code /prom} and {@code /conf}.
+ */
+public final class NameNode implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(NameNode.class);
+  private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+  private final Namesystem namesystem;
+  private final RPC.Server rpcServer;
+  private final HttpServer2 httpServer;
+  private final InetSocketAddress rpcAddress;
+  private final String metricsName;
+
+  private NameNode(Namesystem namesystem, RPC.Server rpcServer, HttpServer2 httpServer, String metricsName) {
+    this.namesystem = namesystem;
+    this.rpcServer = rpcServer;
+    this.httpServer = httpServer;
+    this.rpcAddress = NetUtils.getConnectAddress(rpcServer);
+    this.metricsName = metricsName;
+  }
+
+  /** Loads (formatting if empty) the name directory of {@code conf} and starts serving. */
+  public static NameNode start(Configuration conf, PhysicalClock physicalClock, java.util.function.LongSupplier
+      nanoTime) throws IOException {
+    Path nameDir = Paths.get(conf.get(NameNodeConfigKeys.NAME_DIR_KEY, NameNodeConfigKeys.NAME_DIR_DEFAULT));
+    String superUser = UserGroupInformation.getCurrentUser().getShortUserName();
+    Namesystem namesystem = new Namesystem(conf, nameDir, new HybridLogicalClock(physicalClock, conf), nanoTime,
+        superUser);
+    RPC.Server rpc = null;
+    HttpServer2 http = null;
+    try {
+      rpc = startRpc(conf, namesystem);
+      http = startHttp(conf, namesystem);
+      String metricsName = "NameNode-" + INSTANCES.incrementAndGet();
+      NameNodeMetrics.register(metricsName, namesystem);
+      NameNode nameNode = new NameNode(namesystem, rpc, http, metricsName);
+      LOG.info("NameNode up: rpc {}, http {}", nameNode.uri(), nameNode.httpUri());
+      return nameNode;
+    } catch (IOException | RuntimeException e) {
+      if (rpc != null) {
+        rpc.stop();
+      }
+      stopHttp(http);
+      namesystem.close();
+      throw e;
+    }
+  }
+
+  private static RPC.Server startRpc(Configuration conf, Namesystem namesystem) throws IOException {
+    RPC.setProtocolEngine(conf, ClientNamenodeProtocolPB.class, ProtobufRpcEngine2.class);
+    RPC.setProtocolEngine(conf, DatanodeProtocolPB.class, ProtobufRpcEngine2.class);
+    InetSocketAddress bind = NetUtils.createSocketAddr(conf.get(NameNodeConfigKeys.RPC_ADDRESS_KEY,
+        NameNodeConfigKeys.RPC_ADDRESS_DEFAULT));
+    ServerDefaultsProto defaults = ServerDefaultsProto.newBuilder()
+        .setBlockSize(conf.getLong(NameNodeConfigKeys.BLOCK_SIZE_KEY, NameNodeConfigKeys.BLOCK_SIZE_DEFAULT))
+        .setBytesPerChecksum(FileOps.BYTES_PER_CHECKSUM)
+        .setWritePacketSize(64 * 1024)
+        .setReplication(conf.getInt(NameNodeConfigKeys.REPLICATION_KEY, NameNodeConfigKeys.REPLICATION_DEFAULT))
+        .setFileBufferSize(conf.getInt("io.file.buffer.size", 4096))
+        .setMaxOffsetMicros(namesystem.clock().maxOffsetMicros())
+        .build();
+    RPC.Server server = new RPC.Builder(conf)
+        .setProtocol(ClientNamenodeProtocolPB.class)
+        .setInstance(ClientNamenodeProtocol.newReflectiveBlockingService(
+            new ClientNamenodeProtocolServerSide(namesystem, defaults)))
+        .setBindAddress(bind.getHostString())
+        .setPort(bind.getPort())
+        .setNumHandlers(conf.getInt(NameNodeConfigKeys.RPC_HANDLERS_KEY, NameNodeConfigKeys.RPC_HANDLERS_DEFAULT))
+        .setVerbose(false)
+        .build();
+    long heartbeatMs = NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.HEARTBEAT_INTERVAL_KEY,
+        NameNodeConfigKeys.HEARTBEAT_INTERVAL_DEFAULT_MS);
+    server.addProtocol(RPC.RpcKind.RPC_PROTOCOL_BUFFER, DatanodeProtocolPB.class,
+        DatanodeProtocol.newReflectiveBlockingService(new DatanodeProtocolServerSide(namesystem, heartbeatMs)));
+    server.start();
+    return server;
+  }
+
+  private static HttpServer2 startHttp(Configuration conf, Namesystem namesystem) throws IOException {
+    Configuration httpConf = new Configuration(conf);
+    httpConf.setBoolean("hadoop.prometheus.endpoint.enabled", true);
+    DefaultMetricsSystem.initialize("fffs");
+    String address = conf.get(NameNodeConfigKeys.HTTP_ADDRESS_KEY, NameNodeConfigKeys.HTTP_ADDRESS_DEFAULT);
+    HttpServer2 http = new HttpServer2.Builder()
+        .setName("fffs")
+        .addEndpoint(URI.create("http://" + address))
+        .setFindPort(false)
+        .setConf(httpConf)
+        .build();
+    http.setAttribute(StatusServlet.NAMESYSTEM_ATTRIBUTE, namesystem);
+    http.addServlet("status", "/status", StatusServlet.class);
+    http.start();
+    return http;
+  }
+
+  private static void stopHttp(HttpServer2 http) {
+    if (http != null) {
+      try {
+        http.stop();
+      } catch (Exception e) {
+        LOG.warn("HTTP server did not stop cleanly", e);
+      }
+    }
+  }
+
+  public Namesystem namesystem() {
+    return namesystem;
+  }
+
+  public InetSocketAddress rpcAddress() {
+    return rpcAddress;
+  }
+
+  /** {@code fffs://host:port}. */
+  public URI uri() {
+    return URI.create("fffs://" + rpcAddress.getHostString() + ":" + rpcAddress.getPort());
+  }
+
+  public URI httpUri() {
+    InetSocketAddress http = httpServer.getConnectorAddress(0);
+    return URI.create("http://" + http.getHostString() + ":" + http.getPort());
+  }
+
+  /** Blocks until the RPC server stops. */
+  public void join() throws InterruptedException {
+    rpcServer.join();
+  }
+
+  @Override
+  public void close() throws IOException {
+    NameNodeMetrics.unregister(metricsName);
+    rpcServer.stop();
+    stopHttp(httpServer);
+    namesystem.close();
+    LOG.info("NameNode stopped");
+  }
+}

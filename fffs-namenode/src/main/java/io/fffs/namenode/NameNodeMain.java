@@ -1,0 +1,49 @@
+package io.fffs.namenode;
+
+import io.fffs.common.time.PhysicalClock;
+import io.fffs.namenode.fs.NameStorage;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.util.GenericOptionsParser;
+
+/**
+ * {@code bin/fffs namenode [-format] [-D key=value]...}: runs a NameNode until SIGINT/SIGTERM. An empty name
+ * directory is formatted on first start; {@code -format} formats it and exits (refusing one that holds a
+ * namespace). Configuration: {@code fffs-site.xml} and {@code core-site.xml} on the class path, then {@code -D}.
+ */
+public final class NameNodeMain {
+  private NameNodeMain() {}
+
+  public static void main(String[] args) throws Exception {
+    Configuration conf = new Configuration();
+    conf.addResource("fffs-site.xml");
+    List<String> rest = Arrays.asList(new GenericOptionsParser(conf, args).getRemainingArgs());
+    if (rest.contains("-h") || rest.contains("--help")) {
+      System.out.println("usage: bin/fffs namenode [-format] [-D key=value]...");
+      return;
+    }
+    if (rest.contains("-format")) {
+      Path nameDir = Paths.get(conf.get(NameNodeConfigKeys.NAME_DIR_KEY, NameNodeConfigKeys.NAME_DIR_DEFAULT));
+      NameStorage.format(nameDir, UserGroupInformation.getCurrentUser().getShortUserName(),
+          conf.get(NameNodeConfigKeys.SUPERGROUP_KEY, NameNodeConfigKeys.SUPERGROUP_DEFAULT));
+      System.out.println("formatted " + nameDir.toAbsolutePath());
+      return;
+    }
+    NameNode nameNode = NameNode.start(conf, PhysicalClock.system(), System::nanoTime);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      try {
+        nameNode.close();
+      } catch (Exception e) {
+        System.err.println("NameNode did not stop cleanly: " + e);
+      }
+    }, "fffs-namenode-shutdown"));
+    System.out.println("fs.defaultFS=" + nameNode.uri());
+    System.out.println("http=" + nameNode.httpUri());
+    System.out.println("READY");
+    nameNode.join();
+  }
+}

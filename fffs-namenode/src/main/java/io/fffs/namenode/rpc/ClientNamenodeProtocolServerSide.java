@@ -1,0 +1,219 @@
+package io.fffs.namenode.rpc;
+
+import io.fffs.common.ipc.ClientNamenodeProtocolPB;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.*;
+import io.fffs.common.time.TimeSpec;
+import io.fffs.namenode.fs.FileOps;
+import io.fffs.namenode.fs.Namesystem;
+import io.fffs.namenode.fs.NamespaceQueries;
+import org.apache.hadoop.thirdparty.protobuf.RpcController;
+import org.apache.hadoop.thirdparty.protobuf.ServiceException;
+
+/** Serves {@code ClientNamenodeProtocol}: unpacks each request, calls the {@link Namesystem}, packs the answer. */
+public final class ClientNamenodeProtocolServerSide implements ClientNamenodeProtocolPB {
+  private final Namesystem fs;
+  private final ServedCall call;
+  private final ServerDefaultsProto defaults;
+
+  public ClientNamenodeProtocolServerSide(Namesystem fs, ServerDefaultsProto defaults) {
+    this.fs = fs;
+    this.call = new ServedCall(fs.clock());
+    this.defaults = defaults;
+  }
+
+  private static BlockProto optional(boolean present, BlockProto block) {
+    return present ? block : null;
+  }
+
+  @Override
+  public MkdirsResponseProto mkdirs(RpcController c, MkdirsRequestProto r) throws ServiceException {
+    return call.serve(r.getHlc(), caller -> MkdirsResponseProto.newBuilder()
+        .setResult(fs.directories.mkdirs(caller, r.getSrc(), r.getPermission(), r.getCreateParent()))
+        .setHlc(call.now()).build());
+  }
+
+  @Override
+  public CreateResponseProto create(RpcController c, CreateRequestProto r) throws ServiceException {
+    return call.serve(r.getHlc(), caller -> CreateResponseProto.newBuilder()
+        .setStatus(fs.files.create(caller, r.getSrc(), r.getPermission(), r.getClientName(), r.getOverwrite(),
+            r.getCreateParent(), r.getReplication(), r.getBlockSize(),
+            r.hasUserTimePlugin() ? r.getUserTimePlugin() : null))
+        .setHlc(call.now()).build());
+  }
+
+  @Override
+  public OpenForWriteResponseProto openForWrite(RpcController c, OpenForWriteRequestProto r)
+      throws ServiceException {
+    return call.serve(r.getHlc(), caller -> {
+      FileOps.OpenFile open = fs.files.openForWrite(caller, r.getSrc(), r.getClientName());
+      return OpenForWriteResponseProto.newBuilder().setStatus(open.status).setBlocks(open.blocks)
+          .setHlc(call.now()).build();
+    });
+  }
+
+  @Override
+  public AddBlockResponseProto addBlock(RpcController c, AddBlockRequestProto r) throws ServiceException {
+    return call.serve(r.getHlc(), caller -> AddBlockResponseProto.newBuilder()
+        .setBlock(fs.files.addBlock(caller, r.getSrc(), r.getFileId(), r.getClientName(),
+            optional(r.hasPrevious(), r.getPrevious())))
+        .setHlc(call.now()).build());
+  }
+
+  @Override
+  public AbandonBlockResponseProto abandonBlock(RpcController c, AbandonBlockRequestProto r)
+      throws ServiceException {
+    return call.serve(r.getHlc(), caller -> {
+      fs.files.abandonBlock(caller, r.getSrc(), r.getFileId(), r.getClientName(), r.getBlock().getBlockId());
+      return AbandonBlockResponseProto.newBuilder().setHlc(call.now()).build();
+    });
+  }
+
+  @Override
+  public FsyncResponseProto fsync(RpcController c, FsyncRequestProto r) throws ServiceException {
+    return call.serve(r.getHlc(), caller -> {
+      fs.files.fsync(caller, r.getSrc(), r.getFileId(), r.getClientName(), r.getLastBlock());
+      return FsyncResponseProto.newBuilder().setHlc(call.now()).build();
+    });
+  }
+
+  @Override
+  public CompleteResponseProto complete(RpcController c, CompleteRequestProto r) throws ServiceException {
+    return call.serve(r.getHlc(), caller -> CompleteResponseProto.newBuilder()
+        .setResult(fs.files.complete(caller, r.getSrc(), r.getFileId(), r.getClientName(),
+            optional(r.hasLast(), r.getLast())))
+        .setHlc(call.now()).build());
+  }
+
+  @Override
+  public RenameResponseProto rename(RpcController c, RenameRequestProto r) throws ServiceException {
+    return call.serve(r.getHlc(), caller -> RenameResponseProto.newBuilder()
+        .setResult(fs.directories.rename(caller, r.getSrc(), r.getDst())).setHlc(call.now()).build());
+  }
+
+  @Override
+  public DeleteResponseProto delete(RpcController c, DeleteRequestProto r) throws ServiceException {
+    return call.serve(r.getHlc(), caller -> DeleteResponseProto.newBuilder()
+        .setResult(fs.directories.delete(caller, r.getSrc(), r.getRecursive())).setHlc(call.now()).build());
+  }
+
+  private SetAttributeResponseProto attribute(boolean result) {
+    return SetAttributeResponseProto.newBuilder().setResult(result).setHlc(call.now()).build();
+  }
+
+  @Override
+  public SetAttributeResponseProto setPermission(RpcController c, SetPermissionRequestProto r)
+      throws ServiceException {
+    return call.serve(r.getHlc(), caller ->
+        attribute(fs.directories.setPermission(caller, r.getSrc(), r.getPermission())));
+  }
+
+  @Override
+  public SetAttributeResponseProto setOwner(RpcController c, SetOwnerRequestProto r) throws ServiceException {
+    return call.serve(r.getHlc(), caller -> attribute(fs.directories.setOwner(caller, r.getSrc(),
+        r.hasUsername() ? r.getUsername() : null, r.hasGroupname() ? r.getGroupname() : null)));
+  }
+
+  @Override
+  public SetAttributeResponseProto setTimes(RpcController c, SetTimesRequestProto r) throws ServiceException {
+    return call.serve(r.getHlc(), caller ->
+        attribute(fs.directories.setTimes(caller, r.getSrc(), r.getMtime(), r.getAtime())));
+  }
+
+  @Override
+  public SetAttributeResponseProto setReplication(RpcController c, SetReplicationRequestProto r)
+      throws ServiceException {
+    return call.serve(r.getHlc(), caller ->
+        attribute(fs.directories.setReplication(caller, r.getSrc(), r.getReplication())));
+  }
+
+  @Override
+  public TruncateResponseProto truncate(RpcController c, TruncateRequestProto r) throws ServiceException {
+    return call.serve(r.getHlc(), caller -> TruncateResponseProto.newBuilder()
+        .setResult(fs.files.truncate(caller, r.getSrc(), r.getNewLength(), r.getClientName()))
+        .setHlc(call.now()).build());
+  }
+
+  @Override
+  public RenewLeaseResponseProto renewLease(RpcController c, RenewLeaseRequestProto r) throws ServiceException {
+    return call.serve(r.getHlc(), caller -> {
+      fs.files.renewLease(r.getClientName());
+      return RenewLeaseResponseProto.newBuilder().setHlc(call.now()).build();
+    });
+  }
+
+  @Override
+  public GetFileInfoResponseProto getFileInfo(RpcController c, GetFileInfoRequestProto r)
+      throws ServiceException {
+    return call.serve(r.getHlc(), caller -> {
+      FileStatusProto status = fs.queries.getFileInfo(caller, r.getSrc(), TimeSpec.fromProto(r.getTime()));
+      GetFileInfoResponseProto.Builder response = GetFileInfoResponseProto.newBuilder().setHlc(call.now());
+      return (status == null ? response : response.setStatus(status)).build();
+    });
+  }
+
+  @Override
+  public GetListingResponseProto getListing(RpcController c, GetListingRequestProto r) throws ServiceException {
+    return call.serve(r.getHlc(), caller -> {
+      NamespaceQueries.Listing listing = fs.queries.getListing(caller, r.getSrc(),
+          TimeSpec.fromProto(r.getTime()), r.getStartAfter(), r.getLimit());
+      return GetListingResponseProto.newBuilder().addAllEntries(listing.entries)
+          .setRemainingEntries(listing.remaining).setHlc(call.now()).build();
+    });
+  }
+
+  @Override
+  public GetBlockLocationsResponseProto getBlockLocations(RpcController c, GetBlockLocationsRequestProto r)
+      throws ServiceException {
+    return call.serve(r.getHlc(), caller -> {
+      LocatedBlocksProto blocks = fs.queries.getBlockLocations(caller, r.getSrc(), TimeSpec.fromProto(r.getTime()),
+          r.getOffset(), r.getLength());
+      GetBlockLocationsResponseProto.Builder response = GetBlockLocationsResponseProto.newBuilder()
+          .setHlc(call.now());
+      return (blocks == null ? response : response.setLocations(blocks)).build();
+    });
+  }
+
+  @Override
+  public GetContentSummaryResponseProto getContentSummary(RpcController c, GetContentSummaryRequestProto r)
+      throws ServiceException {
+    return call.serve(r.getHlc(), caller -> GetContentSummaryResponseProto.newBuilder()
+        .setSummary(fs.queries.getContentSummary(caller, r.getPath(), TimeSpec.fromProto(r.getTime())))
+        .setHlc(call.now()).build());
+  }
+
+  @Override
+  public ListVersionsResponseProto listVersions(RpcController c, ListVersionsRequestProto r)
+      throws ServiceException {
+    return call.serve(r.getHlc(), caller -> ListVersionsResponseProto.newBuilder()
+        .addAllVersions(fs.queries.listVersions(caller, r.getSrc())).setHlc(call.now()).build());
+  }
+
+  @Override
+  public CurrentTimeResponseProto currentTime(RpcController c, CurrentTimeRequestProto r) throws ServiceException {
+    return call.serve(r.getHlc(), caller -> CurrentTimeResponseProto.newBuilder().setHlc(call.now()).build());
+  }
+
+  @Override
+  public GetServerDefaultsResponseProto getServerDefaults(RpcController c, GetServerDefaultsRequestProto r)
+      throws ServiceException {
+    return call.serve(r.getHlc(), caller -> GetServerDefaultsResponseProto.newBuilder().setDefaults(defaults)
+        .setHlc(call.now()).build());
+  }
+
+  @Override
+  public GetStatsResponseProto getStats(RpcController c, GetStatsRequestProto r) throws ServiceException {
+    return call.serve(r.getHlc(), caller -> {
+      long capacity = 0;
+      long used = 0;
+      for (var datanode : fs.datanodes().datanodes()) {
+        if (fs.datanodes().isLive(datanode)) {
+          capacity += datanode.capacityBytes();
+          used += datanode.memoryUsedBytes();
+        }
+      }
+      return GetStatsResponseProto.newBuilder().setCapacity(capacity).setUsed(used)
+          .setRemaining(Math.max(0, capacity - used)).setFiles(fs.inodeCount()).setBlocks(fs.blockCount())
+          .setLiveDatanodes(fs.datanodes().liveCount()).setHlc(call.now()).build();
+    });
+  }
+}

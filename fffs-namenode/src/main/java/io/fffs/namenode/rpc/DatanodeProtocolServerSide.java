@@ -1,0 +1,129 @@
+package io.fffs.namenode.rpc;
+
+import io.fffs.common.ipc.DatanodeProtocolPB;
+import io.fffs.common.proto.CommonProtos.HlcProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.BlockReceivedRequestProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.BlockReceivedResponseProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.BlockReportRequestProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.BlockReportResponseProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.HeartbeatRequestProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.HeartbeatResponseProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.RegisterDatanodeRequestProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.RegisterDatanodeResponseProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.ReportedBlockProto;
+import io.fffs.common.time.ClockSkewException;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.namenode.blocks.DatanodeDescriptor;
+import io.fffs.namenode.blocks.DatanodeManager;
+import io.fffs.namenode.fs.Namesystem;
+import java.util.List;
+import org.apache.hadoop.thirdparty.protobuf.RpcController;
+import org.apache.hadoop.thirdparty.protobuf.ServiceException;
+
+/**
+ * Serves {@code DatanodeProtocol}. Registration and heartbeats never fail for a skewed clock: the DataNode is told
+ * it is unhealthy and why (it then stops taking writes), and its HLC is not merged, so it cannot drag the
+ * NameNode's clock along.
+ */
+public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
+  private final Namesystem fs;
+  private final HybridLogicalClock clock;
+  private final DatanodeManager datanodes;
+  private final ServedCall call;
+  private final long heartbeatIntervalMs;
+
+  public DatanodeProtocolServerSide(Namesystem fs, long heartbeatIntervalMs) {
+    this.fs = fs;
+    this.clock = fs.clock();
+    this.datanodes = fs.datanodes();
+    this.call = new ServedCall(clock);
+    this.heartbeatIntervalMs = heartbeatIntervalMs;
+  }
+
+  /** Merges a DataNode's HLC; returns the refusal text instead of failing when it is too far ahead. */
+  private String mergeOrExplain(HlcProto hlc) {
+    try {
+      clock.merge(HlcTimestamp.fromProto(hlc));
+      return null;
+    } catch (ClockSkewException e) {
+      return e.detail() + " — the DataNode takes no writes until its clock is back in range";
+    }
+  }
+
+  /**
+   * The DataNode's clock offset to judge it by: its own NTP-style measurement when it sent one, else the one-way
+   * reading counted only when ahead (network delay makes any clock look behind, never ahead).
+   */
+  private long offsetOf(long datanodeMicros, boolean measured, long measuredOffset) {
+    if (measured) {
+      return measuredOffset;
+    }
+    return Math.max(0, datanodeMicros - clock.physicalClock().currentTimeMicros());
+  }
+
+  @Override
+  public RegisterDatanodeResponseProto registerDatanode(RpcController c, RegisterDatanodeRequestProto r)
+      throws ServiceException {
+    String skew = mergeOrExplain(r.getHlc());
+    DatanodeDescriptor descriptor = datanodes.register(r.getId(), r.getCapacityBytes(),
+        offsetOf(r.getPhysicalMicros(), false, 0));
+    if (skew != null) {
+      datanodes.heartbeat(descriptor.uuid(), descriptor.clockOffsetMicros(), r.getCapacityBytes(), 0, 0,
+          HlcTimestamp.ZERO, skew);
+    }
+    return RegisterDatanodeResponseProto.newBuilder()
+        .setClusterId(fs.clusterId())
+        .setHeartbeatIntervalMs(heartbeatIntervalMs)
+        .setMaxOffsetMicros(clock.maxOffsetMicros())
+        .setNamenodePhysicalMicros(clock.physicalClock().currentTimeMicros())
+        .setHlc(call.now())
+        .build();
+  }
+
+  @Override
+  public HeartbeatResponseProto heartbeat(RpcController c, HeartbeatRequestProto r) throws ServiceException {
+    String skew = mergeOrExplain(r.getHlc());
+    long offset = offsetOf(r.getPhysicalMicros(), r.hasMeasuredOffsetMicros(), r.getMeasuredOffsetMicros());
+    DatanodeDescriptor descriptor = datanodes.heartbeat(r.getDatanodeUuid(), offset, r.getCapacityBytes(),
+        r.getMemoryUsedBytes(), r.getBlockCount(), HlcTimestamp.fromProto(r.getDurableHlc()), skew);
+    HeartbeatResponseProto.Builder response = HeartbeatResponseProto.newBuilder()
+        .setClockOffsetMicros(offset)
+        .setNamenodePhysicalMicros(clock.physicalClock().currentTimeMicros())
+        .setHlc(call.now());
+    if (descriptor == null) {
+      return response.setHealthy(false).setReregister(true)
+          .setUnhealthyReason("the NameNode does not know this DataNode (it restarted); register again").build();
+    }
+    response.setHealthy(descriptor.isHealthy());
+    if (!descriptor.isHealthy()) {
+      response.setUnhealthyReason(descriptor.unhealthyReason());
+    }
+    return response.build();
+  }
+
+  @Override
+  public BlockReportResponseProto blockReport(RpcController c, BlockReportRequestProto r) throws ServiceException {
+    return call.serve(r.getHlc(), caller -> {
+      datanodes.blockReport(r.getDatanodeUuid(), ids(r.getBlocksList()), HlcTimestamp.fromProto(r.getDurableHlc()));
+      return BlockReportResponseProto.newBuilder().setHlc(call.now()).build();
+    });
+  }
+
+  @Override
+  public BlockReceivedResponseProto blockReceived(RpcController c, BlockReceivedRequestProto r)
+      throws ServiceException {
+    return call.serve(r.getHlc(), caller -> {
+      datanodes.blocksReceived(r.getDatanodeUuid(), ids(r.getBlocksList()));
+      return BlockReceivedResponseProto.newBuilder().setHlc(call.now()).build();
+    });
+  }
+
+  private static long[] ids(List<ReportedBlockProto> blocks) {
+    long[] ids = new long[blocks.size()];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = blocks.get(i).getBlockId();
+    }
+    return ids;
+  }
+}

@@ -1,0 +1,47 @@
+package io.fffs.namenode.rpc;
+
+import io.fffs.common.error.FffsException;
+import io.fffs.common.ipc.RemoteErrors;
+import io.fffs.common.proto.CommonProtos.HlcProto;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.namenode.permission.Caller;
+import java.io.IOException;
+import org.apache.hadoop.thirdparty.protobuf.ServiceException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What every NameNode RPC does around its work: merge the caller's HLC (refusing a skewed one), find out who is
+ * calling, and turn failures into errors that reach the client with their code.
+ */
+final class ServedCall {
+  private static final Logger LOG = LoggerFactory.getLogger(ServedCall.class);
+
+  interface Work<T> {
+    T run(Caller caller) throws IOException;
+  }
+
+  private final HybridLogicalClock clock;
+
+  ServedCall(HybridLogicalClock clock) {
+    this.clock = clock;
+  }
+
+  <T> T serve(HlcProto callerHlc, Work<T> work) throws ServiceException {
+    try {
+      clock.merge(HlcTimestamp.fromProto(callerHlc));
+      return work.run(Caller.current());
+    } catch (FffsException e) {
+      throw RemoteErrors.toServiceException(e);
+    } catch (IOException | RuntimeException e) {
+      LOG.error("Unexpected failure serving an RPC", e);
+      throw RemoteErrors.toServiceException(e);
+    }
+  }
+
+  /** The HLC every response carries. */
+  HlcProto now() {
+    return clock.now().toProto();
+  }
+}
