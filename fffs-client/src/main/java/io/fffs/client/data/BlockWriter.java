@@ -1,0 +1,25 @@
+package io.fffs.client.data;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * Writes to one block with a window of un-acknowledged packets in flight (pipelining). A failed write surfaces on
+ * a later call; nothing after a failure is sent.
+ */
+public interface BlockWriter extends Closeable {
+  /**
+   * Sends {@code data} to be written at {@code offset} of the block (which must not be beyond the block's length
+   * once every earlier write is applied). Returns as soon as the packet is sent, or blocks while the window is
+   * full. The buffer is not used after return.
+   */
+  void write(long offset, ByteBuffer data) throws IOException;
+
+  /** Waits until every write sent so far is acknowledged; returns the block length after the last one. */
+  long flush() throws IOException;
+
+  /** Flushes and releases the writer (the connection stays pooled). */
+  @Override
+  void close() throws IOException;
+}

@@ -1,0 +1,34 @@
+package io.fffs.client.data;
+
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.TimeSpec;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Collection;
+
+/**
+ * The client side of the data-transfer protocol ({@code DataTransfer.proto}): block writes, temporal reads, block
+ * info and sync against DataNodes. One per file-system instance, thread-safe; connections to a DataNode are
+ * shared. Every request carries the client's HLC and every response's HLC is observed into it. Server errors come
+ * back as {@code FffsException} with their code ({@code CORRUPT}, {@code WRITE_BEYOND_EOF},
+ * {@code USER_TIME_REGRESSION}, {@code TIME_IN_FUTURE}, ...).
+ */
+public interface DataTransferClient extends Closeable {
+  /** A pipelined writer for one block on one DataNode. */
+  BlockWriter openWriter(DatanodeIdProto datanode, long blockId, WriteOptions options) throws IOException;
+
+  /**
+   * Reads up to {@code dst.remaining()} bytes of a block from {@code offset} as of {@code time} into {@code dst}
+   * (fewer at the block's end as of that time).
+   */
+  ReadResult read(DatanodeIdProto datanode, long blockId, long offset, ByteBuffer dst, TimeSpec time)
+      throws IOException;
+
+  /** A block's length and resolved HLC as of {@code time}. */
+  BlockInfo blockInfo(DatanodeIdProto datanode, long blockId, TimeSpec time) throws IOException;
+
+  /** Returns once the blocks are durable on the DataNode up to their last entry; its durable frontier. */
+  HlcTimestamp sync(DatanodeIdProto datanode, Collection<Long> blockIds) throws IOException;
+}
