@@ -43,6 +43,8 @@ public final class DirectoryLock implements AutoCloseable {
             + " give this one its own " + key);
       }
       return new DirectoryLock(channel, lock);
+    } catch (FffsException e) {
+      throw e;
     } catch (java.nio.channels.OverlappingFileLockException e) {
       throw new FffsException(ErrorCode.IO_ERROR, "the directory " + dir + " is already used by a block store in"
           + " this process; give each its own " + key, e);

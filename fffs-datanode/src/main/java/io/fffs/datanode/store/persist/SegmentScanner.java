@@ -51,6 +51,8 @@ final class SegmentScanner implements AutoCloseable {
   static Result scan(Path file, long fileNumber, int pageSize, StoreStats stats, Sink sink) throws FffsException {
     try (SegmentScanner scanner = new SegmentScanner(file, fileNumber, pageSize, stats)) {
       return scanner.run(sink);
+    } catch (FffsException e) {
+      throw e;
     } catch (IOException e) {
       throw new FffsException(ErrorCode.IO_ERROR, "cannot read segment file " + file + " at recovery: "
           + e.getMessage() + "; check fffs.datanode.data.dir", e);
