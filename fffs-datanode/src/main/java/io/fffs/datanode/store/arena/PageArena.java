@@ -115,6 +115,10 @@ public final class PageArena implements AutoCloseable {
     long waitStart = 0;
     while (true) {
       checkFailure();
+      if (beingTouched(count)) {
+        wait(); // the pre-toucher is about to finish these slots; not backpressure
+        continue;
+      }
       if (fits(count)) {
         break;
       }
@@ -153,11 +157,12 @@ public final class PageArena implements AutoCloseable {
   }
 
   /** Makes room for {@code count} more pages by evicting if allowed; false if they must wait. */
+  private boolean beingTouched(int count) {
+    return touchFrom >= 0 && head < touchTo && head + count > touchFrom;
+  }
+
   private boolean fits(int count) {
     long needTail = head + count - slotCount;
-    if (touchFrom >= 0 && head < touchTo && head + count > touchFrom) {
-      return false;
-    }
     if (needTail <= tail) {
       return true;
     }
