@@ -8,14 +8,16 @@ import java.util.Arrays;
  * <ul>
  *   <li>{@code hlc}: the packed HLC the entry was stamped with; strictly increasing along the log.</li>
  *   <li>{@code userTime}: the user time of the last record the entry completed, else the previous entry's (0 before
- *       any); never decreasing.</li>
+ *       any); never decreasing. The column is allocated only once a non-zero user time appears, so blocks of files
+ *       without user times do not pay for it.</li>
  *   <li>{@code offset, length}: the byte range a write covered; for a truncate the new length in {@code offset}.</li>
  *   <li>{@code firstSeq}: arena sequence number of the write's first page (its pages are consecutive), or
  *       {@link #NONE} once recovered from disk.</li>
  *   <li>{@code diskLoc}: where the entry record starts in the segment files once persisted, or {@link #NONE}.</li>
  * </ul>
  *
- * <p>Not thread-safe by itself: {@link Block} guards it (one writer, many readers).
+ * <p>The columns grow by a quarter at a time, so at most ~20% of them is slack (this bounds the memory overhead
+ * per byte written). Not thread-safe by itself: {@link Block} guards it (one writer, many readers).
  */
 public final class BlockLog {
   public static final long NONE = -1;
@@ -23,7 +25,7 @@ public final class BlockLog {
 
   private byte[] op = new byte[INITIAL];
   private long[] hlc = new long[INITIAL];
-  private long[] userTime = new long[INITIAL];
+  private long[] userTime;
   private long[] offset = new long[INITIAL];
   private int[] length = new int[INITIAL];
   private long[] lengthAfter = new long[INITIAL];
@@ -42,7 +44,12 @@ public final class BlockLog {
     }
     op[count] = entryOp.code();
     hlc[count] = entryHlc;
-    userTime[count] = entryUserTime;
+    if (userTime == null && entryUserTime != 0) {
+      userTime = new long[op.length];
+    }
+    if (userTime != null) {
+      userTime[count] = entryUserTime;
+    }
     offset[count] = entryOffset;
     length[count] = entryLength;
     lengthAfter[count] = entryLengthAfter;
@@ -52,10 +59,10 @@ public final class BlockLog {
   }
 
   private void grow() {
-    int size = op.length * 2;
+    int size = op.length + Math.max(INITIAL, op.length >> 2);
     op = Arrays.copyOf(op, size);
     hlc = Arrays.copyOf(hlc, size);
-    userTime = Arrays.copyOf(userTime, size);
+    userTime = userTime == null ? null : Arrays.copyOf(userTime, size);
     offset = Arrays.copyOf(offset, size);
     length = Arrays.copyOf(length, size);
     lengthAfter = Arrays.copyOf(lengthAfter, size);
@@ -76,7 +83,7 @@ public final class BlockLog {
   }
 
   public long userTime(int i) {
-    return userTime[i];
+    return userTime == null ? 0 : userTime[i];
   }
 
   public long offset(int i) {
@@ -117,7 +124,10 @@ public final class BlockLog {
 
   /** The last entry whose user time is at most {@code micros}, or -1. Binary search. */
   public int indexAtUserTime(long micros) {
-    return micros == Long.MAX_VALUE ? count - 1 : lastBelow(userTime, micros + 1);
+    if (userTime == null || micros == Long.MAX_VALUE) {
+      return count - 1; // every entry has user time 0 <= micros
+    }
+    return lastBelow(userTime, micros + 1);
   }
 
   /** The last index {@code i < count} with {@code values[i] < bound} in a non-decreasing column, or -1. */
@@ -139,6 +149,7 @@ public final class BlockLog {
 
   /** Bytes of the arrays (for the memory-overhead benchmark). */
   public long memoryBytes() {
-    return (long) op.length * (1 + 8 + 8 + 8 + 4 + 8 + 8 + 8) + 8 * 16;
+    long perEntry = 1 + 8 + 8 + 4 + 8 + 8 + 8 + (userTime == null ? 0 : 8);
+    return (long) op.length * perEntry + 8 * 16;
   }
 }

@@ -11,7 +11,7 @@ import java.util.Arrays;
  * <p>Compact for the common case of one version per page: {@code head[p]} is the only version's log index when
  * {@code >= 0}, {@link #EMPTY} for no version, and {@code -2 - k} when page {@code p} has several versions, kept in
  * {@code lists[k]} as {@code [size, v0, v1, …]}. Adding a version is O(1) amortized, so a write touching {@code k}
- * pages costs O(k).
+ * pages costs O(k). {@code head} grows by a quarter at a time to keep its slack small.
  *
  * <p>Not thread-safe by itself: {@link Block} guards it.
  */
@@ -25,7 +25,7 @@ public final class PageVersionIndex {
   /** Records that entry {@code logIndex} wrote page {@code page}; log indexes must arrive in ascending order. */
   public void add(int page, int logIndex) {
     if (page >= head.length) {
-      int size = Math.max(page + 1, Math.max(16, head.length * 2));
+      int size = Math.max(page + 1, head.length + Math.max(16, head.length >> 2));
       int old = head.length;
       head = Arrays.copyOf(head, size);
       Arrays.fill(head, old, size, EMPTY);
