@@ -47,10 +47,31 @@ class EvictionTest {
     }
   }
 
+  /** Holds the first fsync until a writer has had to wait for arena space, so backpressure surely happens. */
+  static final class DiskStuckUntilBackpressure extends StoreFaultInjector {
+    private final StoreStats stats;
+
+    DiskStuckUntilBackpressure(StoreStats stats) {
+      this.stats = stats;
+    }
+
+    @Override
+    public void beforeFsync(Path segment) {
+      for (int i = 0; i < 2_000 && stats.backpressureWaits.sum() == 0; i++) {
+        try {
+          Thread.sleep(5);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+  }
+
   @Test
   void threeTimesTheArenaIsWrittenAndReadBackWhileTheMemoryCapHolds() throws Exception {
     try (StoreFixture fixture = fixture().open()) {
-      StoreFaultInjector.set(new SlowDisk());
+      StoreFaultInjector.set(new DiskStuckUntilBackpressure(fixture.store.stats()));
       BlockStore store = fixture.store;
       long capacity = (long) ARENA_PAGES * PAGE;
       int writeSize = 4096;

@@ -26,6 +26,7 @@ class MultiThreadedPersistenceTest {
     try (StoreFixture fixture = new StoreFixture(dataDir)) {
       fixture.conf.setInt(DataNodeConfigKeys.PERSISTENCE_THREADS_KEY, 3);
       fixture.conf.setLong(DataNodeConfigKeys.SEGMENT_FILE_SIZE_KEY, 64 * 1024);
+      fixture.conf.setLong(DataNodeConfigKeys.PERSISTENCE_BATCH_BYTES_KEY, 8 * 1024); // files roll between batches
       fixture.open();
       List<Long> blocks = new ArrayList<>();
       for (long block = 0; block < 9; block++) {
