@@ -1,0 +1,65 @@
+package io.fffs.bench.jmh;
+
+import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.common.time.PhysicalClock;
+import io.fffs.datanode.store.DataNodeConfigKeys;
+import io.fffs.datanode.store.MultiLogBlockStore;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Comparator;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+
+/** Opens block stores for the {@code Store*Benchmark}s in throw-away directories and cleans up after them. */
+final class StoreBenchSupport implements AutoCloseable {
+  final Path memoryDir = Paths.get("/dev/shm", "fffs-bench-" + UUID.randomUUID());
+  final Path dataDir;
+  final MultiLogBlockStore store;
+
+  /**
+   * A store with an arena of {@code capacity} bytes of {@code pageSize}-byte pages, fully pre-touched before this
+   * returns; persistence to a temporary directory on disk if {@code persistent}.
+   */
+  StoreBenchSupport(long capacity, int pageSize, boolean persistent, PhysicalClock clock) throws IOException {
+    dataDir = Files.createTempDirectory("fffs-bench-data");
+    Configuration conf = new Configuration(false);
+    conf.set(DataNodeConfigKeys.MEMORY_DIR_KEY, memoryDir.toString());
+    conf.set(DataNodeConfigKeys.DATA_DIR_KEY, dataDir.toString());
+    conf.setLong(DataNodeConfigKeys.MEMORY_CAPACITY_KEY, capacity);
+    conf.setInt(DataNodeConfigKeys.PAGE_SIZE_KEY, pageSize);
+    conf.setBoolean(DataNodeConfigKeys.PERSISTENCE_ENABLED_KEY, persistent);
+    store = MultiLogBlockStore.open(conf, new HybridLogicalClock(clock, 250_000));
+    long pages = capacity / pageSize;
+    while (store.stats().pagesPretouched.sum() < pages) {
+      try {
+        Thread.sleep(5);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while the arena was pre-touched", e);
+      }
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    try {
+      store.close();
+    } finally {
+      deleteTree(memoryDir);
+      deleteTree(dataDir);
+    }
+  }
+
+  static void deleteTree(Path dir) throws IOException {
+    if (Files.exists(dir)) {
+      try (Stream<Path> paths = Files.walk(dir)) {
+        for (Path path : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
+          Files.deleteIfExists(path);
+        }
+      }
+    }
+  }
+}

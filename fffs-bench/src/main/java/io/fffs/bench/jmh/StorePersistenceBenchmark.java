@@ -1,0 +1,71 @@
+package io.fffs.bench.jmh;
+
+import io.fffs.common.time.PhysicalClock;
+import io.fffs.datanode.store.WriteOptions;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Append throughput with persistence on vs off while the data fits in memory (paper §7.3, Figure 9; issue 4, goal:
+ * on ≥ 90% of off). Each invocation appends {@value #ROUND_BYTES} bytes in writes of {@code writeSize} to a fresh,
+ * pre-touched store whose arena holds all of it; with persistence on, the persistence thread writes the same bytes
+ * to segment files on the local disk (temporary directory) at the same time, and the writer never waits for it. The
+ * backlog is drained after the measurement (in the iteration's tear-down). Milliseconds per round.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 3)
+@Measurement(iterations = 8)
+@Fork(1)
+public class StorePersistenceBenchmark {
+  static final long ROUND_BYTES = 256L << 20;
+  static final long BLOCK_BYTES = 64L << 20;
+
+  @Param({"true", "false"})
+  public boolean persistence;
+
+  @Param({"131072", "1048576"})
+  public int writeSize;
+
+  private StoreBenchSupport support;
+  private ByteBuffer source;
+
+  @Setup(Level.Iteration)
+  public void setUp() throws IOException {
+    support = new StoreBenchSupport(ROUND_BYTES + (8L << 20), 4096, persistence, PhysicalClock.system());
+    byte[] bytes = new byte[writeSize];
+    ThreadLocalRandom.current().nextBytes(bytes);
+    source = ByteBuffer.allocateDirect(writeSize).put(bytes).flip();
+  }
+
+  @TearDown(Level.Iteration)
+  public void tearDown() throws IOException {
+    support.close();
+  }
+
+  @Benchmark
+  public long append() throws IOException {
+    WriteOptions options = WriteOptions.defaults();
+    long length = 0;
+    for (long done = 0; done < ROUND_BYTES; done += writeSize) {
+      length += support.store.write(done / BLOCK_BYTES, done % BLOCK_BYTES, source, options).blockLength();
+    }
+    return length;
+  }
+}
