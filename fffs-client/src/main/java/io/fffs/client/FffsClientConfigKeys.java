@@ -1,0 +1,44 @@
+package io.fffs.client;
+
+import org.apache.hadoop.conf.Configuration;
+
+/** Client configuration: each key beside its default and typed getter. */
+public final class FffsClientConfigKeys {
+  /** Bytes a writer gathers before sending a packet to the DataNode. */
+  public static final String WRITE_PACKET_SIZE_KEY = "fffs.client.write.packet-size";
+  public static final int WRITE_PACKET_SIZE_DEFAULT = 64 * 1024;
+
+  /** Bytes a reader fetches at once when reading sequentially. */
+  public static final String READ_BUFFER_SIZE_KEY = "fffs.client.read.buffer-size";
+  public static final int READ_BUFFER_SIZE_DEFAULT = 1 << 20;
+
+  /** The user-time extractor new files get (see fffs-plugins); empty for none. */
+  public static final String USERTIME_PLUGIN_KEY = "fffs.usertime.plugin";
+
+  /** How often open files' leases are renewed. */
+  public static final String LEASE_RENEW_INTERVAL_KEY = "fffs.client.lease.renew-interval";
+  public static final long LEASE_RENEW_INTERVAL_DEFAULT_MS = 20_000;
+
+  /** Entries per listing page asked of the NameNode. */
+  public static final String LISTING_PAGE_KEY = "fffs.client.listing.page-size";
+  public static final int LISTING_PAGE_DEFAULT = 1000;
+
+  /** The NameNode port when a URI names none. */
+  public static final int DEFAULT_PORT = 8020;
+
+  private FffsClientConfigKeys() {}
+
+  public static int writePacketSize(Configuration conf) {
+    return conf.getInt(WRITE_PACKET_SIZE_KEY, WRITE_PACKET_SIZE_DEFAULT);
+  }
+
+  public static int readBufferSize(Configuration conf) {
+    return conf.getInt(READ_BUFFER_SIZE_KEY, READ_BUFFER_SIZE_DEFAULT);
+  }
+
+  /** The plug-in name for new files, or null. */
+  public static String userTimePlugin(Configuration conf) {
+    String name = conf.getTrimmed(USERTIME_PLUGIN_KEY, "");
+    return name.isEmpty() ? null : name;
+  }
+}

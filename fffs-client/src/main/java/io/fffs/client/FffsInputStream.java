@@ -1,0 +1,183 @@
+package io.fffs.client;
+
+import io.fffs.client.data.DataTransferClient;
+import io.fffs.client.data.ReadResult;
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import org.apache.hadoop.fs.ByteBufferReadable;
+import org.apache.hadoop.fs.CanUnbuffer;
+import org.apache.hadoop.fs.FSExceptionMessages;
+import org.apache.hadoop.fs.FSInputStream;
+
+/**
+ * Reads a file as of the time it was opened at ({@link FileLayout}): every DataNode read carries that time, so a
+ * reader of the past sees exactly that state however long it reads. Sequential reads fetch
+ * {@code fffs.client.read.buffer-size} bytes at once; positioned reads go straight to the DataNode.
+ */
+final class FffsInputStream extends FSInputStream implements ByteBufferReadable, CanUnbuffer {
+  private final FileLayout layout;
+  private final DataTransferClient data;
+  private final int bufferSize;
+  private ByteBuffer buffer;
+  private long bufferStart;
+  private long position;
+  private boolean closed;
+
+  FffsInputStream(FileLayout layout, DataTransferClient data, int bufferSize) {
+    this.layout = layout;
+    this.data = data;
+    this.bufferSize = bufferSize;
+  }
+
+  long length() {
+    return layout.length;
+  }
+
+  @Override
+  public synchronized int read() throws IOException {
+    byte[] one = new byte[1];
+    int n = read(one, 0, 1);
+    return n < 0 ? -1 : one[0] & 0xff;
+  }
+
+  @Override
+  public synchronized int read(byte[] b, int off, int len) throws IOException {
+    checkOpen();
+    if (len == 0) {
+      return 0;
+    }
+    if (!fill()) {
+      return -1;
+    }
+    int n = Math.min(len, buffer.remaining());
+    buffer.get(b, off, n);
+    position += n;
+    return n;
+  }
+
+  @Override
+  public synchronized int read(ByteBuffer dst) throws IOException {
+    checkOpen();
+    if (!dst.hasRemaining()) {
+      return 0;
+    }
+    if (!fill()) {
+      return -1;
+    }
+    int n = Math.min(dst.remaining(), buffer.remaining());
+    ByteBuffer slice = buffer.duplicate();
+    slice.limit(slice.position() + n);
+    dst.put(slice);
+    buffer.position(buffer.position() + n);
+    position += n;
+    return n;
+  }
+
+  /** Makes the buffer hold the byte at {@link #position}; false at the end of the file. */
+  private boolean fill() throws IOException {
+    if (position >= layout.length) {
+      return false;
+    }
+    if (buffer != null && position >= bufferStart && position < bufferStart + buffer.limit()) {
+      buffer.position((int) (position - bufferStart));
+      return true;
+    }
+    if (buffer == null) {
+      buffer = ByteBuffer.allocate(bufferSize);
+    }
+    buffer.clear();
+    int n = readAt(position, buffer);
+    buffer.flip();
+    bufferStart = position;
+    return n > 0;
+  }
+
+  /** Reads from {@code at} into {@code dst}, within one block; returns the bytes read. */
+  private int readAt(long at, ByteBuffer dst) throws IOException {
+    FileLayout.Block block = layout.blockAt(at);
+    if (block == null) {
+      return 0;
+    }
+    int want = (int) Math.min(dst.remaining(), block.offset + block.length - at);
+    ByteBuffer window = dst.duplicate();
+    window.limit(window.position() + want);
+    ReadResult result = data.read(FileLayout.firstLocation(layout.path, block.blockId, block.locations),
+        block.blockId, at - block.offset, window, layout.time);
+    if (result.bytesRead() < want) {
+      throw new FffsException(ErrorCode.CORRUPT, layout.path + ": block " + block.blockId + " returned "
+          + result.bytesRead() + " bytes at offset " + (at - block.offset) + " where " + want
+          + " existed as of " + layout.time);
+    }
+    dst.position(dst.position() + result.bytesRead());
+    return result.bytesRead();
+  }
+
+  @Override
+  public synchronized int read(long at, byte[] b, int off, int len) throws IOException {
+    checkOpen();
+    if (at < 0) {
+      throw new EOFException(FSExceptionMessages.NEGATIVE_SEEK);
+    }
+    if (at >= layout.length) {
+      return -1;
+    }
+    ByteBuffer dst = ByteBuffer.wrap(b, off, (int) Math.min(len, layout.length - at));
+    int total = 0;
+    while (dst.hasRemaining()) {
+      int n = readAt(at + total, dst);
+      if (n <= 0) {
+        break;
+      }
+      total += n;
+    }
+    return total;
+  }
+
+  @Override
+  public synchronized void seek(long target) throws IOException {
+    checkOpen();
+    if (target < 0) {
+      throw new EOFException(FSExceptionMessages.NEGATIVE_SEEK);
+    }
+    if (target > layout.length) {
+      throw new EOFException(FSExceptionMessages.CANNOT_SEEK_PAST_EOF + ": " + target + " > " + layout.length);
+    }
+    position = target;
+  }
+
+  @Override
+  public synchronized long getPos() {
+    return position;
+  }
+
+  @Override
+  public boolean seekToNewSource(long targetPos) {
+    return false;
+  }
+
+  @Override
+  public synchronized int available() throws IOException {
+    checkOpen();
+    return (int) Math.min(Integer.MAX_VALUE, layout.length - position);
+  }
+
+  @Override
+  public synchronized void unbuffer() {
+    buffer = null;
+  }
+
+  @Override
+  public synchronized void close() {
+    closed = true;
+    buffer = null;
+  }
+
+  private void checkOpen() throws IOException {
+    if (closed) {
+      throw new IOException(FSExceptionMessages.STREAM_IS_CLOSED);
+    }
+  }
+}

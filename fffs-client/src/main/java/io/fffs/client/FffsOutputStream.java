@@ -1,0 +1,271 @@
+package io.fffs.client;
+
+import io.fffs.client.data.BlockWriter;
+import io.fffs.client.data.WriteOptions;
+import io.fffs.client.errors.ClientErrors;
+import io.fffs.client.rpc.NamenodeClient;
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.BlockProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.apache.hadoop.fs.FSExceptionMessages;
+import org.apache.hadoop.fs.StreamCapabilities;
+import org.apache.hadoop.fs.Syncable;
+
+/**
+ * Writes a file at any position up to its length: bytes gather into a packet, and a full packet (or a
+ * {@link #seek}, {@link #hflush}, {@link #close}) sends it to the DataNodes of the blocks it covers. Block i holds
+ * bytes [i·blockSize, (i+1)·blockSize); before asking the NameNode for block i+1 the writer drains block i, so the
+ * NameNode's event follows every write of the block it closes (causally consistent snapshots).
+ * {@link #hflush} makes the written length visible to new readers; {@link #hsync} also makes it durable.
+ */
+final class FffsOutputStream extends OutputStream implements Syncable, StreamCapabilities {
+  private final FffsClient client;
+  private final NamenodeClient nn;
+  private final String path;
+  private final long fileId;
+  private final long blockSize;
+  private final WriteOptions options;
+  private final List<Long> blockIds = new ArrayList<>();
+  private final List<DatanodeIdProto> blockLocations = new ArrayList<>();
+  private final Map<Long, BlockWriter> writers = new HashMap<>();
+  private final Set<Long> unsynced = new LinkedHashSet<>();
+  private final byte[] packet;
+  private int packetLength;
+  private long packetStart;
+  private long length;
+  private long reportedLength = -1;
+  private boolean closed;
+
+  FffsOutputStream(FffsClient client, String path, long fileId, long blockSize, String userTimePlugin,
+      List<LocatedBlockProto> existing, long length, long position, int packetSize) {
+    this.client = client;
+    this.nn = client.namenode();
+    this.path = path;
+    this.fileId = fileId;
+    this.blockSize = blockSize;
+    this.options = new WriteOptions(blockSize, userTimePlugin);
+    for (LocatedBlockProto block : existing) {
+      blockIds.add(block.getBlock().getBlockId());
+      blockLocations.add(block.getLocationsCount() == 0 ? null : block.getLocations(0));
+    }
+    this.length = length;
+    this.reportedLength = length;
+    this.packetStart = position;
+    this.packet = new byte[packetSize];
+  }
+
+  @Override
+  public synchronized void write(int b) throws IOException {
+    checkOpen();
+    if (packetLength == packet.length) {
+      sendPacket();
+    }
+    packet[packetLength++] = (byte) b;
+  }
+
+  @Override
+  public synchronized void write(byte[] b, int off, int len) throws IOException {
+    checkOpen();
+    while (len > 0) {
+      if (packetLength == packet.length) {
+        sendPacket();
+      }
+      int n = Math.min(len, packet.length - packetLength);
+      System.arraycopy(b, off, packet, packetLength, n);
+      packetLength += n;
+      off += n;
+      len -= n;
+    }
+  }
+
+  /** Moves the write position; it may be anywhere up to the file's length ({@code WRITE_BEYOND_EOF} beyond). */
+  synchronized void seek(long position) throws IOException {
+    checkOpen();
+    sendPacket();
+    if (position < 0 || position > length) {
+      throw new FffsException(ErrorCode.WRITE_BEYOND_EOF, "cannot seek " + path + " to " + position
+          + ": writes may land anywhere up to the current length " + length + ", not beyond it");
+    }
+    packetStart = position;
+  }
+
+  synchronized long getPos() {
+    return packetStart + packetLength;
+  }
+
+  /** The file length as this writer knows it (everything written so far). */
+  synchronized long length() {
+    return Math.max(length, packetStart + packetLength);
+  }
+
+  private void sendPacket() throws IOException {
+    int sent = 0;
+    while (sent < packetLength) {
+      long at = packetStart + sent;
+      int index = (int) (at / blockSize);
+      long inBlock = at - index * blockSize;
+      int n = (int) Math.min(packetLength - sent, blockSize - inBlock);
+      BlockWriter writer = writerFor(index);
+      writer.write(inBlock, ByteBuffer.wrap(packet, sent, n));
+      unsynced.add(blockIds.get(index));
+      sent += n;
+    }
+    packetStart += packetLength;
+    packetLength = 0;
+    length = Math.max(length, packetStart);
+  }
+
+  private BlockWriter writerFor(int index) throws IOException {
+    while (blockIds.size() <= index) {
+      addBlock();
+    }
+    long blockId = blockIds.get(index);
+    BlockWriter writer = writers.get(blockId);
+    if (writer == null) {
+      DatanodeIdProto location = blockLocations.get(index);
+      if (location == null) {
+        throw new FffsException(ErrorCode.NOT_FOUND, "block " + blockId + " of " + path
+            + " has no live DataNode to write to");
+      }
+      writer = client.data().openWriter(location, blockId, options);
+      writers.put(blockId, writer);
+    }
+    return writer;
+  }
+
+  /** Drains the current last block, then asks the NameNode for the next one. */
+  private void addBlock() throws IOException {
+    BlockProto previous = null;
+    if (!blockIds.isEmpty()) {
+      long last = blockIds.get(blockIds.size() - 1);
+      BlockWriter writer = writers.get(last);
+      if (writer != null) {
+        writer.flush();
+      }
+      previous = BlockProto.newBuilder().setBlockId(last).setNumBytes(blockSize).build();
+    }
+    BlockProto full = previous;
+    LocatedBlockProto block = call(() -> nn.addBlock(path, fileId, client.clientName(), full));
+    blockIds.add(block.getBlock().getBlockId());
+    blockLocations.add(block.getLocationsCount() == 0 ? null : block.getLocations(0));
+  }
+
+  private BlockProto lastBlock() {
+    if (blockIds.isEmpty()) {
+      return null;
+    }
+    int last = blockIds.size() - 1;
+    return BlockProto.newBuilder().setBlockId(blockIds.get(last)).setNumBytes(length - last * blockSize).build();
+  }
+
+  private void drain() throws IOException {
+    sendPacket();
+    for (BlockWriter writer : writers.values()) {
+      writer.flush();
+    }
+  }
+
+  @Override
+  public synchronized void flush() throws IOException {
+    checkOpen();
+    sendPacket();
+  }
+
+  /** Every byte written so far is on the DataNodes and the length is visible to new readers. */
+  @Override
+  public synchronized void hflush() throws IOException {
+    checkOpen();
+    drain();
+    BlockProto last = lastBlock();
+    if (last != null && length != reportedLength) {
+      call(() -> {
+        nn.fsync(path, fileId, client.clientName(), last);
+        return null;
+      });
+      reportedLength = length;
+    }
+  }
+
+  /** {@link #hflush}, and every block written to is durable on its DataNode. */
+  @Override
+  public synchronized void hsync() throws IOException {
+    hflush();
+    syncBlocks();
+  }
+
+  private void syncBlocks() throws IOException {
+    Map<DatanodeIdProto, List<Long>> byDatanode = new HashMap<>();
+    for (long blockId : unsynced) {
+      DatanodeIdProto location = blockLocations.get(blockIds.indexOf(blockId));
+      byDatanode.computeIfAbsent(location, d -> new ArrayList<>()).add(blockId);
+    }
+    for (Map.Entry<DatanodeIdProto, List<Long>> entry : byDatanode.entrySet()) {
+      client.data().sync(entry.getKey(), entry.getValue());
+    }
+    unsynced.clear();
+  }
+
+  @Override
+  public synchronized void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    try {
+      drain();
+      for (BlockWriter writer : writers.values()) {
+        writer.close();
+      }
+      BlockProto last = lastBlock();
+      call(() -> nn.complete(path, fileId, client.clientName(), last));
+    } finally {
+      closed = true;
+      writers.clear();
+      client.closed(this);
+    }
+  }
+
+  @Override
+  public boolean hasCapability(String capability) {
+    switch (capability.toLowerCase(Locale.ROOT)) {
+      case StreamCapabilities.HFLUSH:
+      case StreamCapabilities.HSYNC:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  String path() {
+    return path;
+  }
+
+  private void checkOpen() throws IOException {
+    if (closed) {
+      throw new IOException(FSExceptionMessages.STREAM_IS_CLOSED + ": " + path);
+    }
+  }
+
+  private interface NamenodeCall<T> {
+    T run() throws IOException;
+  }
+
+  private static <T> T call(NamenodeCall<T> call) throws IOException {
+    try {
+      return call.run();
+    } catch (IOException e) {
+      throw ClientErrors.translate(e);
+    }
+  }
+}

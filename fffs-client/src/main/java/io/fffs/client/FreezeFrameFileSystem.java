@@ -1,0 +1,446 @@
+package io.fffs.client;
+
+import io.fffs.client.errors.ClientErrors;
+import io.fffs.client.rpc.NamenodeClient;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.ContentSummaryProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.GetListingResponseProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.GetStatsResponseProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.OpenForWriteResponseProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.ServerDefaultsProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.VersionProto;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.TemporalPath;
+import io.fffs.common.time.TimeSpec;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.BlockLocation;
+import org.apache.hadoop.fs.CommonPathCapabilities;
+import org.apache.hadoop.fs.ContentSummary;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.FsServerDefaults;
+import org.apache.hadoop.fs.FsStatus;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.util.DataChecksum;
+import org.apache.hadoop.util.Progressable;
+
+/**
+ * The {@code fffs://} Hadoop {@link FileSystem}: a drop-in HDFS whose every path can be read as it was at any past
+ * moment. A path may carry a time marker ({@code /t@s1763719200000/part-0}, see {@link TemporalPath}); reads,
+ * statuses, listings, summaries and block locations honour it, listings keep it on their children, and writes to
+ * it are refused ({@code READ_ONLY_PAST}). The time-aware Java API takes a {@link TimeSpec} instead. Output
+ * streams ({@link FffsDataOutputStream}) can seek and write in place.
+ */
+public class FreezeFrameFileSystem extends FileSystem {
+  public static final String SCHEME = "fffs";
+
+  private URI uri;
+  private Path workingDirectory;
+  private FffsClient client;
+
+  @Override
+  public void initialize(URI name, Configuration conf) throws IOException {
+    super.initialize(name, conf);
+    setConf(conf);
+    this.uri = URI.create(SCHEME + "://" + name.getAuthority());
+    this.client = new FffsClient(name, conf);
+    this.workingDirectory = makeQualified(getHomeDirectory());
+  }
+
+  @Override
+  public String getScheme() {
+    return SCHEME;
+  }
+
+  @Override
+  public URI getUri() {
+    return uri;
+  }
+
+  @Override
+  protected int getDefaultPort() {
+    return FffsClientConfigKeys.DEFAULT_PORT;
+  }
+
+  @Override
+  public Path getWorkingDirectory() {
+    return workingDirectory;
+  }
+
+  @Override
+  public void setWorkingDirectory(Path dir) {
+    workingDirectory = qualify(dir);
+  }
+
+  @Override
+  public Path getHomeDirectory() {
+    try {
+      return makeQualified(new Path("/user/" + UserGroupInformation.getCurrentUser().getShortUserName()));
+    } catch (IOException e) {
+      return makeQualified(new Path("/user/" + System.getProperty("user.name")));
+    }
+  }
+
+  private Path qualify(Path path) {
+    return path.makeQualified(uri, workingDirectory == null ? new Path("/") : workingDirectory);
+  }
+
+  private NamenodeClient nn() {
+    return client.namenode();
+  }
+
+  private FsPermission masked(FsPermission permission) {
+    return (permission == null ? FsPermission.getFileDefault() : permission).applyUMask(
+        FsPermission.getUMask(getConf()));
+  }
+
+  // ---- reads -------------------------------------------------------------------------------------------------
+
+  @Override
+  public FSDataInputStream open(Path path, int bufferSize) throws IOException {
+    TemporalPath temporal = client.temporal(qualify(path));
+    return open(temporal.originalPath(), FffsClient.plain(temporal), temporal.timeSpec());
+  }
+
+  /** Opens {@code path} as it was at {@code time}. */
+  public FSDataInputStream open(Path path, TimeSpec time) throws IOException {
+    TemporalPath temporal = client.temporal(qualify(path));
+    return open(TemporalPath.withTime(temporal.plainPath(), time), FffsClient.plain(temporal), time);
+  }
+
+  private FSDataInputStream open(Path shown, String plain, TimeSpec time) throws IOException {
+    statistics.incrementReadOps(1);
+    FileLayout layout = client.layout(plain, time, shown);
+    return new FSDataInputStream(new FffsInputStream(layout, client.data(),
+        FffsClientConfigKeys.readBufferSize(getConf())));
+  }
+
+  @Override
+  public FileStatus getFileStatus(Path path) throws IOException {
+    TemporalPath temporal = client.temporal(qualify(path));
+    return fileStatus(temporal.originalPath(), FffsClient.plain(temporal), temporal.timeSpec());
+  }
+
+  /** The status of {@code path} as it was at {@code time}. */
+  public FileStatus getFileStatus(Path path, TimeSpec time) throws IOException {
+    TemporalPath temporal = client.temporal(qualify(path));
+    return fileStatus(TemporalPath.withTime(temporal.plainPath(), time), FffsClient.plain(temporal), time);
+  }
+
+  private FileStatus fileStatus(Path shown, String plain, TimeSpec time) throws IOException {
+    statistics.incrementReadOps(1);
+    FileStatusProto status;
+    try {
+      status = nn().getFileInfo(plain, time);
+    } catch (IOException e) {
+      throw ClientErrors.translate(e);
+    }
+    if (status == null) {
+      throw new FileNotFoundException("NOT_FOUND: " + shown + " does not exist" + FffsClient.at(time));
+    }
+    return client.toFileStatus(status, shown, time);
+  }
+
+  @Override
+  public FileStatus[] listStatus(Path path) throws IOException {
+    TemporalPath temporal = client.temporal(qualify(path));
+    return listStatus(temporal, temporal.timeSpec());
+  }
+
+  /** The entries of {@code path} as they were at {@code time}; their paths carry the time's marker. */
+  public FileStatus[] listStatus(Path path, TimeSpec time) throws IOException {
+    TemporalPath plain = client.temporal(qualify(path));
+    return listStatus(client.temporal(TemporalPath.withTime(plain.plainPath(), time)), time);
+  }
+
+  private FileStatus[] listStatus(TemporalPath dir, TimeSpec time) throws IOException {
+    String plain = FffsClient.plain(dir);
+    List<FileStatus> result = new ArrayList<>();
+    String after = "";
+    int page = getConf().getInt(FffsClientConfigKeys.LISTING_PAGE_KEY, FffsClientConfigKeys.LISTING_PAGE_DEFAULT);
+    while (true) {
+      statistics.incrementReadOps(1);
+      GetListingResponseProto listing;
+      try {
+        listing = nn().getListing(plain, time, after, page);
+      } catch (IOException e) {
+        throw ClientErrors.translate(e);
+      }
+      for (FileStatusProto entry : listing.getEntriesList()) {
+        Path shown = entry.getPath().equals(plain) ? dir.originalPath() : dir.child(name(entry.getPath()));
+        result.add(client.toFileStatus(entry, shown, time));
+      }
+      if (listing.getRemainingEntries() == 0 || listing.getEntriesCount() == 0) {
+        return result.toArray(new FileStatus[0]);
+      }
+      after = name(listing.getEntries(listing.getEntriesCount() - 1).getPath());
+    }
+  }
+
+  private static String name(String path) {
+    return path.substring(path.lastIndexOf('/') + 1);
+  }
+
+  @Override
+  public BlockLocation[] getFileBlockLocations(FileStatus file, long start, long len) throws IOException {
+    if (file == null) {
+      return null;
+    }
+    if (start < 0 || len < 0) {
+      throw new IllegalArgumentException("invalid start or len");
+    }
+    TemporalPath temporal = client.temporal(qualify(file.getPath()));
+    if (file.isDirectory() || start >= file.getLen()) {
+      return new BlockLocation[0];
+    }
+    FileLayout layout = client.layout(FffsClient.plain(temporal), temporal.timeSpec(), temporal.originalPath());
+    List<BlockLocation> locations = new ArrayList<>();
+    for (FileLayout.Block block : layout.blocks) {
+      if (block.offset + block.length <= start || block.offset >= start + len) {
+        continue;
+      }
+      String[] hosts = block.locations.stream().map(d -> d.getHost()).toArray(String[]::new);
+      String[] names = block.locations.stream().map(d -> d.getHost() + ":" + d.getDataPort())
+          .toArray(String[]::new);
+      locations.add(new BlockLocation(names, hosts, block.offset, block.length));
+    }
+    return locations.toArray(new BlockLocation[0]);
+  }
+
+  @Override
+  public ContentSummary getContentSummary(Path path) throws IOException {
+    TemporalPath temporal = client.temporal(qualify(path));
+    statistics.incrementReadOps(1);
+    try {
+      ContentSummaryProto summary = nn().getContentSummary(FffsClient.plain(temporal), temporal.timeSpec());
+      return new ContentSummary.Builder().length(summary.getLength()).fileCount(summary.getFileCount())
+          .directoryCount(summary.getDirectoryCount()).spaceConsumed(summary.getSpaceConsumed()).build();
+    } catch (IOException e) {
+      throw ClientErrors.translate(e);
+    }
+  }
+
+  /** Every version of {@code path}, oldest first: the HLC, the marker that reads it, its length, its change. */
+  public List<FileVersion> listVersions(Path path) throws IOException {
+    String plain = FffsClient.plain(client.temporal(qualify(path)));
+    List<FileVersion> versions = new ArrayList<>();
+    try {
+      for (VersionProto version : nn().listVersions(plain)) {
+        versions.add(new FileVersion(HlcTimestamp.fromProto(version.getHlc()), version.getLength(),
+            version.getChange()));
+      }
+    } catch (IOException e) {
+      throw ClientErrors.translate(e);
+    }
+    return versions;
+  }
+
+  /** The cluster's current time (the NameNode's HLC). */
+  public HlcTimestamp currentTime() throws IOException {
+    return nn().currentTime();
+  }
+
+  // ---- writes ------------------------------------------------------------------------------------------------
+
+  @Override
+  public FSDataOutputStream create(Path path, FsPermission permission, boolean overwrite, int bufferSize,
+      short replication, long blockSize, Progressable progress) throws IOException {
+    Path qualified = qualify(path);
+    String plain = client.writable(qualified, "create");
+    statistics.incrementWriteOps(1);
+    FileStatusProto status;
+    try {
+      status = nn().create(plain, masked(permission).toShort(), client.clientName(), overwrite, true,
+          replication, blockSize, FffsClientConfigKeys.userTimePlugin(getConf()));
+    } catch (IOException e) {
+      throw ClientErrors.translate(e);
+    }
+    return stream(plain, status, List.of(), 0, 0);
+  }
+
+  @Override
+  public FSDataOutputStream append(Path path, int bufferSize, Progressable progress) throws IOException {
+    return openExisting(path, true);
+  }
+
+  /** Opens an existing file for writing in place, at position 0 ({@link FffsDataOutputStream#seek} to move). */
+  public FffsDataOutputStream openForWrite(Path path) throws IOException {
+    return openExisting(path, false);
+  }
+
+  private FffsDataOutputStream openExisting(Path path, boolean atEnd) throws IOException {
+    String plain = client.writable(qualify(path), atEnd ? "append to" : "write to");
+    statistics.incrementWriteOps(1);
+    OpenForWriteResponseProto open;
+    try {
+      open = nn().openForWrite(plain, client.clientName());
+    } catch (IOException e) {
+      throw ClientErrors.translate(e);
+    }
+    LocatedBlocksProto blocks = open.getBlocks();
+    FileLayout layout = FileLayout.resolve(plain, blocks, TimeSpec.latest(), client.data());
+    return stream(plain, open.getStatus(), blocks.getBlocksList(), layout.length, atEnd ? layout.length : 0);
+  }
+
+  private FffsDataOutputStream stream(String plain, FileStatusProto status,
+      List<io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto> blocks, long length,
+      long position) {
+    FffsOutputStream out = new FffsOutputStream(client, plain, status.getInodeId(), status.getBlockSize(),
+        status.hasUserTimePlugin() ? status.getUserTimePlugin() : null, blocks, length, position,
+        FffsClientConfigKeys.writePacketSize(getConf()));
+    client.opened(out);
+    return new FffsDataOutputStream(out, statistics);
+  }
+
+  @Override
+  public boolean mkdirs(Path path, FsPermission permission) throws IOException {
+    String plain = client.writable(qualify(path), "create directory");
+    statistics.incrementWriteOps(1);
+    try {
+      return nn().mkdirs(plain, (permission == null ? FsPermission.getDirDefault() : permission)
+          .applyUMask(FsPermission.getUMask(getConf())).toShort(), true);
+    } catch (IOException e) {
+      throw ClientErrors.translate(e);
+    }
+  }
+
+  @Override
+  public boolean rename(Path src, Path dst) throws IOException {
+    String from = client.writable(qualify(src), "rename");
+    String to = client.writable(qualify(dst), "rename onto");
+    statistics.incrementWriteOps(1);
+    try {
+      return nn().rename(from, to);
+    } catch (IOException e) {
+      throw ClientErrors.translate(e);
+    }
+  }
+
+  @Override
+  public boolean delete(Path path, boolean recursive) throws IOException {
+    String plain = client.writable(qualify(path), "delete");
+    statistics.incrementWriteOps(1);
+    try {
+      return nn().delete(plain, recursive);
+    } catch (IOException e) {
+      throw ClientErrors.translate(e);
+    }
+  }
+
+  @Override
+  public void setPermission(Path path, FsPermission permission) throws IOException {
+    String plain = client.writable(qualify(path), "set the permission of");
+    try {
+      nn().setPermission(plain, permission.toShort());
+    } catch (IOException e) {
+      throw ClientErrors.translate(e);
+    }
+  }
+
+  @Override
+  public void setOwner(Path path, String owner, String group) throws IOException {
+    String plain = client.writable(qualify(path), "set the owner of");
+    try {
+      nn().setOwner(plain, owner, group);
+    } catch (IOException e) {
+      throw ClientErrors.translate(e);
+    }
+  }
+
+  @Override
+  public void setTimes(Path path, long mtime, long atime) throws IOException {
+    String plain = client.writable(qualify(path), "set the times of");
+    try {
+      nn().setTimes(plain, mtime, atime);
+    } catch (IOException e) {
+      throw ClientErrors.translate(e);
+    }
+  }
+
+  @Override
+  public boolean setReplication(Path path, short replication) throws IOException {
+    String plain = client.writable(qualify(path), "set the replication of");
+    try {
+      return nn().setReplication(plain, replication);
+    } catch (IOException e) {
+      throw ClientErrors.translate(e);
+    }
+  }
+
+  @Override
+  public boolean truncate(Path path, long newLength) throws IOException {
+    String plain = client.writable(qualify(path), "truncate");
+    statistics.incrementWriteOps(1);
+    try {
+      return nn().truncate(plain, newLength, client.clientName());
+    } catch (IOException e) {
+      throw ClientErrors.translate(e);
+    }
+  }
+
+  // ---- cluster -----------------------------------------------------------------------------------------------
+
+  @Override
+  public FsServerDefaults getServerDefaults(Path path) throws IOException {
+    ServerDefaultsProto defaults = nn().getServerDefaults();
+    return new FsServerDefaults(defaults.getBlockSize(), defaults.getBytesPerChecksum(),
+        defaults.getWritePacketSize(), (short) defaults.getReplication(), defaults.getFileBufferSize(), false, 0,
+        DataChecksum.Type.CRC32C);
+  }
+
+  @Override
+  public FsStatus getStatus(Path path) throws IOException {
+    GetStatsResponseProto stats = nn().getStats();
+    return new FsStatus(stats.getCapacity(), stats.getUsed(), stats.getRemaining());
+  }
+
+  @Override
+  public boolean hasPathCapability(Path path, String capability) throws IOException {
+    switch (capability) {
+      case CommonPathCapabilities.FS_APPEND:
+      case CommonPathCapabilities.FS_TRUNCATE:
+      case CommonPathCapabilities.FS_PERMISSIONS:
+        return true;
+      case CommonPathCapabilities.FS_CONCAT:
+      case CommonPathCapabilities.FS_SYMLINKS:
+      case CommonPathCapabilities.FS_ACLS:
+      case CommonPathCapabilities.FS_XATTRS:
+      case CommonPathCapabilities.FS_SNAPSHOTS:
+      case CommonPathCapabilities.FS_STORAGEPOLICY:
+        return false;
+      default:
+        return super.hasPathCapability(path, capability);
+    }
+  }
+
+  /** Closes the files this instance still has open for writing (as HDFS does), then the connections. */
+  @Override
+  public void close() throws IOException {
+    try {
+      if (client != null) {
+        for (FffsOutputStream stream : client.openStreams()) {
+          stream.close();
+        }
+      }
+    } finally {
+      try {
+        super.close();
+      } finally {
+        if (client != null) {
+          client.close();
+        }
+      }
+    }
+  }
+}

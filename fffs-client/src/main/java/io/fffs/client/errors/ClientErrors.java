@@ -1,0 +1,116 @@
+package io.fffs.client.errors;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import org.apache.hadoop.fs.FileAlreadyExistsException;
+import org.apache.hadoop.fs.ParentNotDirectoryException;
+import org.apache.hadoop.fs.PathIsNotEmptyDirectoryException;
+import org.apache.hadoop.security.AccessControlException;
+
+/**
+ * Turns an {@link FffsException} into the exception type Hadoop's {@code FileSystem} contract expects for it, keeping
+ * the code and the sentence ("CODE: sentence" as the message). Codes Hadoop has no type for stay
+ * {@code FffsException}.
+ */
+public final class ClientErrors {
+  private ClientErrors() {}
+
+  /** The exception to throw for {@code error}. */
+  public static IOException translate(FffsException error) {
+    IOException translated;
+    switch (error.code()) {
+      case NOT_FOUND:
+        translated = new NotFound(error);
+        break;
+      case ALREADY_EXISTS:
+        translated = new AlreadyExists(error);
+        break;
+      case NOT_A_DIRECTORY:
+        translated = new NotADirectory(error);
+        break;
+      case DIRECTORY_NOT_EMPTY:
+        translated = new NotEmpty(error);
+        break;
+      case ACCESS_DENIED:
+        translated = new Denied(error);
+        break;
+      default:
+        return error;
+    }
+    translated.initCause(error);
+    return translated;
+  }
+
+  /** {@link #translate} for any IOException: FFFS errors are translated, others pass through. */
+  public static IOException translate(IOException error) {
+    return error instanceof FffsException && !(error instanceof CodedException)
+        ? translate((FffsException) error) : error;
+  }
+
+  static final class NotFound extends FileNotFoundException implements CodedException {
+    private static final long serialVersionUID = 1L;
+
+    NotFound(FffsException e) {
+      super(e.getMessage());
+    }
+
+    @Override
+    public ErrorCode code() {
+      return ErrorCode.NOT_FOUND;
+    }
+  }
+
+  static final class AlreadyExists extends FileAlreadyExistsException implements CodedException {
+    private static final long serialVersionUID = 1L;
+
+    AlreadyExists(FffsException e) {
+      super(e.getMessage());
+    }
+
+    @Override
+    public ErrorCode code() {
+      return ErrorCode.ALREADY_EXISTS;
+    }
+  }
+
+  static final class NotADirectory extends ParentNotDirectoryException implements CodedException {
+    private static final long serialVersionUID = 1L;
+
+    NotADirectory(FffsException e) {
+      super(e.getMessage());
+    }
+
+    @Override
+    public ErrorCode code() {
+      return ErrorCode.NOT_A_DIRECTORY;
+    }
+  }
+
+  static final class NotEmpty extends PathIsNotEmptyDirectoryException implements CodedException {
+    private static final long serialVersionUID = 1L;
+
+    NotEmpty(FffsException e) {
+      super(e.getMessage());
+    }
+
+    @Override
+    public ErrorCode code() {
+      return ErrorCode.DIRECTORY_NOT_EMPTY;
+    }
+  }
+
+  static final class Denied extends AccessControlException implements CodedException {
+    private static final long serialVersionUID = 1L;
+
+    Denied(FffsException e) {
+      super(e.getMessage());
+    }
+
+    @Override
+    public ErrorCode code() {
+      return ErrorCode.ACCESS_DENIED;
+    }
+  }
+}

@@ -1,0 +1,74 @@
+package io.fffs.minicluster;
+
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.concurrent.CountDownLatch;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.util.GenericOptionsParser;
+
+/**
+ * {@code bin/fffs minicluster [--datanodes N] [--dir DIR] [--port P] [--http-port H] [-D key=value]...}: the
+ * embedded default. Keeps its state in DIR (default {@code ./fffs-data}) so a restart shows the same history;
+ * prints {@code fs.defaultFS=…}, {@code http=…} and {@code READY}; stops cleanly on SIGINT/SIGTERM.
+ */
+public final class MiniClusterMain {
+  private MiniClusterMain() {}
+
+  public static void main(String[] args) throws Exception {
+    Configuration conf = new Configuration();
+    conf.addResource("fffs-site.xml");
+    String[] rest = new GenericOptionsParser(conf, args).getRemainingArgs();
+    int datanodes = 1;
+    Path dir = Paths.get("fffs-data");
+    int port = 8020;
+    int httpPort = 9870;
+    for (int i = 0; i < rest.length; i++) {
+      switch (rest[i]) {
+        case "--datanodes":
+          datanodes = Integer.parseInt(rest[++i]);
+          break;
+        case "--dir":
+          dir = Paths.get(rest[++i]);
+          break;
+        case "--port":
+          port = Integer.parseInt(rest[++i]);
+          break;
+        case "--http-port":
+          httpPort = Integer.parseInt(rest[++i]);
+          break;
+        case "-h":
+        case "--help":
+          System.out.println("usage: bin/fffs minicluster [--datanodes N] [--dir DIR] [--port P] [--http-port H]"
+              + " [-D key=value]...");
+          return;
+        default:
+          System.err.println("minicluster: unknown argument '" + rest[i] + "' (try --help)");
+          System.exit(2);
+      }
+    }
+    Path absolute = dir.toAbsolutePath();
+    MiniFffsCluster cluster = MiniFffsCluster.builder()
+        .conf(conf)
+        .baseDir(absolute)
+        .memoryDir(Paths.get("/dev/shm", "fffs-" + Integer.toHexString(absolute.toString().hashCode())))
+        .numDataNodes(datanodes)
+        .nameNodePort(port)
+        .httpPort(httpPort)
+        .build();
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      try {
+        cluster.close();
+      } catch (Exception e) {
+        System.err.println("minicluster did not stop cleanly: " + e);
+      }
+      stopped.countDown();
+    }, "fffs-minicluster-shutdown"));
+    System.out.println("fs.defaultFS=" + cluster.getURI());
+    System.out.println("http=" + cluster.getHttpURI());
+    System.out.println("dir=" + absolute);
+    System.out.println("READY");
+    System.out.flush();
+    stopped.await();
+  }
+}

@@ -1,0 +1,301 @@
+package io.fffs.minicluster;
+
+import io.fffs.client.FreezeFrameFileSystem;
+import io.fffs.common.time.PhysicalClock;
+import io.fffs.datanode.DataNode;
+import io.fffs.datanode.store.DataNodeConfigKeys;
+import io.fffs.namenode.NameNode;
+import io.fffs.namenode.NameNodeConfigKeys;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+
+/**
+ * A NameNode and N DataNodes in one JVM, talking over real loopback sockets (Ozone's {@code MiniOzoneCluster} is
+ * the model). Data lives under a base directory (arena pages under {@code /dev/shm}), so nodes can be stopped and
+ * restarted on the same state; each node can run on its own {@link PhysicalClock} (skewed-clock tests). No
+ * {@code System.exit}: everything is stopped by {@link #close()}.
+ */
+public final class MiniFffsCluster implements AutoCloseable {
+  private final Configuration conf;
+  private final Path baseDir;
+  private final Path memoryBase;
+  private final boolean ownsMemoryBase;
+  private final PhysicalClock nameNodeClock;
+  private final Map<Integer, PhysicalClock> dataNodeClocks;
+  private final int numDataNodes;
+  private final long readyTimeoutMs;
+  private NameNode nameNode;
+  private final List<DataNode> dataNodes = new ArrayList<>();
+  private final List<Configuration> dataNodeConfs = new ArrayList<>();
+
+  private MiniFffsCluster(Builder builder) throws IOException {
+    this.conf = new Configuration(builder.conf);
+    this.baseDir = builder.baseDir;
+    this.numDataNodes = builder.numDataNodes;
+    this.nameNodeClock = builder.nameNodeClock;
+    this.dataNodeClocks = builder.dataNodeClocks;
+    this.readyTimeoutMs = builder.readyTimeoutMs;
+    this.ownsMemoryBase = builder.memoryBase == null;
+    this.memoryBase = builder.memoryBase != null ? builder.memoryBase
+        : Paths.get("/dev/shm", "fffs-mini-" + UUID.randomUUID().toString().substring(0, 8));
+    conf.setIfUnset(NameNodeConfigKeys.NAME_DIR_KEY, baseDir.resolve("name").toString());
+    conf.setIfUnset(NameNodeConfigKeys.RPC_ADDRESS_KEY, "127.0.0.1:" + builder.nameNodePort);
+    conf.setIfUnset(NameNodeConfigKeys.HTTP_ADDRESS_KEY, "127.0.0.1:" + builder.httpPort);
+    conf.setIfUnset(NameNodeConfigKeys.HEARTBEAT_INTERVAL_KEY, "200ms");
+    conf.setIfUnset(NameNodeConfigKeys.SAFEMODE_TIMEOUT_KEY, "30s");
+    conf.setIfUnset(DataNodeConfigKeys.MEMORY_CAPACITY_KEY, String.valueOf(builder.memoryCapacity));
+    conf.setIfUnset("fs.fffs.impl.disable.cache", "true");
+    conf.setIfUnset("fs.AbstractFileSystem.fffs.impl", "io.fffs.client.Fffs");
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Starts the NameNode and the DataNodes and waits until every DataNode is registered and safe mode is off. */
+  private MiniFffsCluster start() throws IOException {
+    startNameNode();
+    for (int i = 0; i < numDataNodes; i++) {
+      Configuration dnConf = new Configuration(conf);
+      dnConf.set(DataNodeConfigKeys.DATA_DIR_KEY, baseDir.resolve("dn-" + i).resolve("data").toString());
+      dnConf.set(DataNodeConfigKeys.MEMORY_DIR_KEY, memoryBase.resolve("dn-" + i).toString());
+      dnConf.setIfUnset(DataNode.DATA_ADDRESS_KEY, "127.0.0.1:0");
+      dataNodeConfs.add(dnConf);
+      dataNodes.add(startDataNode(i));
+    }
+    waitActive();
+    return this;
+  }
+
+  private void startNameNode() throws IOException {
+    nameNode = NameNode.start(conf, nameNodeClock, System::nanoTime);
+    // Restarts keep the ports, so clients and DataNodes find the NameNode again.
+    conf.set(NameNodeConfigKeys.RPC_ADDRESS_KEY, "127.0.0.1:" + nameNode.rpcAddress().getPort());
+    conf.set(NameNodeConfigKeys.HTTP_ADDRESS_KEY, "127.0.0.1:" + nameNode.httpUri().getPort());
+    for (Configuration dnConf : dataNodeConfs) {
+      dnConf.set(NameNodeConfigKeys.RPC_ADDRESS_KEY, conf.get(NameNodeConfigKeys.RPC_ADDRESS_KEY));
+    }
+  }
+
+  private DataNode startDataNode(int i) throws IOException {
+    Configuration dnConf = dataNodeConfs.get(i);
+    dnConf.set(NameNodeConfigKeys.RPC_ADDRESS_KEY, conf.get(NameNodeConfigKeys.RPC_ADDRESS_KEY));
+    DataNode dataNode = DataNode.start(dnConf, dataNodeClocks.getOrDefault(i, nameNodeClock));
+    dnConf.set(DataNode.DATA_ADDRESS_KEY, "127.0.0.1:" + dataNode.dataAddress().getPort());
+    return dataNode;
+  }
+
+  /** Waits until every running DataNode is registered with the NameNode and safe mode is off. */
+  public void waitActive() throws IOException {
+    long deadline = System.nanoTime() + readyTimeoutMs * 1_000_000L;
+    long expected = dataNodes.stream().filter(d -> d != null).count();
+    while (nameNode.namesystem().datanodes().liveCount() < expected || nameNode.namesystem().safeMode().isOn()) {
+      if (System.nanoTime() > deadline) {
+        throw new IOException("cluster not ready after " + readyTimeoutMs + " ms: "
+            + nameNode.namesystem().datanodes().liveCount() + " of " + expected + " DataNodes live, safe mode "
+            + nameNode.namesystem().safeMode().describe());
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted waiting for the cluster", e);
+      }
+    }
+  }
+
+  /** {@code fffs://127.0.0.1:port}. */
+  public URI getURI() {
+    return nameNode.uri();
+  }
+
+  /** A configuration whose {@code fs.defaultFS} is this cluster. */
+  public Configuration getConfiguration() {
+    Configuration client = new Configuration(conf);
+    client.set("fs.defaultFS", getURI().toString());
+    return client;
+  }
+
+  /** A new file-system client of this cluster (the caller closes it). */
+  public FreezeFrameFileSystem getFileSystem() throws IOException {
+    return (FreezeFrameFileSystem) FileSystem.newInstance(getURI(), getConfiguration());
+  }
+
+  public NameNode getNameNode() {
+    return nameNode;
+  }
+
+  public DataNode getDataNode(int i) {
+    return dataNodes.get(i);
+  }
+
+  public int getNumDataNodes() {
+    return dataNodes.size();
+  }
+
+  public URI getHttpURI() {
+    return nameNode.httpUri();
+  }
+
+  public InetSocketAddress getDataAddress(int i) {
+    return dataNodes.get(i).dataAddress();
+  }
+
+  /** Stops the NameNode and starts it again on the same directory and port. */
+  public void restartNameNode() throws IOException {
+    nameNode.close();
+    startNameNode();
+    waitActive();
+  }
+
+  /** Stops DataNode {@code i} (its state stays on disk). */
+  public void stopDataNode(int i) throws IOException {
+    DataNode dataNode = dataNodes.get(i);
+    if (dataNode != null) {
+      dataNode.close();
+      dataNodes.set(i, null);
+    }
+  }
+
+  /** Stops DataNode {@code i} if running and starts it again on the same directories and port. */
+  public void restartDataNode(int i) throws IOException {
+    stopDataNode(i);
+    dataNodes.set(i, startDataNode(i));
+    waitActive();
+  }
+
+  /** Stops everything and removes the arena files (the base directory stays for the caller). */
+  @Override
+  public void close() throws IOException {
+    IOException failure = null;
+    for (int i = 0; i < dataNodes.size(); i++) {
+      try {
+        stopDataNode(i);
+      } catch (IOException e) {
+        failure = e;
+      }
+    }
+    if (nameNode != null) {
+      nameNode.close();
+    }
+    if (ownsMemoryBase) {
+      deleteRecursively(memoryBase);
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  private static void deleteRecursively(Path dir) {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> {
+        try {
+          Files.deleteIfExists(p);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      });
+    } catch (IOException | UncheckedIOException e) {
+      // best effort: a leftover under /dev/shm is only memory until reboot
+    }
+  }
+
+  /** Builds and starts a cluster. */
+  public static final class Builder {
+    private Configuration conf = new Configuration();
+    private Path baseDir;
+    private Path memoryBase;
+    private int numDataNodes = 1;
+    private int nameNodePort;
+    private int httpPort;
+    private long memoryCapacity = 256L << 20;
+    private long readyTimeoutMs = 60_000;
+    private PhysicalClock nameNodeClock = PhysicalClock.system();
+    private final Map<Integer, PhysicalClock> dataNodeClocks = new HashMap<>();
+
+    public Builder numDataNodes(int n) {
+      this.numDataNodes = n;
+      return this;
+    }
+
+    /** Where the NameNode's and DataNodes' persistent state goes (required). */
+    public Builder baseDir(Path dir) {
+      this.baseDir = dir;
+      return this;
+    }
+
+    /** Where the DataNodes' arena files go (default: a fresh directory under /dev/shm, removed at close). */
+    public Builder memoryDir(Path dir) {
+      this.memoryBase = dir;
+      return this;
+    }
+
+    public Builder conf(Configuration configuration) {
+      this.conf = configuration;
+      return this;
+    }
+
+    public Builder nameNodePort(int port) {
+      this.nameNodePort = port;
+      return this;
+    }
+
+    public Builder httpPort(int port) {
+      this.httpPort = port;
+      return this;
+    }
+
+    /** Arena bytes per DataNode (default 256 MiB). */
+    public Builder memoryCapacity(long bytes) {
+      this.memoryCapacity = bytes;
+      return this;
+    }
+
+    public Builder nameNodeClock(PhysicalClock clock) {
+      this.nameNodeClock = clock;
+      return this;
+    }
+
+    /** DataNode {@code i} runs on {@code clock} (default: the NameNode's). */
+    public Builder dataNodeClock(int i, PhysicalClock clock) {
+      this.dataNodeClocks.put(i, clock);
+      return this;
+    }
+
+    public Builder readyTimeoutMs(long millis) {
+      this.readyTimeoutMs = millis;
+      return this;
+    }
+
+    public MiniFffsCluster build() throws IOException {
+      if (baseDir == null) {
+        throw new IllegalStateException("baseDir is required");
+      }
+      Files.createDirectories(baseDir);
+      MiniFffsCluster cluster = new MiniFffsCluster(this);
+      try {
+        return cluster.start();
+      } catch (IOException | RuntimeException e) {
+        cluster.close();
+        throw e;
+      }
+    }
+  }
+}
