@@ -1,0 +1,177 @@
+package io.fffs.datanode.store;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.datanode.store.arena.ArenaFiles;
+import io.fffs.datanode.store.arena.PageArena;
+import io.fffs.datanode.store.log.Block;
+import io.fffs.datanode.store.log.BlockLog;
+import io.fffs.datanode.store.log.Pages;
+import io.fffs.datanode.store.persist.SegmentPageReader;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The read path: resolves a state of a block to its page versions (one binary search per page, under the block's
+ * read lock) and turns them into a {@link ReadView} of file runs, pinning the resident pages it uses. Also copies a
+ * single old page version for the write path's copy-on-write. Thread-safe.
+ */
+final class BlockReader {
+  private final PageArena arena;
+  private final SegmentPageReader disk;
+  private final int pageSize;
+  private final ThreadLocal<ByteBuffer> scratch;
+
+  BlockReader(PageArena arena, SegmentPageReader disk) {
+    this.arena = arena;
+    this.disk = disk;
+    this.pageSize = arena.pageSize();
+    this.scratch = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(pageSize));
+  }
+
+  BlockInfo info(Block block, Selector selector) throws FffsException {
+    block.readLock().lock();
+    try {
+      BlockLog log = block.log();
+      int index = selector.indexIn(log, block.id());
+      if (index < 0) {
+        return new BlockInfo(block.id(), false, 0, HlcTimestamp.ZERO, -1);
+      }
+      boolean exists = log.existsAfter(index);
+      return new BlockInfo(block.id(), exists, exists ? log.lengthAfter(index) : 0,
+          HlcTimestamp.valueOf(log.hlc(index)), index);
+    } finally {
+      block.readLock().unlock();
+    }
+  }
+
+  ReadView read(Block block, Selector selector, long offset, int length) throws FffsException {
+    PageArena.Pin pin = arena.pin();
+    try {
+      return read(block, selector, offset, length, pin);
+    } catch (FffsException | RuntimeException e) {
+      pin.close();
+      throw e;
+    }
+  }
+
+  private ReadView read(Block block, Selector selector, long offset, int length, PageArena.Pin pin)
+      throws FffsException {
+    if (offset < 0 || length < 0) {
+      throw new FffsException(ErrorCode.INVALID_ARGUMENT, "cannot read " + length + " bytes at offset " + offset
+          + " of block " + block.id() + ": offset and length must not be negative");
+    }
+    int index;
+    long blockLength;
+    long hlc;
+    int count;
+    PageRef[] refs;
+    block.readLock().lock();
+    try {
+      BlockLog log = block.log();
+      index = selector.indexIn(log, block.id());
+      if (!log.existsAfter(index)) {
+        throw new FffsException(ErrorCode.NOT_FOUND, "block " + block.id() + " does not exist "
+            + selector.describe() + (index < 0 ? " (it was created later)" : " (it was deleted at "
+            + HlcTimestamp.valueOf(log.hlc(index)) + "); read it as of an earlier time"));
+      }
+      blockLength = log.lengthAfter(index);
+      hlc = log.hlc(index);
+      if (offset > blockLength) {
+        throw new FffsException(ErrorCode.INVALID_ARGUMENT, "offset " + offset + " is past the end of block "
+            + block.id() + ", which is " + blockLength + " bytes long " + selector.describe());
+      }
+      count = (int) Math.min(length, blockLength - offset);
+      int firstPage = (int) (offset / pageSize);
+      refs = new PageRef[Pages.covering(offset, count, pageSize)];
+      for (int i = 0; i < refs.length; i++) {
+        refs[i] = locate(block, firstPage + i, index);
+      }
+    } finally {
+      block.readLock().unlock();
+    }
+    List<ReadView.Run> runs = new ArrayList<>();
+    long minResident = Long.MAX_VALUE;
+    long at = offset;
+    long end = offset + count;
+    for (PageRef ref : refs) {
+      long pageStart = (long) ref.page * pageSize;
+      int from = (int) (at - pageStart);
+      int to = (int) Math.min(pageSize, end - pageStart);
+      ReadView.Run run;
+      if (ref.seq >= pin.residentFrom()) {
+        int slot = arena.slot(ref.seq);
+        ArenaFiles files = arena.files();
+        run = new ReadView.Run(files.channel(slot), files.offsetInFile(slot) + from, to - from, files.map(slot));
+        minResident = Math.min(minResident, ref.seq);
+      } else {
+        ByteBuffer buffer = scratch.get().clear();
+        disk.readPage(ref.diskLoc, ref.pageInEntry, ref.entryPages, buffer, describe(block, ref));
+        run = new ReadView.Run(disk.channel(ref.diskLoc), disk.pagePosition(ref.diskLoc, ref.pageInEntry) + from,
+            to - from, null);
+      }
+      addRun(runs, run);
+      at = pageStart + to;
+    }
+    if (minResident == Long.MAX_VALUE) {
+      pin.close();
+    } else {
+      pin.narrow(minResident);
+    }
+    return new ReadView(block.id(), index, HlcTimestamp.valueOf(hlc), blockLength, offset, count, runs, pin);
+  }
+
+  /** Copies page {@code page} as of log entry {@code index} into {@code dst} at {@code dstIndex}. Writer only. */
+  void copyPage(Block block, int page, int index, ByteBuffer dst, int dstIndex) throws FffsException {
+    try (PageArena.Pin pin = arena.pin()) {
+      PageRef ref;
+      block.readLock().lock();
+      try {
+        ref = locate(block, page, index);
+      } finally {
+        block.readLock().unlock();
+      }
+      if (ref.seq >= pin.residentFrom()) {
+        int slot = arena.slot(ref.seq);
+        dst.put(dstIndex, arena.files().map(slot), arena.files().offsetInFile(slot), pageSize);
+      } else {
+        disk.readPage(ref.diskLoc, ref.pageInEntry, ref.entryPages, dst.slice(dstIndex, pageSize),
+            describe(block, ref));
+      }
+    }
+  }
+
+  private static void addRun(List<ReadView.Run> runs, ReadView.Run run) {
+    if (!runs.isEmpty()) {
+      ReadView.Run last = runs.get(runs.size() - 1);
+      if (last.channel() == run.channel() && last.position() + last.length() == run.position()) {
+        runs.set(runs.size() - 1, last.extend(run.length()));
+        return;
+      }
+    }
+    runs.add(run);
+  }
+
+  private PageRef locate(Block block, int page, int index) throws FffsException {
+    BlockLog log = block.log();
+    int version = block.index().versionAt(page, index);
+    if (version < 0) {
+      throw new FffsException(ErrorCode.INTERNAL, "block " + block.id() + " has no version of page " + page
+          + " at log index " + index + " although the page lies within the block");
+    }
+    long entryOffset = log.offset(version);
+    int j = (int) (page - entryOffset / pageSize);
+    long firstSeq = log.firstSeq(version);
+    return new PageRef(page, version, firstSeq == BlockLog.NONE ? BlockLog.NONE : firstSeq + j,
+        log.diskLoc(version), j, Pages.covering(entryOffset, log.length(version), pageSize));
+  }
+
+  private static String describe(Block block, PageRef ref) {
+    return "page " + ref.page + " of block " + block.id() + " (written by log entry " + ref.version + ")";
+  }
+
+  /** Where one page version lives: arena sequence number (if still in memory) and disk location. */
+  private record PageRef(int page, int version, long seq, long diskLoc, int pageInEntry, int entryPages) {}
+}

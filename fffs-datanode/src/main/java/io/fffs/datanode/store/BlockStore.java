@@ -1,0 +1,90 @@
+package io.fffs.datanode.store;
+
+import io.fffs.common.error.FffsException;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.TimeSpec;
+import java.nio.ByteBuffer;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * A DataNode's block store: every block keeps its whole history, and any state of it can be read — the latest, as
+ * of a system time (HLC), as of a user time, or as of a log index.
+ *
+ * <p>Thread-safety: all methods may be called from many threads. Mutations of one block are serialised (a second
+ * writer of the same block waits); mutations of different blocks run in parallel; reads never wait for writers
+ * longer than it takes to publish one entry.
+ *
+ * <p>Errors are {@link FffsException}s with a code and a sentence naming the block, offset and times involved.
+ */
+public interface BlockStore extends AutoCloseable {
+  /**
+   * Writes {@code data} (position to limit; not moved) at {@code offset} of the block, overwriting and extending.
+   * The first write of a block (or of a deleted one) must be at offset 0 and creates it with a create entry.
+   * A write of nothing to an existing block changes nothing and returns its last entry.
+   *
+   * @return the write's entry: its HLC, the block length after it and its log index
+   * @throws FffsException {@code WRITE_BEYOND_EOF} if {@code offset} is past the block's length;
+   *     {@code BLOCK_SIZE_EXCEEDED} if the write would grow the block past its block size;
+   *     {@code USER_TIME_REGRESSION} if a record's user time is below an earlier one (nothing is changed);
+   *     {@code INVALID_ARGUMENT} for an unknown extractor or a bad argument; {@code IO_ERROR} if the arena stays
+   *     full or persistence failed
+   */
+  WriteResult write(long blockId, long offset, ByteBuffer data, WriteOptions options) throws FffsException;
+
+  /**
+   * Cuts the block to {@code newLength} (at most its length).
+   *
+   * @throws FffsException {@code NOT_FOUND} if the block does not exist; {@code INVALID_ARGUMENT} for a length
+   *     outside {@code [0, length]}
+   */
+  WriteResult truncate(long blockId, long newLength) throws FffsException;
+
+  /**
+   * Deletes the block now; its past states stay readable.
+   *
+   * @throws FffsException {@code NOT_FOUND} if the block does not exist
+   */
+  WriteResult delete(long blockId) throws FffsException;
+
+  /**
+   * A view of {@code [offset, offset + length)} of the block as of {@code time} (short at the block's end). A system
+   * time the DataNode's clock has not passed is waited for (at most the max offset), else refused.
+   *
+   * @throws FffsException {@code NOT_FOUND} if the block did not exist then (never created, or deleted);
+   *     {@code INVALID_ARGUMENT} if {@code offset} is past the block's length then; {@code TIME_IN_FUTURE};
+   *     {@code CORRUPT} if an evicted page fails its checksum
+   */
+  ReadView read(long blockId, long offset, int length, TimeSpec time) throws FffsException;
+
+  /** {@link #read} as of log index {@code logIndex} of the block ({@code NOT_FOUND} past the last entry). */
+  ReadView readAtLogIndex(long blockId, int logIndex, long offset, int length) throws FffsException;
+
+  /** The block as of {@code time}; never throws for a block that does not exist (then {@code exists} is false). */
+  BlockInfo info(long blockId, TimeSpec time) throws FffsException;
+
+  /** The block as of log index {@code logIndex} ({@code NOT_FOUND} past the last entry). */
+  BlockInfo infoAtLogIndex(long blockId, int logIndex) throws FffsException;
+
+  /**
+   * Returns once each named block is durable up to the entry that was its last when this was called. Blocks this
+   * store never had are skipped.
+   *
+   * @throws FffsException {@code IO_ERROR} if persistence failed or is switched off
+   */
+  void sync(Collection<Long> blockIds) throws FffsException;
+
+  /** The highest HLC such that every entry stamped at or below it is on disk. */
+  HlcTimestamp durableFrontier();
+
+  /** Every live (created, not deleted) block with its current length. */
+  List<BlockSummary> blockReport();
+
+  MemoryUsage memoryUsage();
+
+  StoreStats stats();
+
+  /** Persists what is queued, closes the segment files cleanly and releases the arena. */
+  @Override
+  void close() throws FffsException;
+}

@@ -1,0 +1,135 @@
+package io.fffs.datanode.store;
+
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * Configuration of the DataNode block store: each key beside its default and its typed getter. Sizes accept Hadoop's
+ * suffixes ({@code 64k}, {@code 1g}). The data server keeps its own keys.
+ */
+public final class DataNodeConfigKeys {
+  /** Bytes per arena page: a power of two from 512 B to 64 KiB. Every write occupies whole pages. */
+  public static final String PAGE_SIZE_KEY = "fffs.datanode.page.size";
+  public static final int PAGE_SIZE_DEFAULT = 4096;
+  public static final int PAGE_SIZE_MIN = 512;
+  public static final int PAGE_SIZE_MAX = 64 * 1024;
+
+  /** Directory on tmpfs for the arena's page files; owned by one DataNode (it is locked). */
+  public static final String MEMORY_DIR_KEY = "fffs.datanode.memory.dir";
+  public static final String MEMORY_DIR_DEFAULT = "/dev/shm/fffs-datanode-${user.name}";
+
+  /** Bytes of page arena; the memory cap. Rounded down to whole pages. */
+  public static final String MEMORY_CAPACITY_KEY = "fffs.datanode.memory.capacity";
+  public static final long MEMORY_CAPACITY_DEFAULT = 1L << 30;
+
+  /** Bytes per arena file (each mapped whole); at most 1 GiB. */
+  public static final String MEMORY_SEGMENT_SIZE_KEY = "fffs.datanode.memory.segment.size";
+  public static final long MEMORY_SEGMENT_SIZE_MAX = 1L << 30;
+
+  /** Whether a background thread touches every arena page at start-up (first touch is ~10× slower). */
+  public static final String MEMORY_PRETOUCH_KEY = "fffs.datanode.memory.pretouch";
+  public static final boolean MEMORY_PRETOUCH_DEFAULT = true;
+
+  /** How long a writer waits for arena space (backpressure) before giving up with {@code IO_ERROR}. */
+  public static final String MEMORY_WAIT_TIMEOUT_KEY = "fffs.datanode.memory.wait.timeout";
+  public static final long MEMORY_WAIT_TIMEOUT_DEFAULT_MS = 60_000;
+
+  /** Directory of the persisted segment files (the durable copy of every block log). */
+  public static final String DATA_DIR_KEY = "fffs.datanode.data.dir";
+  public static final String DATA_DIR_DEFAULT = "${hadoop.tmp.dir}/fffs-datanode/data";
+
+  /** Whether entries are written to {@link #DATA_DIR_KEY} at all; off only for benchmarks (no sync, no eviction). */
+  public static final String PERSISTENCE_ENABLED_KEY = "fffs.datanode.persistence.enabled";
+  public static final boolean PERSISTENCE_ENABLED_DEFAULT = true;
+
+  /** Persistence threads; each owns its own segment files and the queues of the blocks hashed to it. */
+  public static final String PERSISTENCE_THREADS_KEY = "fffs.datanode.persistence.threads";
+  public static final int PERSISTENCE_THREADS_DEFAULT = 1;
+
+  /** Upper bound of one batched segment write (entries queued together are written with one gathering write). */
+  public static final String PERSISTENCE_BATCH_BYTES_KEY = "fffs.datanode.persistence.batch.bytes";
+  public static final long PERSISTENCE_BATCH_BYTES_DEFAULT = 8L << 20;
+
+  /** Size at which a segment file is closed (footer, fsync) and the next one started. */
+  public static final String SEGMENT_FILE_SIZE_KEY = "fffs.datanode.segment.file.size";
+  public static final long SEGMENT_FILE_SIZE_DEFAULT = 1L << 30;
+
+  /** The largest block length this store accepts, whatever the file's block size says. */
+  public static final String BLOCK_MAX_SIZE_KEY = "fffs.datanode.block.max-size";
+  public static final long BLOCK_MAX_SIZE_DEFAULT = 1L << 30;
+
+  private DataNodeConfigKeys() {}
+
+  public static int pageSize(Configuration conf) {
+    int size = conf.getInt(PAGE_SIZE_KEY, PAGE_SIZE_DEFAULT);
+    if (size < PAGE_SIZE_MIN || size > PAGE_SIZE_MAX || Integer.bitCount(size) != 1) {
+      throw new IllegalArgumentException(PAGE_SIZE_KEY + " must be a power of two from " + PAGE_SIZE_MIN + " to "
+          + PAGE_SIZE_MAX + " bytes, got " + conf.get(PAGE_SIZE_KEY));
+    }
+    return size;
+  }
+
+  public static Path memoryDir(Configuration conf) {
+    return Paths.get(conf.get(MEMORY_DIR_KEY, MEMORY_DIR_DEFAULT));
+  }
+
+  public static long memoryCapacity(Configuration conf) {
+    return positive(conf, MEMORY_CAPACITY_KEY, conf.getLongBytes(MEMORY_CAPACITY_KEY, MEMORY_CAPACITY_DEFAULT));
+  }
+
+  /** Defaults to the capacity, capped at 1 GiB. */
+  public static long memorySegmentSize(Configuration conf) {
+    long size = conf.getLongBytes(MEMORY_SEGMENT_SIZE_KEY,
+        Math.min(MEMORY_SEGMENT_SIZE_MAX, memoryCapacity(conf)));
+    if (size <= 0 || size > MEMORY_SEGMENT_SIZE_MAX) {
+      throw new IllegalArgumentException(MEMORY_SEGMENT_SIZE_KEY + " must be from 1 byte to 1 GiB, got "
+          + conf.get(MEMORY_SEGMENT_SIZE_KEY));
+    }
+    return size;
+  }
+
+  public static boolean memoryPretouch(Configuration conf) {
+    return conf.getBoolean(MEMORY_PRETOUCH_KEY, MEMORY_PRETOUCH_DEFAULT);
+  }
+
+  public static long memoryWaitTimeoutNanos(Configuration conf) {
+    return positive(conf, MEMORY_WAIT_TIMEOUT_KEY, conf.getTimeDuration(MEMORY_WAIT_TIMEOUT_KEY,
+        MEMORY_WAIT_TIMEOUT_DEFAULT_MS, TimeUnit.MILLISECONDS, TimeUnit.NANOSECONDS));
+  }
+
+  public static Path dataDir(Configuration conf) {
+    return Paths.get(conf.get(DATA_DIR_KEY, DATA_DIR_DEFAULT));
+  }
+
+  public static boolean persistenceEnabled(Configuration conf) {
+    return conf.getBoolean(PERSISTENCE_ENABLED_KEY, PERSISTENCE_ENABLED_DEFAULT);
+  }
+
+  public static int persistenceThreads(Configuration conf) {
+    return (int) positive(conf, PERSISTENCE_THREADS_KEY,
+        conf.getInt(PERSISTENCE_THREADS_KEY, PERSISTENCE_THREADS_DEFAULT));
+  }
+
+  public static long persistenceBatchBytes(Configuration conf) {
+    return positive(conf, PERSISTENCE_BATCH_BYTES_KEY,
+        conf.getLongBytes(PERSISTENCE_BATCH_BYTES_KEY, PERSISTENCE_BATCH_BYTES_DEFAULT));
+  }
+
+  public static long segmentFileSize(Configuration conf) {
+    return positive(conf, SEGMENT_FILE_SIZE_KEY,
+        conf.getLongBytes(SEGMENT_FILE_SIZE_KEY, SEGMENT_FILE_SIZE_DEFAULT));
+  }
+
+  public static long blockMaxSize(Configuration conf) {
+    return positive(conf, BLOCK_MAX_SIZE_KEY, conf.getLongBytes(BLOCK_MAX_SIZE_KEY, BLOCK_MAX_SIZE_DEFAULT));
+  }
+
+  private static long positive(Configuration conf, String key, long value) {
+    if (value <= 0) {
+      throw new IllegalArgumentException(key + " must be positive, got " + conf.get(key));
+    }
+    return value;
+  }
+}

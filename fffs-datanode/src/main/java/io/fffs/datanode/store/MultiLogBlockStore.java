@@ -1,0 +1,311 @@
+package io.fffs.datanode.store;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.common.time.TimeSpec;
+import io.fffs.datanode.store.arena.ArenaFiles;
+import io.fffs.datanode.store.arena.PageArena;
+import io.fffs.datanode.store.log.Block;
+import io.fffs.datanode.store.log.BlockLog;
+import io.fffs.datanode.store.log.BlockMap;
+import io.fffs.datanode.store.persist.DirectoryLock;
+import io.fffs.datanode.store.persist.DurabilityTracker;
+import io.fffs.datanode.store.persist.PersistenceService;
+import io.fffs.datanode.store.persist.Recovery;
+import io.fffs.datanode.store.persist.SegmentPageReader;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * The multi-log block store (paper §5, DESIGN.md §5): one append-only log per block over a page arena on tmpfs,
+ * a page version index per block, persistence threads writing log-structured segment files, FIFO eviction and
+ * recovery. This class wires the parts together and holds the block map; the work is done by {@link BlockWriter},
+ * {@link BlockReader}, {@link PersistenceService} and {@link Recovery}.
+ *
+ * <p>Open with {@link #open(Configuration, HybridLogicalClock)}: it recovers the blocks from
+ * {@code fffs.datanode.data.dir}, creates the arena in {@code fffs.datanode.memory.dir}, starts pre-touching it
+ * and starts the persistence threads. The clock is the DataNode's; every log entry ticks it once.
+ */
+public final class MultiLogBlockStore implements BlockStore {
+  private final HybridLogicalClock clock;
+  private final BlockMap blocks;
+  private final PageArena arena;
+  private final DurabilityTracker tracker;
+  private final PersistenceService persistence;
+  private final SegmentPageReader disk;
+  private final DirectoryLock dataLock;
+  private final BlockReader reader;
+  private final BlockWriter writer;
+  private final StoreStats stats;
+  private volatile boolean closed;
+
+  private MultiLogBlockStore(HybridLogicalClock clock, BlockMap blocks, PageArena arena, DurabilityTracker tracker,
+      PersistenceService persistence, SegmentPageReader disk, DirectoryLock dataLock, StoreStats stats,
+      long maxBlockSize) {
+    this.clock = clock;
+    this.blocks = blocks;
+    this.arena = arena;
+    this.tracker = tracker;
+    this.persistence = persistence;
+    this.disk = disk;
+    this.dataLock = dataLock;
+    this.stats = stats;
+    this.reader = new BlockReader(arena, disk);
+    this.writer = new BlockWriter(arena, reader, tracker, persistence, stats, maxBlockSize);
+  }
+
+  /** Recovers and opens the store configured by {@code conf} ({@link DataNodeConfigKeys}). */
+  public static MultiLogBlockStore open(Configuration conf, HybridLogicalClock clock) throws FffsException {
+    int pageSize = DataNodeConfigKeys.pageSize(conf);
+    boolean persistent = DataNodeConfigKeys.persistenceEnabled(conf);
+    StoreStats stats = new StoreStats();
+    BlockMap blocks = new BlockMap();
+    DurabilityTracker tracker = new DurabilityTracker(clock, persistent);
+    Path dataDir = DataNodeConfigKeys.dataDir(conf);
+    DirectoryLock dataLock = null;
+    PageArena arena = null;
+    try {
+      long nextFile = 0;
+      if (persistent) {
+        dataLock = DirectoryLock.acquire(dataDir, DataNodeConfigKeys.DATA_DIR_KEY);
+        Recovery.Result recovered = Recovery.run(dataDir, pageSize, blocks, stats);
+        tracker.recovered(recovered.maxHlc());
+        nextFile = recovered.nextFileNumber();
+      }
+      long slots = DataNodeConfigKeys.memoryCapacity(conf) / pageSize;
+      if (slots < 1 || slots > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException(DataNodeConfigKeys.MEMORY_CAPACITY_KEY + " must hold from 1 to 2^31-1"
+            + " pages of " + pageSize + " B, got " + conf.get(DataNodeConfigKeys.MEMORY_CAPACITY_KEY));
+      }
+      ArenaFiles files = new ArenaFiles(DataNodeConfigKeys.memoryDir(conf), pageSize, (int) slots,
+          DataNodeConfigKeys.memorySegmentSize(conf));
+      arena = new PageArena(files, persistent, DataNodeConfigKeys.memoryWaitTimeoutNanos(conf), stats);
+      if (DataNodeConfigKeys.memoryPretouch(conf)) {
+        arena.startPretouch();
+      }
+      PersistenceService persistence = null;
+      if (persistent) {
+        persistence = new PersistenceService(dataDir, DataNodeConfigKeys.persistenceThreads(conf),
+            DataNodeConfigKeys.persistenceBatchBytes(conf), DataNodeConfigKeys.segmentFileSize(conf), nextFile,
+            arena, tracker, stats);
+        persistence.start();
+      }
+      return new MultiLogBlockStore(clock, blocks, arena, tracker, persistence,
+          new SegmentPageReader(dataDir, pageSize, stats), dataLock, stats, DataNodeConfigKeys.blockMaxSize(conf));
+    } catch (FffsException | RuntimeException e) {
+      if (arena != null) {
+        arena.close();
+      }
+      if (dataLock != null) {
+        dataLock.close();
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public WriteResult write(long blockId, long offset, ByteBuffer data, WriteOptions options) throws FffsException {
+    Block block = startMutation(blockId);
+    try {
+      return writer.write(block, offset, data, options);
+    } catch (FffsException e) {
+      stats.writesRefused.increment();
+      throw e;
+    } catch (InterruptedException e) {
+      throw interrupted("writing block " + blockId);
+    } finally {
+      block.writerLock().unlock();
+    }
+  }
+
+  @Override
+  public WriteResult truncate(long blockId, long newLength) throws FffsException {
+    Block block = startMutation(blockId);
+    try {
+      return writer.truncate(block, newLength);
+    } finally {
+      block.writerLock().unlock();
+    }
+  }
+
+  @Override
+  public WriteResult delete(long blockId) throws FffsException {
+    Block block = startMutation(blockId);
+    try {
+      return writer.delete(block);
+    } finally {
+      block.writerLock().unlock();
+    }
+  }
+
+  /** Checks the store takes writes and returns the block with its writer lock held. */
+  private Block startMutation(long blockId) throws FffsException {
+    checkOpen();
+    if (persistence != null) {
+      persistence.checkHealthy();
+    }
+    Block block = blocks.getOrCreate(blockId);
+    block.writerLock().lock();
+    return block;
+  }
+
+  @Override
+  public ReadView read(long blockId, long offset, int length, TimeSpec time) throws FffsException {
+    checkOpen();
+    // Wait first: a block unknown now may still be created at or before a time not yet passed.
+    awaitPast(blockId, time);
+    return reader.read(existing(blockId, time.toString()), Selector.of(time), offset, length);
+  }
+
+  @Override
+  public ReadView readAtLogIndex(long blockId, int logIndex, long offset, int length) throws FffsException {
+    checkOpen();
+    return reader.read(existing(blockId, "at log index " + logIndex), Selector.logIndex(logIndex), offset, length);
+  }
+
+  @Override
+  public BlockInfo info(long blockId, TimeSpec time) throws FffsException {
+    checkOpen();
+    awaitPast(blockId, time);
+    Block block = blocks.get(blockId);
+    if (block == null) {
+      return new BlockInfo(blockId, false, 0, HlcTimestamp.ZERO, -1);
+    }
+    return reader.info(block, Selector.of(time));
+  }
+
+  @Override
+  public BlockInfo infoAtLogIndex(long blockId, int logIndex) throws FffsException {
+    checkOpen();
+    return reader.info(existing(blockId, "at log index " + logIndex), Selector.logIndex(logIndex));
+  }
+
+  private Block existing(long blockId, String when) throws FffsException {
+    Block block = blocks.get(blockId);
+    if (block == null) {
+      throw new FffsException(ErrorCode.NOT_FOUND, "block " + blockId + " is not stored on this DataNode (asked "
+          + when + ")");
+    }
+    return block;
+  }
+
+  private void awaitPast(long blockId, TimeSpec time) throws FffsException {
+    if (time.kind() == TimeSpec.Kind.SYSTEM) {
+      try {
+        clock.awaitPast(time.micros(), "block " + blockId);
+      } catch (InterruptedException e) {
+        throw interrupted("waiting for the clock to pass " + time);
+      }
+    }
+  }
+
+  @Override
+  public void sync(Collection<Long> blockIds) throws FffsException {
+    checkOpen();
+    if (persistence == null) {
+      throw new FffsException(ErrorCode.IO_ERROR, "cannot sync: persistence is switched off ("
+          + DataNodeConfigKeys.PERSISTENCE_ENABLED_KEY + "=false), so nothing ever becomes durable");
+    }
+    try {
+      for (long blockId : blockIds) {
+        Block block = blocks.get(blockId);
+        if (block != null) {
+          int target;
+          block.readLock().lock();
+          try {
+            target = block.log().count();
+          } finally {
+            block.readLock().unlock();
+          }
+          persistence.awaitDurable(block, target);
+        }
+      }
+    } catch (InterruptedException e) {
+      throw interrupted("waiting for blocks " + blockIds + " to become durable");
+    }
+  }
+
+  @Override
+  public HlcTimestamp durableFrontier() {
+    return tracker.frontier();
+  }
+
+  @Override
+  public List<BlockSummary> blockReport() {
+    List<BlockSummary> report = new ArrayList<>();
+    for (Block block : blocks.all()) {
+      block.readLock().lock();
+      try {
+        BlockLog log = block.log();
+        int last = log.count() - 1;
+        if (log.existsAfter(last)) {
+          report.add(new BlockSummary(block.id(), log.lengthAfter(last), HlcTimestamp.valueOf(log.hlc(last))));
+        }
+      } finally {
+        block.readLock().unlock();
+      }
+    }
+    return report;
+  }
+
+  @Override
+  public MemoryUsage memoryUsage() {
+    long logBytes = 0;
+    long indexBytes = 0;
+    for (Block block : blocks.all()) {
+      block.readLock().lock();
+      try {
+        logBytes += block.log().memoryBytes();
+        indexBytes += block.index().memoryBytes();
+      } finally {
+        block.readLock().unlock();
+      }
+    }
+    long pageSize = arena.pageSize();
+    return new MemoryUsage(pageSize * arena.slotCount(), pageSize * arena.residentPages(), logBytes, indexBytes,
+        arena.allocatedPages());
+  }
+
+  @Override
+  public StoreStats stats() {
+    return stats;
+  }
+
+  private void checkOpen() throws FffsException {
+    if (closed) {
+      throw new FffsException(ErrorCode.IO_ERROR, "the block store is closed");
+    }
+  }
+
+  private static FffsException interrupted(String what) {
+    Thread.currentThread().interrupt();
+    return new FffsException(ErrorCode.IO_ERROR, "interrupted while " + what);
+  }
+
+  @Override
+  public void close() throws FffsException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      if (persistence != null) {
+        persistence.shutdown();
+      }
+    } catch (InterruptedException e) {
+      throw interrupted("persisting the last entries at close");
+    } finally {
+      arena.close();
+      disk.close();
+      if (dataLock != null) {
+        dataLock.close();
+      }
+    }
+  }
+}

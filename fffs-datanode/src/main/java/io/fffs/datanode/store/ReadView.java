@@ -1,0 +1,160 @@
+package io.fffs.datanode.store;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.datanode.store.arena.PageArena;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.util.List;
+
+/**
+ * The bytes of a block range as of one log entry, as runs of contiguous file bytes that can be sent without copying
+ * (e.g. a Netty {@code DefaultFileRegion} per run). Resident pages are runs of the arena's tmpfs files; evicted
+ * pages are runs of the segment files, checked against their CRC32C when the view was made.
+ *
+ * <p>While the view is open its resident pages cannot be evicted or reused; <b>close it</b> (after the bytes are
+ * sent) or writers will eventually stall. The channels belong to the store: never close them — note that a
+ * {@code DefaultFileRegion} closes its channel when released, so wrap the channel or use a region that does not.
+ * Not thread-safe; {@link #close()} is idempotent.
+ */
+public final class ReadView implements AutoCloseable {
+  private final long blockId;
+  private final int logIndex;
+  private final HlcTimestamp hlc;
+  private final long blockLength;
+  private final long offset;
+  private final int length;
+  private final List<Run> runs;
+  private final PageArena.Pin pin;
+
+  ReadView(long blockId, int logIndex, HlcTimestamp hlc, long blockLength, long offset, int length, List<Run> runs,
+      PageArena.Pin pin) {
+    this.blockId = blockId;
+    this.logIndex = logIndex;
+    this.hlc = hlc;
+    this.blockLength = blockLength;
+    this.offset = offset;
+    this.length = length;
+    this.runs = List.copyOf(runs);
+    this.pin = pin;
+  }
+
+  public long blockId() {
+    return blockId;
+  }
+
+  /** Index of the log entry the read resolved to. */
+  public int logIndex() {
+    return logIndex;
+  }
+
+  /** HLC of the log entry the read resolved to. */
+  public HlcTimestamp hlc() {
+    return hlc;
+  }
+
+  /** The block's length as of that entry. */
+  public long blockLength() {
+    return blockLength;
+  }
+
+  public long offset() {
+    return offset;
+  }
+
+  /** Bytes in the view: the length asked for, or less at the end of the block. */
+  public int length() {
+    return length;
+  }
+
+  public List<Run> runs() {
+    return runs;
+  }
+
+  /** Copies the view's bytes into {@code dst} at its position (which advances by {@link #length()}). */
+  public void copyTo(ByteBuffer dst) throws FffsException {
+    if (dst.remaining() < length) {
+      throw new FffsException(ErrorCode.INVALID_ARGUMENT, "the buffer has room for " + dst.remaining()
+          + " bytes but the view of block " + blockId + " holds " + length);
+    }
+    for (Run run : runs) {
+      run.copyTo(dst);
+    }
+  }
+
+  /** The view's bytes in a new array. */
+  public byte[] toBytes() throws FffsException {
+    byte[] bytes = new byte[length];
+    copyTo(ByteBuffer.wrap(bytes));
+    return bytes;
+  }
+
+  @Override
+  public void close() {
+    if (pin != null) {
+      pin.close();
+    }
+  }
+
+  /** {@code length} bytes at {@code position} of {@code channel}. */
+  public static final class Run {
+    private final FileChannel channel;
+    private final long position;
+    private final int length;
+    private final ByteBuffer mapped;
+
+    Run(FileChannel channel, long position, int length, ByteBuffer mapped) {
+      this.channel = channel;
+      this.position = position;
+      this.length = length;
+      this.mapped = mapped;
+    }
+
+    /** The file the bytes are in; owned by the store, never close it. */
+    public FileChannel channel() {
+      return channel;
+    }
+
+    public long position() {
+      return position;
+    }
+
+    public int length() {
+      return length;
+    }
+
+    /** Whether the bytes are in the memory arena (else in a segment file on disk). */
+    public boolean inMemory() {
+      return mapped != null;
+    }
+
+    Run extend(int more) {
+      return new Run(channel, position, length + more, mapped);
+    }
+
+    void copyTo(ByteBuffer dst) throws FffsException {
+      if (mapped != null) {
+        dst.put(dst.position(), mapped, (int) position, length);
+        dst.position(dst.position() + length);
+        return;
+      }
+      ByteBuffer slice = dst.slice(dst.position(), length);
+      try {
+        long at = position;
+        while (slice.hasRemaining()) {
+          int n = channel.read(slice, at);
+          if (n < 0) {
+            throw new IOException("unexpected end of file at offset " + at);
+          }
+          at += n;
+        }
+      } catch (IOException e) {
+        throw new FffsException(ErrorCode.IO_ERROR, "cannot read " + length + " bytes at offset " + position
+            + " of a segment file: " + e.getMessage(), e);
+      }
+      dst.position(dst.position() + length);
+    }
+  }
+}

@@ -1,0 +1,45 @@
+package io.fffs.datanode.store;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The block store's metrics, one counter per field, each documented. Counters only grow; gauges are read from the
+ * arena ({@link BlockStore#memoryUsage()}).
+ */
+public final class StoreStats {
+  /** Log entries appended (create, write, truncate, delete). */
+  public final LongAdder entriesAppended = new LongAdder();
+  /** Payload bytes accepted by writes. */
+  public final LongAdder bytesWritten = new LongAdder();
+  /** Writes refused for any reason (the exception says which). */
+  public final LongAdder writesRefused = new LongAdder();
+  /** Times a writer found the arena full and had to wait for persistence or readers (backpressure). */
+  public final LongAdder backpressureWaits = new LongAdder();
+  /** Total nanoseconds writers spent waiting for arena space. */
+  public final LongAdder backpressureNanos = new LongAdder();
+  /** Pages that left memory because the arena was full (oldest persisted first). */
+  public final LongAdder pagesEvicted = new LongAdder();
+  /** Evicted pages read back from segment files (and checked against their CRC32C) to serve a read or a copy. */
+  public final LongAdder pagesReloaded = new LongAdder();
+  /** Entries written to segment files and fsync'd. */
+  public final LongAdder entriesPersisted = new LongAdder();
+  /** Bytes written to segment files (pages and entry records). */
+  public final LongAdder bytesPersisted = new LongAdder();
+  /** Batched segment writes (one gathering write each). */
+  public final LongAdder persistBatches = new LongAdder();
+  /** fsyncs of segment files. */
+  public final LongAdder fsyncs = new LongAdder();
+  /** CRC32C mismatches found on reload or recovery. */
+  public final LongAdder crcFailures = new LongAdder();
+  /** Arena pages written by the start-up pre-touch. */
+  public final LongAdder pagesPretouched = new LongAdder();
+
+  @Override
+  public String toString() {
+    return "entries=" + entriesAppended + " bytesWritten=" + bytesWritten + " refused=" + writesRefused
+        + " backpressureWaits=" + backpressureWaits + " backpressureMs=" + backpressureNanos.sum() / 1_000_000
+        + " evicted=" + pagesEvicted + " reloaded=" + pagesReloaded + " persisted=" + entriesPersisted
+        + " persistedBytes=" + bytesPersisted + " batches=" + persistBatches + " fsyncs=" + fsyncs
+        + " crcFailures=" + crcFailures + " pretouched=" + pagesPretouched;
+  }
+}

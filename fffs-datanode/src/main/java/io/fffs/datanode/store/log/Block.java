@@ -1,0 +1,88 @@
+package io.fffs.datanode.store.log;
+
+import io.fffs.common.usertime.UserTimeExtractor;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * One block of the multi-log: its {@link BlockLog}, its {@link PageVersionIndex}, and the locks that make them safe
+ * to share.
+ *
+ * <p>Locking: {@link #writerLock()} serialises writers of this block (one writer at a time; the whole write,
+ * including waiting for arena space, runs under it). {@link #readLock()} / {@link #writeLock()} guard the log and the
+ * index: a writer holds the write lock only to stamp and publish an entry (its pages are filled before), the
+ * persistence thread only to record where an entry went on disk, and readers hold the read lock only while they
+ * resolve which pages to read — never while bytes are copied or sent.
+ */
+public final class Block {
+  private final long id;
+  private final BlockLog log = new BlockLog();
+  private final PageVersionIndex index = new PageVersionIndex();
+  private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+  private final ReentrantLock writerLock = new ReentrantLock();
+  /** Entries known durable (fsync'd), a prefix of the log; guarded by the persistence service's monitor. */
+  private volatile int durableCount;
+  /** Entries handed to persistence; only the writer (under writerLock) and recovery touch it. */
+  private int enqueuedCount;
+  private String extractorName;
+  private UserTimeExtractor.Stream userTimeStream;
+
+  public Block(long id) {
+    this.id = id;
+  }
+
+  public long id() {
+    return id;
+  }
+
+  public BlockLog log() {
+    return log;
+  }
+
+  public PageVersionIndex index() {
+    return index;
+  }
+
+  public ReentrantReadWriteLock.ReadLock readLock() {
+    return lock.readLock();
+  }
+
+  public ReentrantReadWriteLock.WriteLock writeLock() {
+    return lock.writeLock();
+  }
+
+  public ReentrantLock writerLock() {
+    return writerLock;
+  }
+
+  public int durableCount() {
+    return durableCount;
+  }
+
+  public void setDurableCount(int count) {
+    durableCount = count;
+  }
+
+  public int enqueuedCount() {
+    return enqueuedCount;
+  }
+
+  public void setEnqueuedCount(int count) {
+    enqueuedCount = count;
+  }
+
+  /** The name of the user-time extractor this block's stream belongs to, or null. Writer-only. */
+  public String extractorName() {
+    return extractorName;
+  }
+
+  /** The user-time parsing state carried between writes, or null. Writer-only. */
+  public UserTimeExtractor.Stream userTimeStream() {
+    return userTimeStream;
+  }
+
+  public void setUserTimeStream(String name, UserTimeExtractor.Stream stream) {
+    this.extractorName = name;
+    this.userTimeStream = stream;
+  }
+}

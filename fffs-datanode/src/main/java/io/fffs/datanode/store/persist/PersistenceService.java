@@ -1,0 +1,123 @@
+package io.fffs.datanode.store.persist;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.datanode.store.StoreStats;
+import io.fffs.datanode.store.arena.PageArena;
+import io.fffs.datanode.store.log.Block;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The persistence threads and what writers and {@code sync} see of them. Each block is hashed to one
+ * {@link PersistenceWorker}, so its entries reach disk in log order (a per-block FIFO); different blocks proceed
+ * in parallel when there are several threads. Writers only enqueue; {@link #sync} waits.
+ */
+public final class PersistenceService {
+  private final PageArena arena;
+  private final DurabilityTracker tracker;
+  private final StoreStats stats;
+  private final List<PersistenceWorker> workers = new ArrayList<>();
+  private final List<Thread> threads = new ArrayList<>();
+  private final Object durableMonitor = new Object();
+  private volatile String failure;
+
+  public PersistenceService(Path dataDir, int threadCount, long batchBytes, long segmentFileSize,
+      long firstFileNumber, PageArena arena, DurabilityTracker tracker, StoreStats stats) {
+    this.arena = arena;
+    this.tracker = tracker;
+    this.stats = stats;
+    AtomicLong fileNumbers = new AtomicLong(firstFileNumber);
+    for (int i = 0; i < threadCount; i++) {
+      SegmentWriter writer = new SegmentWriter(dataDir, arena.pageSize(), segmentFileSize, fileNumbers);
+      PersistenceWorker worker = new PersistenceWorker(this, arena, writer, batchBytes, stats);
+      workers.add(worker);
+      Thread thread = new Thread(worker, "fffs-persist-" + i);
+      thread.setDaemon(true);
+      threads.add(thread);
+    }
+  }
+
+  public void start() {
+    threads.forEach(Thread::start);
+  }
+
+  /** Queues an entry just published in {@code block}'s log; called by the block's writer, in log order. */
+  public void enqueue(Block block, EntryMeta meta) {
+    workers.get(Math.floorMod(Long.hashCode(block.id()), workers.size()))
+        .enqueue(new PersistenceWorker.Task(block, meta));
+  }
+
+  /** Called by a worker once the entry is fsync'd at {@code location}. */
+  void entryDurable(PersistenceWorker.Task task, long location) {
+    Block block = task.block();
+    EntryMeta meta = task.meta();
+    block.writeLock().lock();
+    try {
+      block.log().setDiskLoc(meta.logIndex(), location);
+    } finally {
+      block.writeLock().unlock();
+    }
+    if (meta.pageCount() > 0) {
+      arena.persisted(meta.firstSeq());
+    }
+    tracker.durable(meta.hlc());
+    stats.entriesPersisted.increment();
+    synchronized (durableMonitor) {
+      block.setDurableCount(Math.max(block.durableCount(), meta.logIndex() + 1));
+      durableMonitor.notifyAll();
+    }
+  }
+
+  /**
+   * Returns once {@code block} is durable through its first {@code count} entries.
+   *
+   * @throws FffsException {@code IO_ERROR} if persistence failed before that
+   */
+  public void awaitDurable(Block block, int count) throws FffsException, InterruptedException {
+    synchronized (durableMonitor) {
+      while (block.durableCount() < count) {
+        checkHealthy();
+        durableMonitor.wait(100);
+      }
+    }
+  }
+
+  /** Marks the store failed: no more writes, no more persistence; every waiter gets {@code IO_ERROR}. */
+  public void fail(String reason) {
+    if (failure == null) {
+      failure = reason;
+    }
+    arena.fail(reason + "; the DataNode takes no more writes until it is restarted");
+    synchronized (durableMonitor) {
+      durableMonitor.notifyAll();
+    }
+  }
+
+  public boolean failed() {
+    return failure != null;
+  }
+
+  public void checkHealthy() throws FffsException {
+    String reason = failure;
+    if (reason != null) {
+      throw new FffsException(ErrorCode.IO_ERROR, reason + "; the DataNode takes no more writes until it is"
+          + " restarted");
+    }
+  }
+
+  /** Persists everything queued (unless failed), closes the files cleanly with footers, and stops the threads. */
+  public void shutdown() throws InterruptedException {
+    for (PersistenceWorker worker : workers) {
+      worker.enqueue(PersistenceWorker.STOP);
+    }
+    for (Thread thread : threads) {
+      if (thread.isAlive()) {
+        thread.join(TimeUnit.MINUTES.toMillis(5));
+      }
+    }
+  }
+}

@@ -1,0 +1,167 @@
+package io.fffs.datanode.store.persist;
+
+import io.fffs.datanode.store.StoreFaultInjector;
+import io.fffs.datanode.store.StoreStats;
+import io.fffs.datanode.store.arena.ArenaFiles;
+import io.fffs.datanode.store.arena.PageArena;
+import io.fffs.datanode.store.log.Block;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.zip.CRC32C;
+
+/**
+ * One persistence thread: the only consumer of its FIFO queue (the blocks hashed to it) and the only writer of its
+ * segment files. It takes whatever is queued, up to the batch size, writes it — each entry's pages straight from
+ * the arena mapping, then its record — with one gathering write, fsyncs once, and then reports every entry of the
+ * batch durable.
+ */
+final class PersistenceWorker implements Runnable {
+  static final Task STOP = new Task(null, null);
+
+  private final PersistenceService service;
+  private final PageArena arena;
+  private final SegmentWriter writer;
+  private final long batchBytes;
+  private final StoreStats stats;
+  private final BlockingQueue<Task> queue = new LinkedBlockingQueue<>();
+  private final CRC32C crc = new CRC32C();
+
+  /** An entry to persist. */
+  record Task(Block block, EntryMeta meta) {}
+
+  PersistenceWorker(PersistenceService service, PageArena arena, SegmentWriter writer, long batchBytes,
+      StoreStats stats) {
+    this.service = service;
+    this.arena = arena;
+    this.writer = writer;
+    this.batchBytes = batchBytes;
+    this.stats = stats;
+  }
+
+  void enqueue(Task task) {
+    queue.add(task);
+  }
+
+  @Override
+  public void run() {
+    List<Task> batch = new ArrayList<>();
+    boolean stop = false;
+    try {
+      while (!stop) {
+        Task first = queue.take();
+        stop = first == STOP;
+        long bytes = 0;
+        if (!stop) {
+          batch.add(first);
+          bytes = recordBytes(first);
+        }
+        Task next;
+        while (!stop && bytes < batchBytes && (next = queue.poll()) != null) {
+          stop = next == STOP;
+          if (!stop) {
+            batch.add(next);
+            bytes += recordBytes(next);
+          }
+        }
+        if (service.failed()) {
+          break;
+        }
+        if (!batch.isEmpty()) {
+          writeBatch(batch, bytes);
+          batch.clear();
+        }
+      }
+      if (!service.failed()) {
+        writer.closeCleanly();
+      }
+    } catch (IOException | RuntimeException e) {
+      service.fail("persistence to " + writer.path() + " failed: " + e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      writer.abandon();
+    }
+  }
+
+  private long recordBytes(Task task) {
+    return SegmentFormat.recordBytes(task.meta().pageCount(), arena.pageSize());
+  }
+
+  private void writeBatch(List<Task> batch, long bytes) throws IOException {
+    writer.ensureRoom(bytes);
+    StoreFaultInjector injector = StoreFaultInjector.get();
+    boolean piecewise = StoreFaultInjector.isActive();
+    List<ByteBuffer> buffers = new ArrayList<>();
+    long[] locations = new long[batch.size()];
+    long position = writer.position();
+    for (int t = 0; t < batch.size(); t++) {
+      EntryMeta meta = batch.get(t).meta();
+      locations[t] = SegmentFormat.location(writer.fileNumber(), position);
+      int start = buffers.size();
+      ByteBuffer prefix = SegmentFormat.prefix(meta.pageCount());
+      buffers.add(prefix);
+      int[] crcs = addPages(meta, buffers);
+      ByteBuffer body = SegmentFormat.body(prefix, meta, crcs);
+      if (piecewise) {
+        writer.write(buffers.toArray(new ByteBuffer[0]), start, buffers.size());
+        injector.afterPagesWritten(meta.blockId(), meta.logIndex());
+        ByteBuffer firstHalf = body.duplicate().limit(body.limit() / 2);
+        writer.write(new ByteBuffer[] {firstHalf});
+        injector.midEntry(meta.blockId(), meta.logIndex());
+        writer.write(new ByteBuffer[] {body.position(body.limit() / 2)});
+        buffers.clear();
+      } else {
+        buffers.add(body);
+      }
+      position += SegmentFormat.recordBytes(meta.pageCount(), arena.pageSize());
+    }
+    if (!piecewise) {
+      writer.write(buffers.toArray(new ByteBuffer[0]));
+    }
+    writer.countEntries(batch.size());
+    injector.beforeFsync(writer.path());
+    writer.force();
+    stats.persistBatches.increment();
+    stats.fsyncs.increment();
+    stats.bytesPersisted.add(bytes);
+    for (int t = 0; t < batch.size(); t++) {
+      service.entryDurable(batch.get(t), locations[t]);
+    }
+  }
+
+  /** Adds the entry's pages as slices of the arena mapping (adjacent slots merged) and returns their CRC32Cs. */
+  private int[] addPages(EntryMeta meta, List<ByteBuffer> buffers) {
+    ArenaFiles files = arena.files();
+    int pageSize = arena.pageSize();
+    int[] crcs = new int[meta.pageCount()];
+    int runStart = -1;
+    int runSlots = 0;
+    for (int j = 0; j < crcs.length; j++) {
+      int slot = arena.slot(meta.firstSeq() + j);
+      ByteBuffer page = files.map(slot).slice(files.offsetInFile(slot), pageSize);
+      crc.reset();
+      crc.update(page);
+      crcs[j] = (int) crc.getValue();
+      if (runStart >= 0 && files.adjacent(runStart + runSlots - 1, slot)) {
+        runSlots++;
+      } else {
+        flushRun(buffers, runStart, runSlots);
+        runStart = slot;
+        runSlots = 1;
+      }
+    }
+    flushRun(buffers, runStart, runSlots);
+    return crcs;
+  }
+
+  private void flushRun(List<ByteBuffer> buffers, int firstSlot, int slots) {
+    if (slots > 0) {
+      ArenaFiles files = arena.files();
+      buffers.add(files.map(firstSlot).slice(files.offsetInFile(firstSlot), slots * arena.pageSize()));
+    }
+  }
+}

@@ -1,0 +1,152 @@
+package io.fffs.datanode.store.persist;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.zip.CRC32C;
+
+/**
+ * The layout of a segment file in {@code fffs.datanode.data.dir}. All integers little-endian.
+ *
+ * <p>File {@code seg-<fileNumber, 10 digits>.log} = header, entry records, and — once closed cleanly — a footer.
+ * <pre>
+ * Header (32 bytes)
+ *   0                   8         12        16                  24        28        32
+ *  +-------------------+---------+---------+-------------------+---------+---------+
+ *  | magic "FFFSSEG\0" | version | pageSize| fileNumber        | reserved| CRC32C  |
+ *  +-------------------+---------+---------+-------------------+---------+---------+
+ *                                                       CRC32C covers bytes 0..27
+ *
+ * Entry record (pages first, then the entry, so a complete entry implies complete pages)
+ *   0         4           8                                     B = 8 + pageCount * pageSize
+ *  +---------+-----------+-------------------------------------+
+ *  | "FFEN"  | pageCount | pages: pageCount * pageSize bytes   |
+ *  +---------+-----------+-------------------------------------+
+ *   B+0       B+8        B+12 B+13     B+16      B+24       B+32     B+40     B+44      B+48
+ *  +---------+----------+----+--------+---------+----------+--------+--------+---------+-------------+
+ *  | blockId | logIndex | op | 3 zero | hlc     | userTime | offset | length | 4 zero  | lengthAfter |
+ *  | u64     | u32      | u8 |        | u64     | u64      | u64    | u32    |         | u64         |
+ *  +---------+----------+----+--------+---------+----------+--------+--------+---------+-------------+
+ *   B+56                               B+56+4*pageCount
+ *  +-----------------------------------+---------------+
+ *  | CRC32C of each page, u32 each      | record CRC32C |
+ *  +-----------------------------------+---------------+
+ *   The record CRC32C covers bytes 0..7 and B .. B+56+4*pageCount-1 (everything but the pages, which have
+ *   their own CRCs so a single page can be checked when it is reloaded).
+ *
+ * Footer (20 bytes), written when a file is closed cleanly
+ *   0        4            8                    16        20
+ *  +--------+------------+--------------------+---------+
+ *  | "FFFT" | 0xFFFFFFFF | entry record count | CRC32C  |   CRC32C covers bytes 0..15
+ *  +--------+------------+--------------------+---------+
+ * </pre>
+ * A file without a footer was being written when the process stopped: a record at its end that is incomplete or
+ * fails its CRC is a torn tail and is cut. In a file with a footer every failure is corruption.
+ *
+ * <p>A record's place is a <em>disk location</em>: {@code fileNumber << 40 | byte offset}.
+ */
+public final class SegmentFormat {
+  public static final long FILE_MAGIC = 0x0047455353464646L; // "FFFSSEG\0" little-endian
+  public static final int VERSION = 1;
+  public static final int HEADER_BYTES = 32;
+  public static final int ENTRY_MAGIC = 0x4e454646; // "FFEN"
+  public static final int FOOTER_MAGIC = 0x54464646; // "FFFT"
+  public static final int PREFIX_BYTES = 8;
+  public static final int BODY_FIXED_BYTES = 56;
+  public static final int FOOTER_BYTES = 20;
+  private static final int OFFSET_BITS = 40;
+
+  private SegmentFormat() {}
+
+  public static Path path(Path dir, long fileNumber) {
+    return dir.resolve(String.format("seg-%010d.log", fileNumber));
+  }
+
+  /** The file number of a segment file name, or -1 if the name is not one. */
+  public static long fileNumberOf(Path file) {
+    String name = file.getFileName().toString();
+    if (!name.startsWith("seg-") || !name.endsWith(".log")) {
+      return -1;
+    }
+    try {
+      return Long.parseLong(name.substring(4, name.length() - 4));
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  public static long location(long fileNumber, long offset) {
+    return fileNumber << OFFSET_BITS | offset;
+  }
+
+  public static long fileOf(long location) {
+    return location >>> OFFSET_BITS;
+  }
+
+  public static long offsetOf(long location) {
+    return location & ((1L << OFFSET_BITS) - 1);
+  }
+
+  /** Bytes of an entry record with {@code pageCount} pages. */
+  public static long recordBytes(int pageCount, int pageSize) {
+    return PREFIX_BYTES + (long) pageCount * pageSize + BODY_FIXED_BYTES + 4L * pageCount + 4;
+  }
+
+  /** Offset of the body (blockId) from the start of the record. */
+  public static long bodyOffset(int pageCount, int pageSize) {
+    return PREFIX_BYTES + (long) pageCount * pageSize;
+  }
+
+  /** Offset of page {@code j}'s CRC32C from the start of the record. */
+  public static long pageCrcOffset(int j, int pageCount, int pageSize) {
+    return bodyOffset(pageCount, pageSize) + BODY_FIXED_BYTES + 4L * j;
+  }
+
+  public static ByteBuffer header(int pageSize, long fileNumber) {
+    ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    header.putLong(FILE_MAGIC).putInt(VERSION).putInt(pageSize).putLong(fileNumber).putInt(0);
+    header.putInt(crc(header.array(), 0, HEADER_BYTES - 4));
+    return header.flip();
+  }
+
+  public static ByteBuffer prefix(int pageCount) {
+    return ByteBuffer.allocate(PREFIX_BYTES).order(ByteOrder.LITTLE_ENDIAN).putInt(ENTRY_MAGIC).putInt(pageCount)
+        .flip();
+  }
+
+  /** The entry body with its page CRCs and record CRC; {@code prefix} is the record's first 8 bytes. */
+  public static ByteBuffer body(ByteBuffer prefix, EntryMeta entry, int[] pageCrcs) {
+    int count = pageCrcs.length;
+    ByteBuffer body = ByteBuffer.allocate(BODY_FIXED_BYTES + 4 * count + 4).order(ByteOrder.LITTLE_ENDIAN);
+    body.putLong(entry.blockId()).putInt(entry.logIndex()).put(entry.op().code()).put((byte) 0).putShort((short) 0)
+        .putLong(entry.hlc()).putLong(entry.userTime()).putLong(entry.offset()).putInt(entry.length()).putInt(0)
+        .putLong(entry.lengthAfter());
+    for (int crc : pageCrcs) {
+      body.putInt(crc);
+    }
+    CRC32C crc = new CRC32C();
+    crc.update(prefix.duplicate());
+    crc.update(body.array(), 0, body.position());
+    body.putInt((int) crc.getValue());
+    return body.flip();
+  }
+
+  public static ByteBuffer footer(long entryCount) {
+    ByteBuffer footer = ByteBuffer.allocate(FOOTER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    footer.putInt(FOOTER_MAGIC).putInt(-1).putLong(entryCount);
+    footer.putInt(crc(footer.array(), 0, FOOTER_BYTES - 4));
+    return footer.flip();
+  }
+
+  public static int crc(byte[] bytes, int from, int length) {
+    CRC32C crc = new CRC32C();
+    crc.update(bytes, from, length);
+    return (int) crc.getValue();
+  }
+
+  public static int crc(ByteBuffer bytes) {
+    CRC32C crc = new CRC32C();
+    crc.update(bytes.duplicate());
+    return (int) crc.getValue();
+  }
+}

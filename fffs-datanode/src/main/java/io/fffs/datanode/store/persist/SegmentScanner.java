@@ -1,0 +1,226 @@
+package io.fffs.datanode.store.persist;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.datanode.store.StoreStats;
+import io.fffs.datanode.store.log.BlockLog;
+import io.fffs.datanode.store.log.BlockOp;
+import io.fffs.datanode.store.log.Pages;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.zip.CRC32C;
+
+/**
+ * Reads one segment file front to back at recovery ({@link SegmentFormat}), handing each valid entry to a sink, and
+ * decides what a bad record means: in a file with a footer, or followed by a valid record, it is corruption
+ * ({@code CORRUPT} with file and offset); at the end of a file without a footer it is a torn tail, which is cut off
+ * (the file is truncated there and closed with a footer). Page CRCs are checked for files without a footer, the only
+ * ones a crash can have torn; pages of cleanly closed files are checked when they are reloaded.
+ */
+final class SegmentScanner implements AutoCloseable {
+  /** Receives the entries of a file in order. */
+  interface Sink {
+    void entry(EntryMeta meta, long location, Path file, long offset) throws FffsException;
+  }
+
+  /** What a scan found: the number of valid entries and whether a torn tail was cut. */
+  record Result(long entries, boolean cutTornTail) {}
+
+  private final Path file;
+  private final long fileNumber;
+  private final int pageSize;
+  private final StoreStats stats;
+  private final FileChannel channel;
+  private final long size;
+  private final CRC32C crc = new CRC32C();
+
+  private SegmentScanner(Path file, long fileNumber, int pageSize, StoreStats stats) throws IOException {
+    this.file = file;
+    this.fileNumber = fileNumber;
+    this.pageSize = pageSize;
+    this.stats = stats;
+    this.channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    this.size = channel.size();
+  }
+
+  static Result scan(Path file, long fileNumber, int pageSize, StoreStats stats, Sink sink) throws FffsException {
+    try (SegmentScanner scanner = new SegmentScanner(file, fileNumber, pageSize, stats)) {
+      return scanner.run(sink);
+    } catch (FffsException e) {
+      throw e;
+    } catch (IOException e) {
+      throw new FffsException(ErrorCode.IO_ERROR, "cannot read segment file " + file + " at recovery: "
+          + e.getMessage() + "; check fffs.datanode.data.dir", e);
+    }
+  }
+
+  private Result run(Sink sink) throws IOException, FffsException {
+    boolean footer = hasFooter();
+    if (size < SegmentFormat.HEADER_BYTES) {
+      return cut(0, 0);
+    }
+    checkHeader();
+    long pos = SegmentFormat.HEADER_BYTES;
+    long entries = 0;
+    while (pos < size) {
+      if (footer && pos == size - SegmentFormat.FOOTER_BYTES) {
+        return new Result(entries, false);
+      }
+      Parsed record = parse(pos, !footer);
+      if (record.meta == null) {
+        if (footer || followedByValidRecord(record, pos)) {
+          throw corrupt(pos, record.problem);
+        }
+        return cut(pos, entries);
+      }
+      sink.entry(record.meta, SegmentFormat.location(fileNumber, pos), file, pos);
+      entries++;
+      pos += record.bytes;
+    }
+    if (footer) {
+      throw corrupt(pos, "the footer is missing where the file ends");
+    }
+    // A file the process stopped writing without a torn record: close it so later scans treat it as complete.
+    return cut(pos, entries);
+  }
+
+  private boolean hasFooter() throws IOException {
+    if (size < SegmentFormat.HEADER_BYTES + SegmentFormat.FOOTER_BYTES) {
+      return false;
+    }
+    ByteBuffer footer = read(size - SegmentFormat.FOOTER_BYTES, SegmentFormat.FOOTER_BYTES);
+    return footer.getInt(0) == SegmentFormat.FOOTER_MAGIC && footer.getInt(4) == -1
+        && footer.getInt(16) == SegmentFormat.crc(footer.array(), 0, 16);
+  }
+
+  private void checkHeader() throws IOException, FffsException {
+    ByteBuffer header = read(0, SegmentFormat.HEADER_BYTES);
+    if (header.getLong(0) != SegmentFormat.FILE_MAGIC || header.getInt(28) != SegmentFormat.crc(header.array(), 0,
+        28) || header.getInt(8) != SegmentFormat.VERSION || header.getLong(16) != fileNumber) {
+      throw corrupt(0, "the file header is not a valid version-" + SegmentFormat.VERSION + " segment header");
+    }
+    int filePageSize = header.getInt(12);
+    if (filePageSize != pageSize) {
+      throw new FffsException(ErrorCode.INVALID_ARGUMENT, "segment file " + file + " was written with pages of "
+          + filePageSize + " B but fffs.datanode.page.size is " + pageSize + "; set it back to " + filePageSize);
+    }
+  }
+
+  /** A parsed record, or the reason it is not valid; {@code bytes} is its length when the prefix was readable. */
+  private static final class Parsed {
+    EntryMeta meta;
+    String problem;
+    long bytes = -1;
+  }
+
+  private Parsed parse(long pos, boolean verifyPages) throws IOException {
+    Parsed result = new Parsed();
+    if (size - pos < SegmentFormat.PREFIX_BYTES) {
+      result.problem = "a record prefix cut short";
+      return result;
+    }
+    ByteBuffer prefix = read(pos, SegmentFormat.PREFIX_BYTES);
+    int pageCount = prefix.getInt(4);
+    if (prefix.getInt(0) != SegmentFormat.ENTRY_MAGIC || pageCount < 0) {
+      result.problem = "no entry record starts here";
+      return result;
+    }
+    result.bytes = SegmentFormat.recordBytes(pageCount, pageSize);
+    if (pos + result.bytes > size) {
+      result.problem = "an entry record of " + result.bytes + " bytes runs past the end of the file";
+      return result;
+    }
+    long bodyPos = pos + SegmentFormat.bodyOffset(pageCount, pageSize);
+    int bodyBytes = SegmentFormat.BODY_FIXED_BYTES + 4 * pageCount;
+    ByteBuffer body = read(bodyPos, bodyBytes + 4);
+    crc.reset();
+    crc.update(prefix.array(), 0, SegmentFormat.PREFIX_BYTES);
+    crc.update(body.array(), 0, bodyBytes);
+    if ((int) crc.getValue() != body.getInt(bodyBytes)) {
+      stats.crcFailures.increment();
+      result.problem = "the entry record fails its CRC32C";
+      return result;
+    }
+    BlockOp op = BlockOp.forCode(body.get(12));
+    long offset = body.getLong(32);
+    int length = body.getInt(40);
+    if (op == null || pageCount != Pages.ofEntry(op, offset, length, pageSize)) {
+      result.problem = "the entry record holds an impossible op or page count";
+      return result;
+    }
+    if (verifyPages) {
+      ByteBuffer page = ByteBuffer.allocate(pageSize);
+      for (int j = 0; j < pageCount; j++) {
+        page.clear();
+        SegmentPageReader.readFully(channel, page, pos + SegmentFormat.PREFIX_BYTES + (long) j * pageSize);
+        crc.reset();
+        crc.update(page.flip());
+        if ((int) crc.getValue() != body.getInt(SegmentFormat.BODY_FIXED_BYTES + 4 * j)) {
+          stats.crcFailures.increment();
+          result.problem = "page " + j + " of the entry fails its CRC32C";
+          return result;
+        }
+      }
+    }
+    result.meta = new EntryMeta(body.getLong(0), body.getInt(8), op, body.getLong(16), body.getLong(24), offset,
+        length, body.getLong(48), BlockLog.NONE, pageCount);
+    return result;
+  }
+
+  private boolean followedByValidRecord(Parsed bad, long pos) throws IOException {
+    if (bad.bytes < 0 || pos + bad.bytes >= size) {
+      return false;
+    }
+    return parse(pos + bad.bytes, false).meta != null;
+  }
+
+  /**
+   * Cuts the file at {@code pos} (a torn tail, or nothing when {@code pos} is the end) and closes it with a footer,
+   * so later scans treat it as complete; a file without even a whole header is deleted.
+   */
+  private Result cut(long pos, long entries) throws IOException {
+    boolean torn = pos < size;
+    channel.truncate(pos);
+    if (pos < SegmentFormat.HEADER_BYTES) {
+      channel.close();
+      Files.delete(file);
+      return new Result(0, torn);
+    }
+    ByteBuffer footer = SegmentFormat.footer(entries);
+    long at = pos;
+    while (footer.hasRemaining()) {
+      at += channel.write(footer, at);
+    }
+    channel.force(false);
+    return new Result(entries, torn);
+  }
+
+  private FffsException corrupt(long pos, String problem) {
+    return new FffsException(ErrorCode.CORRUPT, "segment file " + file + " is corrupt at offset " + pos + ": "
+        + problem + "; the DataNode cannot recover its blocks from it — restore it or remove the DataNode's data"
+        + " and let the blocks re-replicate");
+  }
+
+  private ByteBuffer read(long pos, int bytes) throws IOException {
+    ByteBuffer buffer = ByteBuffer.allocate(bytes).order(ByteOrder.LITTLE_ENDIAN);
+    SegmentPageReader.readFully(channel, buffer, pos);
+    return buffer;
+  }
+
+  @Override
+  public String toString() {
+    return "scanner of " + file;
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (channel.isOpen()) {
+      channel.close();
+    }
+  }
+}
