@@ -1,0 +1,114 @@
+package io.fffs.client.data;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * Configuration of the data-transfer protocol, read by clients and DataNodes alike: each key beside its default and
+ * its typed getter. Sizes accept Hadoop's suffixes ({@code 128k}, {@code 16m}); durations Hadoop's units.
+ */
+public final class DataTransferConfigKeys {
+  /** Which transport moves block data: {@code auto}, {@code tcp} (Netty) or {@code ucx} (RDMA, not built yet). */
+  public static final String TRANSPORT_KEY = "fffs.transport";
+  public static final String TRANSPORT_DEFAULT = "auto";
+
+  /** The largest frame (everything after its length field) a peer accepts; longer ones close the connection. */
+  public static final String MAX_FRAME_SIZE_KEY = "fffs.datatransfer.max-frame-size";
+  public static final long MAX_FRAME_SIZE_DEFAULT = 16L << 20;
+
+  /** Room kept in a frame for its header: payloads are at most the max frame size minus this. */
+  public static final int HEADER_ROOM_BYTES = 64 * 1024;
+
+  /** Packets a block writer keeps in flight before {@code write} blocks for an acknowledgement. */
+  public static final String WRITE_WINDOW_KEY = "fffs.client.write.window";
+  public static final int WRITE_WINDOW_DEFAULT = 16;
+
+  /** Bytes of block data per WRITE packet; each packet is one entry of the block log. */
+  public static final String WRITE_PACKET_SIZE_KEY = "fffs.client.write.packet-size";
+  public static final long WRITE_PACKET_SIZE_DEFAULT = 128 * 1024;
+
+  /** Latency mode: {@code TCP_NODELAY} and every packet flushed at once (else packets are batched per flush). */
+  public static final String LATENCY_MODE_KEY = "fffs.client.latency-mode";
+  public static final boolean LATENCY_MODE_DEFAULT = false;
+
+  /** How long a client waits to connect to a DataNode. */
+  public static final String CONNECT_TIMEOUT_KEY = "fffs.client.connect.timeout";
+  public static final long CONNECT_TIMEOUT_DEFAULT_MS = 10_000;
+
+  /** How long a client waits for the response to one request (SYNC may wait for the disk). */
+  public static final String RESPONSE_TIMEOUT_KEY = "fffs.client.response.timeout";
+  public static final long RESPONSE_TIMEOUT_DEFAULT_MS = 120_000;
+
+  /** Idle connections a client keeps per DataNode for reuse. */
+  public static final String MAX_IDLE_CONNECTIONS_KEY = "fffs.client.connections.max-idle";
+  public static final int MAX_IDLE_CONNECTIONS_DEFAULT = 16;
+
+  private DataTransferConfigKeys() {}
+
+  /** The transport in use: {@code tcp}. {@code ucx} is refused until the UCX transport exists. */
+  public static String transport(Configuration conf) throws FffsException {
+    String value = conf.getTrimmed(TRANSPORT_KEY, TRANSPORT_DEFAULT).toLowerCase(Locale.ROOT);
+    switch (value) {
+      case "auto":
+      case "tcp":
+        return "tcp";
+      case "ucx":
+        throw new FffsException(ErrorCode.UNSUPPORTED, TRANSPORT_KEY + "=ucx is not available in this build (the"
+            + " UCX transport is not implemented yet); use " + TRANSPORT_KEY + "=auto or tcp");
+      default:
+        throw new FffsException(ErrorCode.INVALID_ARGUMENT, TRANSPORT_KEY + " must be auto, tcp or ucx, got '"
+            + value + "'");
+    }
+  }
+
+  public static int maxFrameSize(Configuration conf) {
+    long size = conf.getLongBytes(MAX_FRAME_SIZE_KEY, MAX_FRAME_SIZE_DEFAULT);
+    if (size < 2L * HEADER_ROOM_BYTES || size > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(MAX_FRAME_SIZE_KEY + " must be from " + 2 * HEADER_ROOM_BYTES
+          + " bytes to 2 GiB, got " + conf.get(MAX_FRAME_SIZE_KEY));
+    }
+    return (int) size;
+  }
+
+  /** The largest payload of one frame. */
+  public static int maxPayload(Configuration conf) {
+    return maxFrameSize(conf) - HEADER_ROOM_BYTES;
+  }
+
+  public static int writeWindow(Configuration conf) {
+    int window = conf.getInt(WRITE_WINDOW_KEY, WRITE_WINDOW_DEFAULT);
+    if (window < 1) {
+      throw new IllegalArgumentException(WRITE_WINDOW_KEY + " must be at least 1, got " + window);
+    }
+    return window;
+  }
+
+  /** At most {@link #maxPayload}. */
+  public static int writePacketSize(Configuration conf) {
+    long size = conf.getLongBytes(WRITE_PACKET_SIZE_KEY, WRITE_PACKET_SIZE_DEFAULT);
+    if (size < 1 || size > maxPayload(conf)) {
+      throw new IllegalArgumentException(WRITE_PACKET_SIZE_KEY + " must be from 1 byte to " + maxPayload(conf)
+          + " (" + MAX_FRAME_SIZE_KEY + " minus header room), got " + conf.get(WRITE_PACKET_SIZE_KEY));
+    }
+    return (int) size;
+  }
+
+  public static boolean latencyMode(Configuration conf) {
+    return conf.getBoolean(LATENCY_MODE_KEY, LATENCY_MODE_DEFAULT);
+  }
+
+  public static long connectTimeoutMillis(Configuration conf) {
+    return conf.getTimeDuration(CONNECT_TIMEOUT_KEY, CONNECT_TIMEOUT_DEFAULT_MS, TimeUnit.MILLISECONDS);
+  }
+
+  public static long responseTimeoutMillis(Configuration conf) {
+    return conf.getTimeDuration(RESPONSE_TIMEOUT_KEY, RESPONSE_TIMEOUT_DEFAULT_MS, TimeUnit.MILLISECONDS);
+  }
+
+  public static int maxIdleConnections(Configuration conf) {
+    return Math.max(0, conf.getInt(MAX_IDLE_CONNECTIONS_KEY, MAX_IDLE_CONNECTIONS_DEFAULT));
+  }
+}

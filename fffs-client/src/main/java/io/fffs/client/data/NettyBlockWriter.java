@@ -1,0 +1,222 @@
+package io.fffs.client.data;
+
+import io.fffs.client.data.frame.ChunkChecksums;
+import io.fffs.client.data.frame.Frame;
+import io.fffs.client.data.netty.ConnectionPool;
+import io.fffs.client.data.netty.DataConnection;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.DataTransferProtos.OpProto;
+import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
+import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
+import io.fffs.common.proto.DataTransferProtos.WriteRequestProto;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.HybridLogicalClock;
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * {@link BlockWriter} over one leased {@link DataConnection}: data is cut into packets of at most
+ * {@code fffs.client.write.packet-size}, each with a CRC32C per 512-byte chunk, and up to
+ * {@code fffs.client.write.window} packets are in flight. Acks come back in order on the event loop; each one's HLCs
+ * are observed into the client clock and frees a window slot. The first failure is kept and thrown by the next
+ * call; the DataNode refuses the stream's packets after a failed one ({@code streamId}), so nothing after a failure
+ * is applied.
+ *
+ * <p>In latency mode every packet is flushed to the socket at once; otherwise packets are flushed once a packet's
+ * worth of bytes is queued, when the window is full, and by {@link #flush()}. Not thread-safe (one writer thread).
+ */
+public final class NettyBlockWriter implements BlockWriter {
+  private final ConnectionPool pool;
+  private final DataConnection connection;
+  private final HybridLogicalClock clock;
+  private final long blockId;
+  private final WriteOptions options;
+  private final long streamId;
+  private final int packetSize;
+  private final boolean latencyMode;
+  private final long timeoutMillis;
+  private final Semaphore window;
+  private CompletableFuture<Void> lastAck = CompletableFuture.completedFuture(null);
+  private volatile IOException failure;
+  private volatile long blockLength;
+  private volatile HlcTimestamp lastEntryHlc = HlcTimestamp.ZERO;
+  private boolean failureReported;
+  private long unflushedBytes;
+  private boolean closed;
+
+  NettyBlockWriter(ConnectionPool pool, DataConnection connection, HybridLogicalClock clock, long blockId,
+      WriteOptions options, long streamId, int window, int packetSize, boolean latencyMode, long timeoutMillis) {
+    this.pool = pool;
+    this.connection = connection;
+    this.clock = clock;
+    this.blockId = blockId;
+    this.options = options;
+    this.streamId = streamId;
+    this.packetSize = packetSize;
+    this.latencyMode = latencyMode;
+    this.timeoutMillis = timeoutMillis;
+    this.window = new Semaphore(window);
+  }
+
+  @Override
+  public void write(long offset, ByteBuffer data) throws IOException {
+    if (closed) {
+      throw new IOException("the writer of block " + blockId + " is closed");
+    }
+    throwFailure();
+    ByteBuffer rest = data.duplicate();
+    long at = offset;
+    do {
+      int n = Math.min(packetSize, rest.remaining());
+      sendPacket(at, rest.slice(rest.position(), n));
+      rest.position(rest.position() + n);
+      at += n;
+    } while (rest.hasRemaining());
+  }
+
+  private void sendPacket(long offset, ByteBuffer piece) throws IOException {
+    acquireSlot();
+    int n = piece.remaining();
+    WriteRequestProto.Builder write = WriteRequestProto.newBuilder().setBlockId(blockId).setOffset(offset)
+        .setStreamId(streamId);
+    for (int crc : ChunkChecksums.of(piece)) {
+      write.addChunkCrcs(crc);
+    }
+    if (options.blockSize() > 0) {
+      write.setBlockSize(options.blockSize());
+    }
+    if (options.userTimePlugin() != null) {
+      write.setUserTimePlugin(options.userTimePlugin());
+    }
+    ByteBuf payload = connection.alloc().directBuffer(n);
+    payload.writeBytes(piece.duplicate());
+    unflushedBytes += n;
+    boolean flush = latencyMode || unflushedBytes >= packetSize;
+    if (flush) {
+      unflushedBytes = 0;
+    }
+    CompletableFuture<Frame<ResponseHeaderProto>> ack = connection.send(RequestHeaderProto.newBuilder()
+        .setOp(OpProto.WRITE).setHlc(clock.last().toProto()).setWrite(write), payload, flush);
+    lastAck = ack.handle((frame, error) -> {
+      try {
+        onAck(frame, error);
+      } finally {
+        window.release();
+      }
+      return null;
+    });
+  }
+
+  private void acquireSlot() throws IOException {
+    if (window.tryAcquire()) {
+      return;
+    }
+    connection.flush();
+    unflushedBytes = 0;
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    try {
+      while (!window.tryAcquire(50, TimeUnit.MILLISECONDS)) {
+        throwFailure();
+        if (System.nanoTime() > deadline) {
+          throw new IOException("DataNode " + connection.address() + " acknowledged no write of block " + blockId
+              + " within " + timeoutMillis + " ms");
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted waiting for write acknowledgements of block " + blockId);
+    }
+  }
+
+  private void onAck(Frame<ResponseHeaderProto> frame, Throwable error) {
+    if (error != null) {
+      fail(error instanceof IOException ? (IOException) error : new IOException(error.toString(), error));
+      return;
+    }
+    try {
+      ResponseHeaderProto response = frame.header();
+      clock.observe(HlcTimestamp.fromProto(response.getHlc()));
+      if (response.hasError()) {
+        fail(FffsException.fromProto(response.getError()));
+      } else {
+        HlcTimestamp entry = HlcTimestamp.fromProto(response.getWrite().getEntryHlc());
+        clock.observe(entry);
+        lastEntryHlc = entry;
+        blockLength = response.getWrite().getBlockLength();
+      }
+    } finally {
+      frame.release();
+    }
+  }
+
+  private void fail(IOException cause) {
+    if (failure == null) {
+      failure = cause;
+    }
+  }
+
+  private void throwFailure() throws IOException {
+    IOException cause = failure;
+    if (cause == null) {
+      return;
+    }
+    failureReported = true;
+    if (cause instanceof FffsException) {
+      FffsException typed = (FffsException) cause;
+      throw new FffsException(typed.code(), typed.detail(), typed);
+    }
+    throw new IOException(cause.getMessage(), cause);
+  }
+
+  @Override
+  public long flush() throws IOException {
+    throwFailure();
+    connection.flush();
+    unflushedBytes = 0;
+    try {
+      lastAck.get(timeoutMillis, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      fail(new IOException(e.getCause()));
+    } catch (TimeoutException e) {
+      fail(new IOException("DataNode " + connection.address() + " did not acknowledge the writes of block "
+          + blockId + " within " + timeoutMillis + " ms"));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted waiting for write acknowledgements of block " + blockId);
+    }
+    throwFailure();
+    return blockLength;
+  }
+
+  /** The block length after the last acknowledged write. */
+  public long blockLength() {
+    return blockLength;
+  }
+
+  /** The HLC the last acknowledged write was stamped with in the block log ({@code ZERO} before any). */
+  public HlcTimestamp lastEntryHlc() {
+    return lastEntryHlc;
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      if (failure == null || !failureReported) {
+        flush();
+      }
+    } finally {
+      pool.release(connection);
+    }
+  }
+}

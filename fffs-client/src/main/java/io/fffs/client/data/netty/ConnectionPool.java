@@ -1,0 +1,114 @@
+package io.fffs.client.data.netty;
+
+import io.fffs.client.data.DataTransferConfigKeys;
+import io.fffs.client.data.frame.FrameDecoder;
+import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+
+/**
+ * Connections to DataNodes, kept per address for reuse. A user leases a connection ({@link #acquire}) for as long
+ * as it has calls in flight and gives it back ({@link #release}); a block writer holds one for its whole life, so
+ * its packets never queue behind another stream's. Up to {@code fffs.client.connections.max-idle} idle connections
+ * stay open per DataNode. Socket buffers are left to the kernel's auto-tuning; {@code TCP_NODELAY} only in latency
+ * mode.
+ */
+public final class ConnectionPool implements AutoCloseable {
+  private final Bootstrap bootstrap;
+  private final int maxFrameBytes;
+  private final int maxIdle;
+  private final Map<InetSocketAddress, Deque<DataConnection>> idle = new ConcurrentHashMap<>();
+  private final Deque<DataConnection> all = new ConcurrentLinkedDeque<>();
+  private volatile boolean closed;
+
+  public ConnectionPool(EventLoopGroup group, int maxFrameBytes, int maxIdle, boolean latencyMode,
+      long connectTimeoutMillis) {
+    this.maxFrameBytes = maxFrameBytes;
+    this.maxIdle = maxIdle;
+    this.bootstrap = new Bootstrap().group(group).channel(EventLoops.socketChannel())
+        .option(ChannelOption.TCP_NODELAY, latencyMode)
+        .option(ChannelOption.SO_KEEPALIVE, true)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeoutMillis));
+  }
+
+  /** An open connection to {@code address}: an idle one, or a new one. */
+  public DataConnection acquire(InetSocketAddress address) throws IOException {
+    if (closed) {
+      throw new IOException("the data-transfer client is closed");
+    }
+    Deque<DataConnection> free = idle.get(address);
+    if (free != null) {
+      for (DataConnection c = free.pollFirst(); c != null; c = free.pollFirst()) {
+        if (c.isUsable()) {
+          return c;
+        }
+        c.close();
+      }
+    }
+    return connect(address);
+  }
+
+  private DataConnection connect(InetSocketAddress address) throws IOException {
+    DataConnection connection = new DataConnection(address);
+    ChannelFuture connected = bootstrap.clone().handler(new ChannelInitializer<Channel>() {
+      @Override
+      protected void initChannel(Channel ch) {
+        ch.pipeline().addLast(new FrameDecoder<>(ResponseHeaderProto.parser(), maxFrameBytes,
+            DataTransferConfigKeys.MAX_FRAME_SIZE_KEY), connection.handler());
+      }
+    }).connect(address);
+    try {
+      connected.await();
+    } catch (InterruptedException e) {
+      connected.cancel(false);
+      connected.channel().close();
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted connecting to DataNode " + address);
+    }
+    if (!connected.isSuccess()) {
+      Throwable cause = connected.cause();
+      throw new IOException("cannot connect to DataNode " + address + ": " + cause.getMessage(), cause);
+    }
+    connection.attach(connected.channel());
+    all.add(connection);
+    connected.channel().closeFuture().addListener(f -> all.remove(connection));
+    return connection;
+  }
+
+  /** Returns a leased connection; broken or surplus ones (and ones with calls still pending) are closed. */
+  public void release(DataConnection connection) {
+    if (closed || !connection.isUsable() || connection.outstanding() > 0) {
+      connection.close();
+      return;
+    }
+    Deque<DataConnection> free = idle.computeIfAbsent(connection.address(), a -> new ConcurrentLinkedDeque<>());
+    if (free.size() >= maxIdle) {
+      connection.close();
+    } else {
+      free.addFirst(connection);
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    idle.clear();
+    List<DataConnection> open = new ArrayList<>(all);
+    for (DataConnection connection : open) {
+      connection.close();
+    }
+  }
+}

@@ -1,0 +1,169 @@
+package io.fffs.datanode;
+
+import io.fffs.client.data.DataTransferConfigKeys;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.common.time.PhysicalClock;
+import io.fffs.datanode.nn.NamenodeLink;
+import io.fffs.datanode.nn.NodeHealth;
+import io.fffs.datanode.server.DataServer;
+import io.fffs.datanode.server.DataServerStats;
+import io.fffs.datanode.store.BlockStore;
+import io.fffs.datanode.store.DataNodeConfigKeys;
+import io.fffs.datanode.store.MultiLogBlockStore;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.concurrent.CountDownLatch;
+import org.apache.hadoop.conf.Configuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A DataNode: its clock, its block store, the data server and the link to the NameNode, started and stopped
+ * together. {@link #start} opens (recovers) the store, binds the data server, registers with the NameNode (unless
+ * {@code fffs.datanode.namenode.enabled=false}) and starts heartbeats; {@link #close} undoes all of it and releases
+ * the ports and directories, so a new DataNode can start on the same directories in the same JVM.
+ */
+public final class DataNode implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(DataNode.class);
+
+  private final HybridLogicalClock clock;
+  private final BlockStore store;
+  private final DataServer server;
+  private final NamenodeLink namenode;
+  private final NodeHealth health;
+  private final DatanodeIdProto id;
+  private final CountDownLatch stopped = new CountDownLatch(1);
+  private boolean closed;
+
+  private DataNode(HybridLogicalClock clock, BlockStore store, DataServer server, NamenodeLink namenode,
+      NodeHealth health, DatanodeIdProto id) {
+    this.clock = clock;
+    this.store = store;
+    this.server = server;
+    this.namenode = namenode;
+    this.health = health;
+    this.id = id;
+  }
+
+  /** Starts a DataNode configured by {@code conf} on the physical clock {@code physicalClock}. */
+  public static DataNode start(Configuration conf, PhysicalClock physicalClock) throws IOException {
+    String transport = DataTransferConfigKeys.transport(conf);
+    HybridLogicalClock clock = new HybridLogicalClock(physicalClock, conf);
+    MultiLogBlockStore store = MultiLogBlockStore.open(conf, clock);
+    DataServer server = null;
+    try {
+      String uuid = DatanodeIdentity.loadOrCreate(DataNodeConfigKeys.dataDir(conf));
+      NodeHealth health = new NodeHealth();
+      NamenodeLink.Receiver receiver = new NamenodeLink.Receiver();
+      server = DataServer.start(conf, store, clock, health::unhealthyReason, receiver);
+      InetSocketAddress bound = server.address();
+      DatanodeIdProto id = DatanodeIdProto.newBuilder().setDatanodeUuid(uuid).setHost(advertisedHost(bound))
+          .setDataPort(bound.getPort()).setIpcPort(0).setTransport(transport).build();
+      NamenodeLink namenode = DataNodeServiceConfigKeys.namenodeEnabled(conf)
+          ? NamenodeLink.start(conf, id, store, clock, health, receiver)
+          : null;
+      LOG.info("DataNode {} up: data {}:{} ({}), {} blocks{}", uuid, id.getHost(), id.getDataPort(), transport,
+          store.blockReport().size(), namenode == null ? ", not registered with a NameNode" : "");
+      return new DataNode(clock, store, server, namenode, health, id);
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(server);
+      store.close();
+      throw e;
+    }
+  }
+
+  private static String advertisedHost(InetSocketAddress bound) throws IOException {
+    InetAddress address = bound.getAddress();
+    return address.isAnyLocalAddress() ? InetAddress.getLocalHost().getHostAddress() : address.getHostAddress();
+  }
+
+  private static void closeQuietly(DataServer server) {
+    if (server != null) {
+      try {
+        server.close();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** The data server's bound address. */
+  public InetSocketAddress dataAddress() {
+    return server.address();
+  }
+
+  /** How clients and the NameNode know this DataNode (uuid, host, data port, transport). */
+  public DatanodeIdProto datanodeId() {
+    return id;
+  }
+
+  /** Stable across restarts on the same data directory. */
+  public String uuid() {
+    return id.getDatanodeUuid();
+  }
+
+  public BlockStore store() {
+    return store;
+  }
+
+  public HybridLogicalClock clock() {
+    return clock;
+  }
+
+  /** False while the NameNode says this node must not take writes (e.g. its clock is off). */
+  public boolean healthy() {
+    return health.healthy();
+  }
+
+  /** Why writes are refused, or null when healthy. */
+  public String unhealthyReason() {
+    return health.unhealthyReason();
+  }
+
+  /** Whether the NameNode has accepted this DataNode's registration (false without a NameNode). */
+  public boolean isRegistered() {
+    return namenode != null && namenode.isRegistered();
+  }
+
+  /** Sends a heartbeat now (registering again first if the NameNode asks); no-op without a NameNode. */
+  public void triggerHeartbeat() {
+    if (namenode != null) {
+      namenode.triggerHeartbeat();
+    }
+  }
+
+  public DataServerStats serverStats() {
+    return server.stats();
+  }
+
+  /** Blocks until {@link #close()} (for {@code bin/fffs datanode}). */
+  public void join() throws InterruptedException {
+    stopped.await();
+  }
+
+  /** Stops heartbeats, the data server (after applying queued writes) and the store. Idempotent. */
+  @Override
+  public synchronized void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      if (namenode != null) {
+        namenode.close();
+      }
+      server.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted stopping DataNode " + uuid());
+    } finally {
+      store.close();
+      stopped.countDown();
+      LOG.info("DataNode {} stopped", uuid());
+    }
+  }
+}

@@ -1,0 +1,110 @@
+package io.fffs.datanode;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.net.NetUtils;
+
+/**
+ * Configuration of the DataNode service (data server, NameNode link): each key beside its default and its typed
+ * getter. The block store's keys are in {@link io.fffs.datanode.store.DataNodeConfigKeys}; the wire keys shared with
+ * clients ({@code fffs.transport}, {@code fffs.datatransfer.max-frame-size}, {@code fffs.client.latency-mode}) in
+ * {@link io.fffs.client.data.DataTransferConfigKeys}.
+ */
+public final class DataNodeServiceConfigKeys {
+  /** host:port the data server binds and advertises; port 0 picks a free port. */
+  public static final String DATA_ADDRESS_KEY = "fffs.datanode.data-address";
+  public static final String DATA_ADDRESS_DEFAULT = "127.0.0.1:50010";
+
+  /** The NameNode's RPC address (the NameNode's own key). */
+  public static final String NAMENODE_ADDRESS_KEY = "fffs.namenode.rpc-address";
+  public static final String NAMENODE_ADDRESS_DEFAULT = "127.0.0.1:8020";
+
+  /** Whether the DataNode registers with a NameNode; off only for tests of the data path alone. */
+  public static final String NAMENODE_ENABLED_KEY = "fffs.datanode.namenode.enabled";
+  public static final boolean NAMENODE_ENABLED_DEFAULT = true;
+
+  /** Time between heartbeats (the NameNode reads the same key to tell DataNodes). */
+  public static final String HEARTBEAT_INTERVAL_KEY = "fffs.datanode.heartbeat.interval";
+  public static final long HEARTBEAT_INTERVAL_DEFAULT_MS = 3_000;
+
+  /** Time between full block reports (one is also sent after every registration). */
+  public static final String BLOCK_REPORT_INTERVAL_KEY = "fffs.datanode.block-report.interval";
+  public static final long BLOCK_REPORT_INTERVAL_DEFAULT_MS = 6 * 60 * 60_000L;
+
+  /** How long written blocks are collected before one blockReceived call reports them. */
+  public static final String BLOCK_RECEIVED_DELAY_KEY = "fffs.datanode.block-received.delay";
+  public static final long BLOCK_RECEIVED_DELAY_DEFAULT_MS = 100;
+
+  /** How long start-up keeps trying to register before giving up (the NameNode may start later). */
+  public static final String REGISTER_TIMEOUT_KEY = "fffs.datanode.register.timeout";
+  public static final long REGISTER_TIMEOUT_DEFAULT_MS = 120_000;
+
+  /** Netty event loops of the data server (0: Netty's default, twice the cores). */
+  public static final String SERVER_IO_THREADS_KEY = "fffs.datanode.server.io-threads";
+  public static final int SERVER_IO_THREADS_DEFAULT = 0;
+
+  /** Threads serving READ, BLOCK_INFO and SYNC (which may wait for the clock or the disk). */
+  public static final String SERVER_HANDLER_THREADS_KEY = "fffs.datanode.server.handler-threads";
+  public static final int SERVER_HANDLER_THREADS_DEFAULT = 8;
+
+  /** Writes decoded but not yet applied, in the ring between the event loops and the store writer. */
+  public static final String WRITE_QUEUE_CAPACITY_KEY = "fffs.datanode.server.write-queue";
+  public static final int WRITE_QUEUE_CAPACITY_DEFAULT = 128;
+
+  private DataNodeServiceConfigKeys() {}
+
+  public static InetSocketAddress dataAddress(Configuration conf) {
+    return NetUtils.createSocketAddr(conf.getTrimmed(DATA_ADDRESS_KEY, DATA_ADDRESS_DEFAULT), 0, DATA_ADDRESS_KEY);
+  }
+
+  public static InetSocketAddress namenodeAddress(Configuration conf) {
+    return NetUtils.createSocketAddr(conf.getTrimmed(NAMENODE_ADDRESS_KEY, NAMENODE_ADDRESS_DEFAULT), 0,
+        NAMENODE_ADDRESS_KEY);
+  }
+
+  public static boolean namenodeEnabled(Configuration conf) {
+    return conf.getBoolean(NAMENODE_ENABLED_KEY, NAMENODE_ENABLED_DEFAULT);
+  }
+
+  public static long heartbeatIntervalMillis(Configuration conf) {
+    return positive(HEARTBEAT_INTERVAL_KEY, conf.getTimeDuration(HEARTBEAT_INTERVAL_KEY,
+        HEARTBEAT_INTERVAL_DEFAULT_MS, TimeUnit.MILLISECONDS));
+  }
+
+  public static long blockReportIntervalMillis(Configuration conf) {
+    return positive(BLOCK_REPORT_INTERVAL_KEY, conf.getTimeDuration(BLOCK_REPORT_INTERVAL_KEY,
+        BLOCK_REPORT_INTERVAL_DEFAULT_MS, TimeUnit.MILLISECONDS));
+  }
+
+  public static long blockReceivedDelayMillis(Configuration conf) {
+    return Math.max(0, conf.getTimeDuration(BLOCK_RECEIVED_DELAY_KEY, BLOCK_RECEIVED_DELAY_DEFAULT_MS,
+        TimeUnit.MILLISECONDS));
+  }
+
+  public static long registerTimeoutMillis(Configuration conf) {
+    return positive(REGISTER_TIMEOUT_KEY, conf.getTimeDuration(REGISTER_TIMEOUT_KEY, REGISTER_TIMEOUT_DEFAULT_MS,
+        TimeUnit.MILLISECONDS));
+  }
+
+  public static int serverIoThreads(Configuration conf) {
+    return Math.max(0, conf.getInt(SERVER_IO_THREADS_KEY, SERVER_IO_THREADS_DEFAULT));
+  }
+
+  public static int serverHandlerThreads(Configuration conf) {
+    return (int) positive(SERVER_HANDLER_THREADS_KEY,
+        conf.getInt(SERVER_HANDLER_THREADS_KEY, SERVER_HANDLER_THREADS_DEFAULT));
+  }
+
+  public static int writeQueueCapacity(Configuration conf) {
+    return (int) positive(WRITE_QUEUE_CAPACITY_KEY,
+        conf.getInt(WRITE_QUEUE_CAPACITY_KEY, WRITE_QUEUE_CAPACITY_DEFAULT));
+  }
+
+  private static long positive(String key, long value) {
+    if (value <= 0) {
+      throw new IllegalArgumentException(key + " must be positive, got " + value);
+    }
+    return value;
+  }
+}

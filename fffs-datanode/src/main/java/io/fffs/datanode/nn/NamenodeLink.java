@@ -1,0 +1,317 @@
+package io.fffs.datanode.nn;
+
+import io.fffs.common.ipc.DatanodeProtocolPB;
+import io.fffs.common.ipc.RemoteErrors;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.proto.CommonProtos.HlcProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.BlockReceivedRequestProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.BlockReportRequestProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.HeartbeatRequestProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.HeartbeatResponseProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.RegisterDatanodeRequestProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.RegisterDatanodeResponseProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.ReportedBlockProto;
+import io.fffs.common.time.ClockSkewException;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.datanode.DataNodeServiceConfigKeys;
+import io.fffs.datanode.server.WriteListener;
+import io.fffs.datanode.store.BlockStore;
+import io.fffs.datanode.store.BlockSummary;
+import io.fffs.datanode.store.MemoryUsage;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.ipc.ProtobufRpcEngine2;
+import org.apache.hadoop.ipc.RPC;
+import org.apache.hadoop.thirdparty.protobuf.ServiceException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A DataNode's link to its NameNode over Hadoop IPC ({@code DatanodeProtocol}), run by one thread
+ * ({@code fffs-datanode-nn}): registration (retried at start until the NameNode answers, bounded by
+ * {@code fffs.datanode.register.timeout}), heartbeats, full block reports after each registration and periodically,
+ * and batched blockReceived calls shortly after writes.
+ *
+ * <p>Clock check: each call measures this node's offset from the NameNode NTP-style — sent at t0 (local), the
+ * response carries the NameNode's physical time t1, received at t2: offset = (t0 + t2) / 2 - t1 — and the next
+ * heartbeat carries it with the round trip. The NameNode's verdict ({@code healthy}, reason) is kept in
+ * {@link NodeHealth}; the data server refuses writes while it is unhealthy.
+ */
+public final class NamenodeLink implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(NamenodeLink.class);
+
+  private final DatanodeProtocolPB proxy;
+  private final InetSocketAddress address;
+  private final DatanodeIdProto id;
+  private final BlockStore store;
+  private final HybridLogicalClock clock;
+  private final NodeHealth health;
+  private final ScheduledExecutorService thread;
+  private final long heartbeatMillis;
+  private final long blockReportMillis;
+  private final long receivedDelayMillis;
+  private final LongSupplier nanoTime;
+  private final Map<Long, Long> received = new ConcurrentHashMap<>();
+  private final AtomicBoolean receivedScheduled = new AtomicBoolean();
+  private volatile boolean registered;
+  private boolean failing;
+  private long lastBlockReportNanos;
+  private Long measuredOffsetMicros;
+  private long roundTripMicros;
+
+  private NamenodeLink(Configuration conf, DatanodeProtocolPB proxy, InetSocketAddress address, DatanodeIdProto id,
+      BlockStore store, HybridLogicalClock clock, NodeHealth health) {
+    this.proxy = proxy;
+    this.address = address;
+    this.id = id;
+    this.store = store;
+    this.clock = clock;
+    this.health = health;
+    this.heartbeatMillis = DataNodeServiceConfigKeys.heartbeatIntervalMillis(conf);
+    this.blockReportMillis = DataNodeServiceConfigKeys.blockReportIntervalMillis(conf);
+    this.receivedDelayMillis = DataNodeServiceConfigKeys.blockReceivedDelayMillis(conf);
+    this.nanoTime = System::nanoTime;
+    this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "fffs-datanode-nn");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /**
+   * Registers {@code id} with the NameNode of {@code conf} (retrying until it answers or the register timeout
+   * passes), sends a full block report and starts heartbeating.
+   */
+  public static NamenodeLink start(Configuration conf, DatanodeIdProto id, BlockStore store, HybridLogicalClock clock,
+      NodeHealth health, Receiver receiver) throws IOException {
+    InetSocketAddress address = DataNodeServiceConfigKeys.namenodeAddress(conf);
+    Configuration rpcConf = new Configuration(conf);
+    // Our own loops retry; Hadoop's would hold a heartbeat for ten seconds per unreachable NameNode.
+    rpcConf.setInt("ipc.client.connect.max.retries", 0);
+    rpcConf.setInt("ipc.client.connect.max.retries.on.timeouts", 0);
+    rpcConf.setInt("ipc.client.connect.timeout", 5_000);
+    rpcConf.setInt("ipc.client.rpc-timeout.ms", 30_000);
+    RPC.setProtocolEngine(rpcConf, DatanodeProtocolPB.class, ProtobufRpcEngine2.class);
+    DatanodeProtocolPB proxy = RPC.getProxy(DatanodeProtocolPB.class, RPC.getProtocolVersion(DatanodeProtocolPB.class),
+        address, rpcConf);
+    NamenodeLink link = new NamenodeLink(conf, proxy, address, id, store, clock, health);
+    try {
+      link.registerAtStart(DataNodeServiceConfigKeys.registerTimeoutMillis(conf));
+    } catch (IOException | RuntimeException e) {
+      link.close();
+      throw e;
+    }
+    receiver.link = link;
+    link.thread.scheduleWithFixedDelay(link::tick, link.heartbeatMillis, link.heartbeatMillis, TimeUnit.MILLISECONDS);
+    return link;
+  }
+
+  private void registerAtStart(long timeoutMillis) throws IOException {
+    long deadline = nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    int attempts = 0;
+    while (true) {
+      attempts++;
+      try {
+        register();
+        return;
+      } catch (IOException e) {
+        if (nanoTime.getAsLong() > deadline) {
+          throw new IOException("DataNode " + id.getDatanodeUuid() + " could not register with the NameNode at "
+              + address + " within " + timeoutMillis + " ms (" + attempts + " attempts; "
+              + DataNodeServiceConfigKeys.REGISTER_TIMEOUT_KEY + "): " + e.getMessage(), e);
+        }
+        if (attempts == 1 || attempts % 30 == 0) {
+          LOG.info("Waiting for the NameNode at {} to register (attempt {}): {}", address, attempts, e.toString());
+        }
+        try {
+          Thread.sleep(Math.min(1_000, heartbeatMillis));
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw new InterruptedIOException("interrupted while registering with the NameNode at " + address);
+        }
+      }
+    }
+  }
+
+  /** Registers (or registers again) and sends a full block report. */
+  private void register() throws IOException {
+    MemoryUsage memory = store.memoryUsage();
+    long t0 = clock.physicalClock().currentTimeMicros();
+    RegisterDatanodeResponseProto response = call(() -> proxy.registerDatanode(null, RegisterDatanodeRequestProto
+        .newBuilder().setHlc(clock.now().toProto()).setId(id).setCapacityBytes(memory.arenaCapacityBytes())
+        .setPhysicalMicros(t0).build()));
+    measure(t0, response.getNamenodePhysicalMicros());
+    merge(response.getHlc());
+    registered = true;
+    LOG.info("Registered DataNode {} ({}:{}, {}) with the NameNode at {} (cluster {}); clock offset {} µs ± {} µs",
+        id.getDatanodeUuid(), id.getHost(), id.getDataPort(), id.getTransport(), address, response.getClusterId(),
+        measuredOffsetMicros, roundTripMicros / 2);
+    blockReport();
+  }
+
+  private void measure(long t0, long namenodeMicros) {
+    long t2 = clock.physicalClock().currentTimeMicros();
+    measuredOffsetMicros = (t0 + t2) / 2 - namenodeMicros;
+    roundTripMicros = Math.max(0, t2 - t0);
+  }
+
+  private void merge(HlcProto namenodeHlc) {
+    try {
+      clock.merge(HlcTimestamp.fromProto(namenodeHlc));
+    } catch (ClockSkewException e) {
+      LOG.warn("Not merging the NameNode's clock: {}", e.getMessage());
+    }
+  }
+
+  /** One heartbeat, plus a block report when due or when the NameNode asks to register again. */
+  private void tick() {
+    try {
+      if (!registered) {
+        register();
+      }
+      heartbeat();
+      if (nanoTime.getAsLong() - lastBlockReportNanos >= TimeUnit.MILLISECONDS.toNanos(blockReportMillis)) {
+        blockReport();
+      }
+      if (failing) {
+        failing = false;
+        LOG.info("The NameNode at {} answers again", address);
+      }
+    } catch (IOException | RuntimeException e) {
+      if (!failing) {
+        failing = true;
+        LOG.warn("Heartbeat to the NameNode at {} failed (will retry every {} ms): {}", address, heartbeatMillis,
+            e.toString());
+      }
+    }
+  }
+
+  private void heartbeat() throws IOException {
+    MemoryUsage memory = store.memoryUsage();
+    long t0 = clock.physicalClock().currentTimeMicros();
+    HeartbeatRequestProto.Builder request = HeartbeatRequestProto.newBuilder().setHlc(clock.now().toProto())
+        .setDatanodeUuid(id.getDatanodeUuid()).setPhysicalMicros(t0)
+        .setCapacityBytes(memory.arenaCapacityBytes())
+        .setMemoryUsedBytes(memory.residentPageBytes() + memory.logBytes() + memory.indexBytes())
+        .setBlockCount(store.blockReport().size()).setDurableHlc(store.durableFrontier().toProto());
+    if (measuredOffsetMicros != null) {
+      request.setMeasuredOffsetMicros(measuredOffsetMicros).setRoundTripMicros(roundTripMicros);
+    }
+    HeartbeatResponseProto response = call(() -> proxy.heartbeat(null, request.build()));
+    measure(t0, response.getNamenodePhysicalMicros());
+    merge(response.getHlc());
+    if (response.getReregister()) {
+      LOG.info("The NameNode at {} does not know this DataNode (it restarted?); registering again", address);
+      registered = false;
+      register();
+      return;
+    }
+    health.set(response.getHealthy() ? null : response.getUnhealthyReason());
+  }
+
+  private void blockReport() throws IOException {
+    List<ReportedBlockProto> blocks = new ArrayList<>();
+    for (BlockSummary block : store.blockReport()) {
+      blocks.add(ReportedBlockProto.newBuilder().setBlockId(block.blockId()).setNumBytes(block.length()).build());
+    }
+    HlcTimestamp durable = store.durableFrontier();
+    merge(call(() -> proxy.blockReport(null, BlockReportRequestProto.newBuilder().setHlc(clock.now().toProto())
+        .setDatanodeUuid(id.getDatanodeUuid()).addAllBlocks(blocks).setDurableHlc(durable.toProto()).build()))
+        .getHlc());
+    lastBlockReportNanos = nanoTime.getAsLong();
+    LOG.debug("Block report: {} blocks to {}", blocks.size(), address);
+  }
+
+  /** A block's new length after a write; reported in a batch shortly after. */
+  public void written(long blockId, long length) {
+    received.put(blockId, length);
+    if (receivedScheduled.compareAndSet(false, true)) {
+      try {
+        thread.schedule(this::sendReceived, receivedDelayMillis, TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        receivedScheduled.set(false);
+      }
+    }
+  }
+
+  private void sendReceived() {
+    receivedScheduled.set(false);
+    if (received.isEmpty() || !registered) {
+      return;
+    }
+    BlockReceivedRequestProto.Builder request = BlockReceivedRequestProto.newBuilder()
+        .setDatanodeUuid(id.getDatanodeUuid());
+    for (Long blockId : new ArrayList<>(received.keySet())) {
+      Long length = received.remove(blockId);
+      if (length != null) {
+        request.addBlocks(ReportedBlockProto.newBuilder().setBlockId(blockId).setNumBytes(length));
+      }
+    }
+    try {
+      merge(call(() -> proxy.blockReceived(null, request.setHlc(clock.now().toProto()).build())).getHlc());
+    } catch (IOException | RuntimeException e) {
+      // The next full report (after re-registration or periodically) carries them.
+      LOG.debug("blockReceived to {} failed: {}", address, e.toString());
+    }
+  }
+
+  /**
+   * The data server's {@link WriteListener}, created before the link (the link needs the server's port) and
+   * forwarding to it once it is up.
+   */
+  public static final class Receiver implements WriteListener {
+    private volatile NamenodeLink link;
+
+    @Override
+    public void written(long blockId, long blockLength) {
+      NamenodeLink target = link;
+      if (target != null) {
+        target.written(blockId, blockLength);
+      }
+    }
+  }
+
+  /** Runs a heartbeat now (tests, and callers that know the NameNode just restarted). */
+  public void triggerHeartbeat() {
+    thread.execute(this::tick);
+  }
+
+  public boolean isRegistered() {
+    return registered;
+  }
+
+  private interface Rpc<T> {
+    T call() throws ServiceException;
+  }
+
+  private static <T> T call(Rpc<T> rpc) throws IOException {
+    try {
+      return rpc.call();
+    } catch (ServiceException e) {
+      throw RemoteErrors.unwrap(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    thread.shutdownNow();
+    try {
+      thread.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    RPC.stopProxy(proxy);
+  }
+}

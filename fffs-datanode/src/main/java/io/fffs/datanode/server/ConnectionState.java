@@ -1,0 +1,89 @@
+package io.fffs.datanode.server;
+
+import io.fffs.common.error.FffsException;
+import io.netty.channel.Channel;
+import java.util.ArrayDeque;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A data server connection's share of the write path. On its event loop: the writes that did not fit the full
+ * ring ({@code overflow}); while there are any, the channel is not read (auto-read off), which pushes back on the
+ * client through TCP instead of blocking the loop. On the store writer thread: the write streams of this
+ * connection that failed, whose later packets are refused.
+ */
+final class ConnectionState {
+  private static final int MAX_FAILED_STREAMS = 1024;
+
+  final Channel channel;
+  private final StoreWriter writer;
+  private final DataServerStats stats;
+  private final ArrayDeque<WriteTask> overflow = new ArrayDeque<>();
+  private boolean waitingForRoom;
+  private final Map<Long, FffsException> failedStreams = new LinkedHashMap<>() {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<Long, FffsException> eldest) {
+      return size() > MAX_FAILED_STREAMS;
+    }
+  };
+
+  ConnectionState(Channel channel, StoreWriter writer, DataServerStats stats) {
+    this.channel = channel;
+    this.writer = writer;
+    this.stats = stats;
+  }
+
+  /** Event loop: hands a write to the store writer, or parks it and stops reading while the ring is full. */
+  void submit(WriteTask task) {
+    if (overflow.isEmpty() && writer.offer(task)) {
+      return;
+    }
+    overflow.addLast(task);
+    if (channel.config().isAutoRead()) {
+      channel.config().setAutoRead(false);
+      stats.backpressurePauses.increment();
+    }
+    waitForRoom();
+  }
+
+  private void waitForRoom() {
+    if (!waitingForRoom) {
+      waitingForRoom = true;
+      writer.wakeWhenRoom(this);
+    }
+  }
+
+  /** Event loop, called when the ring has room again: moves parked writes into it and resumes reading. */
+  void drain() {
+    waitingForRoom = false;
+    while (!overflow.isEmpty()) {
+      if (!writer.offer(overflow.peekFirst())) {
+        waitForRoom();
+        return;
+      }
+      overflow.pollFirst();
+    }
+    if (channel.isActive()) {
+      channel.config().setAutoRead(true);
+    }
+  }
+
+  /** Event loop, once the channel is closed: drops the parked writes. */
+  void closed() {
+    for (WriteTask task = overflow.pollFirst(); task != null; task = overflow.pollFirst()) {
+      task.payload().release();
+    }
+  }
+
+  /** Store writer thread: the failure of an earlier packet of {@code streamId}, or null. */
+  FffsException failedStream(long streamId) {
+    return failedStreams.get(streamId);
+  }
+
+  /** Store writer thread. */
+  void streamFailed(long streamId, FffsException failure) {
+    failedStreams.putIfAbsent(streamId, failure);
+  }
+}

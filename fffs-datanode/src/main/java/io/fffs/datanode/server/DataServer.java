@@ -1,0 +1,136 @@
+package io.fffs.datanode.server;
+
+import io.fffs.client.data.DataTransferConfigKeys;
+import io.fffs.client.data.frame.FrameDecoder;
+import io.fffs.client.data.netty.EventLoops;
+import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
+import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.datanode.DataNodeServiceConfigKeys;
+import io.fffs.datanode.store.BlockStore;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.apache.hadoop.conf.Configuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The DataNode's data-transfer server (DESIGN.md §6): Netty over TCP, epoll where available.
+ *
+ * <p>Threads:
+ * <ul>
+ *   <li><b>event loops</b> ({@code fffs-data-io-*}) decode frames ({@link FrameDecoder}: length-prefixed protobuf
+ *       header, payload as a slice of the receive buffer), verify each WRITE's CRC32C per 512-byte chunk and
+ *       enqueue it into the bounded write ring; when the ring is full they stop reading that connection
+ *       (auto-read off) instead of blocking.</li>
+ *   <li><b>the store writer</b> ({@code fffs-store-writer}, {@link StoreWriter}) applies writes in arrival order:
+ *       refuses them if the NameNode said this node is unhealthy, merges the client's HLC (refusing
+ *       {@code CLOCK_SKEW}), calls {@code store.write}, and sends the ack with the entry HLC, the block length and
+ *       the DataNode's HLC. Paper §6.2: network → ring buffer → log.</li>
+ *   <li><b>handlers</b> ({@code fffs-data-handler-*}, {@link QueryService}) serve READ (zero-copy file regions
+ *       after a header carrying the payload's chunk CRCs), BLOCK_INFO and SYNC, which may wait for the clock or
+ *       the disk.</li>
+ * </ul>
+ * Every error goes back as an {@code ErrorProto} with the request's callId; a malformed or oversized frame closes
+ * only its connection. Responses set {@code TCP_NODELAY}: each is a complete message, and Nagle would only hold back
+ * its last segment.
+ */
+public final class DataServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(DataServer.class);
+
+  private final EventLoopGroup boss;
+  private final EventLoopGroup workers;
+  private final ExecutorService handlers;
+  private final StoreWriter writer;
+  private final Channel serverChannel;
+  private final DataServerStats stats;
+
+  private DataServer(EventLoopGroup boss, EventLoopGroup workers, ExecutorService handlers, StoreWriter writer,
+      Channel serverChannel, DataServerStats stats) {
+    this.boss = boss;
+    this.workers = workers;
+    this.handlers = handlers;
+    this.writer = writer;
+    this.serverChannel = serverChannel;
+    this.stats = stats;
+  }
+
+  /**
+   * Binds {@code fffs.datanode.data-address} and starts serving {@code store}.
+   *
+   * @param unhealthyReason why this node must not take writes now, or null when it may
+   * @param listener told of every applied write (block id and new length)
+   */
+  public static DataServer start(Configuration conf, BlockStore store, HybridLogicalClock clock,
+      Supplier<String> unhealthyReason, WriteListener listener) throws IOException {
+    DataTransferConfigKeys.transport(conf);
+    int maxFrame = DataTransferConfigKeys.maxFrameSize(conf);
+    DataServerStats stats = new DataServerStats();
+    StoreWriter writer = new StoreWriter(store, clock, unhealthyReason, listener, stats,
+        DataNodeServiceConfigKeys.writeQueueCapacity(conf), "fffs-store-writer");
+    ExecutorService handlers = Executors.newFixedThreadPool(DataNodeServiceConfigKeys.serverHandlerThreads(conf),
+        new DefaultThreadFactory("fffs-data-handler", true));
+    QueryService queries = new QueryService(store, clock, handlers, stats, DataTransferConfigKeys.maxPayload(conf));
+    EventLoopGroup boss = EventLoops.newGroup(1, "fffs-data-accept", true);
+    EventLoopGroup workers = EventLoops.newGroup(DataNodeServiceConfigKeys.serverIoThreads(conf), "fffs-data-io",
+        true);
+    InetSocketAddress bind = DataNodeServiceConfigKeys.dataAddress(conf);
+    try {
+      Channel channel = new ServerBootstrap().group(boss, workers).channel(EventLoops.serverChannel())
+          .option(ChannelOption.SO_REUSEADDR, true)
+          .childOption(ChannelOption.TCP_NODELAY, true)
+          .childOption(ChannelOption.SO_KEEPALIVE, true)
+          .childHandler(new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+              ch.pipeline().addLast(
+                  new FrameDecoder<>(RequestHeaderProto.parser(), maxFrame, DataTransferConfigKeys.MAX_FRAME_SIZE_KEY),
+                  new RequestHandler(writer, queries, stats));
+            }
+          })
+          .bind(bind).syncUninterruptibly().channel();
+      writer.start();
+      DataServer server = new DataServer(boss, workers, handlers, writer, channel, stats);
+      LOG.info("Data server listening on {} ({}, max frame {} bytes)", server.address(),
+          EventLoops.epoll() ? "epoll" : "nio", maxFrame);
+      return server;
+    } catch (RuntimeException e) {
+      boss.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+      workers.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+      handlers.shutdownNow();
+      throw new IOException("cannot start the data server on " + bind + " ("
+          + DataNodeServiceConfigKeys.DATA_ADDRESS_KEY + "): " + e.getMessage(), e);
+    }
+  }
+
+  /** The bound address (with the real port when 0 was configured). */
+  public InetSocketAddress address() {
+    return (InetSocketAddress) serverChannel.localAddress();
+  }
+
+  public DataServerStats stats() {
+    return stats;
+  }
+
+  /** Stops accepting, closes every connection, applies the writes already queued and stops the threads. */
+  @Override
+  public void close() throws InterruptedException {
+    serverChannel.close().awaitUninterruptibly();
+    boss.shutdownGracefully(0, 0, TimeUnit.SECONDS).await();
+    workers.shutdownGracefully(0, 0, TimeUnit.SECONDS).await();
+    writer.close();
+    handlers.shutdown();
+    if (!handlers.awaitTermination(10, TimeUnit.SECONDS)) {
+      handlers.shutdownNow();
+    }
+  }
+}

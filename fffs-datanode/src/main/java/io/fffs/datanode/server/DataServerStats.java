@@ -1,0 +1,23 @@
+package io.fffs.datanode.server;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/** Counters of the data server; all monotonic since start. */
+public final class DataServerStats {
+  /** WRITE requests applied to the store. */
+  public final LongAdder writes = new LongAdder();
+  /** Payload bytes of applied writes. */
+  public final LongAdder writeBytes = new LongAdder();
+  /** WRITE requests refused (bad CRC, store error, unhealthy node, skewed clock, earlier failure of the stream). */
+  public final LongAdder writesRefused = new LongAdder();
+  /** READ requests answered with data. */
+  public final LongAdder reads = new LongAdder();
+  /** Payload bytes sent by reads. */
+  public final LongAdder readBytes = new LongAdder();
+  /** READ, BLOCK_INFO and SYNC requests answered with an error. */
+  public final LongAdder queriesRefused = new LongAdder();
+  /** Times a connection stopped being read because the write ring was full (backpressure). */
+  public final LongAdder backpressurePauses = new LongAdder();
+  /** Connections opened since start. */
+  public final LongAdder connections = new LongAdder();
+}

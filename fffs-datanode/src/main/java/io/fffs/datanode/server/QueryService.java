@@ -1,0 +1,171 @@
+package io.fffs.datanode.server;
+
+import io.fffs.client.data.frame.ChunkChecksums;
+import io.fffs.client.data.frame.FrameFormat;
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.DataTransferProtos.BlockInfoResponseProto;
+import io.fffs.common.proto.DataTransferProtos.ReadRequestProto;
+import io.fffs.common.proto.DataTransferProtos.ReadResponseProto;
+import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
+import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
+import io.fffs.common.proto.DataTransferProtos.SyncResponseProto;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.common.time.TimeSpec;
+import io.fffs.datanode.store.BlockInfo;
+import io.fffs.datanode.store.BlockStore;
+import io.fffs.datanode.store.ReadView;
+import io.netty.channel.Channel;
+import io.netty.channel.DefaultFileRegion;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * READ, BLOCK_INFO and SYNC, served on a pool of handler threads because they may wait: for the clock to pass a
+ * time (at most the max offset) or for the disk. A READ answer is the header, with a CRC32C per 512-byte chunk of
+ * the payload, followed by the view's file runs sent with zero copy ({@link DefaultFileRegion}: sendfile from the
+ * tmpfs arena or a segment file); the whole frame is written in one event-loop task so it never interleaves with
+ * an ack, and the view (which pins its pages) is closed once the last run is on the wire.
+ */
+final class QueryService {
+  private static final Logger LOG = LoggerFactory.getLogger(QueryService.class);
+  private static final int CHECKSUM_BUFFER_BYTES = 64 * 1024;
+  private static final ThreadLocal<ByteBuffer> SCRATCH =
+      ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(CHECKSUM_BUFFER_BYTES));
+
+  private final BlockStore store;
+  private final HybridLogicalClock clock;
+  private final ExecutorService handlers;
+  private final DataServerStats stats;
+  private final int maxPayload;
+
+  QueryService(BlockStore store, HybridLogicalClock clock, ExecutorService handlers, DataServerStats stats,
+      int maxPayload) {
+    this.store = store;
+    this.clock = clock;
+    this.handlers = handlers;
+    this.stats = stats;
+    this.maxPayload = maxPayload;
+  }
+
+  void submit(Channel channel, RequestHeaderProto request) {
+    try {
+      handlers.execute(() -> serve(channel, request));
+    } catch (RejectedExecutionException e) {
+      refuse(channel, request, new FffsException(ErrorCode.IO_ERROR, "the DataNode is shutting down"));
+    }
+  }
+
+  private void serve(Channel channel, RequestHeaderProto request) {
+    ResponseHeaderProto.Builder response = ResponseHeaderProto.newBuilder().setCallId(request.getCallId());
+    try {
+      clock.merge(HlcTimestamp.fromProto(request.getHlc()));
+      switch (request.getOp()) {
+        case READ:
+          read(channel, request);
+          return;
+        case BLOCK_INFO:
+          require(request.hasBlockInfo(), request);
+          BlockInfo info = store.info(request.getBlockInfo().getBlockId(),
+              TimeSpec.fromProto(request.getBlockInfo().getTime()));
+          response.setBlockInfo(BlockInfoResponseProto.newBuilder().setExists(info.exists())
+              .setLength(info.length()).setResolvedHlc(info.hlc().toProto()));
+          break;
+        case SYNC:
+          require(request.hasSync(), request);
+          store.sync(request.getSync().getBlockIdsList());
+          response.setSync(SyncResponseProto.newBuilder().setDurableHlc(store.durableFrontier().toProto()));
+          break;
+        default:
+          throw new FffsException(ErrorCode.INVALID_ARGUMENT, "operation " + request.getOp() + " is not a query");
+      }
+      Responses.send(channel, response.setHlc(clock.now().toProto()).build(), true);
+    } catch (FffsException | RuntimeException e) {
+      if (!(e instanceof FffsException)) {
+        LOG.error("{} from {} failed unexpectedly", request.getOp(), channel.remoteAddress(), e);
+      }
+      refuse(channel, request, Responses.typed(e, "serving " + request.getOp()));
+    }
+  }
+
+  private void refuse(Channel channel, RequestHeaderProto request, FffsException failure) {
+    stats.queriesRefused.increment();
+    Responses.send(channel, ResponseHeaderProto.newBuilder().setCallId(request.getCallId())
+        .setError(failure.toProto()).setHlc(clock.now().toProto()).build(), true);
+  }
+
+  private static void require(boolean present, RequestHeaderProto request) throws FffsException {
+    if (!present) {
+      throw new FffsException(ErrorCode.INVALID_ARGUMENT, "a " + request.getOp() + " request without its "
+          + request.getOp().name().toLowerCase(java.util.Locale.ROOT) + " fields");
+    }
+  }
+
+  private void read(Channel channel, RequestHeaderProto request) throws FffsException {
+    require(request.hasRead(), request);
+    ReadRequestProto read = request.getRead();
+    if (read.getLength() > maxPayload) {
+      throw new FffsException(ErrorCode.INVALID_ARGUMENT, "a read of " + read.getLength() + " bytes exceeds the "
+          + maxPayload + " bytes one frame can carry; read in smaller pieces");
+    }
+    ReadView view = store.read(read.getBlockId(), read.getOffset(), read.getLength(),
+        TimeSpec.fromProto(read.getTime()));
+    try {
+      ReadResponseProto.Builder body = ReadResponseProto.newBuilder().setBlockLength(view.blockLength())
+          .setResolvedHlc(view.hlc().toProto());
+      for (int crc : checksums(view)) {
+        body.addChunkCrcs(crc);
+      }
+      ResponseHeaderProto header = ResponseHeaderProto.newBuilder().setCallId(request.getCallId())
+          .setHlc(clock.now().toProto()).setRead(body).build();
+      channel.eventLoop().execute(() -> sendRuns(channel, header, view));
+    } catch (FffsException | RuntimeException e) {
+      view.close();
+      throw e;
+    }
+    stats.reads.increment();
+    stats.readBytes.add(view.length());
+  }
+
+  /** Checksums the view's bytes, reading them with positional reads (the runs' pages are pinned and immutable). */
+  private static int[] checksums(ReadView view) throws FffsException {
+    ChunkChecksums sums = new ChunkChecksums(view.length());
+    ByteBuffer scratch = SCRATCH.get();
+    try {
+      for (ReadView.Run run : view.runs()) {
+        long at = run.position();
+        long end = at + run.length();
+        while (at < end) {
+          scratch.clear().limit((int) Math.min(scratch.capacity(), end - at));
+          int n = run.channel().read(scratch, at);
+          if (n < 0) {
+            throw new IOException("unexpected end of file at offset " + at);
+          }
+          at += n;
+          sums.update(scratch.flip());
+        }
+      }
+    } catch (IOException e) {
+      throw new FffsException(ErrorCode.IO_ERROR, "cannot read block " + view.blockId() + " to checksum it: "
+          + e.getMessage(), e);
+    }
+    return sums.finish();
+  }
+
+  /** Event loop: the header, then each run as a file region, then the view is released. */
+  private static void sendRuns(Channel channel, ResponseHeaderProto header, ReadView view) {
+    channel.write(FrameFormat.prefix(channel.alloc(), header, view.length()), channel.voidPromise());
+    for (ReadView.Run run : view.runs()) {
+      // The store owns the channel and a DefaultFileRegion closes its channel when deallocated: the extra
+      // reference keeps it from ever being deallocated (Netty releases exactly the one it was given).
+      channel.write(new DefaultFileRegion(run.channel(), run.position(), run.length()).retain(),
+          channel.voidPromise());
+    }
+    channel.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(done -> view.close());
+  }
+}

@@ -1,0 +1,92 @@
+package io.fffs.datanode.server;
+
+import io.fffs.client.data.frame.ChunkChecksums;
+import io.fffs.client.data.frame.Frame;
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
+import io.fffs.common.proto.DataTransferProtos.WriteRequestProto;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The first thread of the data server's paths, on the connection's event loop: dispatches each decoded request. A
+ * WRITE's payload is checked against its chunk CRCs here and the write goes to the {@link StoreWriter}'s ring — a
+ * refused one too, so that its error answer keeps its place among the acks. Queries go to the
+ * {@link QueryService}. A connection that fails is closed; other connections are not affected.
+ */
+final class RequestHandler extends ChannelInboundHandlerAdapter {
+  private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
+
+  private final StoreWriter writer;
+  private final QueryService queries;
+  private final DataServerStats stats;
+  private ConnectionState connection;
+
+  RequestHandler(StoreWriter writer, QueryService queries, DataServerStats stats) {
+    this.writer = writer;
+    this.queries = queries;
+    this.stats = stats;
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) throws Exception {
+    connection = new ConnectionState(ctx.channel(), writer, stats);
+    stats.connections.increment();
+    super.channelActive(ctx);
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    Frame<RequestHeaderProto> frame = (Frame<RequestHeaderProto>) msg;
+    RequestHeaderProto request = frame.header();
+    switch (request.getOp()) {
+      case WRITE:
+        connection.submit(new WriteTask(connection, request.getCallId(), request.getHlc(), request.getWrite(),
+            frame.payload(), verify(request, frame.payload(), ctx)));
+        break;
+      default:
+        frame.release();
+        queries.submit(ctx.channel(), request);
+    }
+  }
+
+  /** Null if the write is well formed and its payload matches its CRCs; else the refusal. */
+  private static FffsException verify(RequestHeaderProto request, ByteBuf payload, ChannelHandlerContext ctx) {
+    if (!request.hasWrite()) {
+      return new FffsException(ErrorCode.INVALID_ARGUMENT, "a WRITE request without its write fields");
+    }
+    WriteRequestProto write = request.getWrite();
+    int bad = ChunkChecksums.firstMismatch(payload.nioBuffer(), write.getChunkCrcsList());
+    if (bad < 0) {
+      return null;
+    }
+    if (bad >= write.getChunkCrcsCount()) {
+      return new FffsException(ErrorCode.CORRUPT, "the write of " + payload.readableBytes() + " bytes to block "
+          + write.getBlockId() + " at offset " + write.getOffset() + " carries " + write.getChunkCrcsCount()
+          + " chunk checksums instead of " + ChunkChecksums.chunksOf(payload.readableBytes()) + "; nothing was written");
+    }
+    long at = write.getOffset() + (long) bad * ChunkChecksums.CHUNK_BYTES;
+    return new FffsException(ErrorCode.CORRUPT, "the write to block " + write.getBlockId() + " from "
+        + ctx.channel().remoteAddress() + " failed its CRC32C check in the 512-byte chunk at block offset " + at
+        + " on arrival; nothing was written");
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    if (connection != null) {
+      connection.closed();
+    }
+    super.channelInactive(ctx);
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    LOG.warn("Closing the data-transfer connection with {}: {}", ctx.channel().remoteAddress(), cause.toString());
+    ctx.close();
+  }
+}

@@ -1,0 +1,28 @@
+package io.fffs.datanode.server;
+
+import io.fffs.client.data.frame.FrameFormat;
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
+import io.netty.channel.Channel;
+
+/** Writes response frames without payload. Each is one Netty message, so frames from several threads never mix. */
+final class Responses {
+  private Responses() {}
+
+  static void send(Channel channel, ResponseHeaderProto header, boolean flush) {
+    if (flush) {
+      channel.writeAndFlush(FrameFormat.prefix(channel.alloc(), header, 0), channel.voidPromise());
+    } else {
+      channel.write(FrameFormat.prefix(channel.alloc(), header, 0), channel.voidPromise());
+    }
+  }
+
+  /** The error a failure stands for: an {@link FffsException} as it is, anything else as {@code INTERNAL}. */
+  static FffsException typed(Throwable failure, String doing) {
+    if (failure instanceof FffsException) {
+      return (FffsException) failure;
+    }
+    return new FffsException(ErrorCode.INTERNAL, "the DataNode failed " + doing + ": " + failure);
+  }
+}

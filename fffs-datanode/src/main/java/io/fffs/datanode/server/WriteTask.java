@@ -1,0 +1,14 @@
+package io.fffs.datanode.server;
+
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.CommonProtos.HlcProto;
+import io.fffs.common.proto.DataTransferProtos.WriteRequestProto;
+import io.netty.buffer.ByteBuf;
+
+/**
+ * One decoded WRITE on its way from an event loop to the store writer: the request, its payload (a slice of the
+ * receive buffer, released by the writer) and, when the event loop already refused it (bad CRC, malformed), the
+ * error to answer with in its turn, so acks keep request order.
+ */
+record WriteTask(ConnectionState connection, long callId, HlcProto hlc, WriteRequestProto request, ByteBuf payload,
+    FffsException refusal) {}
