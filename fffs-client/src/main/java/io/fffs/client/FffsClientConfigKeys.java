@@ -23,6 +23,13 @@ public final class FffsClientConfigKeys {
   public static final String LISTING_PAGE_KEY = "fffs.client.listing.page-size";
   public static final int LISTING_PAGE_DEFAULT = 1000;
 
+  /** Block size of new files (the NameNode's default is the same key). */
+  public static final String BLOCK_SIZE_KEY = "fffs.blocksize";
+  public static final long BLOCK_SIZE_DEFAULT = 64L << 20;
+  /** Replication of new files. */
+  public static final String REPLICATION_KEY = "fffs.replication";
+  public static final short REPLICATION_DEFAULT = 1;
+
   /** The NameNode port when a URI names none. */
   public static final int DEFAULT_PORT = 8020;
 

@@ -237,6 +237,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   }
 
   @Override
+  @SuppressWarnings("deprecation")  // HFLUSH/HSYNC are deprecated in favour of StreamCapabilities.hasCapability
   public boolean hasCapability(String capability) {
     switch (capability.toLowerCase(Locale.ROOT)) {
       case StreamCapabilities.HFLUSH:

@@ -74,6 +74,28 @@ public class FreezeFrameFileSystem extends FileSystem {
   }
 
   @Override
+  public long getDefaultBlockSize(Path path) {
+    return getConf().getLongBytes(FffsClientConfigKeys.BLOCK_SIZE_KEY, FffsClientConfigKeys.BLOCK_SIZE_DEFAULT);
+  }
+
+  @Override
+  @SuppressWarnings("deprecation")
+  public long getDefaultBlockSize() {
+    return getDefaultBlockSize(null);
+  }
+
+  @Override
+  public short getDefaultReplication(Path path) {
+    return (short) getConf().getInt(FffsClientConfigKeys.REPLICATION_KEY, FffsClientConfigKeys.REPLICATION_DEFAULT);
+  }
+
+  @Override
+  @SuppressWarnings("deprecation")
+  public short getDefaultReplication() {
+    return getDefaultReplication(null);
+  }
+
+  @Override
   public Path getWorkingDirectory() {
     return workingDirectory;
   }

@@ -3,6 +3,7 @@ package io.fffs.minicluster;
 import io.fffs.client.FreezeFrameFileSystem;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.datanode.DataNode;
+import io.fffs.datanode.DataNodeServiceConfigKeys;
 import io.fffs.datanode.store.DataNodeConfigKeys;
 import io.fffs.namenode.NameNode;
 import io.fffs.namenode.NameNodeConfigKeys;
@@ -73,7 +74,7 @@ public final class MiniFffsCluster implements AutoCloseable {
       Configuration dnConf = new Configuration(conf);
       dnConf.set(DataNodeConfigKeys.DATA_DIR_KEY, baseDir.resolve("dn-" + i).resolve("data").toString());
       dnConf.set(DataNodeConfigKeys.MEMORY_DIR_KEY, memoryBase.resolve("dn-" + i).toString());
-      dnConf.setIfUnset(DataNode.DATA_ADDRESS_KEY, "127.0.0.1:0");
+      dnConf.setIfUnset(DataNodeServiceConfigKeys.DATA_ADDRESS_KEY, "127.0.0.1:0");
       dataNodeConfs.add(dnConf);
       dataNodes.add(startDataNode(i));
     }
@@ -95,7 +96,7 @@ public final class MiniFffsCluster implements AutoCloseable {
     Configuration dnConf = dataNodeConfs.get(i);
     dnConf.set(NameNodeConfigKeys.RPC_ADDRESS_KEY, conf.get(NameNodeConfigKeys.RPC_ADDRESS_KEY));
     DataNode dataNode = DataNode.start(dnConf, dataNodeClocks.getOrDefault(i, nameNodeClock));
-    dnConf.set(DataNode.DATA_ADDRESS_KEY, "127.0.0.1:" + dataNode.dataAddress().getPort());
+    dnConf.set(DataNodeServiceConfigKeys.DATA_ADDRESS_KEY, "127.0.0.1:" + dataNode.dataAddress().getPort());
     return dataNode;
   }
 

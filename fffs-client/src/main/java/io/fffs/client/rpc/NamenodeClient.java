@@ -55,6 +55,30 @@ public final class NamenodeClient implements Closeable {
     }
   }
 
+  /**
+   * {@link #call} for a query, which is safe to repeat: a connection that broke under it (a NameNode restart
+   * leaves pooled connections that fail on first use) is retried a few times before the failure is reported.
+   */
+  private <T> T query(Rpc<T> rpc, java.util.function.Function<T, HlcProto> hlcOf) throws IOException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return call(rpc, hlcOf);
+      } catch (java.io.EOFException | java.net.SocketException e) {
+        if (attempt == QUERY_ATTEMPTS) {
+          throw e;
+        }
+        try {
+          Thread.sleep(100L * attempt);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw new java.io.InterruptedIOException("interrupted retrying " + e.getMessage());
+        }
+      }
+    }
+  }
+
+  private static final int QUERY_ATTEMPTS = 4;
+
   public HybridLogicalClock clock() {
     return clock;
   }
@@ -158,14 +182,14 @@ public final class NamenodeClient implements Closeable {
 
   /** The status at {@code time}, or null when the path did not exist then. */
   public FileStatusProto getFileInfo(String src, TimeSpec time) throws IOException {
-    GetFileInfoResponseProto response = call(h -> proxy.getFileInfo(null, GetFileInfoRequestProto.newBuilder()
+    GetFileInfoResponseProto response = query(h -> proxy.getFileInfo(null, GetFileInfoRequestProto.newBuilder()
         .setHlc(h).setSrc(src).setTime(time.toProto()).build()), GetFileInfoResponseProto::getHlc);
     return response.hasStatus() ? response.getStatus() : null;
   }
 
   public GetListingResponseProto getListing(String src, TimeSpec time, String startAfter, int limit)
       throws IOException {
-    return call(h -> proxy.getListing(null, GetListingRequestProto.newBuilder().setHlc(h).setSrc(src)
+    return query(h -> proxy.getListing(null, GetListingRequestProto.newBuilder().setHlc(h).setSrc(src)
         .setTime(time.toProto()).setStartAfter(startAfter).setLimit(limit).build()),
         GetListingResponseProto::getHlc);
   }
@@ -173,35 +197,35 @@ public final class NamenodeClient implements Closeable {
   /** The blocks at {@code time}, or null when the file did not exist then. */
   public LocatedBlocksProto getBlockLocations(String src, TimeSpec time, long offset, long length)
       throws IOException {
-    GetBlockLocationsResponseProto response = call(h -> proxy.getBlockLocations(null,
+    GetBlockLocationsResponseProto response = query(h -> proxy.getBlockLocations(null,
         GetBlockLocationsRequestProto.newBuilder().setHlc(h).setSrc(src).setTime(time.toProto()).setOffset(offset)
             .setLength(length).build()), GetBlockLocationsResponseProto::getHlc);
     return response.hasLocations() ? response.getLocations() : null;
   }
 
   public ContentSummaryProto getContentSummary(String path, TimeSpec time) throws IOException {
-    return call(h -> proxy.getContentSummary(null, GetContentSummaryRequestProto.newBuilder().setHlc(h)
+    return query(h -> proxy.getContentSummary(null, GetContentSummaryRequestProto.newBuilder().setHlc(h)
         .setPath(path).setTime(time.toProto()).build()), GetContentSummaryResponseProto::getHlc).getSummary();
   }
 
   public List<VersionProto> listVersions(String src) throws IOException {
-    return call(h -> proxy.listVersions(null, ListVersionsRequestProto.newBuilder().setHlc(h).setSrc(src)
+    return query(h -> proxy.listVersions(null, ListVersionsRequestProto.newBuilder().setHlc(h).setSrc(src)
         .build()), ListVersionsResponseProto::getHlc).getVersionsList();
   }
 
   /** The NameNode's HLC (also observed into this client's clock). */
   public HlcTimestamp currentTime() throws IOException {
-    return HlcTimestamp.fromProto(call(h -> proxy.currentTime(null, CurrentTimeRequestProto.newBuilder().setHlc(h)
+    return HlcTimestamp.fromProto(query(h -> proxy.currentTime(null, CurrentTimeRequestProto.newBuilder().setHlc(h)
         .build()), CurrentTimeResponseProto::getHlc).getHlc());
   }
 
   public ServerDefaultsProto getServerDefaults() throws IOException {
-    return call(h -> proxy.getServerDefaults(null, GetServerDefaultsRequestProto.newBuilder().setHlc(h).build()),
+    return query(h -> proxy.getServerDefaults(null, GetServerDefaultsRequestProto.newBuilder().setHlc(h).build()),
         GetServerDefaultsResponseProto::getHlc).getDefaults();
   }
 
   public GetStatsResponseProto getStats() throws IOException {
-    return call(h -> proxy.getStats(null, GetStatsRequestProto.newBuilder().setHlc(h).build()),
+    return query(h -> proxy.getStats(null, GetStatsRequestProto.newBuilder().setHlc(h).build()),
         GetStatsResponseProto::getHlc);
   }
 
