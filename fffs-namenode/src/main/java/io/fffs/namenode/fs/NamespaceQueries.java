@@ -186,7 +186,7 @@ public final class NamespaceQueries {
     for (int i = first; i < states.size() && states.hlc(i) < until; i++) {
       InodeState state = states.value(i);
       add(versions, Math.max(from, states.hlc(i)), state.isDirectory() ? 0 : state.length(),
-          states.hlc(i) < from ? "bind" : state.change());
+          states.hlc(i) < from ? "rename" : state.change());
     }
   }
 
