@@ -223,7 +223,8 @@ public final class NamenodeLink implements AutoCloseable {
         .setCapacityBytes(memory.arenaCapacityBytes())
         .setMemoryUsedBytes(memory.residentPageBytes() + memory.logBytes() + memory.indexBytes())
         .setBlockCount(store.blockReport().size()).setDurableHlc(store.durableFrontier().toProto());
-    if (measuredOffsetMicros != null) {
+    // A slow round trip (the first call sets up the connection) bounds the error too loosely to judge by.
+    if (measuredOffsetMicros != null && roundTripMicros / 2 <= clock.maxOffsetMicros() / 4) {
       request.setMeasuredOffsetMicros(measuredOffsetMicros).setRoundTripMicros(roundTripMicros);
     }
     HeartbeatResponseProto response = call(() -> proxy.heartbeat(null, request.build()));
