@@ -237,6 +237,30 @@ class DataPathTest {
   }
 
   @Test
+  void latencyModeSendsEachWriteAtOnceWhileThroughputModeWaitsForAFlush() throws Exception {
+    try (DataNodeFixture f = new DataNodeFixture(dir).start()) {
+      DatanodeIdProto dn = f.datanode.datanodeId();
+      NettyDataTransferClient reader = f.client();
+      Configuration latency = new Configuration(f.conf);
+      latency.setBoolean(DataTransferConfigKeys.LATENCY_MODE_KEY, true);
+      try (BlockWriter batched = f.client().openWriter(dn, 20, OPTIONS);
+          BlockWriter immediate = f.client(latency).openWriter(dn, 21, OPTIONS)) {
+        batched.write(0, ByteBuffer.wrap(new byte[100]));
+        immediate.write(0, ByteBuffer.wrap(new byte[100]));
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (!reader.blockInfo(dn, 21, TimeSpec.latest()).exists()) {
+          assertThat(System.nanoTime()).as("latency-mode write to arrive unflushed").isLessThan(deadline);
+          Thread.sleep(5);
+        }
+        Thread.sleep(200);
+        assertThat(reader.blockInfo(dn, 20, TimeSpec.latest()).exists()).isFalse();
+        assertThat(batched.flush()).isEqualTo(100);
+        assertThat(reader.blockInfo(dn, 20, TimeSpec.latest()).length()).isEqualTo(100);
+      }
+    }
+  }
+
+  @Test
   void syncReturnsADurableFrontierAtOrAfterTheLastAck() throws Exception {
     try (DataNodeFixture f = new DataNodeFixture(dir).start()) {
       NettyDataTransferClient client = f.client();
@@ -275,6 +299,20 @@ class DataPathTest {
       DatanodeIdProto dn = f.datanode.datanodeId();
       assertThat(read(client, dn, 8, 0, 9000, TimeSpec.latest())).isEqualTo(apply(first, 1500, second));
       assertThat(read(client, dn, 8, 0, 9000, TimeSpec.system(firstHlc.physicalMicros()))).isEqualTo(first);
+    }
+  }
+
+  @Test
+  void theUcxTransportIsRefusedAtStartUntilItExists() throws Exception {
+    try (DataNodeFixture f = new DataNodeFixture(dir)) {
+      f.conf.set(DataTransferConfigKeys.TRANSPORT_KEY, "ucx");
+      assertThatThrownBy(f::start).isInstanceOfSatisfying(FffsException.class, e -> {
+        assertThat(e.code()).isEqualTo(ErrorCode.UNSUPPORTED);
+        assertThat(e.detail()).contains("fffs.transport=ucx").contains("auto or tcp");
+      });
+      f.conf.set(DataTransferConfigKeys.TRANSPORT_KEY, "auto");
+      f.start();
+      assertThat(f.datanode.datanodeId().getTransport()).isEqualTo("tcp");
     }
   }
 
