@@ -65,9 +65,9 @@ class ReadVerificationTest {
     byte[] damaged = sent.clone();
     damaged[1500] = 1;
     Configuration conf = new Configuration(false);
-    try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        NettyDataTransferClient client = new NettyDataTransferClient(conf,
-            new HybridLogicalClock(new ManualPhysicalClock(DN_HLC >>> 10), 250_000))) {
+    try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      NettyDataTransferClient client = new NettyDataTransferClient(conf,
+          new HybridLogicalClock(new ManualPhysicalClock(DN_HLC >>> 10), 250_000));
       DatanodeIdProto dn = DatanodeIdProto.newBuilder().setDatanodeUuid("fake").setHost("127.0.0.1")
           .setDataPort(server.getLocalPort()).setIpcPort(0).build();
       CompletableFuture<Void> served = serveOnce(server, damaged, sent);

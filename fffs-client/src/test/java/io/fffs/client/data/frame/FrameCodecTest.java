@@ -43,7 +43,8 @@ class FrameCodecTest {
     assertThat(a.header()).isEqualTo(HEADER);
     assertThat(a.payload().toString(StandardCharsets.UTF_8)).isEqualTo("first payload");
     assertThat(b.payload().readableBytes()).isZero();
-    assertThat((Object) channel.readInbound()).isNull();
+    Object none = channel.readInbound();
+    assertThat(none).isNull();
     a.release();
     b.release();
     bytes.release();
@@ -55,7 +56,8 @@ class FrameCodecTest {
     EmbeddedChannel channel = channel(1024);
     channel.writeInbound(Unpooled.wrappedBuffer(new byte[] {0, 0, 4, 1}));
     assertThat(channel.isOpen()).isFalse();
-    assertThat((Object) channel.readInbound()).isNull();
+    Object none = channel.readInbound();
+    assertThat(none).isNull();
   }
 
   @Test
