@@ -13,7 +13,6 @@ import io.fffs.datanode.store.DataNodeConfigKeys;
 import io.fffs.datanode.store.MultiLogBlockStore;
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CountDownLatch;
@@ -85,8 +84,8 @@ public final class DataNode implements Closeable {
     if (server != null) {
       try {
         server.close();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+      } catch (IOException e) {
+        LOG.warn("Data server did not stop cleanly", e);
       }
     }
   }
@@ -157,9 +156,6 @@ public final class DataNode implements Closeable {
         namenode.close();
       }
       server.close();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted stopping DataNode " + uuid());
     } finally {
       store.close();
       stopped.countDown();

@@ -1,5 +1,6 @@
 package io.fffs.datanode.nn;
 
+import io.fffs.common.error.FffsException;
 import io.fffs.common.ipc.DatanodeProtocolPB;
 import io.fffs.common.ipc.RemoteErrors;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
@@ -68,6 +69,7 @@ public final class NamenodeLink implements AutoCloseable {
   private volatile boolean registered;
   private boolean failing;
   private long lastBlockReportNanos;
+  private boolean blockReportDue;
   private Long measuredOffsetMicros;
   private long roundTripMicros;
 
@@ -158,7 +160,13 @@ public final class NamenodeLink implements AutoCloseable {
     LOG.info("Registered DataNode {} ({}:{}, {}) with the NameNode at {} (cluster {}); clock offset {} µs ± {} µs",
         id.getDatanodeUuid(), id.getHost(), id.getDataPort(), id.getTransport(), address, response.getClusterId(),
         measuredOffsetMicros, roundTripMicros / 2);
-    blockReport();
+    blockReportDue = true;
+    try {
+      blockReport();
+    } catch (IOException e) {
+      // Registered all the same (a skewed clock, for one, makes the NameNode refuse reports): retried every tick.
+      LOG.warn("Block report to the NameNode at {} failed (will retry): {}", address, e.getMessage());
+    }
   }
 
   private void measure(long t0, long namenodeMicros) {
@@ -181,8 +189,17 @@ public final class NamenodeLink implements AutoCloseable {
       if (!registered) {
         register();
       }
-      heartbeat();
-      if (nanoTime.getAsLong() - lastBlockReportNanos >= TimeUnit.MILLISECONDS.toNanos(blockReportMillis)) {
+      try {
+        heartbeat();
+      } catch (IOException e) {
+        if (e instanceof FffsException) {
+          throw e;
+        }
+        // A connection cached from before a NameNode restart fails once; the retry opens a new one.
+        heartbeat();
+      }
+      if (blockReportDue
+          || nanoTime.getAsLong() - lastBlockReportNanos >= TimeUnit.MILLISECONDS.toNanos(blockReportMillis)) {
         blockReport();
       }
       if (failing) {
@@ -206,7 +223,8 @@ public final class NamenodeLink implements AutoCloseable {
         .setCapacityBytes(memory.arenaCapacityBytes())
         .setMemoryUsedBytes(memory.residentPageBytes() + memory.logBytes() + memory.indexBytes())
         .setBlockCount(store.blockReport().size()).setDurableHlc(store.durableFrontier().toProto());
-    if (measuredOffsetMicros != null) {
+    // A slow round trip (the first call sets up the connection) bounds the error too loosely to judge by.
+    if (measuredOffsetMicros != null && roundTripMicros / 2 <= clock.maxOffsetMicros() / 4) {
       request.setMeasuredOffsetMicros(measuredOffsetMicros).setRoundTripMicros(roundTripMicros);
     }
     HeartbeatResponseProto response = call(() -> proxy.heartbeat(null, request.build()));
@@ -231,6 +249,7 @@ public final class NamenodeLink implements AutoCloseable {
         .setDatanodeUuid(id.getDatanodeUuid()).addAllBlocks(blocks).setDurableHlc(durable.toProto()).build()))
         .getHlc());
     lastBlockReportNanos = nanoTime.getAsLong();
+    blockReportDue = false;
     LOG.debug("Block report: {} blocks to {}", blocks.size(), address);
   }
 

@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * only its connection. Responses set {@code TCP_NODELAY}: each is a complete message, and Nagle would only hold back
  * its last segment.
  */
-public final class DataServer implements AutoCloseable {
+public final class DataServer implements java.io.Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(DataServer.class);
 
   private final EventLoopGroup boss;
@@ -123,14 +123,20 @@ public final class DataServer implements AutoCloseable {
 
   /** Stops accepting, closes every connection, applies the writes already queued and stops the threads. */
   @Override
-  public void close() throws InterruptedException {
-    serverChannel.close().awaitUninterruptibly();
-    boss.shutdownGracefully(0, 0, TimeUnit.SECONDS).await();
-    workers.shutdownGracefully(0, 0, TimeUnit.SECONDS).await();
-    writer.close();
-    handlers.shutdown();
-    if (!handlers.awaitTermination(10, TimeUnit.SECONDS)) {
+  public void close() throws IOException {
+    try {
+      serverChannel.close().awaitUninterruptibly();
+      boss.shutdownGracefully(0, 0, TimeUnit.SECONDS).await();
+      workers.shutdownGracefully(0, 0, TimeUnit.SECONDS).await();
+      writer.stop();
+      handlers.shutdown();
+      if (!handlers.awaitTermination(10, TimeUnit.SECONDS)) {
+        handlers.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
       handlers.shutdownNow();
+      throw new java.io.InterruptedIOException("interrupted stopping the data server");
     }
   }
 }

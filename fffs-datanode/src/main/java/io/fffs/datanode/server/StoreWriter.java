@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * (entry HLC, block length, the DataNode's HLC) and flushes acks whenever the ring runs empty. One thread, so the
  * writes of a connection are applied and acknowledged in the order they arrived.
  */
-final class StoreWriter implements AutoCloseable {
+final class StoreWriter {
   private static final Logger LOG = LoggerFactory.getLogger(StoreWriter.class);
 
   private final BlockStore store;
@@ -160,8 +160,7 @@ final class StoreWriter implements AutoCloseable {
   }
 
   /** Applies what is queued, then stops. */
-  @Override
-  public void close() throws InterruptedException {
+  void stop() throws InterruptedException {
     running = false;
     thread.join();
   }

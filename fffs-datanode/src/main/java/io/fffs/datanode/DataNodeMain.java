@@ -1,0 +1,43 @@
+package io.fffs.datanode;
+
+import io.fffs.common.time.PhysicalClock;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.util.GenericOptionsParser;
+
+/**
+ * {@code bin/fffs datanode [-D key=value]...}: runs a DataNode until SIGINT/SIGTERM. It registers with the NameNode
+ * at {@code fffs.namenode.rpc-address} (waiting for it up to {@code fffs.datanode.register.timeout}), then prints
+ * {@code data=host:port}, {@code id=uuid} and {@code READY}. Configuration: {@code fffs-site.xml} and
+ * {@code core-site.xml} on the class path, then {@code -D}.
+ */
+public final class DataNodeMain {
+  private DataNodeMain() {}
+
+  public static void main(String[] args) throws Exception {
+    Configuration conf = new Configuration();
+    conf.addResource("fffs-site.xml");
+    List<String> rest = Arrays.asList(new GenericOptionsParser(conf, args).getRemainingArgs());
+    if (rest.contains("-h") || rest.contains("--help")) {
+      System.out.println("usage: bin/fffs datanode [-D key=value]...");
+      return;
+    }
+    if (!rest.isEmpty()) {
+      System.err.println("fffs datanode: unknown arguments " + rest + "; usage: bin/fffs datanode [-D key=value]...");
+      System.exit(2);
+    }
+    DataNode dataNode = DataNode.start(conf, PhysicalClock.system());
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      try {
+        dataNode.close();
+      } catch (Exception e) {
+        System.err.println("DataNode did not stop cleanly: " + e);
+      }
+    }, "fffs-datanode-shutdown"));
+    System.out.println("data=" + dataNode.datanodeId().getHost() + ":" + dataNode.datanodeId().getDataPort());
+    System.out.println("id=" + dataNode.uuid());
+    System.out.println("READY");
+    dataNode.join();
+  }
+}
