@@ -402,13 +402,24 @@ public class FreezeFrameFileSystem extends FileSystem {
 
   @Override
   public boolean truncate(Path path, long newLength) throws IOException {
-    String plain = client.writable(qualify(path), "truncate");
+    Path qualified = qualify(path);
+    String plain = client.writable(qualified, "truncate");
     statistics.incrementWriteOps(1);
+    FileLayout before = client.layout(plain, TimeSpec.latest(), qualified);
     try {
-      return nn().truncate(plain, newLength, client.clientName());
+      nn().truncate(plain, newLength, client.clientName());
     } catch (IOException e) {
       throw ClientErrors.translate(e);
     }
+    // The NameNode's lengths already bound every read; cutting the block too keeps the DataNode's view (block
+    // reports, reads by user time, later writes) the same as the namespace's.
+    FileLayout.Block last = before.blockAt(Math.max(0, newLength - 1));
+    if (last != null && newLength < before.length) {
+      long inBlock = newLength - last.offset;
+      client.data().truncate(FileLayout.firstLocation(plain, last.blockId, last.locations), last.blockId,
+          inBlock);
+    }
+    return true;
   }
 
   // ---- cluster -----------------------------------------------------------------------------------------------

@@ -158,6 +158,24 @@ class EndToEndTest {
   }
 
   @Test
+  void truncateCutsTheFileAndItsBlockButNotThePast() throws Exception {
+    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/e2e/truncate.txt");
+    write(fs, file, "0123456789abcdefghij");
+    long before = pastMoment();
+    assertThat(fs.truncate(file, 7)).isTrue();
+    assertThat(text(read(fs, file))).isEqualTo("0123456");
+    try (FSDataOutputStream out = fs.append(file)) {
+      out.write("XY".getBytes(StandardCharsets.UTF_8));
+    }
+    assertThat(text(read(fs, file))).isEqualTo("0123456XY");
+    assertThat(text(read(fs, new org.apache.hadoop.fs.Path(file + TimeSpec.system(before).toMarker()))))
+        .isEqualTo("0123456789abcdefghij");
+    long cutBlocks = cluster.getDataNode(0).store().blockReport().stream()
+        .filter(b -> b.length() == 9).count();
+    assertThat(cutBlocks).as("the DataNode's block was cut and grew to 9 bytes").isPositive();
+  }
+
+  @Test
   void deletedAndRenamedFilesAndListingsOfThePast() throws Exception {
     org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path("/e2e/table");
     write(fs, new org.apache.hadoop.fs.Path(dir, "part-0"), "zero");

@@ -29,6 +29,9 @@ public interface DataTransferClient extends Closeable {
   /** A block's length and resolved HLC as of {@code time}. */
   BlockInfo blockInfo(DatanodeIdProto datanode, long blockId, TimeSpec time) throws IOException;
 
+  /** Cuts a block to {@code newLength}; returns the block's length after it. */
+  long truncate(DatanodeIdProto datanode, long blockId, long newLength) throws IOException;
+
   /** Returns once the blocks are durable on the DataNode up to their last entry; its durable frontier. */
   HlcTimestamp sync(DatanodeIdProto datanode, Collection<Long> blockIds) throws IOException;
 }

@@ -16,6 +16,7 @@ import io.fffs.common.proto.DataTransferProtos.ReadResponseProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.SyncRequestProto;
+import io.fffs.common.proto.DataTransferProtos.TruncateBlockRequestProto;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.TimeSpec;
@@ -141,6 +142,13 @@ public final class NettyDataTransferClient implements DataTransferClient {
         .setBlockInfo(BlockInfoRequestProto.newBuilder().setBlockId(blockId).setTime(time.toProto())))
         .getBlockInfo();
     return new BlockInfo(info.getExists(), info.getLength(), HlcTimestamp.fromProto(info.getResolvedHlc()));
+  }
+
+  @Override
+  public long truncate(DatanodeIdProto datanode, long blockId, long newLength) throws IOException {
+    return simpleCall(datanode, RequestHeaderProto.newBuilder().setOp(OpProto.TRUNCATE)
+        .setTruncate(TruncateBlockRequestProto.newBuilder().setBlockId(blockId).setNewLength(newLength)))
+        .getWrite().getBlockLength();
   }
 
   @Override

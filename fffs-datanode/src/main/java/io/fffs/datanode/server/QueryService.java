@@ -10,6 +10,8 @@ import io.fffs.common.proto.DataTransferProtos.ReadResponseProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.SyncResponseProto;
+import io.fffs.common.proto.DataTransferProtos.WriteResponseProto;
+import io.fffs.datanode.store.WriteResult;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.TimeSpec;
@@ -80,6 +82,13 @@ final class QueryService {
           require(request.hasSync(), request);
           store.sync(request.getSync().getBlockIdsList());
           response.setSync(SyncResponseProto.newBuilder().setDurableHlc(store.durableFrontier().toProto()));
+          break;
+        case TRUNCATE:
+          // The file is closed at the NameNode before its blocks are cut, so no writer races with this.
+          require(request.hasTruncate(), request);
+          WriteResult cut = store.truncate(request.getTruncate().getBlockId(), request.getTruncate().getNewLength());
+          response.setWrite(WriteResponseProto.newBuilder().setEntryHlc(cut.hlc().toProto())
+              .setBlockLength(cut.blockLength()));
           break;
         default:
           throw new FffsException(ErrorCode.INVALID_ARGUMENT, "operation " + request.getOp() + " is not a query");
