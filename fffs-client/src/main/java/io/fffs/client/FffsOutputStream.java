@@ -28,7 +28,9 @@ import org.apache.hadoop.fs.Syncable;
  * {@link #seek}, {@link #hflush}, {@link #close}) sends it to the DataNodes of the blocks it covers. Block i holds
  * bytes [i·blockSize, (i+1)·blockSize); before asking the NameNode for block i+1 the writer drains block i, so the
  * NameNode's event follows every write of the block it closes (causally consistent snapshots).
- * {@link #hflush} makes the written length visible to new readers; {@link #hsync} also makes it durable.
+ * {@link #hflush} makes the written length visible to new readers; {@link #hsync} also makes it durable. In
+ * latency mode ({@code fffs.client.latency-mode}) each write call is sent at once as its own packet, so each
+ * becomes one block-log entry: reads by user time then resolve to exactly the writes stamped up to the time.
  */
 final class FffsOutputStream extends OutputStream implements Syncable, StreamCapabilities {
   private final FffsClient client;
@@ -42,6 +44,8 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   private final Map<Long, BlockWriter> writers = new HashMap<>();
   private final Set<Long> unsynced = new LinkedHashSet<>();
   private final byte[] packet;
+  /** Latency mode: every write call goes out as its own packet (one block-log entry, one user-time stamp). */
+  private final boolean sendEachWrite;
   private int packetLength;
   private long packetStart;
   private long length;
@@ -49,7 +53,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   private boolean closed;
 
   FffsOutputStream(FffsClient client, String path, long fileId, long blockSize, String userTimePlugin,
-      List<LocatedBlockProto> existing, long length, long position, int packetSize) {
+      List<LocatedBlockProto> existing, long length, long position, int packetSize, boolean sendEachWrite) {
     this.client = client;
     this.nn = client.namenode();
     this.path = path;
@@ -64,6 +68,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     this.reportedLength = length;
     this.packetStart = position;
     this.packet = new byte[packetSize];
+    this.sendEachWrite = sendEachWrite;
   }
 
   @Override
@@ -73,6 +78,9 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       sendPacket();
     }
     packet[packetLength++] = (byte) b;
+    if (sendEachWrite) {
+      sendPacket();
+    }
   }
 
   @Override
@@ -87,6 +95,9 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       packetLength += n;
       off += n;
       len -= n;
+    }
+    if (sendEachWrite) {
+      sendPacket();
     }
   }
 

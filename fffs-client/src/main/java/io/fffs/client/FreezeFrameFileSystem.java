@@ -320,7 +320,8 @@ public class FreezeFrameFileSystem extends FileSystem {
       long position) {
     FffsOutputStream out = new FffsOutputStream(client, plain, status.getInodeId(), status.getBlockSize(),
         status.hasUserTimePlugin() ? status.getUserTimePlugin() : null, blocks, length, position,
-        FffsClientConfigKeys.writePacketSize(getConf()));
+        FffsClientConfigKeys.writePacketSize(getConf()),
+        io.fffs.client.data.DataTransferConfigKeys.latencyMode(getConf()));
     client.opened(out);
     return new FffsDataOutputStream(out, statistics);
   }

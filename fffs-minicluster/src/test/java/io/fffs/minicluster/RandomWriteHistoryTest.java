@@ -7,6 +7,7 @@ import io.fffs.client.FreezeFrameFileSystem;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.common.time.TimeSpec;
+import io.fffs.common.usertime.FixedRecordUserTimeExtractor;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,8 +20,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Random in-place writes and appends mirrored in a reference model; reads at 300 random past times match the
- * model byte for byte — before and after restarting the DataNode, the NameNode, and the whole cluster.
+ * Random in-place writes and appends mirrored in a reference model; reads at 300 random past system times match
+ * the model byte for byte, and reads of a user-time stream at 300 random user times return exactly the records
+ * stamped up to then — before and after restarting the DataNode, the NameNode, and the whole cluster.
  */
 class RandomWriteHistoryTest {
   private static final int OPS = 150;
@@ -49,6 +51,7 @@ class RandomWriteHistoryTest {
     Random random = new Random(42);
     org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/history/random.bin");
     List<Snapshot> history = new ArrayList<>();
+    long[] userTimes;
     MiniFffsCluster cluster = builder.build();
     try {
       try (FreezeFrameFileSystem fs = cluster.getFileSystem()) {
@@ -74,23 +77,75 @@ class RandomWriteHistoryTest {
         assertThat(readLatest(fs, file)).isEqualTo(history.get(history.size() - 1).content);
         checkPast(fs, file, history, new Random(1));
       }
+      userTimes = writeUserTimeStream(cluster, random);
+      checkUserTime(cluster, userTimes, new Random(11));
 
       cluster.restartDataNode(0);
       try (FreezeFrameFileSystem fs = cluster.getFileSystem()) {
         checkPast(fs, file, history, new Random(2));
       }
+      checkUserTime(cluster, userTimes, new Random(12));
       cluster.restartNameNode();
       try (FreezeFrameFileSystem fs = cluster.getFileSystem()) {
         checkPast(fs, file, history, new Random(3));
       }
+      checkUserTime(cluster, userTimes, new Random(13));
     } finally {
       cluster.close();
     }
     MiniFffsCluster again = builder.build();
     try (FreezeFrameFileSystem fs = again.getFileSystem()) {
       checkPast(fs, file, history, new Random(4));
+      checkUserTime(again, userTimes, new Random(14));
     } finally {
       again.close();
+    }
+  }
+
+  private static final org.apache.hadoop.fs.Path USER_FILE = new org.apache.hadoop.fs.Path("/history/sensor.ts");
+
+  /** Appends 2,000 records with increasing user times (hflush now and then); returns their user times. */
+  private static long[] writeUserTimeStream(MiniFffsCluster cluster, Random random) throws IOException {
+    Configuration conf = cluster.getConfiguration();
+    conf.set("fffs.usertime.plugin", FixedRecordUserTimeExtractor.NAME);
+    // Each write call is one block-log entry stamped with its record's user time.
+    conf.setBoolean("fffs.client.latency-mode", true);
+    long[] times = new long[2000];
+    long time = 1_700_000_000_000_000L;
+    try (org.apache.hadoop.fs.FileSystem fs = org.apache.hadoop.fs.FileSystem.newInstance(cluster.getURI(), conf);
+        org.apache.hadoop.fs.FSDataOutputStream out = fs.create(USER_FILE, true)) {
+      for (int i = 0; i < times.length; i++) {
+        time += random.nextInt(3) == 0 ? 0 : 1 + random.nextInt(5_000);
+        times[i] = time;
+        out.write(FixedRecordUserTimeExtractor.record(time, (byte) i));
+        if (random.nextInt(50) == 0) {
+          out.hflush();
+        }
+      }
+    }
+    return times;
+  }
+
+  /** Reads the user-time file at 75 random user times: exactly the records stamped at or before each. */
+  private static void checkUserTime(MiniFffsCluster cluster, long[] times, Random random) throws IOException {
+    try (FreezeFrameFileSystem fs = cluster.getFileSystem()) {
+      for (int i = 0; i < READS / 4; i++) {
+        long at = times[0] - 10 + (long) (random.nextDouble() * (times[times.length - 1] - times[0] + 20));
+        int expected = 0;
+        while (expected < times.length && times[expected] <= at) {
+          expected++;
+        }
+        byte[] read;
+        try (FSDataInputStream in = fs.open(USER_FILE, TimeSpec.user(at))) {
+          read = in.readAllBytes();
+        }
+        assertThat(read.length).as("bytes at user time %d", at)
+            .isEqualTo(expected * FixedRecordUserTimeExtractor.RECORD_LENGTH);
+        for (int r = 0; r < expected; r++) {
+          assertThat(java.nio.ByteBuffer.wrap(read, r * FixedRecordUserTimeExtractor.RECORD_LENGTH, 8).getLong())
+              .isEqualTo(times[r]);
+        }
+      }
     }
   }
 
