@@ -44,6 +44,7 @@ import org.apache.hadoop.util.Progressable;
  */
 public class FreezeFrameFileSystem extends FileSystem {
   public static final String SCHEME = "fffs";
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FreezeFrameFileSystem.class);
 
   private URI uri;
   private Path workingDirectory;
@@ -464,7 +465,12 @@ public class FreezeFrameFileSystem extends FileSystem {
     try {
       if (client != null) {
         for (FffsOutputStream stream : client.openStreams()) {
-          stream.close();
+          try {
+            stream.close();
+          } catch (IOException e) {
+            // As HDFS does: a file that cannot be closed cleanly must not keep the others open; say which.
+            LOG.warn("Could not close {} while closing the file system: {}", stream.path(), e.getMessage());
+          }
         }
       }
     } finally {

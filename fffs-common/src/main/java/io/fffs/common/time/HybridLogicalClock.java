@@ -106,6 +106,21 @@ public final class HybridLogicalClock {
   }
 
   /**
+   * A server's merge for a request that changes nothing (a read): like {@link #merge}, but a timestamp too far
+   * ahead is ignored instead of refused — a read needs no causal merge, and a reader with a bad clock should
+   * still be served without dragging this clock along.
+   *
+   * @return whether {@code remote} was merged
+   */
+  public boolean mergeIfWithinOffset(HlcTimestamp remote) {
+    if (remote.physicalMicros() - physicalClock.currentTimeMicros() > maxOffsetMicros) {
+      return false;
+    }
+    observe(remote);
+    return true;
+  }
+
+  /**
    * The clock's current value to piggyback on a message, without creating an event: {@code max(l, (pt, 0))}. The
    * state catches up with the physical clock (so values returned are monotonic), but the logical counter is not
    * advanced; the next {@link #tick()} is still strictly greater.

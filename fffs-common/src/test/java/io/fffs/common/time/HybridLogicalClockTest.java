@@ -156,6 +156,17 @@ class HybridLogicalClockTest {
   }
 
   @Test
+  void readsIgnoreAFarAheadTimestampInsteadOfFailing() throws Exception {
+    ManualPhysicalClock pt = new ManualPhysicalClock(1_000_000);
+    HybridLogicalClock clock = new HybridLogicalClock(pt, MAX_OFFSET);
+    HlcTimestamp before = clock.tick();
+    assertThat(clock.mergeIfWithinOffset(hlc(5_000_000, 0))).isFalse();
+    assertThat(clock.last()).isEqualTo(before);
+    assertThat(clock.mergeIfWithinOffset(hlc(1_100_000, 4))).isTrue();
+    assertThat(clock.last()).isEqualTo(hlc(1_100_000, 4));
+  }
+
+  @Test
   void maxOffsetComesFromConfiguration() {
     Configuration conf = new Configuration(false);
     assertThat(new HybridLogicalClock(PhysicalClock.system(), conf).maxOffsetMicros()).isEqualTo(250_000);

@@ -5,6 +5,7 @@ import io.fffs.client.data.frame.FrameFormat;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.DataTransferProtos.BlockInfoResponseProto;
+import io.fffs.common.proto.DataTransferProtos.OpProto;
 import io.fffs.common.proto.DataTransferProtos.ReadRequestProto;
 import io.fffs.common.proto.DataTransferProtos.ReadResponseProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
@@ -66,7 +67,11 @@ final class QueryService {
   private void serve(Channel channel, RequestHeaderProto request) {
     ResponseHeaderProto.Builder response = ResponseHeaderProto.newBuilder().setCallId(request.getCallId());
     try {
-      clock.merge(HlcTimestamp.fromProto(request.getHlc()));
+      if (request.getOp() == OpProto.TRUNCATE) {
+        clock.merge(HlcTimestamp.fromProto(request.getHlc()));  // a change: a skewed caller is refused
+      } else {
+        clock.mergeIfWithinOffset(HlcTimestamp.fromProto(request.getHlc()));  // a read is served regardless
+      }
       switch (request.getOp()) {
         case READ:
           read(channel, request);

@@ -144,7 +144,7 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   @Override
   public GetFileInfoResponseProto getFileInfo(RpcController c, GetFileInfoRequestProto r)
       throws ServiceException {
-    return call.serve(r.getHlc(), caller -> {
+    return call.query(r.getHlc(), caller -> {
       FileStatusProto status = fs.queries.getFileInfo(caller, r.getSrc(), TimeSpec.fromProto(r.getTime()));
       GetFileInfoResponseProto.Builder response = GetFileInfoResponseProto.newBuilder().setHlc(call.now());
       return (status == null ? response : response.setStatus(status)).build();
@@ -153,7 +153,7 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
 
   @Override
   public GetListingResponseProto getListing(RpcController c, GetListingRequestProto r) throws ServiceException {
-    return call.serve(r.getHlc(), caller -> {
+    return call.query(r.getHlc(), caller -> {
       NamespaceQueries.Listing listing = fs.queries.getListing(caller, r.getSrc(),
           TimeSpec.fromProto(r.getTime()), r.getStartAfter(), r.getLimit());
       return GetListingResponseProto.newBuilder().addAllEntries(listing.entries)
@@ -164,7 +164,7 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   @Override
   public GetBlockLocationsResponseProto getBlockLocations(RpcController c, GetBlockLocationsRequestProto r)
       throws ServiceException {
-    return call.serve(r.getHlc(), caller -> {
+    return call.query(r.getHlc(), caller -> {
       LocatedBlocksProto blocks = fs.queries.getBlockLocations(caller, r.getSrc(), TimeSpec.fromProto(r.getTime()),
           r.getOffset(), r.getLength());
       GetBlockLocationsResponseProto.Builder response = GetBlockLocationsResponseProto.newBuilder()
@@ -176,7 +176,7 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   @Override
   public GetContentSummaryResponseProto getContentSummary(RpcController c, GetContentSummaryRequestProto r)
       throws ServiceException {
-    return call.serve(r.getHlc(), caller -> GetContentSummaryResponseProto.newBuilder()
+    return call.query(r.getHlc(), caller -> GetContentSummaryResponseProto.newBuilder()
         .setSummary(fs.queries.getContentSummary(caller, r.getPath(), TimeSpec.fromProto(r.getTime())))
         .setHlc(call.now()).build());
   }
@@ -184,25 +184,25 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   @Override
   public ListVersionsResponseProto listVersions(RpcController c, ListVersionsRequestProto r)
       throws ServiceException {
-    return call.serve(r.getHlc(), caller -> ListVersionsResponseProto.newBuilder()
+    return call.query(r.getHlc(), caller -> ListVersionsResponseProto.newBuilder()
         .addAllVersions(fs.queries.listVersions(caller, r.getSrc())).setHlc(call.now()).build());
   }
 
   @Override
   public CurrentTimeResponseProto currentTime(RpcController c, CurrentTimeRequestProto r) throws ServiceException {
-    return call.serve(r.getHlc(), caller -> CurrentTimeResponseProto.newBuilder().setHlc(call.now()).build());
+    return call.query(r.getHlc(), caller -> CurrentTimeResponseProto.newBuilder().setHlc(call.now()).build());
   }
 
   @Override
   public GetServerDefaultsResponseProto getServerDefaults(RpcController c, GetServerDefaultsRequestProto r)
       throws ServiceException {
-    return call.serve(r.getHlc(), caller -> GetServerDefaultsResponseProto.newBuilder().setDefaults(defaults)
+    return call.query(r.getHlc(), caller -> GetServerDefaultsResponseProto.newBuilder().setDefaults(defaults)
         .setHlc(call.now()).build());
   }
 
   @Override
   public GetStatsResponseProto getStats(RpcController c, GetStatsRequestProto r) throws ServiceException {
-    return call.serve(r.getHlc(), caller -> {
+    return call.query(r.getHlc(), caller -> {
       long capacity = 0;
       long used = 0;
       for (var datanode : fs.datanodes().datanodes()) {

@@ -28,9 +28,23 @@ final class ServedCall {
     this.clock = clock;
   }
 
+  /** A call that may change the namespace: a caller whose HLC is too far ahead is refused. */
   <T> T serve(HlcProto callerHlc, Work<T> work) throws ServiceException {
+    return run(callerHlc, true, work);
+  }
+
+  /** A query: a caller's HLC too far ahead is ignored rather than refused (reads need no causal merge). */
+  <T> T query(HlcProto callerHlc, Work<T> work) throws ServiceException {
+    return run(callerHlc, false, work);
+  }
+
+  private <T> T run(HlcProto callerHlc, boolean changes, Work<T> work) throws ServiceException {
     try {
-      clock.merge(HlcTimestamp.fromProto(callerHlc));
+      if (changes) {
+        clock.merge(HlcTimestamp.fromProto(callerHlc));
+      } else {
+        clock.mergeIfWithinOffset(HlcTimestamp.fromProto(callerHlc));
+      }
       return work.run(Caller.current());
     } catch (FffsException e) {
       throw RemoteErrors.toServiceException(e);
