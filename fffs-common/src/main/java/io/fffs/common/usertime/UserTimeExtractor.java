@@ -1,5 +1,6 @@
 package io.fffs.common.usertime;
 
+import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import java.nio.ByteBuffer;
 import java.util.function.LongConsumer;
@@ -8,15 +9,28 @@ import java.util.function.LongConsumer;
  * The user-time plug-in SPI (DESIGN.md §8): turns the bytes a client writes into the user timestamps (µs since the
  * epoch) of the records in them. Implementations are found by {@link #name()} through {@link java.util.ServiceLoader}
  * (list the class in {@code META-INF/services/io.fffs.common.usertime.UserTimeExtractor}); see
- * {@link UserTimeExtractors#load(String)}.
+ * {@link UserTimeExtractors#load(String)}. A file's plug-in name may carry parameters after a colon
+ * ({@code ts64:fixed=32}); the extractor named before the colon gets them through {@link #withParameters(String)}.
  *
  * <p>An extractor itself is stateless and thread-safe: it only makes {@link Stream}s. A record may be split across
  * two writes, so the parsing state lives in a {@code Stream}, one per block (or file) being written, which carries
  * the bytes of an unfinished record from one write to the next.
  */
 public interface UserTimeExtractor {
-  /** The stable name files refer to ({@code fffs.usertime.plugin}); lower case, no spaces. */
+  /** The stable name files refer to ({@code fffs.usertime.plugin}); lower case, no spaces, no ':'. */
   String name();
+
+  /**
+   * This extractor configured for one file: {@code parameters} is the text after the first ':' of the file's plug-in
+   * name, e.g. {@code "fixed=32"} for {@code ts64:fixed=32}. Each extractor documents what it accepts; by default it
+   * accepts none.
+   *
+   * @throws FffsException {@code INVALID_ARGUMENT} naming the parameter that is wrong and what would be accepted
+   */
+  default UserTimeExtractor withParameters(String parameters) throws FffsException {
+    throw new FffsException(ErrorCode.INVALID_ARGUMENT, "user-time plug-in '" + name()
+        + "' takes no parameters, but its name was given as '" + name() + ":" + parameters + "'");
+  }
 
   /** A fresh stream positioned at a record boundary (the start of a block or file). */
   Stream newStream();

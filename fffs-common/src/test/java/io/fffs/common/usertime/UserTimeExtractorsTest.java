@@ -28,6 +28,14 @@ class UserTimeExtractorsTest {
   }
 
   @Test
+  void parametersForAnExtractorThatTakesNoneAreAnInvalidArgument() {
+    assertThatThrownBy(() -> UserTimeExtractors.load(FixedRecordUserTimeExtractor.NAME + ":size=32"))
+        .isInstanceOfSatisfying(FffsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT))
+        .hasMessageContaining("takes no parameters")
+        .hasMessageContaining(FixedRecordUserTimeExtractor.NAME + ":size=32");
+  }
+
+  @Test
   void aStreamCarriesARecordSplitAcrossWritesAndACopyIsIndependent() throws Exception {
     UserTimeExtractor.Stream stream = UserTimeExtractors.load(FixedRecordUserTimeExtractor.NAME).newStream();
     ByteBuffer bytes = ByteBuffer.allocate(48)
