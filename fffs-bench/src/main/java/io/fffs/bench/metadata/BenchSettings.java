@@ -30,7 +30,7 @@ record BenchSettings(boolean quick, long warmupMillis, long measureMillis, int r
         default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "'; " + USAGE);
       }
     }
-    return quick ? new BenchSettings(true, 300, 400, 2, out) : new BenchSettings(false, 1_000, 2_000, 2, out);
+    return quick ? new BenchSettings(true, 200, 300, 2, out) : new BenchSettings(false, 1_000, 1_500, 3, out);
   }
 
   long warmupNanos() {

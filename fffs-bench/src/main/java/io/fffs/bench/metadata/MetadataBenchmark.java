@@ -72,9 +72,9 @@ public final class MetadataBenchmark {
   private ResultTable run() throws IOException {
     List<FileSystem> fffs = clusters.fffsClients();
     List<FileSystem> hdfs = clusters.hdfsClients();
-    ops.populate(fffs.get(0));
-    ops.populate(hdfs.get(0));
-    TimeSpec past = markPastAndTouch(fffs.get(0), hdfs.get(0));
+    runner.forEach(fffs, ops.populate(), MetadataOps.LISTING_SIZE);
+    runner.forEach(hdfs, ops.populate(), MetadataOps.LISTING_SIZE);
+    TimeSpec past = markPastAndTouch(fffs, hdfs);
 
     for (int threads : THREADS) {
       Measurement[] m = measure(threads, new Contender(fffs, ops.create()), new Contender(hdfs, ops.create()));
@@ -101,7 +101,8 @@ public final class MetadataBenchmark {
    * Takes the past time right after the listing files were created, then changes every file's times on both
    * sides, so that at the past time each file has a newer state to look past. Checks that FFFS answers the past.
    */
-  private TimeSpec markPastAndTouch(FileSystem fffs, FileSystem hdfs) throws IOException {
+  private TimeSpec markPastAndTouch(List<FileSystem> fffsClients, List<FileSystem> hdfsClients) throws IOException {
+    FileSystem fffs = fffsClients.get(0);
     TimeSpec past = TimeSpec.system(((FreezeFrameFileSystem) fffs).currentTime().physicalMicros());
     try {
       Thread.sleep(2);
@@ -109,10 +110,8 @@ public final class MetadataBenchmark {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted", e);
     }
-    for (int i = 0; i < MetadataOps.LISTING_SIZE; i++) {
-      fffs.setTimes(ops.file(i), TOUCHED_MTIME, TOUCHED_MTIME);
-      hdfs.setTimes(ops.file(i), TOUCHED_MTIME, TOUCHED_MTIME);
-    }
+    runner.forEach(fffsClients, ops.touch(TOUCHED_MTIME), MetadataOps.LISTING_SIZE);
+    runner.forEach(hdfsClients, ops.touch(TOUCHED_MTIME), MetadataOps.LISTING_SIZE);
     FileStatus then = ((FreezeFrameFileSystem) fffs).getFileStatus(ops.file(0), past);
     FileStatus now = fffs.getFileStatus(ops.file(0));
     if (then.getModificationTime() == TOUCHED_MTIME || now.getModificationTime() != TOUCHED_MTIME) {

@@ -38,12 +38,17 @@ final class MetadataOps {
     return files[i];
   }
 
-  /** Creates the listing directory and its files (not measured). */
-  void populate(FileSystem fs) throws IOException {
-    fs.mkdirs(listing);
-    for (Path file : files) {
-      fs.create(file, false).close();
-    }
+  /** Creates the listing directory and its files (not measured; run with {@link ThroughputRunner#forEach}). */
+  MetadataOp populate() {
+    return (fs, thread, run) -> {
+      fs.mkdirs(listing);
+      return i -> fs.create(files[(int) i], false).close();
+    };
+  }
+
+  /** Sets the times of listing file {@code i}, giving it a newer state. */
+  MetadataOp touch(long mtime) {
+    return (fs, thread, run) -> i -> fs.setTimes(files[(int) i], mtime, mtime);
   }
 
   /** Create and close an empty file, each thread in a directory of its own. */

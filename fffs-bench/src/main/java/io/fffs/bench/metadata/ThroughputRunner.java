@@ -30,6 +30,33 @@ final class ThroughputRunner {
     }
   }
 
+  /** Runs {@code op} once for every {@code i} in [0, count), the indexes spread over all the clients' threads. */
+  void forEach(List<FileSystem> clients, MetadataOp op, int count) throws IOException {
+    int threads = clients.size();
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    List<Thread> workers = new ArrayList<>();
+    int run = runs.incrementAndGet();
+    for (int t = 0; t < threads; t++) {
+      int thread = t;
+      Thread worker = new Thread(() -> {
+        try {
+          MetadataOp.Action action = op.prepare(clients.get(thread), thread, run);
+          for (int i = thread; i < count && failure.get() == null; i += threads) {
+            action.run(i);
+          }
+        } catch (Throwable e) {
+          failure.compareAndSet(null, e);
+        }
+      }, "metabench-setup-" + thread);
+      workers.add(worker);
+      worker.start();
+    }
+    join(workers);
+    if (failure.get() != null) {
+      throw new IOException("set-up thread failed: " + failure.get(), failure.get());
+    }
+  }
+
   Measurement run(List<FileSystem> clients, int threads, MetadataOp op, long durationNanos) throws IOException {
     if (clients.size() < threads) {
       throw new IllegalArgumentException(threads + " threads but " + clients.size() + " clients");
@@ -62,14 +89,7 @@ final class ThroughputRunner {
       workers.add(worker);
       worker.start();
     }
-    for (Thread worker : workers) {
-      try {
-        worker.join();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IOException("interrupted", e);
-      }
-    }
+    join(workers);
     Throwable e = failure.get();
     if (e != null && !(e instanceof BrokenBarrierException)) {
       throw new IOException("benchmark thread failed: " + e, e);
@@ -83,5 +103,16 @@ final class ThroughputRunner {
       end = Math.max(end, ends[t]);
     }
     return new Measurement(total, end - start[0]);
+  }
+
+  private static void join(List<Thread> workers) throws IOException {
+    for (Thread worker : workers) {
+      try {
+        worker.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted", e);
+      }
+    }
   }
 }
