@@ -30,7 +30,7 @@ record BenchSettings(boolean quick, long warmupMillis, long measureMillis, int r
         default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "'; " + USAGE);
       }
     }
-    return quick ? new BenchSettings(true, 200, 300, 2, out) : new BenchSettings(false, 1_000, 1_500, 3, out);
+    return quick ? new BenchSettings(true, 200, 200, 3, out) : new BenchSettings(false, 1_000, 750, 6, out);
   }
 
   long warmupNanos() {
