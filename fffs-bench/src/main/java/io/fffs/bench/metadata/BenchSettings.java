@@ -30,7 +30,7 @@ record BenchSettings(boolean quick, long warmupMillis, long measureMillis, int r
         default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "'; " + USAGE);
       }
     }
-    return quick ? new BenchSettings(true, 200, 200, 3, out) : new BenchSettings(false, 1_000, 750, 6, out);
+    return quick ? new BenchSettings(true, 150, 150, 3, out) : new BenchSettings(false, 1_000, 750, 6, out);
   }
 
   long warmupNanos() {

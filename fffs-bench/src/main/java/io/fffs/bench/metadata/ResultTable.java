@@ -42,7 +42,7 @@ final class ResultTable {
     List<String> lines = new ArrayList<>();
     lines.add("op,threads,fffs_ops_per_s,hdfs_ops_per_s,fffs_over_hdfs,past_over_latest");
     for (Row row : rows) {
-      lines.add(String.format(Locale.ROOT, "%s,%d,%s,%s,%s,%s", row.op(), row.threads(), csv(row.fffs()),
+      lines.add(String.format(Locale.ROOT, "\"%s\",%d,%s,%s,%s,%s", row.op(), row.threads(), csv(row.fffs()),
           csv(row.hdfs()), csv(row.fffsOverHdfs()), csv(row.pastOverLatest())));
     }
     Files.write(file, lines, StandardCharsets.UTF_8);
