@@ -52,12 +52,15 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
   }
 
   /**
-   * The DataNode's clock offset to judge it by: its own NTP-style measurement when it sent one, else the one-way
-   * reading counted only when ahead (network delay makes any clock look behind, never ahead).
+   * The DataNode's clock offset to judge it by: its own NTP-style measurement less its uncertainty (half the round
+   * trip) when it sent one, else the one-way reading counted only when ahead (delay makes a clock look behind).
    */
-  private long offsetOf(long datanodeMicros, boolean measured, long measuredOffset) {
+  private long offsetOf(long datanodeMicros, boolean measured, long measuredOffset, long roundTripMicros) {
     if (measured) {
-      return measuredOffset;
+      // The measurement is only good to half the round trip; a slow network (or a loaded host) must not make a
+      // good clock look bad, so only the part of the offset beyond that uncertainty counts.
+      long certain = Math.max(0, Math.abs(measuredOffset) - roundTripMicros / 2);
+      return measuredOffset < 0 ? -certain : certain;
     }
     return Math.max(0, datanodeMicros - clock.physicalClock().currentTimeMicros());
   }
@@ -67,7 +70,7 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
       throws ServiceException {
     String skew = mergeOrExplain(r.getHlc());
     DatanodeDescriptor descriptor = datanodes.register(r.getId(), r.getCapacityBytes(),
-        offsetOf(r.getPhysicalMicros(), false, 0));
+        offsetOf(r.getPhysicalMicros(), false, 0, 0));
     if (skew != null) {
       datanodes.heartbeat(descriptor.uuid(), descriptor.clockOffsetMicros(), r.getCapacityBytes(), 0, 0,
           HlcTimestamp.ZERO, skew);
@@ -84,7 +87,8 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
   @Override
   public HeartbeatResponseProto heartbeat(RpcController c, HeartbeatRequestProto r) throws ServiceException {
     String skew = mergeOrExplain(r.getHlc());
-    long offset = offsetOf(r.getPhysicalMicros(), r.hasMeasuredOffsetMicros(), r.getMeasuredOffsetMicros());
+    long offset = offsetOf(r.getPhysicalMicros(), r.hasMeasuredOffsetMicros(), r.getMeasuredOffsetMicros(),
+        r.getRoundTripMicros());
     DatanodeDescriptor descriptor = datanodes.heartbeat(r.getDatanodeUuid(), offset, r.getCapacityBytes(),
         r.getMemoryUsedBytes(), r.getBlockCount(), HlcTimestamp.fromProto(r.getDurableHlc()), skew);
     HeartbeatResponseProto.Builder response = HeartbeatResponseProto.newBuilder()
