@@ -60,7 +60,7 @@ public final class DirectoryOps {
   /**
    * Moves {@code src} to {@code dst} with Hadoop {@code FileSystem#rename} semantics: into {@code dst} when it is
    * an existing directory; false when the source is missing, the destination's parent is missing, or the
-   * destination exists. A move into the source's own subtree is {@code INVALID_ARGUMENT}.
+   * destination exists, or the destination is inside the source's own subtree (as HDFS does).
    */
   public boolean rename(Caller caller, String src, String dst) throws IOException {
     return fs.mutate("rename " + src, () -> {
@@ -80,8 +80,8 @@ public final class DirectoryOps {
         return true;
       }
       if (NamePaths.isSelfOrDescendant(finalDst, normalizedSrc)) {
-        throw new FffsException(ErrorCode.INVALID_ARGUMENT, "cannot move " + src + " into its own subtree ("
-            + finalDst + ")");
+        // HDFS's FileSystem#rename answers false here too; only rename2-style APIs throw.
+        return false;
       }
       if (to.exists() || to.fileInTheMiddle >= 0 || to.parent() == null || !to.parentState().isDirectory()) {
         return false;
