@@ -101,13 +101,17 @@ public final class DirectoryOps {
   public boolean delete(Caller caller, String path, boolean recursive) throws IOException {
     return fs.mutate("delete " + path, () -> {
       ResolvedPath target = fs.resolve(path, Namespace.LATEST, caller);
-      if (!target.exists() || target.isRoot()) {
+      if (!target.exists()) {
         return false;
       }
       Inode inode = target.last();
+      // Checked before the root's answer: a non-recursive delete of a non-empty root fails loudly, as in HDFS.
       if (inode.isDirectory() && !recursive && hasLiveChildren(inode)) {
         throw new FffsException(ErrorCode.DIRECTORY_NOT_EMPTY, path + " is a non-empty directory; delete it"
             + " recursively to remove it and everything below it");
+      }
+      if (target.isRoot()) {
+        return false;
       }
       fs.permissions.check(caller, target.parentState(), target.parentPath(), Access.WRITE);
       if (!fs.permissions.isSuperUser(caller)) {
