@@ -7,13 +7,15 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.Comparator;
+import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 
 /**
  * One {@link MiniFffsCluster} for every contract suite in this JVM (HDFS's and Ozone's contract tests do the same):
  * starting a cluster per suite would cost more than the suites. Started on first use, stopped by a shutdown hook.
  * Suites run one after another in the surefire fork, so each sees the cluster to itself; suites that restart nodes
- * leave them running again.
+ * leave them running again. Its directory under {@code target/} goes with it.
  *
  * <p>The block size is small ({@value #BLOCK_SIZE} bytes) so that the suites' files of a few hundred KiB span
  * several blocks and block boundaries get exercised everywhere.
@@ -23,6 +25,7 @@ public final class SharedCluster {
   public static final int BLOCK_SIZE = 64 * 1024;
 
   private static MiniFffsCluster cluster;
+  private static Path baseDir;
   private static FreezeFrameFileSystem fileSystem;
 
   private SharedCluster() {}
@@ -31,11 +34,11 @@ public final class SharedCluster {
   public static synchronized MiniFffsCluster get() throws IOException {
     if (cluster == null) {
       Path target = Paths.get("target");
-      Path base = Files.isDirectory(target) ? Files.createTempDirectory(target, "shared-cluster-")
+      baseDir = Files.isDirectory(target) ? Files.createTempDirectory(target, "shared-cluster-")
           : Files.createTempDirectory("fffs-shared-cluster-");
       Configuration conf = new Configuration();
       conf.setLong("fffs.blocksize", BLOCK_SIZE);
-      cluster = MiniFffsCluster.builder().baseDir(base).conf(conf).numDataNodes(1).build();
+      cluster = MiniFffsCluster.builder().baseDir(baseDir).conf(conf).numDataNodes(1).build();
       Runtime.getRuntime().addShutdownHook(new Thread(SharedCluster::shutdown, "shared-cluster-stop"));
     }
     return cluster;
@@ -64,6 +67,13 @@ public final class SharedCluster {
       }
       if (cluster != null) {
         cluster.close();
+      }
+      if (baseDir != null) {
+        try (Stream<Path> files = Files.walk(baseDir)) {
+          for (Path file : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+            Files.deleteIfExists(file);
+          }
+        }
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
