@@ -1,6 +1,7 @@
 package io.fffs.minicluster.contract.temporal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -135,7 +136,7 @@ public abstract class AbstractTemporalContractTestBase {
 
   /** Asserts that {@code call} fails with an error carrying {@code code}. */
   protected void assertCode(String code, ThrowingCallable call) {
-    Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(call);
+    Throwable thrown = catchThrowable(call);
     assertThat(thrown).as("expected " + code).isNotNull();
     assertThat(thrown).isInstanceOf(IOException.class);
     assertThat(thrown.getMessage()).as("message of " + thrown).contains(code);

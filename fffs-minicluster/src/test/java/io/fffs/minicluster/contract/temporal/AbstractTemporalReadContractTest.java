@@ -7,14 +7,16 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
+import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * Reads of the past through the plain {@link org.apache.hadoop.fs.FileSystem} API: a path with a time marker reads
+ * Reads of the past through the plain {@link FileSystem} API: a path with a time marker reads
  * the file, status and listing as they were then, after overwrite, delete, rename and truncate; the answer never
  * changes, not even across a restart; a time the cluster has not reached is {@code TIME_IN_FUTURE}; a marker that
  * does not parse is {@code MALFORMED_TIME} while a name that merely holds an {@code @} is a name; and the past is
@@ -35,7 +37,7 @@ public abstract class AbstractTemporalReadContractTest extends AbstractTemporalC
    * A file system whose new files take user times from their records, with {@link #userTimeRecord} making the
    * records; {@code null} (the default) skips the user-time case.
    */
-  protected org.apache.hadoop.fs.FileSystem userTimeFileSystem() throws IOException {
+  protected FileSystem userTimeFileSystem() throws IOException {
     return null;
   }
 
@@ -164,7 +166,7 @@ public abstract class AbstractTemporalReadContractTest extends AbstractTemporalC
     fs.setPermission(file, new FsPermission((short) 0640));
     long t = momentBetweenChanges();
     fs.setPermission(file, new FsPermission((short) 0600));
-    try (org.apache.hadoop.fs.FSDataOutputStream out = fs.append(file)) {
+    try (FSDataOutputStream out = fs.append(file)) {
       out.write(bytes("def"));
     }
 
@@ -262,11 +264,11 @@ public abstract class AbstractTemporalReadContractTest extends AbstractTemporalC
 
   @Test
   void readsByUserTime() throws Exception {
-    org.apache.hadoop.fs.FileSystem userFs = userTimeFileSystem();
+    FileSystem userFs = userTimeFileSystem();
     Assumptions.assumeTrue(userFs != null, "no user-time file system");
     Path file = new Path(dir, "sensor");
     try {
-      try (org.apache.hadoop.fs.FSDataOutputStream out = userFs.create(file, true)) {
+      try (FSDataOutputStream out = userFs.create(file, true)) {
         for (int i = 1; i <= 10; i++) {
           out.write(userTimeRecord(i * 1000L, (byte) i));
           out.hflush();
