@@ -91,9 +91,48 @@ final class FffsClient implements Closeable {
     return streams;
   }
 
+  /**
+   * The suffix Hadoop's copy commands ({@code fs -put}, {@code -cp}, {@code -get}) give the file they write before
+   * renaming it onto the target.
+   */
+  static final String COPYING_SUFFIX = "._COPYING_";
+
   /** Splits a qualified path into its plain path and time. */
   TemporalPath temporal(Path qualified) throws IOException {
-    return TemporalPath.parse(qualified, temporalPaths);
+    try {
+      return TemporalPath.parse(qualified, temporalPaths);
+    } catch (FffsException malformed) {
+      TemporalPath copying = copyingIntoThePast(qualified);
+      if (copying == null) {
+        throw malformed;
+      }
+      return copying;
+    }
+  }
+
+  /**
+   * {@code fs -put x /a/f@s1} checks and writes {@code /a/f@s1._COPYING_}, whose marker does not parse. Read as
+   * what it is, {@code /a/f._COPYING_} at that time, it is not found and its creation is refused as
+   * {@code READ_ONLY_PAST} instead of a puzzling {@code MALFORMED_TIME}. Null for any other path.
+   */
+  private TemporalPath copyingIntoThePast(Path qualified) throws FffsException {
+    String name = qualified.getName();
+    if (!name.endsWith(COPYING_SUFFIX) || qualified.getParent() == null) {
+      return null;
+    }
+    Path target = new Path(qualified.getParent(), name.substring(0, name.length() - COPYING_SUFFIX.length()));
+    TemporalPath parsed;
+    try {
+      parsed = TemporalPath.parse(target, temporalPaths);
+    } catch (FffsException stillMalformed) {
+      return null;
+    }
+    if (!parsed.isTemporal() || !target.getName().endsWith(parsed.markerText())) {
+      return null;
+    }
+    Path plain = parsed.plainPath();
+    Path copying = new Path(plain.getParent(), plain.getName() + COPYING_SUFFIX);
+    return TemporalPath.parse(TemporalPath.withTime(copying, parsed.timeSpec()), temporalPaths);
   }
 
   /** The NameNode's form of a path: its absolute path part. */
@@ -106,9 +145,18 @@ final class FffsClient implements Closeable {
   String writable(Path qualified, String what) throws IOException {
     TemporalPath path = temporal(qualified);
     if (path.isTemporal()) {
-      throw new FffsException(ErrorCode.READ_ONLY_PAST, "cannot " + what + " " + qualified + ": "
-          + path.markerText() + " names a past state, which is read-only; " + what + " "
-          + path.plainPath() + " instead");
+      Path shown = qualified;
+      Path instead = path.plainPath();
+      if (instead.getName().endsWith(COPYING_SUFFIX) && instead.getName().length() > COPYING_SUFFIX.length()) {
+        // A shell copy's temporary file: name the target the user gave.
+        String plainName = instead.getName();
+        instead = new Path(instead.getParent(), plainName.substring(0, plainName.length() - COPYING_SUFFIX.length()));
+        String shownName = shown.getName();
+        shown = new Path(shown.getParent(), shownName.substring(0, shownName.length() - COPYING_SUFFIX.length()));
+        what = "copy to";
+      }
+      throw new FffsException(ErrorCode.READ_ONLY_PAST, "cannot " + what + " " + shown + ": "
+          + path.markerText() + " names a past state, which is read-only; " + what + " " + instead + " instead");
     }
     return plain(path);
   }

@@ -7,17 +7,19 @@ import io.fffs.common.error.FffsException;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Locale;
 import org.apache.hadoop.fs.ByteBufferReadable;
 import org.apache.hadoop.fs.CanUnbuffer;
 import org.apache.hadoop.fs.FSExceptionMessages;
 import org.apache.hadoop.fs.FSInputStream;
+import org.apache.hadoop.fs.StreamCapabilities;
 
 /**
  * Reads a file as of the time it was opened at ({@link FileLayout}): every DataNode read carries that time, so a
  * reader of the past sees exactly that state however long it reads. Sequential reads fetch
  * {@code fffs.client.read.buffer-size} bytes at once; positioned reads go straight to the DataNode.
  */
-final class FffsInputStream extends FSInputStream implements ByteBufferReadable, CanUnbuffer {
+final class FffsInputStream extends FSInputStream implements ByteBufferReadable, CanUnbuffer, StreamCapabilities {
   private final FileLayout layout;
   private final DataTransferClient data;
   private final int bufferSize;
@@ -118,9 +120,8 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
   @Override
   public synchronized int read(long at, byte[] b, int off, int len) throws IOException {
     checkOpen();
-    if (at < 0) {
-      throw new EOFException(FSExceptionMessages.NEGATIVE_SEEK);
-    }
+    // Hadoop's checks: a null buffer or bad range is IllegalArgumentException/IndexOutOfBounds, at < 0 is EOF.
+    validatePositionedReadArgs(at, b, off, len);
     if (at >= layout.length) {
       return -1;
     }
@@ -162,6 +163,18 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
   public synchronized int available() throws IOException {
     checkOpen();
     return (int) Math.min(Integer.MAX_VALUE, layout.length - position);
+  }
+
+  /** FSDataInputStream only forwards {@code unbuffer()} and ByteBuffer reads to streams that say they can. */
+  @Override
+  public boolean hasCapability(String capability) {
+    switch (capability.toLowerCase(Locale.ROOT)) {
+      case StreamCapabilities.UNBUFFER:
+      case StreamCapabilities.READBYTEBUFFER:
+        return true;
+      default:
+        return false;
+    }
   }
 
   @Override

@@ -18,11 +18,13 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.BlockLocation;
 import org.apache.hadoop.fs.CommonPathCapabilities;
 import org.apache.hadoop.fs.ContentSummary;
+import org.apache.hadoop.fs.CreateFlag;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
@@ -279,12 +281,24 @@ public class FreezeFrameFileSystem extends FileSystem {
   @Override
   public FSDataOutputStream create(Path path, FsPermission permission, boolean overwrite, int bufferSize,
       short replication, long blockSize, Progressable progress) throws IOException {
+    return create(path, permission, overwrite, true, replication, blockSize);
+  }
+
+  /** Creates a file only if its parent directory exists (HDFS's {@code createNonRecursive}). */
+  @Override
+  public FSDataOutputStream createNonRecursive(Path path, FsPermission permission, EnumSet<CreateFlag> flags,
+      int bufferSize, short replication, long blockSize, Progressable progress) throws IOException {
+    return create(path, permission, flags.contains(CreateFlag.OVERWRITE), false, replication, blockSize);
+  }
+
+  private FSDataOutputStream create(Path path, FsPermission permission, boolean overwrite, boolean createParent,
+      short replication, long blockSize) throws IOException {
     Path qualified = qualify(path);
     String plain = client.writable(qualified, "create");
     statistics.incrementWriteOps(1);
     FileStatusProto status;
     try {
-      status = nn().create(plain, masked(permission).toShort(), client.clientName(), overwrite, true,
+      status = nn().create(plain, masked(permission).toShort(), client.clientName(), overwrite, createParent,
           replication, blockSize, FffsClientConfigKeys.userTimePlugin(getConf()));
     } catch (IOException e) {
       throw ClientErrors.translate(e);

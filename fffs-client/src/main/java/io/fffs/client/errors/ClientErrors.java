@@ -27,6 +27,9 @@ public final class ClientErrors {
       case ALREADY_EXISTS:
         translated = new AlreadyExists(error);
         break;
+      case IS_A_DIRECTORY:
+        translated = new IsADirectory(error);
+        break;
       case NOT_A_DIRECTORY:
         translated = new NotADirectory(error);
         break;
@@ -59,6 +62,20 @@ public final class ClientErrors {
     @Override
     public ErrorCode code() {
       return ErrorCode.NOT_FOUND;
+    }
+  }
+
+  /** Opening, appending to or truncating a directory: HDFS's "Path is not a file" is a FileNotFoundException. */
+  static final class IsADirectory extends FileNotFoundException implements CodedException {
+    private static final long serialVersionUID = 1L;
+
+    IsADirectory(FffsException e) {
+      super(e.getMessage());
+    }
+
+    @Override
+    public ErrorCode code() {
+      return ErrorCode.IS_A_DIRECTORY;
     }
   }
 

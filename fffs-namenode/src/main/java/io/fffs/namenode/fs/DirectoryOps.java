@@ -60,7 +60,7 @@ public final class DirectoryOps {
   /**
    * Moves {@code src} to {@code dst} with Hadoop {@code FileSystem#rename} semantics: into {@code dst} when it is
    * an existing directory; false when the source is missing, the destination's parent is missing, or the
-   * destination exists. A move into the source's own subtree is {@code INVALID_ARGUMENT}.
+   * destination exists, or the destination is inside the source's own subtree (as HDFS does).
    */
   public boolean rename(Caller caller, String src, String dst) throws IOException {
     return fs.mutate("rename " + src, () -> {
@@ -80,8 +80,8 @@ public final class DirectoryOps {
         return true;
       }
       if (NamePaths.isSelfOrDescendant(finalDst, normalizedSrc)) {
-        throw new FffsException(ErrorCode.INVALID_ARGUMENT, "cannot move " + src + " into its own subtree ("
-            + finalDst + ")");
+        // HDFS's FileSystem#rename answers false here too; only rename2-style APIs throw.
+        return false;
       }
       if (to.exists() || to.fileInTheMiddle >= 0 || to.parent() == null || !to.parentState().isDirectory()) {
         return false;
@@ -101,13 +101,17 @@ public final class DirectoryOps {
   public boolean delete(Caller caller, String path, boolean recursive) throws IOException {
     return fs.mutate("delete " + path, () -> {
       ResolvedPath target = fs.resolve(path, Namespace.LATEST, caller);
-      if (!target.exists() || target.isRoot()) {
+      if (!target.exists()) {
         return false;
       }
       Inode inode = target.last();
+      // Checked before the root's answer: a non-recursive delete of a non-empty root fails loudly, as in HDFS.
       if (inode.isDirectory() && !recursive && hasLiveChildren(inode)) {
         throw new FffsException(ErrorCode.DIRECTORY_NOT_EMPTY, path + " is a non-empty directory; delete it"
             + " recursively to remove it and everything below it");
+      }
+      if (target.isRoot()) {
+        return false;
       }
       fs.permissions.check(caller, target.parentState(), target.parentPath(), Access.WRITE);
       if (!fs.permissions.isSuperUser(caller)) {

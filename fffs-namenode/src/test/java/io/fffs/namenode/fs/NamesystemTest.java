@@ -129,15 +129,19 @@ class NamesystemTest {
     assertThat(nn.fs.directories.rename(ADMIN, "/dst/f", "/nowhere/f")).isFalse();
     writeFile("/other", 1);
     assertThat(nn.fs.directories.rename(ADMIN, "/dst/f", "/other")).isFalse();
-    assertThatThrownBy(() -> nn.fs.directories.rename(ADMIN, "/dst", "/dst/inner"))
-        .isInstanceOfSatisfying(FffsException.class,
-            e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT));
+    // Into its own subtree: false, as HDFS's FileSystem#rename answers.
+    assertThat(nn.fs.directories.rename(ADMIN, "/dst", "/dst/inner")).isFalse();
+    assertThat(info("/dst/f", TimeSpec.latest())).isNotNull();
   }
 
   @Test
   void deleteRefusesNonEmptyDirectoryWithoutRecursive() throws Exception {
     writeFile("/full/f", 1);
     assertThatThrownBy(() -> nn.fs.directories.delete(ADMIN, "/full", false))
+        .isInstanceOfSatisfying(FffsException.class,
+            e -> assertThat(e.code()).isEqualTo(ErrorCode.DIRECTORY_NOT_EMPTY));
+    // The root is never deleted, but a non-recursive attempt on a non-empty root fails loudly, as in HDFS.
+    assertThatThrownBy(() -> nn.fs.directories.delete(ADMIN, "/", false))
         .isInstanceOfSatisfying(FffsException.class,
             e -> assertThat(e.code()).isEqualTo(ErrorCode.DIRECTORY_NOT_EMPTY));
     assertThat(nn.fs.directories.delete(ADMIN, "/", true)).isFalse();
