@@ -269,15 +269,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     }
   }
 
-  private interface NamenodeCall<T> {
-    T run() throws IOException;
-  }
-
-  private static <T> T call(NamenodeCall<T> call) throws IOException {
-    try {
-      return call.run();
-    } catch (IOException e) {
-      throw ClientErrors.translate(e);
-    }
+  private static <T> T call(ClientErrors.Action<T> call) throws IOException {
+    return ClientErrors.translating(call);
   }
 }

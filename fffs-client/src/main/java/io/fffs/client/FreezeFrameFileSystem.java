@@ -165,12 +165,7 @@ public class FreezeFrameFileSystem extends FileSystem {
 
   private FileStatus fileStatus(Path shown, String plain, TimeSpec time) throws IOException {
     statistics.incrementReadOps(1);
-    FileStatusProto status;
-    try {
-      status = nn().getFileInfo(plain, time);
-    } catch (IOException e) {
-      throw ClientErrors.translate(e);
-    }
+    FileStatusProto status = ClientErrors.translating(() -> nn().getFileInfo(plain, time));
     if (status == null) {
       throw new FileNotFoundException("NOT_FOUND: " + shown + " does not exist" + FffsClient.at(time));
     }
@@ -196,12 +191,8 @@ public class FreezeFrameFileSystem extends FileSystem {
     int page = getConf().getInt(FffsClientConfigKeys.LISTING_PAGE_KEY, FffsClientConfigKeys.LISTING_PAGE_DEFAULT);
     while (true) {
       statistics.incrementReadOps(1);
-      GetListingResponseProto listing;
-      try {
-        listing = nn().getListing(plain, time, after, page);
-      } catch (IOException e) {
-        throw ClientErrors.translate(e);
-      }
+      String from = after;
+      GetListingResponseProto listing = ClientErrors.translating(() -> nn().getListing(plain, time, from, page));
       for (FileStatusProto entry : listing.getEntriesList()) {
         Path shown = entry.getPath().equals(plain) ? dir.originalPath() : dir.child(name(entry.getPath()));
         result.add(client.toFileStatus(entry, shown, time));
@@ -296,13 +287,9 @@ public class FreezeFrameFileSystem extends FileSystem {
     Path qualified = qualify(path);
     String plain = client.writable(qualified, "create");
     statistics.incrementWriteOps(1);
-    FileStatusProto status;
-    try {
-      status = nn().create(plain, masked(permission).toShort(), client.clientName(), overwrite, createParent,
-          replication, blockSize, FffsClientConfigKeys.userTimePlugin(getConf()));
-    } catch (IOException e) {
-      throw ClientErrors.translate(e);
-    }
+    FileStatusProto status = ClientErrors.translating(() -> nn().create(plain, masked(permission).toShort(),
+        client.clientName(), overwrite, createParent, replication, blockSize,
+        FffsClientConfigKeys.userTimePlugin(getConf())));
     return stream(plain, status, List.of(), 0, 0);
   }
 
@@ -319,12 +306,8 @@ public class FreezeFrameFileSystem extends FileSystem {
   private FffsDataOutputStream openExisting(Path path, boolean atEnd) throws IOException {
     String plain = client.writable(qualify(path), atEnd ? "append to" : "write to");
     statistics.incrementWriteOps(1);
-    OpenForWriteResponseProto open;
-    try {
-      open = nn().openForWrite(plain, client.clientName());
-    } catch (IOException e) {
-      throw ClientErrors.translate(e);
-    }
+    OpenForWriteResponseProto open = ClientErrors.translating(() -> nn().openForWrite(plain,
+        client.clientName()));
     LocatedBlocksProto blocks = open.getBlocks();
     FileLayout layout = FileLayout.resolve(plain, blocks, TimeSpec.latest(), client.data());
     return stream(plain, open.getStatus(), blocks.getBlocksList(), layout.length, atEnd ? layout.length : 0);
@@ -345,12 +328,9 @@ public class FreezeFrameFileSystem extends FileSystem {
   public boolean mkdirs(Path path, FsPermission permission) throws IOException {
     String plain = client.writable(qualify(path), "create directory");
     statistics.incrementWriteOps(1);
-    try {
-      return nn().mkdirs(plain, (permission == null ? FsPermission.getDirDefault() : permission)
-          .applyUMask(FsPermission.getUMask(getConf())).toShort(), true);
-    } catch (IOException e) {
-      throw ClientErrors.translate(e);
-    }
+    short masked = (permission == null ? FsPermission.getDirDefault() : permission)
+        .applyUMask(FsPermission.getUMask(getConf())).toShort();
+    return ClientErrors.translating(() -> nn().mkdirs(plain, masked, true));
   }
 
   @Override
@@ -358,62 +338,38 @@ public class FreezeFrameFileSystem extends FileSystem {
     String from = client.writable(qualify(src), "rename");
     String to = client.writable(qualify(dst), "rename onto");
     statistics.incrementWriteOps(1);
-    try {
-      return nn().rename(from, to);
-    } catch (IOException e) {
-      throw ClientErrors.translate(e);
-    }
+    return ClientErrors.translating(() -> nn().rename(from, to));
   }
 
   @Override
   public boolean delete(Path path, boolean recursive) throws IOException {
     String plain = client.writable(qualify(path), "delete");
     statistics.incrementWriteOps(1);
-    try {
-      return nn().delete(plain, recursive);
-    } catch (IOException e) {
-      throw ClientErrors.translate(e);
-    }
+    return ClientErrors.translating(() -> nn().delete(plain, recursive));
   }
 
   @Override
   public void setPermission(Path path, FsPermission permission) throws IOException {
     String plain = client.writable(qualify(path), "set the permission of");
-    try {
-      nn().setPermission(plain, permission.toShort());
-    } catch (IOException e) {
-      throw ClientErrors.translate(e);
-    }
+    ClientErrors.translating(() -> nn().setPermission(plain, permission.toShort()));
   }
 
   @Override
   public void setOwner(Path path, String owner, String group) throws IOException {
     String plain = client.writable(qualify(path), "set the owner of");
-    try {
-      nn().setOwner(plain, owner, group);
-    } catch (IOException e) {
-      throw ClientErrors.translate(e);
-    }
+    ClientErrors.translating(() -> nn().setOwner(plain, owner, group));
   }
 
   @Override
   public void setTimes(Path path, long mtime, long atime) throws IOException {
     String plain = client.writable(qualify(path), "set the times of");
-    try {
-      nn().setTimes(plain, mtime, atime);
-    } catch (IOException e) {
-      throw ClientErrors.translate(e);
-    }
+    ClientErrors.translating(() -> nn().setTimes(plain, mtime, atime));
   }
 
   @Override
   public boolean setReplication(Path path, short replication) throws IOException {
     String plain = client.writable(qualify(path), "set the replication of");
-    try {
-      return nn().setReplication(plain, replication);
-    } catch (IOException e) {
-      throw ClientErrors.translate(e);
-    }
+    return ClientErrors.translating(() -> nn().setReplication(plain, replication));
   }
 
   @Override
@@ -422,11 +378,7 @@ public class FreezeFrameFileSystem extends FileSystem {
     String plain = client.writable(qualified, "truncate");
     statistics.incrementWriteOps(1);
     FileLayout before = client.layout(plain, TimeSpec.latest(), qualified);
-    try {
-      nn().truncate(plain, newLength, client.clientName());
-    } catch (IOException e) {
-      throw ClientErrors.translate(e);
-    }
+    ClientErrors.translating(() -> nn().truncate(plain, newLength, client.clientName()));
     // The NameNode's lengths already bound every read; cutting the block too keeps the DataNode's view (block
     // reports, reads by user time, later writes) the same as the namespace's.
     FileLayout.Block last = before.blockAt(Math.max(0, newLength - 1));

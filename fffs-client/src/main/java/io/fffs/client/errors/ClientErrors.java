@@ -46,6 +46,21 @@ public final class ClientErrors {
     return translated;
   }
 
+  /** An I/O action, typically a NameNode call. */
+  @FunctionalInterface
+  public interface Action<T> {
+    T run() throws IOException;
+  }
+
+  /** Runs {@code action}; an FFFS error it raises reaches the caller as the type Hadoop code expects. */
+  public static <T> T translating(Action<T> action) throws IOException {
+    try {
+      return action.run();
+    } catch (IOException e) {
+      throw translate(e);
+    }
+  }
+
   /** {@link #translate} for any IOException: FFFS errors are translated, others pass through. */
   public static IOException translate(IOException error) {
     return error instanceof FffsException && !(error instanceof CodedException)
