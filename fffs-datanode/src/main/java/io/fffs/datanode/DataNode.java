@@ -1,9 +1,9 @@
 package io.fffs.datanode;
 
-import io.fffs.client.data.DataTransferConfigKeys;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.PhysicalClock;
+import io.fffs.common.transport.TransportSelection;
 import io.fffs.datanode.nn.NamenodeLink;
 import io.fffs.datanode.nn.NodeHealth;
 import io.fffs.datanode.server.DataServer;
@@ -32,43 +32,61 @@ public final class DataNode implements Closeable {
   private final HybridLogicalClock clock;
   private final BlockStore store;
   private final DataServer server;
+  private final ServerTransportProvider.Server transportServer;
   private final NamenodeLink namenode;
   private final NodeHealth health;
   private final DatanodeIdProto id;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private boolean closed;
 
-  private DataNode(HybridLogicalClock clock, BlockStore store, DataServer server, NamenodeLink namenode,
-      NodeHealth health, DatanodeIdProto id) {
+  private DataNode(HybridLogicalClock clock, BlockStore store, DataServer server,
+      ServerTransportProvider.Server transportServer, NamenodeLink namenode, NodeHealth health, DatanodeIdProto id) {
     this.clock = clock;
     this.store = store;
     this.server = server;
+    this.transportServer = transportServer;
     this.namenode = namenode;
     this.health = health;
     this.id = id;
   }
 
-  /** Starts a DataNode configured by {@code conf} on the physical clock {@code physicalClock}. */
+  /**
+   * Starts a DataNode configured by {@code conf} on the physical clock {@code physicalClock}. The TCP data server
+   * always runs; a transport chosen by {@code fffs.transport} ({@link TransportSelection}, e.g. UCX from
+   * {@code fffs-rdma}) runs beside it and is advertised in the DataNode's id.
+   */
   public static DataNode start(Configuration conf, PhysicalClock physicalClock) throws IOException {
-    String transport = DataTransferConfigKeys.transport(conf);
+    TransportSelection.Choice<ServerTransportProvider> transport =
+        TransportSelection.select(conf, ServerTransportProvider.class);
     HybridLogicalClock clock = new HybridLogicalClock(physicalClock, conf);
     MultiLogBlockStore store = MultiLogBlockStore.open(conf, clock);
     DataServer server = null;
+    ServerTransportProvider.Server transportServer = null;
     try {
       String uuid = DatanodeIdentity.loadOrCreate(DataNodeConfigKeys.dataDir(conf));
       NodeHealth health = new NodeHealth();
       NamenodeLink.Receiver receiver = new NamenodeLink.Receiver();
       server = DataServer.start(conf, store, clock, health::unhealthyReason, receiver);
       InetSocketAddress bound = server.address();
-      DatanodeIdProto id = DatanodeIdProto.newBuilder().setDatanodeUuid(uuid).setHost(advertisedHost(bound))
-          .setDataPort(bound.getPort()).setIpcPort(0).setTransport(transport).build();
+      DatanodeIdProto.Builder idBuilder = DatanodeIdProto.newBuilder().setDatanodeUuid(uuid)
+          .setHost(advertisedHost(bound)).setDataPort(bound.getPort()).setIpcPort(0)
+          .setTransport(transport.transport());
+      if (!transport.tcp()) {
+        transportServer = transport.provider().start(conf, bound.getAddress().getHostAddress(), store, clock,
+            health::unhealthyReason, receiver);
+        idBuilder.setTransportPort(transportServer.port());
+      }
+      DatanodeIdProto id = idBuilder.build();
+      LOG.info("DataNode {} transport: {} ({})", uuid, transport.transport(), transport.reason());
       NamenodeLink namenode = DataNodeServiceConfigKeys.namenodeEnabled(conf)
           ? NamenodeLink.start(conf, id, store, clock, health, receiver)
           : null;
-      LOG.info("DataNode {} up: data {}:{} ({}), {} blocks{}", uuid, id.getHost(), id.getDataPort(), transport,
+      LOG.info("DataNode {} up: data {}:{} ({}), {} blocks{}", uuid, id.getHost(), id.getDataPort(),
+          id.getTransport() + (transportServer == null ? "" : " on port " + id.getTransportPort()),
           store.blockReport().size(), namenode == null ? ", not registered with a NameNode" : "");
-      return new DataNode(clock, store, server, namenode, health, id);
+      return new DataNode(clock, store, server, transportServer, namenode, health, id);
     } catch (IOException | RuntimeException e) {
+      closeQuietly(transportServer);
       closeQuietly(server);
       store.close();
       throw e;
@@ -80,12 +98,12 @@ public final class DataNode implements Closeable {
     return address.isAnyLocalAddress() ? InetAddress.getLocalHost().getHostAddress() : address.getHostAddress();
   }
 
-  private static void closeQuietly(DataServer server) {
+  private static void closeQuietly(Closeable server) {
     if (server != null) {
       try {
         server.close();
       } catch (IOException e) {
-        LOG.warn("Data server did not stop cleanly", e);
+        LOG.warn("{} did not stop cleanly", server, e);
       }
     }
   }
@@ -95,7 +113,7 @@ public final class DataNode implements Closeable {
     return server.address();
   }
 
-  /** How clients and the NameNode know this DataNode (uuid, host, data port, transport). */
+  /** How clients and the NameNode know this DataNode (uuid, host, data port, transport and its port). */
   public DatanodeIdProto datanodeId() {
     return id;
   }
@@ -155,6 +173,7 @@ public final class DataNode implements Closeable {
       if (namenode != null) {
         namenode.close();
       }
+      closeQuietly(transportServer);
       server.close();
     } finally {
       store.close();

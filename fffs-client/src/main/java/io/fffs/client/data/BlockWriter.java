@@ -1,5 +1,6 @@
 package io.fffs.client.data;
 
+import io.fffs.common.time.HlcTimestamp;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -18,6 +19,9 @@ public interface BlockWriter extends Closeable {
 
   /** Waits until every write sent so far is acknowledged; returns the block length after the last one. */
   long flush() throws IOException;
+
+  /** The HLC the last acknowledged write was stamped with in the block log ({@code ZERO} before any). */
+  HlcTimestamp lastEntryHlc();
 
   /** Flushes and releases the writer (the connection stays pooled). */
   @Override

@@ -3,12 +3,18 @@ package io.fffs.client.data;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.common.transport.TransportSelection;
+import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import org.apache.hadoop.conf.Configuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Chooses the data-transfer implementation for {@code fffs.transport}: {@code auto} and {@code tcp} use Netty over
- * TCP; {@code ucx} (the RDMA transport) comes with its own issue.
+ * Chooses the data-transfer implementation for {@code fffs.transport} ({@link TransportSelection}): {@code tcp} uses
+ * Netty over TCP; {@code auto} and {@code ucx} look for a {@link ClientTransportProvider} through
+ * {@code ServiceLoader} (the UCX one lives in {@code fffs-rdma}) and wrap the TCP client in it, which still serves
+ * DataNodes without UCX; {@code ucx} without a usable provider is an {@code UNSUPPORTED} error.
  */
 public final class DataTransferClients {
   public static final String TRANSPORT_KEY = "fffs.transport";
@@ -17,12 +23,30 @@ public final class DataTransferClients {
 
   private DataTransferClients() {}
 
+  private static final Logger LOG = LoggerFactory.getLogger(DataTransferClients.class);
+
   public static DataTransferClient create(Configuration conf, HybridLogicalClock clock) throws FffsException {
-    String transport = conf.getTrimmed(TRANSPORT_KEY, TRANSPORT_DEFAULT);
-    if (!transport.equals("auto") && !transport.equals("tcp")) {
-      throw new FffsException(ErrorCode.UNSUPPORTED, TRANSPORT_KEY + "=" + transport
-          + " is not available in this build; use auto or tcp");
+    TransportSelection.Choice<ClientTransportProvider> choice =
+        TransportSelection.select(conf, ClientTransportProvider.class);
+    DataTransferClient tcp = createTcp(conf, clock);
+    if (choice.tcp()) {
+      LOG.debug("Data transfer over TCP: {}", choice.reason());
+      return tcp;
     }
+    try {
+      return choice.provider().newClient(conf, clock, tcp);
+    } catch (IOException | RuntimeException e) {
+      try {
+        tcp.close();
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw new FffsException(ErrorCode.INTERNAL, "the " + choice.transport() + " data client failed to start: "
+          + e, e);
+    }
+  }
+
+  private static DataTransferClient createTcp(Configuration conf, HybridLogicalClock clock) throws FffsException {
     try {
       return (DataTransferClient) Class.forName(NETTY_CLIENT)
           .getConstructor(Configuration.class, HybridLogicalClock.class).newInstance(conf, clock);

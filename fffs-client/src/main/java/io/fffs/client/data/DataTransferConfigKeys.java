@@ -1,8 +1,7 @@
 package io.fffs.client.data;
 
-import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
-import java.util.Locale;
+import io.fffs.common.transport.TransportSelection;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 
@@ -11,7 +10,7 @@ import org.apache.hadoop.conf.Configuration;
  * its typed getter. Sizes accept Hadoop's suffixes ({@code 128k}, {@code 16m}); durations Hadoop's units.
  */
 public final class DataTransferConfigKeys {
-  /** Which transport moves block data: {@code auto}, {@code tcp} (Netty) or {@code ucx} (RDMA, not built yet). */
+  /** Which transport moves block data: {@code auto}, {@code tcp} (Netty) or {@code ucx} (RDMA, {@code fffs-rdma}). */
   public static final String TRANSPORT_KEY = "fffs.transport";
   public static final String TRANSPORT_DEFAULT = "auto";
 
@@ -48,20 +47,12 @@ public final class DataTransferConfigKeys {
 
   private DataTransferConfigKeys() {}
 
-  /** The transport in use: {@code tcp}. {@code ucx} is refused until the UCX transport exists. */
+  /**
+   * {@code fffs.transport}, checked: {@code auto}, {@code tcp} or {@code ucx}. Which one is used is decided by
+   * {@link io.fffs.common.transport.TransportSelection}; the TCP path serves all three.
+   */
   public static String transport(Configuration conf) throws FffsException {
-    String value = conf.getTrimmed(TRANSPORT_KEY, TRANSPORT_DEFAULT).toLowerCase(Locale.ROOT);
-    switch (value) {
-      case "auto":
-      case "tcp":
-        return "tcp";
-      case "ucx":
-        throw new FffsException(ErrorCode.UNSUPPORTED, TRANSPORT_KEY + "=ucx is not available in this build (the"
-            + " UCX transport is not implemented yet); use " + TRANSPORT_KEY + "=auto or tcp");
-      default:
-        throw new FffsException(ErrorCode.INVALID_ARGUMENT, TRANSPORT_KEY + " must be auto, tcp or ucx, got '"
-            + value + "'");
-    }
+    return TransportSelection.configured(conf);
   }
 
   public static int maxFrameSize(Configuration conf) {

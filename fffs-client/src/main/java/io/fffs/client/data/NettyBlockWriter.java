@@ -200,7 +200,7 @@ public final class NettyBlockWriter implements BlockWriter {
     return blockLength;
   }
 
-  /** The HLC the last acknowledged write was stamped with in the block log ({@code ZERO} before any). */
+  @Override
   public HlcTimestamp lastEntryHlc() {
     return lastEntryHlc;
   }

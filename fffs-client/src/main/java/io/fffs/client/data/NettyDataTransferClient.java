@@ -54,7 +54,7 @@ public final class NettyDataTransferClient implements DataTransferClient {
   /**
    * A client configured by {@code conf}; {@code clientClock} is observed, never ticked.
    *
-   * @throws FffsException {@code UNSUPPORTED} for {@code fffs.transport=ucx} (not built yet)
+   * @throws FffsException {@code INVALID_ARGUMENT} for an unknown {@code fffs.transport}
    */
   public NettyDataTransferClient(Configuration conf, HybridLogicalClock clientClock) throws FffsException {
     DataTransferConfigKeys.transport(conf);

@@ -1,0 +1,92 @@
+package io.fffs.common.transport;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import java.util.Locale;
+import java.util.ServiceLoader;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * Chooses the data transport of one side (client or DataNode) from {@code fffs.transport}:
+ * <ul>
+ *   <li>{@code tcp}: TCP, without looking for anything else;</li>
+ *   <li>{@code auto} (default): a provider of the role whose probe says it is {@linkplain TransportProbe#preferred
+ *       preferred}, else TCP, with the reason;</li>
+ *   <li>{@code ucx}: that provider if it is {@linkplain TransportProbe#available available}, else an
+ *       {@code UNSUPPORTED} error that says why — never a silent fallback.</li>
+ * </ul>
+ * Both sides choose independently; a client uses a non-TCP transport with a DataNode only if the DataNode advertises
+ * it (its {@code DatanodeIdProto.transport}) and the connection set-up agrees, so if either side lacks it, both use
+ * TCP.
+ */
+public final class TransportSelection {
+  public static final String TRANSPORT_KEY = "fffs.transport";
+  public static final String TRANSPORT_DEFAULT = "auto";
+  public static final String TCP = "tcp";
+  public static final String UCX = "ucx";
+
+  /**
+   * The outcome.
+   *
+   * @param transport {@code tcp} or the provider's name
+   * @param provider the provider to use, or null for TCP
+   * @param reason one line: what was found, or why TCP
+   */
+  public record Choice<P extends TransportProvider>(String transport, P provider, String reason) {
+    public boolean tcp() {
+      return provider == null;
+    }
+  }
+
+  private TransportSelection() {}
+
+  /** {@code fffs.transport}, checked: {@code auto}, {@code tcp} or {@code ucx}. */
+  public static String configured(Configuration conf) throws FffsException {
+    String value = conf.getTrimmed(TRANSPORT_KEY, TRANSPORT_DEFAULT).toLowerCase(Locale.ROOT);
+    if (!value.equals("auto") && !value.equals(TCP) && !value.equals(UCX)) {
+      throw new FffsException(ErrorCode.INVALID_ARGUMENT, TRANSPORT_KEY + " must be auto, tcp or ucx, got '"
+          + value + "'");
+    }
+    return value;
+  }
+
+  /** Chooses among the providers of {@code role} found by {@link ServiceLoader} in the role's class loader. */
+  public static <P extends TransportProvider> Choice<P> select(Configuration conf, Class<P> role)
+      throws FffsException {
+    return select(conf, ServiceLoader.load(role, role.getClassLoader()));
+  }
+
+  /** Chooses among {@code providers}. */
+  public static <P extends TransportProvider> Choice<P> select(Configuration conf, Iterable<P> providers)
+      throws FffsException {
+    String wanted = configured(conf);
+    if (wanted.equals(TCP)) {
+      return new Choice<>(TCP, null, TRANSPORT_KEY + "=tcp");
+    }
+    P provider = null;
+    for (P candidate : providers) {
+      if (candidate.name().equals(UCX)) {
+        provider = candidate;
+        break;
+      }
+    }
+    if (provider == null) {
+      return refuseOrTcp(wanted, "no UCX transport on the class path (the fffs-rdma module)");
+    }
+    TransportProbe probe = provider.probe(conf);
+    boolean take = wanted.equals(UCX) ? probe.available() : probe.preferred();
+    if (take) {
+      return new Choice<>(provider.name(), provider, probe.detail());
+    }
+    return refuseOrTcp(wanted, probe.detail());
+  }
+
+  private static <P extends TransportProvider> Choice<P> refuseOrTcp(String wanted, String why)
+      throws FffsException {
+    if (wanted.equals(UCX)) {
+      throw new FffsException(ErrorCode.UNSUPPORTED, TRANSPORT_KEY + "=ucx but UCX is not available: " + why
+          + "; use " + TRANSPORT_KEY + "=auto or tcp");
+    }
+    return new Choice<>(TCP, null, why);
+  }
+}

@@ -1,0 +1,32 @@
+package io.fffs.datanode;
+
+import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.common.transport.TransportProvider;
+import io.fffs.datanode.server.WriteListener;
+import io.fffs.datanode.store.BlockStore;
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.function.Supplier;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * The DataNode side of a non-TCP transport ({@code META-INF/services/io.fffs.datanode.ServerTransportProvider}),
+ * chosen by {@link DataNode#start}. Its server runs beside the TCP data server, which keeps serving clients without
+ * the transport.
+ */
+public interface ServerTransportProvider extends TransportProvider {
+  /** A running transport server; closing it stops it (after the writes it accepted are applied or refused). */
+  interface Server extends Closeable {
+    /** The port clients connect to for this transport (advertised as {@code DatanodeIdProto.transportPort}). */
+    int port();
+  }
+
+  /**
+   * Starts serving {@code store} with the same semantics as the TCP data server: writes are refused while
+   * {@code unhealthyReason} gives a reason, the client's HLC is merged, and {@code listener} hears of every write.
+   *
+   * @param host the host the TCP data server is bound to; bind the same one
+   */
+  Server start(Configuration conf, String host, BlockStore store, HybridLogicalClock clock,
+      Supplier<String> unhealthyReason, WriteListener listener) throws IOException;
+}

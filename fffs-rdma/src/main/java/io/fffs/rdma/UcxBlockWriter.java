@@ -1,0 +1,219 @@
+package io.fffs.rdma;
+
+import io.fffs.client.data.BlockWriter;
+import io.fffs.client.data.WriteOptions;
+import io.fffs.client.data.frame.ChunkChecksums;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.DataTransferProtos.OpProto;
+import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
+import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
+import io.fffs.common.proto.DataTransferProtos.WriteRequestProto;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.rdma.SideChannelFormat.Descriptor;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * {@link BlockWriter} over UCX: each packet (at most {@code fffs.client.write.packet-size} and one registered
+ * buffer) is copied into a registered buffer, checksummed (CRC32C per 512-byte chunk) and announced with a small
+ * WRITE request on the side channel naming the buffer; the DataNode GETs the bytes and acknowledges. Up to
+ * {@code fffs.client.write.window} packets are in flight (and at most as many as there are free registered
+ * buffers); a buffer is reused once its packet is acknowledged. As on TCP, requests wait in the send buffer until a
+ * packet's worth is queued, the window is full or {@link #flush()} (latency mode: never). Acks come back in order; each one's HLCs are
+ * observed into the client clock. The first failure is kept and thrown by the next call; the DataNode refuses the
+ * stream's packets after a failed one, so nothing after a failure is applied. Not thread-safe (one writer thread).
+ */
+final class UcxBlockWriter implements BlockWriter {
+  private final SideChannel channel;
+  private final RegisteredBuffers buffers;
+  private final HybridLogicalClock clock;
+  private final long blockId;
+  private final WriteOptions options;
+  private final long streamId;
+  private final int packetSize;
+  private final long timeoutMillis;
+  private final boolean latencyMode;
+  private final Semaphore window;
+  private long unflushedBytes;
+  private CompletableFuture<Void> lastAck = CompletableFuture.completedFuture(null);
+  private volatile IOException failure;
+  private volatile long blockLength;
+  private volatile HlcTimestamp lastEntryHlc = HlcTimestamp.ZERO;
+  private boolean failureReported;
+  private boolean closed;
+
+  UcxBlockWriter(SideChannel channel, RegisteredBuffers buffers, HybridLogicalClock clock, long blockId,
+      WriteOptions options, long streamId, int window, int packetSize, boolean latencyMode, long timeoutMillis) {
+    this.channel = channel;
+    this.buffers = buffers;
+    this.clock = clock;
+    this.blockId = blockId;
+    this.options = options;
+    this.streamId = streamId;
+    this.packetSize = Math.min(packetSize, buffers.slotSize());
+    this.timeoutMillis = timeoutMillis;
+    this.latencyMode = latencyMode;
+    this.window = new Semaphore(window);
+  }
+
+  @Override
+  public void write(long offset, ByteBuffer data) throws IOException {
+    if (closed) {
+      throw new IOException("the writer of block " + blockId + " is closed");
+    }
+    throwFailure();
+    ByteBuffer rest = data.duplicate();
+    long at = offset;
+    do {
+      int n = Math.min(packetSize, rest.remaining());
+      sendPacket(at, rest.slice(rest.position(), n));
+      rest.position(rest.position() + n);
+      at += n;
+    } while (rest.hasRemaining());
+  }
+
+  private void sendPacket(long offset, ByteBuffer piece) throws IOException {
+    acquireSlot();
+    RegisteredBuffers.Slot free = buffers.tryTake();
+    try {
+      if (free == null) {
+        channel.flush();
+        unflushedBytes = 0;
+        free = buffers.take(timeoutMillis, "a write of block " + blockId);
+      }
+    } catch (IOException e) {
+      window.release();
+      throw e;
+    }
+    RegisteredBuffers.Slot slot = free;
+    int n = piece.remaining();
+    slot.bytes().clear();
+    slot.bytes().put(piece.duplicate()).flip();
+    WriteRequestProto.Builder write = WriteRequestProto.newBuilder().setBlockId(blockId).setOffset(offset)
+        .setStreamId(streamId);
+    for (int crc : ChunkChecksums.of(slot.bytes())) {
+      write.addChunkCrcs(crc);
+    }
+    if (options.blockSize() > 0) {
+      write.setBlockSize(options.blockSize());
+    }
+    if (options.userTimePlugin() != null) {
+      write.setUserTimePlugin(options.userTimePlugin());
+    }
+    unflushedBytes += n;
+    boolean flush = latencyMode || unflushedBytes >= packetSize;
+    if (flush) {
+      unflushedBytes = 0;
+    }
+    CompletableFuture<ResponseHeaderProto> ack = channel.send(RequestHeaderProto.newBuilder().setOp(OpProto.WRITE)
+        .setHlc(clock.last().toProto()).setWrite(write), new Descriptor(slot.address(), n, buffers.rkey()), flush);
+    lastAck = ack.handle((response, error) -> {
+      try {
+        onAck(response, error);
+      } finally {
+        buffers.give(slot);
+        window.release();
+      }
+      return null;
+    });
+  }
+
+  private void acquireSlot() throws IOException {
+    if (window.tryAcquire()) {
+      return;
+    }
+    channel.flush();
+    unflushedBytes = 0;
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    try {
+      while (!window.tryAcquire(50, TimeUnit.MILLISECONDS)) {
+        throwFailure();
+        if (System.nanoTime() > deadline) {
+          throw new IOException("DataNode " + channel.address() + " acknowledged no UCX write of block " + blockId
+              + " within " + timeoutMillis + " ms");
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted waiting for write acknowledgements of block " + blockId);
+    }
+  }
+
+  private void onAck(ResponseHeaderProto response, Throwable error) {
+    if (error != null) {
+      fail(error instanceof IOException ? (IOException) error : new IOException(error.toString(), error));
+      return;
+    }
+    clock.observe(HlcTimestamp.fromProto(response.getHlc()));
+    if (response.hasError()) {
+      fail(FffsException.fromProto(response.getError()));
+    } else {
+      HlcTimestamp entry = HlcTimestamp.fromProto(response.getWrite().getEntryHlc());
+      clock.observe(entry);
+      lastEntryHlc = entry;
+      blockLength = response.getWrite().getBlockLength();
+    }
+  }
+
+  private void fail(IOException cause) {
+    if (failure == null) {
+      failure = cause;
+    }
+  }
+
+  private void throwFailure() throws IOException {
+    IOException cause = failure;
+    if (cause == null) {
+      return;
+    }
+    failureReported = true;
+    if (cause instanceof FffsException) {
+      FffsException typed = (FffsException) cause;
+      throw new FffsException(typed.code(), typed.detail(), typed);
+    }
+    throw new IOException(cause.getMessage(), cause);
+  }
+
+  @Override
+  public long flush() throws IOException {
+    throwFailure();
+    channel.flush();
+    unflushedBytes = 0;
+    try {
+      lastAck.get(timeoutMillis, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      fail(new IOException(e.getCause()));
+    } catch (TimeoutException e) {
+      fail(new IOException("DataNode " + channel.address() + " did not acknowledge the UCX writes of block "
+          + blockId + " within " + timeoutMillis + " ms"));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted waiting for write acknowledgements of block " + blockId);
+    }
+    throwFailure();
+    return blockLength;
+  }
+
+  @Override
+  public HlcTimestamp lastEntryHlc() {
+    return lastEntryHlc;
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    if (failure == null || !failureReported) {
+      flush();
+    }
+  }
+}
