@@ -67,11 +67,17 @@ final class NodeProcess implements AutoCloseable {
     process.waitFor(30, TimeUnit.SECONDS);
   }
 
+  /** SIGTERM, then SIGKILL if it does not stop within 30 s. */
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     process.destroy();
-    if (!process.waitFor(30, TimeUnit.SECONDS)) {
-      kill();
+    try {
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        kill();
+      }
+    } catch (InterruptedException e) {
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
     }
   }
 }
