@@ -18,6 +18,7 @@ import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.datanode.DataNodeServiceConfigKeys;
 import io.fffs.datanode.server.WriteListener;
 import io.fffs.datanode.store.BlockStore;
+import io.fffs.datanode.store.ScrubberStatus;
 import io.fffs.datanode.store.BlockSummary;
 import io.fffs.datanode.store.MemoryUsage;
 import java.io.IOException;
@@ -223,6 +224,12 @@ public final class NamenodeLink implements AutoCloseable {
         .setCapacityBytes(memory.arenaCapacityBytes())
         .setMemoryUsedBytes(memory.residentPageBytes() + memory.logBytes() + memory.indexBytes())
         .setBlockCount(store.blockReport().size()).setDurableHlc(store.durableFrontier().toProto());
+    ScrubberStatus scrub = store.scrubberStatus();
+    request.setScrubPasses(scrub.passes()).setScrubBytesVerified(scrub.bytesVerified())
+        .setScrubCorruptions(scrub.corruptions());
+    if (scrub.lastCorruption() != null) {
+      request.setScrubLastCorruption(scrub.lastCorruption());
+    }
     // A slow round trip (the first call sets up the connection) bounds the error too loosely to judge by.
     if (measuredOffsetMicros != null && roundTripMicros / 2 <= clock.maxOffsetMicros() / 4) {
       request.setMeasuredOffsetMicros(measuredOffsetMicros).setRoundTripMicros(roundTripMicros);

@@ -84,6 +84,11 @@ public interface BlockStore extends AutoCloseable {
 
   StoreStats stats();
 
+  /** What the background scrubber of the persisted segments has found ({@link ScrubberStatus#DISABLED} if off). */
+  default ScrubberStatus scrubberStatus() {
+    return ScrubberStatus.DISABLED;
+  }
+
   /** Persists what is queued, closes the segment files cleanly and releases the arena. */
   @Override
   void close() throws FffsException;

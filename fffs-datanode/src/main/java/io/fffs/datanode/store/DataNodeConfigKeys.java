@@ -56,6 +56,13 @@ public final class DataNodeConfigKeys {
   public static final String SEGMENT_FILE_SIZE_KEY = "fffs.datanode.segment.file.size";
   public static final long SEGMENT_FILE_SIZE_DEFAULT = 1L << 30;
 
+  /** Rate of the background scrubber over the segment files; 0 switches it off. Units as Hadoop byte sizes. */
+  public static final String SCRUBBER_RATE_KEY = "fffs.datanode.scrubber.bytes-per-second";
+  public static final long SCRUBBER_RATE_DEFAULT = 1L << 20;
+  /** Rest between two full passes of the scrubber. */
+  public static final String SCRUBBER_INTERVAL_KEY = "fffs.datanode.scrubber.interval";
+  public static final long SCRUBBER_INTERVAL_DEFAULT_MS = 24L * 3600 * 1000;
+
   /** The largest block length this store accepts, whatever the file's block size says. */
   public static final String BLOCK_MAX_SIZE_KEY = "fffs.datanode.block.max-size";
   public static final long BLOCK_MAX_SIZE_DEFAULT = 1L << 30;
@@ -131,5 +138,16 @@ public final class DataNodeConfigKeys {
       throw new IllegalArgumentException(key + " must be positive, got " + conf.get(key));
     }
     return value;
+  }
+
+  /** {@link #SCRUBBER_RATE_KEY} in bytes per second (0: off). */
+  public static long scrubberRate(Configuration conf) {
+    return conf.getLongBytes(SCRUBBER_RATE_KEY, SCRUBBER_RATE_DEFAULT);
+  }
+
+  /** {@link #SCRUBBER_INTERVAL_KEY} in milliseconds. */
+  public static long scrubberIntervalMillis(Configuration conf) {
+    return conf.getTimeDuration(SCRUBBER_INTERVAL_KEY, SCRUBBER_INTERVAL_DEFAULT_MS,
+        java.util.concurrent.TimeUnit.MILLISECONDS);
   }
 }

@@ -14,6 +14,7 @@ import io.fffs.datanode.store.persist.DirectoryLock;
 import io.fffs.datanode.store.persist.DurabilityTracker;
 import io.fffs.datanode.store.persist.PersistenceService;
 import io.fffs.datanode.store.persist.Recovery;
+import io.fffs.datanode.store.persist.Scrubber;
 import io.fffs.datanode.store.persist.SegmentPageReader;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -43,11 +44,12 @@ public final class MultiLogBlockStore implements BlockStore {
   private final BlockReader reader;
   private final BlockWriter writer;
   private final StoreStats stats;
+  private final Scrubber scrubber;
   private volatile boolean closed;
 
   private MultiLogBlockStore(HybridLogicalClock clock, BlockMap blocks, PageArena arena, DurabilityTracker tracker,
       PersistenceService persistence, SegmentPageReader disk, DirectoryLock dataLock, StoreStats stats,
-      long maxBlockSize) {
+      long maxBlockSize, Scrubber scrubber) {
     this.clock = clock;
     this.blocks = blocks;
     this.arena = arena;
@@ -56,6 +58,7 @@ public final class MultiLogBlockStore implements BlockStore {
     this.disk = disk;
     this.dataLock = dataLock;
     this.stats = stats;
+    this.scrubber = scrubber;
     this.reader = new BlockReader(arena, disk);
     this.writer = new BlockWriter(arena, reader, tracker, persistence, stats, maxBlockSize);
   }
@@ -96,8 +99,16 @@ public final class MultiLogBlockStore implements BlockStore {
             arena, tracker, stats);
         persistence.start();
       }
+      Scrubber scrubber = null;
+      long scrubRate = DataNodeConfigKeys.scrubberRate(conf);
+      if (persistent && scrubRate > 0) {
+        scrubber = new Scrubber(dataDir, pageSize, stats, scrubRate, DataNodeConfigKeys.scrubberIntervalMillis(conf),
+            persistence::isOpenFile);
+        scrubber.start();
+      }
       return new MultiLogBlockStore(clock, blocks, arena, tracker, persistence,
-          new SegmentPageReader(dataDir, pageSize, stats), dataLock, stats, DataNodeConfigKeys.blockMaxSize(conf));
+          new SegmentPageReader(dataDir, pageSize, stats), dataLock, stats, DataNodeConfigKeys.blockMaxSize(conf),
+          scrubber);
     } catch (FffsException | RuntimeException e) {
       if (arena != null) {
         arena.close();
@@ -277,6 +288,11 @@ public final class MultiLogBlockStore implements BlockStore {
     return stats;
   }
 
+  @Override
+  public ScrubberStatus scrubberStatus() {
+    return scrubber == null ? ScrubberStatus.DISABLED : scrubber.status();
+  }
+
   private void checkOpen() throws FffsException {
     if (closed) {
       throw new FffsException(ErrorCode.IO_ERROR, "the block store is closed");
@@ -294,6 +310,9 @@ public final class MultiLogBlockStore implements BlockStore {
       return;
     }
     closed = true;
+    if (scrubber != null) {
+      scrubber.close();
+    }
     try {
       if (persistence != null) {
         persistence.shutdown();

@@ -42,4 +42,8 @@ public final class StoreStats {
         + " persistedBytes=" + bytesPersisted + " batches=" + persistBatches + " fsyncs=" + fsyncs
         + " crcFailures=" + crcFailures + " pretouched=" + pagesPretouched;
   }
+  /** Bytes of segment records the background scrubber verified. */
+  public final LongAdder bytesScrubbed = new LongAdder();
+  /** Damaged segment records the scrubber found. */
+  public final LongAdder scrubCorruptions = new LongAdder();
 }

@@ -13,6 +13,10 @@ public final class DatanodeDescriptor {
   volatile long clockOffsetMicros;
   volatile String unhealthyReason;
   volatile HlcTimestamp durableHlc = HlcTimestamp.ZERO;
+  volatile long scrubPasses;
+  volatile long scrubBytesVerified;
+  volatile long scrubCorruptions;
+  volatile String scrubLastCorruption;
 
   DatanodeDescriptor(DatanodeIdProto id) {
     this.id = id;
@@ -66,5 +70,24 @@ public final class DatanodeDescriptor {
 
   public HlcTimestamp durableHlc() {
     return durableHlc;
+  }
+
+  /** Full passes of the DataNode's segment scrubber. */
+  public long scrubPasses() {
+    return scrubPasses;
+  }
+
+  public long scrubBytesVerified() {
+    return scrubBytesVerified;
+  }
+
+  /** Damaged segment records the scrubber found. */
+  public long scrubCorruptions() {
+    return scrubCorruptions;
+  }
+
+  /** File, offset and failure of the last damage found, or null. */
+  public String scrubLastCorruption() {
+    return scrubLastCorruption;
   }
 }

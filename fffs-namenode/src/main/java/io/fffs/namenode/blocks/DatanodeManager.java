@@ -68,6 +68,26 @@ public final class DatanodeManager {
     return descriptor;
   }
 
+  /** Records what a DataNode's scrubber reported with its heartbeat. */
+  public void scrubbed(String uuid, long passes, long bytesVerified, long corruptions, String lastCorruption) {
+    DatanodeDescriptor descriptor = datanodes.get(uuid);
+    if (descriptor != null) {
+      descriptor.scrubPasses = passes;
+      descriptor.scrubBytesVerified = bytesVerified;
+      descriptor.scrubCorruptions = corruptions;
+      descriptor.scrubLastCorruption = lastCorruption;
+    }
+  }
+
+  /** Damaged records found by all DataNodes' scrubbers. */
+  public long scrubCorruptions() {
+    long total = 0;
+    for (DatanodeDescriptor descriptor : datanodes.values()) {
+      total += descriptor.scrubCorruptions;
+    }
+    return total;
+  }
+
   private void updateClock(DatanodeDescriptor descriptor, long offsetMicros, String skewError) {
     descriptor.clockOffsetMicros = offsetMicros;
     if (skewError != null) {

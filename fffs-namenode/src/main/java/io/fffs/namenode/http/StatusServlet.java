@@ -10,7 +10,9 @@ import javax.servlet.http.HttpServletResponse;
 /**
  * {@code GET /status}: the NameNode as JSON — {@code hlc}, {@code safemode}, {@code files}, {@code blocks}, and per
  * DataNode {@code id}, {@code address}, {@code transport}, {@code clockOffsetMicros}, {@code durableHlc},
- * {@code memoryUsedBytes}, {@code healthy} (with {@code unhealthyReason}) and {@code live}.
+ * {@code memoryUsedBytes}, {@code healthy} (with {@code unhealthyReason}), {@code live}, and what its segment
+ * scrubber found ({@code scrubPasses}, {@code scrubBytesVerified}, {@code scrubCorruptions},
+ * {@code scrubLastCorruption}).
  */
 public final class StatusServlet extends HttpServlet {
   private static final long serialVersionUID = 1L;
@@ -49,6 +51,10 @@ public final class StatusServlet extends HttpServlet {
           .field("healthy", datanode.isHealthy())
           .field("unhealthyReason", datanode.unhealthyReason())
           .field("live", fs.datanodes().isLive(datanode))
+          .field("scrubPasses", datanode.scrubPasses())
+          .field("scrubBytesVerified", datanode.scrubBytesVerified())
+          .field("scrubCorruptions", datanode.scrubCorruptions())
+          .field("scrubLastCorruption", datanode.scrubLastCorruption())
           .endObject();
     }
     return json.endArray().endObject().toString();

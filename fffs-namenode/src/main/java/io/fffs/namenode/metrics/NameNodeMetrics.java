@@ -56,4 +56,9 @@ public final class NameNodeMetrics {
   public int getSafeMode() {
     return fs.safeMode().isOn() ? 1 : 0;
   }
+
+  @Metric("Damaged segment records the DataNodes' scrubbers found")
+  public long getScrubCorruptions() {
+    return fs.datanodes().scrubCorruptions();
+  }
 }

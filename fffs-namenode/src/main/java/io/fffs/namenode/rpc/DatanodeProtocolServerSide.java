@@ -91,6 +91,8 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
         r.getRoundTripMicros());
     DatanodeDescriptor descriptor = datanodes.heartbeat(r.getDatanodeUuid(), offset, r.getCapacityBytes(),
         r.getMemoryUsedBytes(), r.getBlockCount(), HlcTimestamp.fromProto(r.getDurableHlc()), skew);
+    datanodes.scrubbed(r.getDatanodeUuid(), r.getScrubPasses(), r.getScrubBytesVerified(),
+        r.getScrubCorruptions(), r.hasScrubLastCorruption() ? r.getScrubLastCorruption() : null);
     HeartbeatResponseProto.Builder response = HeartbeatResponseProto.newBuilder()
         .setClockOffsetMicros(offset)
         .setNamenodePhysicalMicros(clock.physicalClock().currentTimeMicros())

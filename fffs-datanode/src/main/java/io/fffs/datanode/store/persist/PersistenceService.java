@@ -41,6 +41,16 @@ public final class PersistenceService {
     }
   }
 
+  /** Whether a persistence thread may still be appending to {@code file} (its current file). */
+  public boolean isOpenFile(java.nio.file.Path file) {
+    for (PersistenceWorker worker : workers) {
+      if (file.equals(worker.currentFile())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   public void start() {
     threads.forEach(Thread::start);
   }

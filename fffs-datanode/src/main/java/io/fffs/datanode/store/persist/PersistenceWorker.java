@@ -1,5 +1,7 @@
 package io.fffs.datanode.store.persist;
 
+import java.nio.file.Path;
+
 import io.fffs.datanode.store.StoreFaultInjector;
 import io.fffs.datanode.store.StoreStats;
 import io.fffs.datanode.store.arena.ArenaFiles;
@@ -163,5 +165,10 @@ final class PersistenceWorker implements Runnable {
       ArenaFiles files = arena.files();
       buffers.add(files.map(firstSlot).slice(files.offsetInFile(firstSlot), slots * arena.pageSize()));
     }
+  }
+
+  /** The segment file this thread writes (or last wrote); null before its first write. */
+  Path currentFile() {
+    return writer.path();
   }
 }

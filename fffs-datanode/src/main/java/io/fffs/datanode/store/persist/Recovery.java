@@ -26,18 +26,13 @@ public final class Recovery {
   private Recovery() {}
 
   public static Result run(Path dataDir, int pageSize, BlockMap blocks, StoreStats stats) throws FffsException {
-    List<Path> files = new ArrayList<>();
-    try (DirectoryStream<Path> dir = Files.newDirectoryStream(dataDir, "seg-*.log")) {
-      for (Path file : dir) {
-        if (SegmentFormat.fileNumberOf(file) >= 0) {
-          files.add(file);
-        }
-      }
+    List<Path> files;
+    try {
+      files = SegmentFormat.list(dataDir);
     } catch (IOException e) {
       throw new FffsException(ErrorCode.IO_ERROR, "cannot list the data directory " + dataDir + ": "
           + e.getMessage() + "; check fffs.datanode.data.dir", e);
     }
-    files.sort((a, b) -> Long.compare(SegmentFormat.fileNumberOf(a), SegmentFormat.fileNumberOf(b)));
     long[] maxHlc = {0};
     long entries = 0;
     int torn = 0;

@@ -58,6 +58,20 @@ public final class SegmentFormat {
 
   private SegmentFormat() {}
 
+  /** The segment files of {@code dataDir}, oldest first. */
+  public static java.util.List<Path> list(Path dataDir) throws java.io.IOException {
+    java.util.List<Path> files = new java.util.ArrayList<>();
+    try (java.nio.file.DirectoryStream<Path> dir = java.nio.file.Files.newDirectoryStream(dataDir, "seg-*.log")) {
+      for (Path file : dir) {
+        if (fileNumberOf(file) >= 0) {
+          files.add(file);
+        }
+      }
+    }
+    files.sort((a, b) -> Long.compare(fileNumberOf(a), fileNumberOf(b)));
+    return files;
+  }
+
   public static Path path(Path dir, long fileNumber) {
     return dir.resolve(String.format("seg-%010d.log", fileNumber));
   }

@@ -39,17 +39,69 @@ final class SegmentScanner implements AutoCloseable {
   private final long size;
   private final CRC32C crc = new CRC32C();
 
-  private SegmentScanner(Path file, long fileNumber, int pageSize, StoreStats stats) throws IOException {
+  private SegmentScanner(Path file, long fileNumber, int pageSize, StoreStats stats, boolean writable)
+      throws IOException {
     this.file = file;
     this.fileNumber = fileNumber;
     this.pageSize = pageSize;
     this.stats = stats;
-    this.channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    this.channel = writable ? FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)
+        : FileChannel.open(file, StandardOpenOption.READ);
     this.size = channel.size();
   }
 
+  /** What a scrub of one file found: entries and bytes verified, and the corruption found (null if none). */
+  record Verification(long entries, long bytes, String corruption) {}
+
+  /**
+   * Verifies every record of a file, pages included, without changing it (the scrubber). Only a file still being
+   * written may lack its footer; it ends at its last complete record: a record that is not valid and not followed by a valid one is taken
+   * as not written yet. Anything else that fails is the corruption reported, with its offset.
+   *
+   * @param throttle told the bytes of each record verified; it may sleep to keep a rate
+   */
+  static Verification verify(Path file, long fileNumber, int pageSize, StoreStats stats, boolean mayBeOpen,
+      java.util.function.LongConsumer throttle) throws IOException {
+    try (SegmentScanner scanner = new SegmentScanner(file, fileNumber, pageSize, stats, false)) {
+      return scanner.verify(mayBeOpen, throttle);
+    }
+  }
+
+  private Verification verify(boolean mayBeOpen, java.util.function.LongConsumer throttle) throws IOException {
+    boolean footer = hasFooter();
+    if (!footer && !mayBeOpen) {
+      // Only a file a persistence thread still appends to may lack its footer; any other is damaged.
+      return new Verification(0, 0, "offset " + Math.max(0, size - SegmentFormat.FOOTER_BYTES)
+          + ": a closed segment file without a valid footer");
+    }
+    if (size < SegmentFormat.HEADER_BYTES) {
+      return new Verification(0, 0, null);
+    }
+    ByteBuffer header = read(0, SegmentFormat.HEADER_BYTES);
+    if (header.getLong(0) != SegmentFormat.FILE_MAGIC
+        || header.getInt(28) != SegmentFormat.crc(header.array(), 0, 28)) {
+      return new Verification(0, 0, "offset 0: the file header fails its check");
+    }
+    long pos = SegmentFormat.HEADER_BYTES;
+    long entries = 0;
+    long end = footer ? size - SegmentFormat.FOOTER_BYTES : size;
+    while (pos < end) {
+      Parsed record = parse(pos, true);
+      if (record.meta == null) {
+        if (footer || followedByValidRecord(record, pos)) {
+          return new Verification(entries, pos, "offset " + pos + ": " + record.problem);
+        }
+        break;  // the tail of a file still being written
+      }
+      entries++;
+      pos += record.bytes;
+      throttle.accept(record.bytes);
+    }
+    return new Verification(entries, pos, null);
+  }
+
   static Result scan(Path file, long fileNumber, int pageSize, StoreStats stats, Sink sink) throws FffsException {
-    try (SegmentScanner scanner = new SegmentScanner(file, fileNumber, pageSize, stats)) {
+    try (SegmentScanner scanner = new SegmentScanner(file, fileNumber, pageSize, stats, true)) {
       return scanner.run(sink);
     } catch (FffsException e) {
       throw e;

@@ -18,7 +18,7 @@ final class SegmentWriter {
   private final long fileSizeLimit;
   private final AtomicLong fileNumbers;
   private FileChannel channel;
-  private Path path;
+  private volatile Path path;
   private long fileNumber = -1;
   private long position;
   private long entries;
