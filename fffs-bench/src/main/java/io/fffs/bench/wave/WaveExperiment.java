@@ -43,6 +43,7 @@ public final class WaveExperiment {
       System.exit(2);
       return;
     }
+    System.setProperty("java.awt.headless", "true");
     quietLogging();
     WaveProgress progress = new WaveProgress(System.err);
     try {

@@ -3,9 +3,12 @@ package io.fffs.bench.wave;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fffs.common.time.PhysicalClock;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The wave experiment, small and fast (issue 8): 16 streams for 3 seconds on FFFS. User time must rebuild every
@@ -13,12 +16,14 @@ import org.junit.jupiter.api.Test;
  * back in time.
  */
 class WaveExperimentTest {
+  private static WaveSettings settings;
   private static List<Movie> movies;
 
   @BeforeAll
   static void runExperiment() throws Exception {
     WaveExperiment.quietLogging();
-    WaveSettings settings = WaveSettings.defaults().withSize(4, 3).withHdfs(false).withOut(null);
+    System.setProperty("java.awt.headless", "true");
+    settings = WaveSettings.defaults().withSize(4, 3).withHdfs(false).withOut(null);
     movies = new WaveExperiment(settings, PhysicalClock.system(), WaveProgress.silent()).run();
   }
 
@@ -59,6 +64,18 @@ class WaveExperimentTest {
         assertThat(user.frames().get(k).heights()[cell]).isEqualTo(field.cellHeight(cell, 4, seconds));
       }
     }
+  }
+
+  @Test
+  void writesTheCsvTheFigureTheGifsAndThePlots(@TempDir Path dir) throws Exception {
+    new WaveOutputs(settings, movies).writeAll(dir);
+    for (String name : new String[] {"wave-frames.csv", "wave-frame.png", "wave-fffs-system.gif",
+        "wave-fffs-user.gif", "wave-error.png", "wave-exact.png"}) {
+      assertThat(dir.resolve(name)).isRegularFile();
+      assertThat(Files.size(dir.resolve(name))).as(name).isPositive();
+    }
+    assertThat(Files.readAllLines(dir.resolve("wave-frames.csv"))).hasSize(1 + 2 * 30)
+        .first().isEqualTo(WaveReport.CSV_HEADER);
   }
 
   private static Movie movie(Reconstruction r) {
