@@ -19,6 +19,7 @@ final class FffsWaveRun {
   static final long BLOCK_SIZE = 64L << 20;
   private static final long ARENA_BYTES = 512L << 20;
   private static final org.apache.hadoop.fs.Path DIR = new org.apache.hadoop.fs.Path("/wave");
+  private static final org.apache.hadoop.fs.Path WARMUP_DIR = new org.apache.hadoop.fs.Path("/warmup");
 
   private final WaveSettings settings;
   private final PhysicalClock clock;
@@ -38,6 +39,8 @@ final class FffsWaveRun {
     try (MiniFffsCluster cluster = MiniFffsCluster.builder().baseDir(baseDir).numDataNodes(1)
         .memoryCapacity(ARENA_BYTES).conf(conf).build()) {
       Configuration writerConf = FffsSensorSink.writerConf(cluster.getConfiguration(), BLOCK_SIZE);
+      progress.phase("FFFS: warming up (" + WaveExperiment.WARMUP_SECONDS + " s into other files)");
+      WaveExperiment.warmUp(settings, clock, FffsSensorSink.factory(cluster.getURI(), writerConf, WARMUP_DIR));
       List<SensorSink> sinks = new ArrayList<>();
       SensorFleet.Stats stats;
       WaveSchedule schedule;

@@ -21,6 +21,7 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
  */
 final class HdfsWaveRun {
   private static final Path DIR = new Path("/wave");
+  private static final Path WARMUP_DIR = new Path("/warmup");
 
   private final WaveSettings settings;
   private final PhysicalClock clock;
@@ -47,6 +48,9 @@ final class HdfsWaveRun {
       DistributedFileSystem admin = cluster.getFileSystem();
       admin.mkdirs(DIR);
       admin.allowSnapshot(DIR);
+      progress.phase("HDFS: warming up (" + WaveExperiment.WARMUP_SECONDS + " s into other files)");
+      WaveExperiment.warmUp(settings, clock, HdfsSensorSink.factory(cluster.getURI(), cluster.getConfiguration(0),
+          WARMUP_DIR));
       List<SensorSink> sinks = new ArrayList<>();
       WaveSchedule schedule;
       long[] takenAt;

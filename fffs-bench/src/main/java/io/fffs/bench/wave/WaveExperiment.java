@@ -23,6 +23,8 @@ import org.apache.log4j.LogManager;
 public final class WaveExperiment {
   /** Time from the streams being opened to sample 0, so every writer thread is ready. */
   private static final long LEAD_MICROS = 500_000;
+  /** The warm-up run before each measured one. */
+  static final int WARMUP_SECONDS = 2;
 
   private final WaveSettings settings;
   private final PhysicalClock clock;
@@ -83,6 +85,27 @@ public final class WaveExperiment {
     long start = (clock.currentTimeMicros() + LEAD_MICROS) / 100_000 * 100_000 + 100_000;
     return WaveSchedule.of(start, settings.sampleHz(), settings.frameMillis(), settings.phaseMillis(),
         settings.seconds());
+  }
+
+  /**
+   * Runs the same streams for {@link #WARMUP_SECONDS} into other files of the same cluster and throws the data
+   * away: the JIT compiles the write paths and the connections are made before the measured run starts.
+   */
+  static void warmUp(WaveSettings settings, PhysicalClock clock, SensorSink.Factory factory)
+      throws IOException, InterruptedException {
+    List<SensorSink> sinks = new ArrayList<>();
+    try {
+      for (int cell = 0; cell < settings.cells(); cell++) {
+        sinks.add(factory.open(cell));
+      }
+      WaveSettings warm = settings.withSize(settings.side(), WARMUP_SECONDS);
+      SensorFleet fleet = new SensorFleet(schedule(warm, clock), settings.side(), new WaveField(),
+          settings.networkDelay(), clock);
+      fleet.start(sinks);
+      fleet.await();
+    } finally {
+      closeAll(sinks);
+    }
   }
 
   /** Closes every one of {@code all}; throws the first failure after trying them all. */
