@@ -89,7 +89,7 @@ public final class WaveExperiment {
 
   /**
    * Runs the same streams for {@link #WARMUP_SECONDS} into other files of the same cluster and throws the data
-   * away: the JIT compiles the write paths and the connections are made before the measured run starts.
+   * away, stopping when its time is up: the JIT compiles the write paths and the connections are made before the measured run starts.
    */
   static void warmUp(WaveSettings settings, PhysicalClock clock, SensorSink.Factory factory)
       throws IOException, InterruptedException {
@@ -98,10 +98,15 @@ public final class WaveExperiment {
       for (int cell = 0; cell < settings.cells(); cell++) {
         sinks.add(factory.open(cell));
       }
-      WaveSettings warm = settings.withSize(settings.side(), WARMUP_SECONDS);
-      SensorFleet fleet = new SensorFleet(schedule(warm, clock), settings.side(), new WaveField(),
-          settings.networkDelay(), clock);
+      WaveSchedule warm = schedule(settings.withSize(settings.side(), WARMUP_SECONDS), clock);
+      SensorFleet fleet = new SensorFleet(warm, settings.side(), new WaveField(), settings.networkDelay(), clock);
       fleet.start(sinks);
+      try {
+        // A file system that cannot keep up (HDFS) would otherwise be working off its backlog for minutes.
+        Clocks.sleepUntil(clock, warm.sampleTime(warm.samples() - 1) + warm.samplePeriodMicros());
+      } finally {
+        fleet.stop();
+      }
       fleet.await();
     } finally {
       closeAll(sinks);
