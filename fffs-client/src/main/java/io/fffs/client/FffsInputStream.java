@@ -2,8 +2,10 @@ package io.fffs.client;
 
 import io.fffs.client.data.DataTransferClient;
 import io.fffs.client.data.ReadResult;
+import io.fffs.client.errors.ClientErrors;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -17,10 +19,19 @@ import org.apache.hadoop.fs.StreamCapabilities;
 /**
  * Reads a file as of the time it was opened at ({@link FileLayout}): every DataNode read carries that time, so a
  * reader of the past sees exactly that state however long it reads. Sequential reads fetch
- * {@code fffs.client.read.buffer-size} bytes at once; positioned reads go straight to the DataNode.
+ * {@code fffs.client.read.buffer-size} bytes at once; positioned reads go straight to the DataNode. A read the
+ * DataNode refuses with {@code ACCESS_DENIED} (the block token expired during a long read, or the NameNode's keys
+ * changed) is retried once with fresh tokens from the NameNode, which checks the permission again.
  */
 final class FffsInputStream extends FSInputStream implements ByteBufferReadable, CanUnbuffer, StreamCapabilities {
+  /** Asks the NameNode again for the file's blocks as of the same time: fresh access tokens. */
+  @FunctionalInterface
+  interface TokenSource {
+    LocatedBlocksProto locate() throws IOException;
+  }
+
   private final FileLayout layout;
+  private final TokenSource tokens;
   private final DataTransferClient data;
   private final int bufferSize;
   private ByteBuffer buffer;
@@ -28,8 +39,9 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
   private long position;
   private boolean closed;
 
-  FffsInputStream(FileLayout layout, DataTransferClient data, int bufferSize) {
+  FffsInputStream(FileLayout layout, DataTransferClient data, int bufferSize, TokenSource tokens) {
     this.layout = layout;
+    this.tokens = tokens;
     this.data = data;
     this.bufferSize = bufferSize;
   }
@@ -104,10 +116,21 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
       return 0;
     }
     int want = (int) Math.min(dst.remaining(), block.offset + block.length - at);
-    ByteBuffer window = dst.duplicate();
-    window.limit(window.position() + want);
-    ReadResult result = data.read(FileLayout.firstLocation(layout.path, block.blockId, block.locations),
-        block.blockId, at - block.offset, window, layout.time);
+    ReadResult result;
+    try {
+      result = readBlock(block, at, dst, want);
+    } catch (FffsException e) {
+      // A long read outlives its tokens (or the NameNode restarted with new keys): ask again, once.
+      if (e.code() != ErrorCode.ACCESS_DENIED || tokens == null) {
+        throw e;
+      }
+      LocatedBlocksProto fresh = ClientErrors.translating(tokens::locate);
+      if (fresh == null) {
+        throw e;
+      }
+      layout.renewTokens(fresh);
+      result = readBlock(block, at, dst, want);
+    }
     if (result.bytesRead() < want) {
       throw new FffsException(ErrorCode.CORRUPT, layout.path + ": block " + block.blockId + " returned "
           + result.bytesRead() + " bytes at offset " + (at - block.offset) + " where " + want
@@ -115,6 +138,13 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
     }
     dst.position(dst.position() + result.bytesRead());
     return result.bytesRead();
+  }
+
+  private ReadResult readBlock(FileLayout.Block block, long at, ByteBuffer dst, int want) throws IOException {
+    ByteBuffer window = dst.duplicate();
+    window.limit(window.position() + want);
+    return data.read(FileLayout.firstLocation(layout.path, block.blockId, block.locations), block.blockId,
+        block.token, at - block.offset, window, layout.time);
   }
 
   @Override

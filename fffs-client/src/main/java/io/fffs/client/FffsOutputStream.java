@@ -9,6 +9,9 @@ import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.BlockProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
+import io.fffs.common.security.BlockToken;
+import io.fffs.common.time.TimeSpec;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -31,6 +34,9 @@ import org.apache.hadoop.fs.Syncable;
  * {@link #hflush} makes the written length visible to new readers; {@link #hsync} also makes it durable. In
  * latency mode ({@code fffs.client.latency-mode}) each write call is sent at once as its own packet, so each
  * becomes one block-log entry: reads by user time then resolve to exactly the writes stamped up to the time.
+ * Every packet carries the block's WRITE token; halfway through a token's life the writer drains the block and
+ * asks the NameNode for fresh ones (as the lease holder), so a long write never sends a packet with a token that
+ * expires on the way.
  */
 final class FffsOutputStream extends OutputStream implements Syncable, StreamCapabilities {
   private final FffsClient client;
@@ -41,6 +47,9 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   private final WriteOptions options;
   private final List<Long> blockIds = new ArrayList<>();
   private final List<DatanodeIdProto> blockLocations = new ArrayList<>();
+  /** Per block: the NameNode's WRITE token (null when it issues none) and when to ask for a fresh one. */
+  private final List<BlockToken> blockTokens = new ArrayList<>();
+  private final List<Long> renewAtMillis = new ArrayList<>();
   private final Map<Long, BlockWriter> writers = new HashMap<>();
   private final Set<Long> unsynced = new LinkedHashSet<>();
   private final byte[] packet;
@@ -63,6 +72,9 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     for (LocatedBlockProto block : existing) {
       blockIds.add(block.getBlock().getBlockId());
       blockLocations.add(block.getLocationsCount() == 0 ? null : block.getLocations(0));
+      blockTokens.add(null);
+      renewAtMillis.add(0L);
+      setToken(blockTokens.size() - 1, block);
     }
     this.length = length;
     this.reportedLength = length;
@@ -144,13 +156,21 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     }
     long blockId = blockIds.get(index);
     BlockWriter writer = writers.get(blockId);
+    if (tokenDue(index)) {
+      // Its packets would outlive the token: drain this writer and go on with a fresh token.
+      if (writer != null) {
+        writers.remove(blockId).close();
+        writer = null;
+      }
+      renewTokens();
+    }
     if (writer == null) {
       DatanodeIdProto location = blockLocations.get(index);
       if (location == null) {
         throw new FffsException(ErrorCode.NOT_FOUND, "block " + blockId + " of " + path
             + " has no live DataNode to write to");
       }
-      writer = client.data().openWriter(location, blockId, options);
+      writer = client.data().openWriter(location, blockId, blockTokens.get(index), options);
       writers.put(blockId, writer);
     }
     return writer;
@@ -171,6 +191,43 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     LocatedBlockProto block = call(() -> nn.addBlock(path, fileId, client.clientName(), full));
     blockIds.add(block.getBlock().getBlockId());
     blockLocations.add(block.getLocationsCount() == 0 ? null : block.getLocations(0));
+    blockTokens.add(null);
+    renewAtMillis.add(0L);
+    setToken(blockTokens.size() - 1, block);
+  }
+
+  /**
+   * Keeps the block's token and when to renew it: halfway through the life it had when it arrived (the NameNode's
+   * clock sets the expiry, ours the arrival, so the margin also absorbs a skew between the two).
+   */
+  private void setToken(int index, LocatedBlockProto block) {
+    BlockToken token = FileLayout.tokenOf(block);
+    blockTokens.set(index, token);
+    long now = nowMillis();
+    renewAtMillis.set(index, token == null ? Long.MAX_VALUE : now + (token.expiryMillis() - now) / 2);
+  }
+
+  private boolean tokenDue(int index) {
+    return nowMillis() >= renewAtMillis.get(index);
+  }
+
+  /** Fresh WRITE tokens for every block of the file, from the NameNode (this client holds the lease). */
+  private void renewTokens() throws IOException {
+    LocatedBlocksProto located = call(() -> nn.getBlockLocations(path, TimeSpec.latest(), 0, Long.MAX_VALUE,
+        client.clientName()));
+    if (located == null) {
+      throw new FffsException(ErrorCode.NOT_FOUND, path + " no longer exists; its writer cannot renew its tokens");
+    }
+    for (LocatedBlockProto block : located.getBlocksList()) {
+      int index = blockIds.indexOf(block.getBlock().getBlockId());
+      if (index >= 0) {
+        setToken(index, block);
+      }
+    }
+  }
+
+  private long nowMillis() {
+    return client.clock().physicalClock().currentTimeMicros() / 1000;
   }
 
   private BlockProto lastBlock() {
@@ -217,13 +274,24 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   }
 
   private void syncBlocks() throws IOException {
-    Map<DatanodeIdProto, List<Long>> byDatanode = new HashMap<>();
     for (long blockId : unsynced) {
-      DatanodeIdProto location = blockLocations.get(blockIds.indexOf(blockId));
+      if (tokenDue(blockIds.indexOf(blockId))) {
+        renewTokens();
+        break;
+      }
+    }
+    Map<DatanodeIdProto, List<Long>> byDatanode = new HashMap<>();
+    Map<DatanodeIdProto, List<BlockToken>> tokens = new HashMap<>();
+    for (long blockId : unsynced) {
+      int index = blockIds.indexOf(blockId);
+      DatanodeIdProto location = blockLocations.get(index);
       byDatanode.computeIfAbsent(location, d -> new ArrayList<>()).add(blockId);
+      if (blockTokens.get(index) != null) {
+        tokens.computeIfAbsent(location, d -> new ArrayList<>()).add(blockTokens.get(index));
+      }
     }
     for (Map.Entry<DatanodeIdProto, List<Long>> entry : byDatanode.entrySet()) {
-      client.data().sync(entry.getKey(), entry.getValue());
+      client.data().sync(entry.getKey(), entry.getValue(), tokens.getOrDefault(entry.getKey(), List.of()));
     }
     unsynced.clear();
   }

@@ -7,6 +7,7 @@ import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
+import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.TimeSpec;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -27,12 +28,15 @@ final class FileLayout {
     final long offset;
     final long length;
     final List<DatanodeIdProto> locations;
+    /** The NameNode's access token for the block (null when it issues none); renewed when it expires. */
+    volatile BlockToken token;
 
-    Block(long blockId, long offset, long length, List<DatanodeIdProto> locations) {
+    Block(long blockId, long offset, long length, List<DatanodeIdProto> locations, BlockToken token) {
       this.blockId = blockId;
       this.offset = offset;
       this.length = length;
       this.locations = locations;
+      this.token = token;
     }
   }
 
@@ -59,14 +63,31 @@ final class FileLayout {
       boolean last = i == count - 1;
       // A closed file's lengths are final; an open one's last block may hold more than its writer reported.
       boolean ask = time.kind() == TimeSpec.Kind.USER || last && located.getUnderConstruction();
+      BlockToken token = tokenOf(block);
       if (ask) {
-        BlockInfo info = data.blockInfo(firstLocation(path, block), block.getBlock().getBlockId(), time);
+        BlockInfo info = data.blockInfo(firstLocation(path, block), block.getBlock().getBlockId(), token, time);
         length = info.exists() ? info.length() : 0;
       }
-      blocks.add(new Block(block.getBlock().getBlockId(), offset, length, block.getLocationsList()));
+      blocks.add(new Block(block.getBlock().getBlockId(), offset, length, block.getLocationsList(), token));
       offset += length;
     }
     return new FileLayout(Collections.unmodifiableList(blocks), offset, time, path);
+  }
+
+  /** The block's token as the NameNode sent it, or null when it sends none. */
+  static BlockToken tokenOf(LocatedBlockProto block) {
+    return block.hasToken() ? BlockToken.fromProto(block.getToken()) : null;
+  }
+
+  /** Takes the fresh tokens of {@code located} (the same file as of the same time, asked again). */
+  void renewTokens(LocatedBlocksProto located) {
+    for (LocatedBlockProto fresh : located.getBlocksList()) {
+      for (Block block : blocks) {
+        if (block.blockId == fresh.getBlock().getBlockId()) {
+          block.token = tokenOf(fresh);
+        }
+      }
+    }
   }
 
   static DatanodeIdProto firstLocation(String path, LocatedBlockProto block) throws FffsException {

@@ -10,7 +10,9 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.GetStatsResponseProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.OpenForWriteResponseProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.ServerDefaultsProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.TruncateResponseProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.VersionProto;
+import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.TemporalPath;
 import io.fffs.common.time.TimeSpec;
@@ -148,7 +150,7 @@ public class FreezeFrameFileSystem extends FileSystem {
     statistics.incrementReadOps(1);
     FileLayout layout = client.layout(plain, time, shown);
     return new FSDataInputStream(new FffsInputStream(layout, client.data(),
-        FffsClientConfigKeys.readBufferSize(getConf())));
+        FffsClientConfigKeys.readBufferSize(getConf()), () -> nn().getBlockLocations(plain, time, 0, Long.MAX_VALUE)));
   }
 
   @Override
@@ -378,13 +380,15 @@ public class FreezeFrameFileSystem extends FileSystem {
     String plain = client.writable(qualified, "truncate");
     statistics.incrementWriteOps(1);
     FileLayout before = client.layout(plain, TimeSpec.latest(), qualified);
-    ClientErrors.translating(() -> nn().truncate(plain, newLength, client.clientName()));
+    TruncateResponseProto truncated = ClientErrors.translating(() -> nn().truncate(plain, newLength,
+        client.clientName()));
     // The NameNode's lengths already bound every read; cutting the block too keeps the DataNode's view (block
     // reports, reads by user time, later writes) the same as the namespace's.
     FileLayout.Block last = before.blockAt(Math.max(0, newLength - 1));
     if (last != null && newLength < before.length) {
       long inBlock = newLength - last.offset;
-      client.data().truncate(FileLayout.firstLocation(plain, last.blockId, last.locations), last.blockId,
+      BlockToken token = truncated.hasCutToken() ? BlockToken.fromProto(truncated.getCutToken()) : null;
+      client.data().truncate(FileLayout.firstLocation(plain, last.blockId, last.locations), last.blockId, token,
           inBlock);
     }
     return true;

@@ -1,6 +1,8 @@
 package io.fffs.datanode;
 
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.security.BlockTokenConfigKeys;
+import io.fffs.common.security.BlockTokenVerifier;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.common.transport.TransportSelection;
@@ -33,6 +35,7 @@ public final class DataNode implements Closeable {
   private final BlockStore store;
   private final DataServer server;
   private final ServerTransportProvider.Server transportServer;
+  private final BlockTokenVerifier blockKeys;
   private final NamenodeLink namenode;
   private final NodeHealth health;
   private final DatanodeIdProto id;
@@ -40,7 +43,9 @@ public final class DataNode implements Closeable {
   private boolean closed;
 
   private DataNode(HybridLogicalClock clock, BlockStore store, DataServer server,
-      ServerTransportProvider.Server transportServer, NamenodeLink namenode, NodeHealth health, DatanodeIdProto id) {
+      ServerTransportProvider.Server transportServer, NamenodeLink namenode, NodeHealth health, DatanodeIdProto id,
+      BlockTokenVerifier blockKeys) {
+    this.blockKeys = blockKeys;
     this.clock = clock;
     this.store = store;
     this.server = server;
@@ -66,25 +71,26 @@ public final class DataNode implements Closeable {
       String uuid = DatanodeIdentity.loadOrCreate(DataNodeConfigKeys.dataDir(conf));
       NodeHealth health = new NodeHealth();
       NamenodeLink.Receiver receiver = new NamenodeLink.Receiver();
-      server = DataServer.start(conf, store, clock, health::unhealthyReason, receiver);
+      BlockTokenVerifier blockKeys = new BlockTokenVerifier(BlockTokenConfigKeys.enabled(conf), physicalClock);
+      server = DataServer.start(conf, store, clock, health::unhealthyReason, receiver, blockKeys);
       InetSocketAddress bound = server.address();
       DatanodeIdProto.Builder idBuilder = DatanodeIdProto.newBuilder().setDatanodeUuid(uuid)
           .setHost(advertisedHost(bound)).setDataPort(bound.getPort()).setIpcPort(0)
           .setTransport(transport.transport());
       if (!transport.tcp()) {
         transportServer = transport.provider().start(conf, bound.getAddress().getHostAddress(), store, clock,
-            health::unhealthyReason, receiver);
+            health::unhealthyReason, receiver, blockKeys);
         idBuilder.setTransportPort(transportServer.port());
       }
       DatanodeIdProto id = idBuilder.build();
       LOG.info("DataNode {} transport: {} ({})", uuid, transport.transport(), transport.reason());
       NamenodeLink namenode = DataNodeServiceConfigKeys.namenodeEnabled(conf)
-          ? NamenodeLink.start(conf, id, store, clock, health, receiver)
+          ? NamenodeLink.start(conf, id, store, clock, health, receiver, blockKeys)
           : null;
       LOG.info("DataNode {} up: data {}:{} ({}), {} blocks{}", uuid, id.getHost(), id.getDataPort(),
           id.getTransport() + (transportServer == null ? "" : " on port " + id.getTransportPort()),
           store.blockReport().size(), namenode == null ? ", not registered with a NameNode" : "");
-      return new DataNode(clock, store, server, transportServer, namenode, health, id);
+      return new DataNode(clock, store, server, transportServer, namenode, health, id, blockKeys);
     } catch (IOException | RuntimeException e) {
       closeQuietly(transportServer);
       closeQuietly(server);
@@ -106,6 +112,11 @@ public final class DataNode implements Closeable {
         LOG.warn("{} did not stop cleanly", server, e);
       }
     }
+  }
+
+  /** The block keys this DataNode checks tokens with (from the NameNode; tests may hand it keys). */
+  public BlockTokenVerifier blockKeys() {
+    return blockKeys;
   }
 
   /** The data server's bound address. */

@@ -8,6 +8,7 @@ import io.fffs.common.proto.DataTransferProtos.OpProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.WriteRequestProto;
+import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.rdma.SideChannelFormat.Descriptor;
@@ -35,6 +36,7 @@ final class UcxBlockWriter implements BlockWriter {
   private final RegisteredBuffers buffers;
   private final HybridLogicalClock clock;
   private final long blockId;
+  private final BlockToken token;
   private final WriteOptions options;
   private final long streamId;
   private final int packetSize;
@@ -50,11 +52,12 @@ final class UcxBlockWriter implements BlockWriter {
   private boolean closed;
 
   UcxBlockWriter(SideChannel channel, RegisteredBuffers buffers, HybridLogicalClock clock, long blockId,
-      WriteOptions options, long streamId, int window, int packetSize, boolean latencyMode, long timeoutMillis) {
+      BlockToken token, WriteOptions options, long streamId, int window, int packetSize, boolean latencyMode, long timeoutMillis) {
     this.channel = channel;
     this.buffers = buffers;
     this.clock = clock;
     this.blockId = blockId;
+    this.token = token;
     this.options = options;
     this.streamId = streamId;
     this.packetSize = Math.min(packetSize, buffers.slotSize());
@@ -112,7 +115,11 @@ final class UcxBlockWriter implements BlockWriter {
     if (flush) {
       unflushedBytes = 0;
     }
-    CompletableFuture<ResponseHeaderProto> ack = channel.send(RequestHeaderProto.newBuilder().setOp(OpProto.WRITE)
+    RequestHeaderProto.Builder request = RequestHeaderProto.newBuilder();
+    if (token != null) {
+      request.addTokens(token.toProto());
+    }
+    CompletableFuture<ResponseHeaderProto> ack = channel.send(request.setOp(OpProto.WRITE)
         .setHlc(clock.last().toProto()).setWrite(write), new Descriptor(slot.address(), n, buffers.rkey()), flush);
     lastAck = ack.handle((response, error) -> {
       try {

@@ -2,6 +2,7 @@ package io.fffs.rdma;
 
 import io.fffs.client.data.DataTransferConfigKeys;
 import io.fffs.client.data.netty.EventLoops;
+import io.fffs.common.security.BlockTokenVerifier;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.datanode.ServerTransportProvider;
 import io.fffs.datanode.server.WriteListener;
@@ -54,7 +55,7 @@ final class UcxDataServer implements ServerTransportProvider.Server {
   }
 
   static UcxDataServer start(Configuration conf, String host, BlockStore store, HybridLogicalClock clock,
-      Supplier<String> unhealthyReason, WriteListener listener) throws IOException {
+      Supplier<String> unhealthyReason, WriteListener listener, BlockTokenVerifier blockKeys) throws IOException {
     long timeout = DataTransferConfigKeys.responseTimeoutMillis(conf);
     int maxFrame = DataTransferConfigKeys.maxFrameSize(conf);
     UcxWorkerLoop loop = new UcxWorkerLoop("fffs-ucx-dn");
@@ -80,7 +81,7 @@ final class UcxDataServer implements ServerTransportProvider.Server {
           .childHandler(new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
-              ch.pipeline().addLast(new UcxServerHandler(loop, applier, reads, clock, maxFrame));
+              ch.pipeline().addLast(new UcxServerHandler(loop, applier, reads, clock, maxFrame, blockKeys));
             }
           })
           .bind(new InetSocketAddress(host, RdmaConfigKeys.serverPort(conf))).syncUninterruptibly().channel();

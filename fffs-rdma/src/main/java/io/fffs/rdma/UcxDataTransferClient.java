@@ -15,6 +15,7 @@ import io.fffs.common.proto.DataTransferProtos.ReadRequestProto;
 import io.fffs.common.proto.DataTransferProtos.ReadResponseProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
+import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.TimeSpec;
@@ -132,21 +133,22 @@ final class UcxDataTransferClient implements DataTransferClient {
   }
 
   @Override
-  public BlockWriter openWriter(DatanodeIdProto datanode, long blockId, WriteOptions options) throws IOException {
+  public BlockWriter openWriter(DatanodeIdProto datanode, long blockId, BlockToken token, WriteOptions options)
+      throws IOException {
     SideChannel channel = channel(datanode);
     if (channel == null) {
-      return tcp.openWriter(datanode, blockId, options);
+      return tcp.openWriter(datanode, blockId, token, options);
     }
-    return new UcxBlockWriter(channel, buffers, clock, blockId, options, nextStreamId.getAndIncrement(), window,
+    return new UcxBlockWriter(channel, buffers, clock, blockId, token, options, nextStreamId.getAndIncrement(), window,
         packetSize, latencyMode, timeoutMillis);
   }
 
   @Override
-  public ReadResult read(DatanodeIdProto datanode, long blockId, long offset, ByteBuffer dst, TimeSpec time)
-      throws IOException {
+  public ReadResult read(DatanodeIdProto datanode, long blockId, BlockToken token, long offset, ByteBuffer dst,
+      TimeSpec time) throws IOException {
     SideChannel channel = channel(datanode);
     if (channel == null) {
-      return tcp.read(datanode, blockId, offset, dst, time);
+      return tcp.read(datanode, blockId, token, offset, dst, time);
     }
     int total = 0;
     long blockLength = 0;
@@ -157,7 +159,11 @@ final class UcxDataTransferClient implements DataTransferClient {
       do {
         int asked = Math.min(wanted - total, buffers.slotSize());
         long at = offset + total;
-        ReadResponseProto response = checked(await(channel, channel.send(RequestHeaderProto.newBuilder()
+        RequestHeaderProto.Builder request = RequestHeaderProto.newBuilder();
+        if (token != null) {
+          request.addTokens(token.toProto());
+        }
+        ReadResponseProto response = checked(await(channel, channel.send(request
             .setOp(OpProto.READ).setHlc(clock.last().toProto()).setRead(ReadRequestProto.newBuilder()
                 .setBlockId(blockId).setOffset(at).setLength(asked).setTime(time.toProto())),
             new Descriptor(slot.address(), buffers.slotSize(), buffers.rkey()), true))).getRead();
@@ -212,18 +218,21 @@ final class UcxDataTransferClient implements DataTransferClient {
   }
 
   @Override
-  public BlockInfo blockInfo(DatanodeIdProto datanode, long blockId, TimeSpec time) throws IOException {
-    return tcp.blockInfo(datanode, blockId, time);
+  public BlockInfo blockInfo(DatanodeIdProto datanode, long blockId, BlockToken token, TimeSpec time)
+      throws IOException {
+    return tcp.blockInfo(datanode, blockId, token, time);
   }
 
   @Override
-  public long truncate(DatanodeIdProto datanode, long blockId, long newLength) throws IOException {
-    return tcp.truncate(datanode, blockId, newLength);
+  public long truncate(DatanodeIdProto datanode, long blockId, BlockToken token, long newLength)
+      throws IOException {
+    return tcp.truncate(datanode, blockId, token, newLength);
   }
 
   @Override
-  public HlcTimestamp sync(DatanodeIdProto datanode, Collection<Long> blockIds) throws IOException {
-    return tcp.sync(datanode, blockIds);
+  public HlcTimestamp sync(DatanodeIdProto datanode, Collection<Long> blockIds, Collection<BlockToken> tokens)
+      throws IOException {
+    return tcp.sync(datanode, blockIds, tokens);
   }
 
   @Override

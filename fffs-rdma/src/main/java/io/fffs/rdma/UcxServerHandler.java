@@ -8,7 +8,9 @@ import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
+import io.fffs.common.security.BlockTokenVerifier;
 import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.datanode.server.BlockAccess;
 import io.fffs.rdma.SideChannelFormat.Descriptor;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -26,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * A side channel on the DataNode ({@link SideChannelFormat}): reads the client's hello, creates the UCX endpoint
  * to the client's worker on the worker loop and answers — accepted, or refused with the reason — then decodes
  * request frames and dispatches WRITEs to the {@link UcxWriteApplier} and READs to the {@link UcxReadService}.
- * Other operations go over the TCP data port and are refused here. A malformed hello closes the connection.
+ * Other operations go over the TCP data port and are refused here. Every request's block access token is checked
+ * first ({@link BlockAccess}): a refused WRITE still goes to the applier so its error keeps its place among the acks. A malformed hello closes the connection.
  */
 final class UcxServerHandler extends ByteToMessageDecoder {
   private static final Logger LOG = LoggerFactory.getLogger(UcxServerHandler.class);
@@ -36,10 +39,12 @@ final class UcxServerHandler extends ByteToMessageDecoder {
   private final UcxReadService reads;
   private final HybridLogicalClock clock;
   private final int maxFrame;
+  private final BlockTokenVerifier blockKeys;
   private boolean helloSeen;
 
   UcxServerHandler(UcxWorkerLoop loop, UcxWriteApplier writes, UcxReadService reads, HybridLogicalClock clock,
-      int maxFrame) {
+      int maxFrame, BlockTokenVerifier blockKeys) {
+    this.blockKeys = blockKeys;
     this.loop = loop;
     this.writes = writes;
     this.reads = reads;
@@ -130,6 +135,13 @@ final class UcxServerHandler extends ByteToMessageDecoder {
         refusal = e;
       } finally {
         frame.release();
+      }
+      if (refusal == null) {
+        try {
+          BlockAccess.check(blockKeys, request);  // before any GET from or PUT into the client's memory
+        } catch (FffsException e) {
+          refusal = e;
+        }
       }
       switch (request.getOp()) {
         case WRITE:

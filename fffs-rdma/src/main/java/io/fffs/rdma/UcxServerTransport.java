@@ -1,5 +1,6 @@
 package io.fffs.rdma;
 
+import io.fffs.common.security.BlockTokenVerifier;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.transport.TransportProbe;
 import io.fffs.common.transport.TransportSelection;
@@ -24,7 +25,7 @@ public final class UcxServerTransport implements ServerTransportProvider {
 
   @Override
   public Server start(Configuration conf, String host, BlockStore store, HybridLogicalClock clock,
-      Supplier<String> unhealthyReason, WriteListener listener) throws IOException {
-    return UcxDataServer.start(conf, host, store, clock, unhealthyReason, listener);
+      Supplier<String> unhealthyReason, WriteListener listener, BlockTokenVerifier blockKeys) throws IOException {
+    return UcxDataServer.start(conf, host, store, clock, unhealthyReason, listener, blockKeys);
   }
 }

@@ -12,6 +12,10 @@ import io.fffs.client.data.WriteOptions;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.security.BlockAccessMode;
+import io.fffs.common.security.BlockToken;
+import io.fffs.common.security.BlockTokenConfigKeys;
+import io.fffs.common.security.BlockTokenIssuer;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.PhysicalClock;
@@ -60,6 +64,42 @@ abstract class TransportSuite {
       long tcpWrites = f.datanode.serverStats().writes.sum();
       assertThat(tcpWrites).as("writes through the TCP data server").isEqualTo(expectedTransport().equals("tcp")
           ? 1 : 0);
+    }
+  }
+
+  @Test
+  void everyDataOperationNeedsAValidBlockToken() throws Exception {
+    TransportFixture fixture = fixture();
+    fixture.conf.setBoolean(BlockTokenConfigKeys.ENABLE_KEY, true);
+    try (TransportFixture f = fixture.start()) {
+      // What a NameNode would do: sign tokens and hand its keys to the DataNode.
+      BlockTokenIssuer issuer = new BlockTokenIssuer(true, 60_000, 3_600_000, PhysicalClock.system());
+      f.datanode.blockKeys().update(issuer.exportKeys());
+      DataTransferClient client = f.client();
+      DatanodeIdProto dn = f.datanode.datanodeId();
+      BlockToken write = issuer.issue(3, BlockAccessMode.WRITE, "alice");
+      BlockToken read = issuer.issue(3, BlockAccessMode.READ, "bob");
+      byte[] data = randomBytes(new Random(3), 20_000);
+      try (BlockWriter writer = client.openWriter(dn, 3, write, OPTIONS)) {
+        writer.write(0, ByteBuffer.wrap(data));
+      }
+      ByteBuffer back = ByteBuffer.allocate(data.length);
+      client.read(dn, 3, read, 0, back, TimeSpec.latest());
+      assertThat(back.array()).isEqualTo(data);
+
+      assertThatThrownBy(() -> client.read(dn, 3, null, 0, ByteBuffer.allocate(100), TimeSpec.latest()))
+          .isInstanceOfSatisfying(FffsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.ACCESS_DENIED))
+          .hasMessageContaining("READ of block 3 refused");
+      assertThatThrownBy(() -> {
+        try (BlockWriter writer = client.openWriter(dn, 3, read, OPTIONS)) {
+          writer.write(0, ByteBuffer.wrap(new byte[100]));
+          writer.flush();
+        }
+      }).isInstanceOfSatisfying(FffsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.ACCESS_DENIED))
+          .hasMessageContaining("grants READ, not WRITE");
+      back.clear();
+      client.read(dn, 3, read, 0, back, TimeSpec.latest());
+      assertThat(back.array()).as("nothing was written").isEqualTo(data);
     }
   }
 

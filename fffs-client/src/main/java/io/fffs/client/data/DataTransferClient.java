@@ -1,6 +1,7 @@
 package io.fffs.client.data;
 
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.TimeSpec;
 import java.io.Closeable;
@@ -13,25 +14,57 @@ import java.util.Collection;
  * info and sync against DataNodes. One per file-system instance, thread-safe; connections to a DataNode are
  * shared. Every request carries the client's HLC and every response's HLC is observed into it. Server errors come
  * back as {@code FffsException} with their code ({@code CORRUPT}, {@code WRITE_BEYOND_EOF},
- * {@code USER_TIME_REGRESSION}, {@code TIME_IN_FUTURE}, ...).
+ * {@code USER_TIME_REGRESSION}, {@code TIME_IN_FUTURE}, ...). Each request carries the block access token of its
+ * block, as the NameNode issued it; a DataNode refuses one without a valid token with {@code ACCESS_DENIED}.
  */
 public interface DataTransferClient extends Closeable {
-  /** A pipelined writer for one block on one DataNode. */
-  BlockWriter openWriter(DatanodeIdProto datanode, long blockId, WriteOptions options) throws IOException;
+  /**
+   * A pipelined writer for one block on one DataNode; every packet carries {@code token} (a WRITE token from the
+   * NameNode; null only for a DataNode that checks no tokens).
+   */
+  BlockWriter openWriter(DatanodeIdProto datanode, long blockId, BlockToken token, WriteOptions options)
+      throws IOException;
 
   /**
    * Reads up to {@code dst.remaining()} bytes of a block from {@code offset} as of {@code time} into {@code dst}
-   * (fewer at the block's end as of that time).
+   * (fewer at the block's end as of that time), showing {@code token} (READ).
    */
-  ReadResult read(DatanodeIdProto datanode, long blockId, long offset, ByteBuffer dst, TimeSpec time)
+  ReadResult read(DatanodeIdProto datanode, long blockId, BlockToken token, long offset, ByteBuffer dst,
+      TimeSpec time) throws IOException;
+
+  /** A block's length and resolved HLC as of {@code time} ({@code token}: READ or WRITE). */
+  BlockInfo blockInfo(DatanodeIdProto datanode, long blockId, BlockToken token, TimeSpec time) throws IOException;
+
+  /** Cuts a block to {@code newLength} ({@code token}: WRITE); returns the block's length after it. */
+  long truncate(DatanodeIdProto datanode, long blockId, BlockToken token, long newLength) throws IOException;
+
+  /**
+   * Returns once the blocks are durable on the DataNode up to their last entry; its durable frontier.
+   * {@code tokens}: a WRITE token per block.
+   */
+  HlcTimestamp sync(DatanodeIdProto datanode, Collection<Long> blockIds, Collection<BlockToken> tokens)
       throws IOException;
 
-  /** A block's length and resolved HLC as of {@code time}. */
-  BlockInfo blockInfo(DatanodeIdProto datanode, long blockId, TimeSpec time) throws IOException;
+  // Without tokens: only for a DataNode that checks none (one run without a NameNode, as in store tests).
 
-  /** Cuts a block to {@code newLength}; returns the block's length after it. */
-  long truncate(DatanodeIdProto datanode, long blockId, long newLength) throws IOException;
+  default BlockWriter openWriter(DatanodeIdProto datanode, long blockId, WriteOptions options) throws IOException {
+    return openWriter(datanode, blockId, null, options);
+  }
 
-  /** Returns once the blocks are durable on the DataNode up to their last entry; its durable frontier. */
-  HlcTimestamp sync(DatanodeIdProto datanode, Collection<Long> blockIds) throws IOException;
+  default ReadResult read(DatanodeIdProto datanode, long blockId, long offset, ByteBuffer dst, TimeSpec time)
+      throws IOException {
+    return read(datanode, blockId, null, offset, dst, time);
+  }
+
+  default BlockInfo blockInfo(DatanodeIdProto datanode, long blockId, TimeSpec time) throws IOException {
+    return blockInfo(datanode, blockId, null, time);
+  }
+
+  default long truncate(DatanodeIdProto datanode, long blockId, long newLength) throws IOException {
+    return truncate(datanode, blockId, null, newLength);
+  }
+
+  default HlcTimestamp sync(DatanodeIdProto datanode, Collection<Long> blockIds) throws IOException {
+    return sync(datanode, blockIds, java.util.List.of());
+  }
 }

@@ -5,10 +5,12 @@ import io.fffs.client.data.frame.Frame;
 import io.fffs.client.data.netty.ConnectionPool;
 import io.fffs.client.data.netty.DataConnection;
 import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.CommonProtos.BlockTokenProto;
 import io.fffs.common.proto.DataTransferProtos.OpProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.WriteRequestProto;
+import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.netty.buffer.ByteBuf;
@@ -37,6 +39,7 @@ public final class NettyBlockWriter implements BlockWriter {
   private final DataConnection connection;
   private final HybridLogicalClock clock;
   private final long blockId;
+  private final BlockTokenProto token;
   private final WriteOptions options;
   private final long streamId;
   private final int packetSize;
@@ -52,11 +55,12 @@ public final class NettyBlockWriter implements BlockWriter {
   private boolean closed;
 
   NettyBlockWriter(ConnectionPool pool, DataConnection connection, HybridLogicalClock clock, long blockId,
-      WriteOptions options, long streamId, int window, int packetSize, boolean latencyMode, long timeoutMillis) {
+      BlockToken token, WriteOptions options, long streamId, int window, int packetSize, boolean latencyMode, long timeoutMillis) {
     this.pool = pool;
     this.connection = connection;
     this.clock = clock;
     this.blockId = blockId;
+    this.token = token == null ? null : token.toProto();
     this.options = options;
     this.streamId = streamId;
     this.packetSize = packetSize;
@@ -102,7 +106,11 @@ public final class NettyBlockWriter implements BlockWriter {
     if (flush) {
       unflushedBytes = 0;
     }
-    CompletableFuture<Frame<ResponseHeaderProto>> ack = connection.send(RequestHeaderProto.newBuilder()
+    RequestHeaderProto.Builder request = RequestHeaderProto.newBuilder();
+    if (token != null) {
+      request.addTokens(token);
+    }
+    CompletableFuture<Frame<ResponseHeaderProto>> ack = connection.send(request
         .setOp(OpProto.WRITE).setHlc(clock.last().toProto()).setWrite(write), payload, flush);
     lastAck = ack.handle((frame, error) -> {
       try {

@@ -17,6 +17,7 @@ import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.SyncRequestProto;
 import io.fffs.common.proto.DataTransferProtos.TruncateBlockRequestProto;
+import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.TimeSpec;
@@ -75,14 +76,15 @@ public final class NettyDataTransferClient implements DataTransferClient {
   }
 
   @Override
-  public BlockWriter openWriter(DatanodeIdProto datanode, long blockId, WriteOptions options) throws IOException {
-    return new NettyBlockWriter(pool, pool.acquire(addressOf(datanode)), clock, blockId, options,
+  public BlockWriter openWriter(DatanodeIdProto datanode, long blockId, BlockToken token, WriteOptions options)
+      throws IOException {
+    return new NettyBlockWriter(pool, pool.acquire(addressOf(datanode)), clock, blockId, token, options,
         nextStreamId.getAndIncrement(), window, packetSize, latencyMode, timeoutMillis);
   }
 
   @Override
-  public ReadResult read(DatanodeIdProto datanode, long blockId, long offset, ByteBuffer dst, TimeSpec time)
-      throws IOException {
+  public ReadResult read(DatanodeIdProto datanode, long blockId, BlockToken token, long offset, ByteBuffer dst,
+      TimeSpec time) throws IOException {
     DataConnection connection = pool.acquire(addressOf(datanode));
     try {
       int total = 0;
@@ -92,8 +94,8 @@ public final class NettyDataTransferClient implements DataTransferClient {
       do {
         int asked = Math.min(wanted - total, maxReadBytes);
         long at = offset + total;
-        Frame<ResponseHeaderProto> frame = call(connection, RequestHeaderProto.newBuilder().setOp(OpProto.READ)
-            .setRead(ReadRequestProto.newBuilder().setBlockId(blockId).setOffset(at).setLength(asked)
+        Frame<ResponseHeaderProto> frame = call(connection, withToken(token, RequestHeaderProto.newBuilder())
+            .setOp(OpProto.READ).setRead(ReadRequestProto.newBuilder().setBlockId(blockId).setOffset(at).setLength(asked)
                 .setTime(time.toProto())));
         int got;
         try {
@@ -137,27 +139,40 @@ public final class NettyDataTransferClient implements DataTransferClient {
   }
 
   @Override
-  public BlockInfo blockInfo(DatanodeIdProto datanode, long blockId, TimeSpec time) throws IOException {
-    BlockInfoResponseProto info = simpleCall(datanode, RequestHeaderProto.newBuilder().setOp(OpProto.BLOCK_INFO)
+  public BlockInfo blockInfo(DatanodeIdProto datanode, long blockId, BlockToken token, TimeSpec time)
+      throws IOException {
+    BlockInfoResponseProto info = simpleCall(datanode, withToken(token, RequestHeaderProto.newBuilder())
+        .setOp(OpProto.BLOCK_INFO)
         .setBlockInfo(BlockInfoRequestProto.newBuilder().setBlockId(blockId).setTime(time.toProto())))
         .getBlockInfo();
     return new BlockInfo(info.getExists(), info.getLength(), HlcTimestamp.fromProto(info.getResolvedHlc()));
   }
 
   @Override
-  public long truncate(DatanodeIdProto datanode, long blockId, long newLength) throws IOException {
-    return simpleCall(datanode, RequestHeaderProto.newBuilder().setOp(OpProto.TRUNCATE)
+  public long truncate(DatanodeIdProto datanode, long blockId, BlockToken token, long newLength)
+      throws IOException {
+    return simpleCall(datanode, withToken(token, RequestHeaderProto.newBuilder()).setOp(OpProto.TRUNCATE)
         .setTruncate(TruncateBlockRequestProto.newBuilder().setBlockId(blockId).setNewLength(newLength)))
         .getWrite().getBlockLength();
   }
 
   @Override
-  public HlcTimestamp sync(DatanodeIdProto datanode, Collection<Long> blockIds) throws IOException {
-    ResponseHeaderProto response = simpleCall(datanode, RequestHeaderProto.newBuilder().setOp(OpProto.SYNC)
+  public HlcTimestamp sync(DatanodeIdProto datanode, Collection<Long> blockIds, Collection<BlockToken> tokens)
+      throws IOException {
+    RequestHeaderProto.Builder request = RequestHeaderProto.newBuilder();
+    for (BlockToken token : tokens) {
+      withToken(token, request);
+    }
+    ResponseHeaderProto response = simpleCall(datanode, request.setOp(OpProto.SYNC)
         .setSync(SyncRequestProto.newBuilder().addAllBlockIds(blockIds)));
     HlcTimestamp durable = HlcTimestamp.fromProto(response.getSync().getDurableHlc());
     clock.observe(durable);
     return durable;
+  }
+
+  /** Adds {@code token} (if any) to {@code request}. */
+  static RequestHeaderProto.Builder withToken(BlockToken token, RequestHeaderProto.Builder request) {
+    return token == null ? request : request.addTokens(token.toProto());
   }
 
   private ResponseHeaderProto simpleCall(DatanodeIdProto datanode, RequestHeaderProto.Builder request)

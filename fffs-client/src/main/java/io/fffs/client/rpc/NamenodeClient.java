@@ -170,9 +170,10 @@ public final class NamenodeClient implements Closeable {
         .setReplication(replication).build()), SetAttributeResponseProto::getHlc).getResult();
   }
 
-  public boolean truncate(String src, long newLength, String clientName) throws IOException {
+  /** Truncates; the answer carries the WRITE token for the block the client cuts (if any is cut). */
+  public TruncateResponseProto truncate(String src, long newLength, String clientName) throws IOException {
     return call(h -> proxy.truncate(null, TruncateRequestProto.newBuilder().setHlc(h).setSrc(src)
-        .setNewLength(newLength).setClientName(clientName).build()), TruncateResponseProto::getHlc).getResult();
+        .setNewLength(newLength).setClientName(clientName).build()), TruncateResponseProto::getHlc);
   }
 
   public void renewLease(String clientName) throws IOException {
@@ -197,9 +198,22 @@ public final class NamenodeClient implements Closeable {
   /** The blocks at {@code time}, or null when the file did not exist then. */
   public LocatedBlocksProto getBlockLocations(String src, TimeSpec time, long offset, long length)
       throws IOException {
+    return getBlockLocations(src, time, offset, length, null);
+  }
+
+  /**
+   * As {@link #getBlockLocations(String, TimeSpec, long, long)}; with {@code writerClientName} (the lease holder)
+   * the blocks come with WRITE tokens: how a writer renews them.
+   */
+  public LocatedBlocksProto getBlockLocations(String src, TimeSpec time, long offset, long length,
+      String writerClientName) throws IOException {
+    GetBlockLocationsRequestProto.Builder request = GetBlockLocationsRequestProto.newBuilder().setSrc(src)
+        .setTime(time.toProto()).setOffset(offset).setLength(length);
+    if (writerClientName != null) {
+      request.setWriterClientName(writerClientName);
+    }
     GetBlockLocationsResponseProto response = query(h -> proxy.getBlockLocations(null,
-        GetBlockLocationsRequestProto.newBuilder().setHlc(h).setSrc(src).setTime(time.toProto()).setOffset(offset)
-            .setLength(length).build()), GetBlockLocationsResponseProto::getHlc);
+        request.clone().setHlc(h).build()), GetBlockLocationsResponseProto::getHlc);
     return response.hasLocations() ? response.getLocations() : null;
   }
 

@@ -9,6 +9,7 @@ import io.fffs.common.proto.DatanodeProtocolProtos.BlockReceivedRequestProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.BlockReportRequestProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.HeartbeatRequestProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.HeartbeatResponseProto;
+import io.fffs.common.security.BlockTokenVerifier;
 import io.fffs.common.proto.DatanodeProtocolProtos.RegisterDatanodeRequestProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.RegisterDatanodeResponseProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.ReportedBlockProto;
@@ -60,6 +61,7 @@ public final class NamenodeLink implements AutoCloseable {
   private final BlockStore store;
   private final HybridLogicalClock clock;
   private final NodeHealth health;
+  private final BlockTokenVerifier blockKeys;
   private final ScheduledExecutorService thread;
   private final long heartbeatMillis;
   private final long blockReportMillis;
@@ -75,8 +77,9 @@ public final class NamenodeLink implements AutoCloseable {
   private long roundTripMicros;
 
   private NamenodeLink(Configuration conf, DatanodeProtocolPB proxy, InetSocketAddress address, DatanodeIdProto id,
-      BlockStore store, HybridLogicalClock clock, NodeHealth health) {
+      BlockStore store, HybridLogicalClock clock, NodeHealth health, BlockTokenVerifier blockKeys) {
     this.proxy = proxy;
+    this.blockKeys = blockKeys;
     this.address = address;
     this.id = id;
     this.store = store;
@@ -95,10 +98,11 @@ public final class NamenodeLink implements AutoCloseable {
 
   /**
    * Registers {@code id} with the NameNode of {@code conf} (retrying until it answers or the register timeout
-   * passes), sends a full block report and starts heartbeating.
+   * passes), sends a full block report and starts heartbeating. The block keys in the NameNode's answers go to
+   * {@code blockKeys}.
    */
   public static NamenodeLink start(Configuration conf, DatanodeIdProto id, BlockStore store, HybridLogicalClock clock,
-      NodeHealth health, Receiver receiver) throws IOException {
+      NodeHealth health, Receiver receiver, BlockTokenVerifier blockKeys) throws IOException {
     InetSocketAddress address = DataNodeServiceConfigKeys.namenodeAddress(conf);
     Configuration rpcConf = new Configuration(conf);
     // Our own loops retry; Hadoop's would hold a heartbeat for ten seconds per unreachable NameNode.
@@ -109,7 +113,7 @@ public final class NamenodeLink implements AutoCloseable {
     RPC.setProtocolEngine(rpcConf, DatanodeProtocolPB.class, ProtobufRpcEngine2.class);
     DatanodeProtocolPB proxy = RPC.getProxy(DatanodeProtocolPB.class, RPC.getProtocolVersion(DatanodeProtocolPB.class),
         address, rpcConf);
-    NamenodeLink link = new NamenodeLink(conf, proxy, address, id, store, clock, health);
+    NamenodeLink link = new NamenodeLink(conf, proxy, address, id, store, clock, health, blockKeys);
     try {
       link.registerAtStart(DataNodeServiceConfigKeys.registerTimeoutMillis(conf));
     } catch (IOException | RuntimeException e) {
@@ -157,6 +161,9 @@ public final class NamenodeLink implements AutoCloseable {
         .setPhysicalMicros(t0).build()));
     measure(t0, response.getNamenodePhysicalMicros());
     merge(response.getHlc());
+    if (response.hasBlockKeys()) {
+      blockKeys.update(response.getBlockKeys());
+    }
     registered = true;
     LOG.info("Registered DataNode {} ({}:{}, {}) with the NameNode at {} (cluster {}); clock offset {} µs ± {} µs",
         id.getDatanodeUuid(), id.getHost(), id.getDataPort(), id.getTransport(), address, response.getClusterId(),
@@ -244,6 +251,9 @@ public final class NamenodeLink implements AutoCloseable {
       return;
     }
     health.set(response.getHealthy() ? null : response.getUnhealthyReason());
+    if (response.hasBlockKeys()) {
+      blockKeys.update(response.getBlockKeys());
+    }
   }
 
   private void blockReport() throws IOException {

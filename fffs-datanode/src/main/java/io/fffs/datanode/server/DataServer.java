@@ -4,6 +4,7 @@ import io.fffs.client.data.DataTransferConfigKeys;
 import io.fffs.client.data.frame.FrameDecoder;
 import io.fffs.client.data.netty.EventLoops;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
+import io.fffs.common.security.BlockTokenVerifier;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.datanode.DataNodeServiceConfigKeys;
 import io.fffs.datanode.store.BlockStore;
@@ -40,6 +41,8 @@ import org.slf4j.LoggerFactory;
  *       after a header carrying the payload's chunk CRCs), BLOCK_INFO and SYNC, which may wait for the clock or
  *       the disk.</li>
  * </ul>
+ * Every request is checked for its block access token on the event loop before it is queued ({@link BlockAccess});
+ * a refused WRITE still takes its place in the ring so that its error answer keeps its place among the acks.
  * Every error goes back as an {@code ErrorProto} with the request's callId; a malformed or oversized frame closes
  * only its connection. Responses set {@code TCP_NODELAY}: each is a complete message, and Nagle would only hold back
  * its last segment.
@@ -69,9 +72,10 @@ public final class DataServer implements java.io.Closeable {
    *
    * @param unhealthyReason why this node must not take writes now, or null when it may
    * @param listener told of every applied write (block id and new length)
+   * @param blockKeys checks the block token of every request ({@link BlockAccess})
    */
   public static DataServer start(Configuration conf, BlockStore store, HybridLogicalClock clock,
-      Supplier<String> unhealthyReason, WriteListener listener) throws IOException {
+      Supplier<String> unhealthyReason, WriteListener listener, BlockTokenVerifier blockKeys) throws IOException {
     DataTransferConfigKeys.transport(conf);
     int maxFrame = DataTransferConfigKeys.maxFrameSize(conf);
     DataServerStats stats = new DataServerStats();
@@ -94,7 +98,7 @@ public final class DataServer implements java.io.Closeable {
             protected void initChannel(Channel ch) {
               ch.pipeline().addLast(
                   new FrameDecoder<>(RequestHeaderProto.parser(), maxFrame, DataTransferConfigKeys.MAX_FRAME_SIZE_KEY),
-                  new RequestHandler(writer, queries, stats));
+                  new RequestHandler(writer, queries, stats, blockKeys));
             }
           })
           .bind(bind).syncUninterruptibly().channel();

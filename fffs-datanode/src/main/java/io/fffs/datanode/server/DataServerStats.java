@@ -16,6 +16,8 @@ public final class DataServerStats {
   public final LongAdder readBytes = new LongAdder();
   /** READ, BLOCK_INFO and SYNC requests answered with an error. */
   public final LongAdder queriesRefused = new LongAdder();
+  /** Requests refused for a missing, expired, forged or mismatched block access token (also counted above). */
+  public final LongAdder accessDenied = new LongAdder();
   /** Times a connection stopped being read because the write ring was full (backpressure). */
   public final LongAdder backpressurePauses = new LongAdder();
   /** Connections opened since start. */

@@ -107,7 +107,7 @@ final class QueryService {
     }
   }
 
-  private void refuse(Channel channel, RequestHeaderProto request, FffsException failure) {
+  void refuse(Channel channel, RequestHeaderProto request, FffsException failure) {
     stats.queriesRefused.increment();
     Responses.send(channel, ResponseHeaderProto.newBuilder().setCallId(request.getCallId())
         .setError(failure.toProto()).setHlc(clock.now().toProto()).build(), true);

@@ -6,6 +6,7 @@ import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.WriteRequestProto;
+import io.fffs.common.security.BlockTokenVerifier;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -16,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * The first thread of the data server's paths, on the connection's event loop: dispatches each decoded request. A
  * WRITE's payload is checked against its chunk CRCs here and the write goes to the {@link StoreWriter}'s ring — a
  * refused one too, so that its error answer keeps its place among the acks. Queries go to the
- * {@link QueryService}. A connection that fails is closed; other connections are not affected.
+ * {@link QueryService}. Before either, the request's block access token is checked ({@link BlockAccess}): a
+ * refused query is answered at once, a refused WRITE goes to the ring with its refusal. A connection that fails is closed; other connections are not affected.
  */
 final class RequestHandler extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
@@ -24,9 +26,11 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
   private final StoreWriter writer;
   private final QueryService queries;
   private final DataServerStats stats;
+  private final BlockTokenVerifier blockKeys;
   private ConnectionState connection;
 
-  RequestHandler(StoreWriter writer, QueryService queries, DataServerStats stats) {
+  RequestHandler(StoreWriter writer, QueryService queries, DataServerStats stats, BlockTokenVerifier blockKeys) {
+    this.blockKeys = blockKeys;
     this.writer = writer;
     this.queries = queries;
     this.stats = stats;
@@ -44,14 +48,30 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     Frame<RequestHeaderProto> frame = (Frame<RequestHeaderProto>) msg;
     RequestHeaderProto request = frame.header();
+    FffsException denied = accessDenied(request);
     switch (request.getOp()) {
       case WRITE:
         connection.submit(new WriteTask(connection, request.getCallId(), request.getHlc(), request.getWrite(),
-            frame.payload(), verify(request, frame.payload(), ctx)));
+            frame.payload(), denied != null ? denied : verify(request, frame.payload(), ctx)));
         break;
       default:
         frame.release();
-        queries.submit(ctx.channel(), request);
+        if (denied != null) {
+          queries.refuse(ctx.channel(), request, denied);
+        } else {
+          queries.submit(ctx.channel(), request);
+        }
+    }
+  }
+
+  /** Null if the request carries a valid token for each block it names; else the refusal. */
+  private FffsException accessDenied(RequestHeaderProto request) {
+    try {
+      BlockAccess.check(blockKeys, request);
+      return null;
+    } catch (FffsException e) {
+      stats.accessDenied.increment();
+      return e;
     }
   }
 

@@ -9,6 +9,7 @@ import io.fffs.client.data.DataTransferConfigKeys;
 import io.fffs.client.data.NettyDataTransferClient;
 import io.fffs.client.data.WriteOptions;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.security.BlockTokenVerifier;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.common.time.TimeSpec;
@@ -45,7 +46,8 @@ class BackpressureTest {
       HybridLogicalClock clock = new HybridLogicalClock(PhysicalClock.system(), conf);
       SlowStore store = new SlowStore(MultiLogBlockStore.open(conf, clock), 200);
       LongAdder reported = new LongAdder();
-      try (DataServer server = DataServer.start(conf, store, clock, () -> null, (block, length) -> reported.increment());
+      try (DataServer server = DataServer.start(conf, store, clock, () -> null, (block, length) -> reported.increment(),
+          new BlockTokenVerifier(false, PhysicalClock.system()));
           NettyDataTransferClient client = new NettyDataTransferClient(conf,
               new HybridLogicalClock(PhysicalClock.system(), conf))) {
         DatanodeIdProto dn = DatanodeIdProto.newBuilder().setDatanodeUuid("test").setHost("127.0.0.1")

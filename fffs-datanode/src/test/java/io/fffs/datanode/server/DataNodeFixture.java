@@ -2,6 +2,7 @@ package io.fffs.datanode.server;
 
 import io.fffs.client.data.DataTransferConfigKeys;
 import io.fffs.client.data.NettyDataTransferClient;
+import io.fffs.common.security.BlockTokenConfigKeys;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.datanode.DataNode;
@@ -38,6 +39,7 @@ final class DataNodeFixture implements AutoCloseable {
     conf.setBoolean(DataNodeConfigKeys.MEMORY_PRETOUCH_KEY, false);
     conf.set(DataNodeServiceConfigKeys.DATA_ADDRESS_KEY, "127.0.0.1:0");
     conf.setBoolean(DataNodeServiceConfigKeys.NAMENODE_ENABLED_KEY, false);
+    conf.setBoolean(BlockTokenConfigKeys.ENABLE_KEY, false);  // no NameNode issues tokens here
     conf.setInt(DataNodeServiceConfigKeys.SERVER_IO_THREADS_KEY, 2);
     conf.setInt(DataNodeServiceConfigKeys.SERVER_HANDLER_THREADS_KEY, 2);
     conf.setInt(DataTransferConfigKeys.WRITE_WINDOW_KEY, 8);

@@ -15,6 +15,8 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.BlockProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
+import io.fffs.common.security.BlockAccessMode;
+import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.common.time.TimeSpec;
@@ -156,19 +158,21 @@ class DataNodeWithNameNodeTest {
     assertThat(node.get("clockOffsetMicros").asLong()).isBetween(900_000L, 1_100_000L);
 
     NettyDataTransferClient client = client();
-    try (BlockWriter writer = client.openWriter(datanode.datanodeId(), 1, new WriteOptions(1 << 20, null))) {
+    // Tokens as the NameNode would hand them out with block 1.
+    BlockToken write = namenode.namesystem().blockTokens.issue(1, BlockAccessMode.WRITE, "test");
+    try (BlockWriter writer = client.openWriter(datanode.datanodeId(), 1, write, new WriteOptions(1 << 20, null))) {
       writer.write(0, ByteBuffer.wrap(new byte[100]));
       assertThatThrownBy(writer::flush).isInstanceOfSatisfying(FffsException.class, e -> {
         assertThat(e.code()).isEqualTo(ErrorCode.NODE_UNHEALTHY);
         assertThat(e.detail()).contains("takes no writes").contains("ahead");
       });
     }
-    assertThat(client.blockInfo(datanode.datanodeId(), 1, TimeSpec.latest()).exists()).isFalse();
+    assertThat(client.blockInfo(datanode.datanodeId(), 1, write, TimeSpec.latest()).exists()).isFalse();
 
     offset.set(0);
     // its HLC ran 1 s ahead; once real time has caught up with it the NameNode accepts it again
     await("the DataNode to be healthy again", datanode::healthy);
-    try (BlockWriter writer = client.openWriter(datanode.datanodeId(), 1, new WriteOptions(1 << 20, null))) {
+    try (BlockWriter writer = client.openWriter(datanode.datanodeId(), 1, write, new WriteOptions(1 << 20, null))) {
       writer.write(0, ByteBuffer.wrap(new byte[100]));
       assertThat(writer.flush()).isEqualTo(100);
     }
@@ -192,7 +196,8 @@ class DataNodeWithNameNodeTest {
       assertThat(block.getLocationsList()).extracting(l -> l.getDatanodeUuid()).containsExactly(datanode.uuid());
       NettyDataTransferClient client = new NettyDataTransferClient(conf, clientClock);
       this.client = client;
-      try (BlockWriter writer = client.openWriter(block.getLocations(0), blockId, new WriteOptions(1 << 20, null))) {
+      try (BlockWriter writer = client.openWriter(block.getLocations(0), blockId,
+          BlockToken.fromProto(block.getToken()), new WriteOptions(1 << 20, null))) {
         writer.write(0, ByteBuffer.wrap(data));
       }
       assertThat(nn.complete("/f", file.getInodeId(), "test-client",
@@ -219,7 +224,9 @@ class DataNodeWithNameNodeTest {
       assertThat(blocks.getBlocks(0).getLocationsList()).extracting(l -> l.getDatanodeUuid())
           .containsExactly(datanode.uuid());
       ByteBuffer back = ByteBuffer.allocate(data.length);
-      client.read(blocks.getBlocks(0).getLocations(0), blockId, 0, back, TimeSpec.latest());
+      // The restarted NameNode signs with new keys; the DataNode got them when it registered again.
+      client.read(blocks.getBlocks(0).getLocations(0), blockId, BlockToken.fromProto(blocks.getBlocks(0).getToken()),
+          0, back, TimeSpec.latest());
       assertThat(back.array()).isEqualTo(data);
     }
   }

@@ -219,8 +219,11 @@ public final class FileOps {
     });
   }
 
-  /** Cuts a closed file to {@code newLength}; its past stays readable. */
-  public boolean truncate(Caller caller, String path, long newLength, String clientName) throws IOException {
+  /**
+   * Cuts a closed file to {@code newLength}; its past stays readable. Returns the block the client must cut on its
+   * DataNode (the one holding the new last byte, or the first block for length 0), or -1 when none is cut.
+   */
+  public long truncate(Caller caller, String path, long newLength, String clientName) throws IOException {
     return fs.mutate("truncate " + path, () -> {
       ResolvedPath target = fs.resolve(path, Namespace.LATEST, caller).requireExists();
       InodeState state = target.lastState();
@@ -236,12 +239,26 @@ public final class FileOps {
         throw new FffsException(ErrorCode.INVALID_ARGUMENT, "cannot truncate " + path + " of length "
             + state.length() + " to " + newLength + ": the new length must be between 0 and the current length");
       }
-      if (newLength != state.length()) {
-        fs.log(EditOpProto.newBuilder().setTruncate(TruncateOp.newBuilder().setInodeId(target.last().id())
-            .setNewLength(newLength)).build());
+      if (newLength == state.length()) {
+        return -1L;
       }
-      return true;
+      long cut = blockHolding(state, Math.max(0, newLength - 1));
+      fs.log(EditOpProto.newBuilder().setTruncate(TruncateOp.newBuilder().setInodeId(target.last().id())
+          .setNewLength(newLength)).build());
+      return cut;
     });
+  }
+
+  private static long blockHolding(InodeState state, long offset) {
+    long start = 0;
+    for (int i = 0; i < state.blockCount(); i++) {
+      long end = start + state.blockLength(i);
+      if (offset < end) {
+        return state.blockId(i);
+      }
+      start = end;
+    }
+    return -1L;
   }
 
   /** Renews every lease of {@code clientName}. */

@@ -95,6 +95,20 @@ public final class NamespaceQueries {
   /** The blocks of file {@code path} at {@code time} overlapping the range, or null if it did not exist then. */
   public LocatedBlocksProto getBlockLocations(Caller caller, String path, TimeSpec time, long offset, long length)
       throws IOException {
+    return getBlockLocations(caller, path, time, offset, length, null);
+  }
+
+  /**
+   * The blocks as {@link #getBlockLocations(Caller, String, TimeSpec, long, long)}, or, for {@code writer} (a
+   * client that holds the file's lease and asks at the latest time), checked for write permission instead of read:
+   * the locations a writer renews its WRITE tokens with.
+   */
+  public LocatedBlocksProto getBlockLocations(Caller caller, String path, TimeSpec time, long offset, long length,
+      String writer) throws IOException {
+    if (writer != null && !time.isLatest()) {
+      throw new FffsException(ErrorCode.READ_ONLY_PAST, "cannot write to " + path + " at " + time
+          + ": the past is read-only");
+    }
     if (offset < 0 || length < 0) {
       throw new FffsException(ErrorCode.INVALID_ARGUMENT, "offset " + offset + " and length " + length + " of "
           + path + " must not be negative");
@@ -109,7 +123,15 @@ public final class NamespaceQueries {
       if (state.isDirectory()) {
         throw new FffsException(ErrorCode.IS_A_DIRECTORY, path + " is a directory; only files have blocks");
       }
-      fs.permissions.check(caller, state, path, Access.READ);
+      if (writer == null) {
+        fs.permissions.check(caller, state, path, Access.READ);
+      } else {
+        fs.permissions.check(caller, state, path, Access.WRITE);
+        if (!writer.equals(fs.leases.holder(target.last().id()))) {
+          throw new FffsException(ErrorCode.LEASE_CONFLICT, "client " + writer + " does not hold the lease on "
+              + path + ", so it gets no write tokens for its blocks; open it for writing first");
+        }
+      }
       return Statuses.locatedBlocks(state, target.lastHlc(), offset, length, fs.datanodes);
     });
   }

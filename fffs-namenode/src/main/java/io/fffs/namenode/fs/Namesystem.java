@@ -3,6 +3,7 @@ package io.fffs.namenode.fs;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.NamenodeEditsProtos.CompleteOp;
 import io.fffs.common.proto.NamenodeEditsProtos.EditOpProto;
+import io.fffs.common.security.BlockTokenIssuer;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.TimeConfigKeys;
@@ -73,6 +74,8 @@ public final class Namesystem implements Closeable {
   public final FileOps files;
   public final DirectoryOps directories;
   public final NamespaceQueries queries;
+  /** Signs the block access tokens handed out with block locations; its keys go to DataNodes. */
+  public final BlockTokenIssuer blockTokens;
 
   /**
    * Loads the namespace from {@code nameDir} (formatting it first if it is empty) and starts the edit log.
@@ -83,6 +86,7 @@ public final class Namesystem implements Closeable {
       String superUser) throws IOException {
     this.conf = conf;
     this.clock = clock;
+    this.blockTokens = new BlockTokenIssuer(conf, clock.physicalClock());
     String superGroup = conf.get(NameNodeConfigKeys.SUPERGROUP_KEY, NameNodeConfigKeys.SUPERGROUP_DEFAULT);
     if (!NameStorage.isFormatted(nameDir)) {
       NameStorage.format(nameDir, superUser, superGroup);

@@ -2,14 +2,22 @@ package io.fffs.namenode.rpc;
 
 import io.fffs.common.ipc.ClientNamenodeProtocolPB;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.*;
+import io.fffs.common.security.BlockAccessMode;
+import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.namenode.fs.FileOps;
 import io.fffs.namenode.fs.Namesystem;
 import io.fffs.namenode.fs.NamespaceQueries;
+import io.fffs.namenode.permission.Caller;
 import org.apache.hadoop.thirdparty.protobuf.RpcController;
 import org.apache.hadoop.thirdparty.protobuf.ServiceException;
 
-/** Serves {@code ClientNamenodeProtocol}: unpacks each request, calls the {@link Namesystem}, packs the answer. */
+/**
+ * Serves {@code ClientNamenodeProtocol}: unpacks each request, calls the {@link Namesystem}, packs the answer.
+ * Located blocks leave with a block access token for the caller: READ from {@code getBlockLocations} (after the
+ * read-permission check at the time asked), WRITE from {@code openForWrite}, {@code addBlock}, {@code truncate}
+ * and a lease holder's {@code getBlockLocations} (after the write-permission and lease checks).
+ */
 public final class ClientNamenodeProtocolServerSide implements ClientNamenodeProtocolPB {
   private final Namesystem fs;
   private final ServedCall call;
@@ -19,6 +27,23 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
     this.fs = fs;
     this.call = new ServedCall(fs.clock());
     this.defaults = defaults;
+  }
+
+  /** Each block with a token for {@code caller} to {@code mode} it (none when tokens are off). */
+  private LocatedBlocksProto withTokens(LocatedBlocksProto blocks, BlockAccessMode mode, Caller caller) {
+    if (!fs.blockTokens.enabled()) {
+      return blocks;
+    }
+    LocatedBlocksProto.Builder signed = blocks.toBuilder().clearBlocks();
+    for (LocatedBlockProto block : blocks.getBlocksList()) {
+      signed.addBlocks(withToken(block, mode, caller));
+    }
+    return signed.build();
+  }
+
+  private LocatedBlockProto withToken(LocatedBlockProto block, BlockAccessMode mode, Caller caller) {
+    BlockToken token = fs.blockTokens.issue(block.getBlock().getBlockId(), mode, caller.user());
+    return token == null ? block : block.toBuilder().setToken(token.toProto()).build();
   }
 
   private static BlockProto optional(boolean present, BlockProto block) {
@@ -46,7 +71,8 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
       throws ServiceException {
     return call.serve(r.getHlc(), caller -> {
       FileOps.OpenFile open = fs.files.openForWrite(caller, r.getSrc(), r.getClientName());
-      return OpenForWriteResponseProto.newBuilder().setStatus(open.status).setBlocks(open.blocks)
+      return OpenForWriteResponseProto.newBuilder().setStatus(open.status)
+          .setBlocks(withTokens(open.blocks, BlockAccessMode.WRITE, caller))
           .setHlc(call.now()).build();
     });
   }
@@ -54,8 +80,8 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   @Override
   public AddBlockResponseProto addBlock(RpcController c, AddBlockRequestProto r) throws ServiceException {
     return call.serve(r.getHlc(), caller -> AddBlockResponseProto.newBuilder()
-        .setBlock(fs.files.addBlock(caller, r.getSrc(), r.getFileId(), r.getClientName(),
-            optional(r.hasPrevious(), r.getPrevious())))
+        .setBlock(withToken(fs.files.addBlock(caller, r.getSrc(), r.getFileId(), r.getClientName(),
+            optional(r.hasPrevious(), r.getPrevious())), BlockAccessMode.WRITE, caller))
         .setHlc(call.now()).build());
   }
 
@@ -128,9 +154,15 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
 
   @Override
   public TruncateResponseProto truncate(RpcController c, TruncateRequestProto r) throws ServiceException {
-    return call.serve(r.getHlc(), caller -> TruncateResponseProto.newBuilder()
-        .setResult(fs.files.truncate(caller, r.getSrc(), r.getNewLength(), r.getClientName()))
-        .setHlc(call.now()).build());
+    return call.serve(r.getHlc(), caller -> {
+      long cut = fs.files.truncate(caller, r.getSrc(), r.getNewLength(), r.getClientName());
+      TruncateResponseProto.Builder response = TruncateResponseProto.newBuilder().setResult(true);
+      BlockToken token = cut < 0 ? null : fs.blockTokens.issue(cut, BlockAccessMode.WRITE, caller.user());
+      if (token != null) {
+        response.setCutToken(token.toProto());
+      }
+      return response.setHlc(call.now()).build();
+    });
   }
 
   @Override
@@ -165,8 +197,11 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   public GetBlockLocationsResponseProto getBlockLocations(RpcController c, GetBlockLocationsRequestProto r)
       throws ServiceException {
     return call.query(r.getHlc(), caller -> {
+      String writer = r.hasWriterClientName() ? r.getWriterClientName() : null;
       LocatedBlocksProto blocks = fs.queries.getBlockLocations(caller, r.getSrc(), TimeSpec.fromProto(r.getTime()),
-          r.getOffset(), r.getLength());
+          r.getOffset(), r.getLength(), writer);
+      blocks = blocks == null ? null
+          : withTokens(blocks, writer == null ? BlockAccessMode.READ : BlockAccessMode.WRITE, caller);
       GetBlockLocationsResponseProto.Builder response = GetBlockLocationsResponseProto.newBuilder()
           .setHlc(call.now());
       return (blocks == null ? response : response.setLocations(blocks)).build();

@@ -80,6 +80,7 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
         .setHeartbeatIntervalMs(heartbeatIntervalMs)
         .setMaxOffsetMicros(clock.maxOffsetMicros())
         .setNamenodePhysicalMicros(clock.physicalClock().currentTimeMicros())
+        .setBlockKeys(fs.blockTokens.exportKeys())
         .setHlc(call.now())
         .build();
   }
@@ -101,7 +102,7 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
       return response.setHealthy(false).setReregister(true)
           .setUnhealthyReason("the NameNode does not know this DataNode (it restarted); register again").build();
     }
-    response.setHealthy(descriptor.isHealthy());
+    response.setHealthy(descriptor.isHealthy()).setBlockKeys(fs.blockTokens.exportKeys());
     if (!descriptor.isHealthy()) {
       response.setUnhealthyReason(descriptor.unhealthyReason());
     }

@@ -1,0 +1,56 @@
+package io.fffs.datanode.server;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
+import io.fffs.common.security.BlockAccessMode;
+import io.fffs.common.security.BlockTokenVerifier;
+
+/**
+ * The token each data operation needs ({@code DataTransfer.proto}): READ for READ, WRITE for WRITE, SYNC (every
+ * block named) and TRUNCATE, either for BLOCK_INFO. Checked before anything is served or queued — by the TCP data
+ * server and by the UCX side channel alike.
+ */
+public final class BlockAccess {
+  private BlockAccess() {}
+
+  /** Refuses {@code request} with {@code ACCESS_DENIED} unless it carries a valid token for each of its blocks. */
+  public static void check(BlockTokenVerifier verifier, RequestHeaderProto request) throws FffsException {
+    if (!verifier.enforcing()) {
+      return;
+    }
+    switch (request.getOp()) {
+      case WRITE:
+        if (request.hasWrite()) {
+          verifier.check(request.getTokensList(), request.getWrite().getBlockId(), BlockAccessMode.WRITE, "WRITE");
+        }
+        return;
+      case READ:
+        if (request.hasRead()) {
+          verifier.check(request.getTokensList(), request.getRead().getBlockId(), BlockAccessMode.READ, "READ");
+        }
+        return;
+      case BLOCK_INFO:
+        if (request.hasBlockInfo()) {
+          verifier.check(request.getTokensList(), request.getBlockInfo().getBlockId(), null, "BLOCK_INFO");
+        }
+        return;
+      case TRUNCATE:
+        if (request.hasTruncate()) {
+          verifier.check(request.getTokensList(), request.getTruncate().getBlockId(), BlockAccessMode.WRITE,
+              "TRUNCATE");
+        }
+        return;
+      case SYNC:
+        if (request.hasSync()) {
+          for (long blockId : request.getSync().getBlockIdsList()) {
+            verifier.check(request.getTokensList(), blockId, BlockAccessMode.WRITE, "SYNC");
+          }
+        }
+        return;
+      default:
+        throw new FffsException(ErrorCode.ACCESS_DENIED, "operation " + request.getOp() + " is refused: no block "
+            + "access token can grant it");
+    }
+  }
+}
