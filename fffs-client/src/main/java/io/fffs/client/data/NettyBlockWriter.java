@@ -5,7 +5,7 @@ import io.fffs.client.data.frame.Frame;
 import io.fffs.client.data.netty.ConnectionPool;
 import io.fffs.client.data.netty.DataConnection;
 import io.fffs.common.error.FffsException;
-import io.fffs.common.proto.CommonProtos.BlockTokenProto;
+import io.fffs.common.proto.DataTransferProtos.BlockTokenProto;
 import io.fffs.common.proto.DataTransferProtos.OpProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;

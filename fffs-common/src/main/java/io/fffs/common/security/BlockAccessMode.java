@@ -1,6 +1,6 @@
 package io.fffs.common.security;
 
-import io.fffs.common.proto.CommonProtos.BlockAccessModeProto;
+import io.fffs.common.proto.DataTransferProtos.BlockAccessModeProto;
 
 /** What a block access token lets its holder do with the block. */
 public enum BlockAccessMode {

@@ -1,6 +1,6 @@
 package io.fffs.common.security;
 
-import io.fffs.common.proto.CommonProtos.BlockTokenProto;
+import io.fffs.common.proto.DataTransferProtos.BlockTokenProto;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

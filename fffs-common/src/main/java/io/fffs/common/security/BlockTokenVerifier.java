@@ -2,7 +2,7 @@ package io.fffs.common.security;
 
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
-import io.fffs.common.proto.CommonProtos.BlockTokenProto;
+import io.fffs.common.proto.DataTransferProtos.BlockTokenProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.BlockKeysProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.BlockKeyProto;
 import io.fffs.common.time.PhysicalClock;

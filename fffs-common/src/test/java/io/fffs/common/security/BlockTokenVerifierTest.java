@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
-import io.fffs.common.proto.CommonProtos.BlockTokenProto;
+import io.fffs.common.proto.DataTransferProtos.BlockTokenProto;
 import io.fffs.common.time.ManualPhysicalClock;
 import java.util.List;
 import org.junit.jupiter.api.Test;
