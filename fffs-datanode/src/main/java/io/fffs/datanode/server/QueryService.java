@@ -152,6 +152,10 @@ final class QueryService {
     ByteBuffer scratch = SCRATCH.get();
     try {
       for (ReadView.Run run : view.runs()) {
+        if (run.inMemory()) {
+          sums.update(run.bytes());
+          continue;
+        }
         long at = run.position();
         long end = at + run.length();
         while (at < end) {
@@ -171,12 +175,19 @@ final class QueryService {
     return sums.finish();
   }
 
-  /** Event loop: the header, then each run as a file region, then the view is released. */
+  /** Event loop: the header, then each run (arena bytes or a segment-file region), then the view is released. */
   private static void sendRuns(Channel channel, ResponseHeaderProto header, ReadView view) {
     channel.write(FrameFormat.prefix(channel.alloc(), header, view.length()), channel.voidPromise());
     for (ReadView.Run run : view.runs()) {
-      // The store owns the channel and a DefaultFileRegion closes its channel when deallocated: the extra
-      // reference keeps it from ever being deallocated (Netty releases exactly the one it was given).
+      if (run.inMemory()) {
+        // Arena pages go out with a plain write, which the kernel copies before the flush completes: after that the
+        // view may be closed and the slot reused. sendfile would keep referencing the page until the peer read it.
+        channel.write(io.netty.buffer.Unpooled.wrappedBuffer(run.bytes()), channel.voidPromise());
+        continue;
+      }
+      // Segment files never change, so their pages go out zero-copy. The store owns the channel and a
+      // DefaultFileRegion closes its channel when deallocated: the extra reference keeps it from ever being
+      // deallocated (Netty releases exactly the one it was given).
       channel.write(new DefaultFileRegion(run.channel(), run.position(), run.length()).retain(),
           channel.voidPromise());
     }

@@ -130,6 +130,19 @@ public final class ReadView implements AutoCloseable {
       return mapped != null;
     }
 
+    /**
+     * The bytes of an in-memory run, read-only, straight from the mapped arena (no copy). Send them with an
+     * ordinary socket write, which copies them into the kernel before it completes — not with {@code sendfile}:
+     * a sent file page stays referenced by the socket until the peer reads it, and an arena slot is reused once the
+     * view is closed.
+     */
+    public ByteBuffer bytes() {
+      if (mapped == null) {
+        throw new IllegalStateException("not an in-memory run");
+      }
+      return mapped.slice((int) position, length).asReadOnlyBuffer();
+    }
+
     Run extend(int more) {
       return new Run(channel, position, length + more, mapped);
     }
