@@ -6,7 +6,10 @@ import java.nio.file.Path;
 import java.util.List;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.BitmapEncoder.BitmapFormat;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.XYChart;
+import org.knowm.xchart.internal.chartpart.Chart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.lines.SeriesLines;
@@ -45,7 +48,15 @@ final class Charts {
     }
   }
 
-  static void save(Path png, List<XYChart> charts) throws IOException {
+  static CategoryChart bars(String title, String xTitle, String yTitle) {
+    CategoryChart chart = new CategoryChartBuilder().width(820).height(560).title(title).xAxisTitle(xTitle)
+        .yAxisTitle(yTitle).build();
+    chart.getStyler().setLegendPosition(LegendPosition.InsideNW);
+    chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+    return chart;
+  }
+
+  static void save(Path png, List<? extends Chart<?, ?>> charts) throws IOException {
     Files.createDirectories(png.toAbsolutePath().getParent());
     String name = png.toString().replaceFirst("\\.png$", "");
     if (charts.size() == 1) {

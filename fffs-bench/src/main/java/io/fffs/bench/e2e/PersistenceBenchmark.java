@@ -1,10 +1,247 @@
 package io.fffs.bench.e2e;
 
+import io.fffs.client.FffsClientConfigKeys;
+import io.fffs.datanode.store.DataNodeConfigKeys;
+import io.fffs.datanode.store.StoreStats;
+import io.fffs.minicluster.MiniFffsCluster;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.XYChart;
 
+/**
+ * Paper Figs. 9 and 10 on this machine: one client writes a file into an FFFS DataNode with persistence on (the
+ * default: a background thread writes every entry to segment files on disk) and into a second one with it off
+ * ({@code fffs.datanode.persistence.enabled=false}), for packet sizes 128 KiB, 512 KiB and 2 MiB; the data always
+ * fits in memory. Each size runs twice per side in alternating order (on, off, off, on). During the first "on" run
+ * of each size a sampler records every 50 ms the client's bytes written, the DataNode's persisted bytes
+ * ({@code StoreStats.bytesPersisted}) and this JVM's {@code write_bytes} from {@code /proc/self/io} (the DataNode
+ * runs in this JVM), until persistence goes quiet. File size: 256 MiB full, 64 MiB quick.
+ */
 final class PersistenceBenchmark implements EndToEndBenchmark.Run {
+  private static final int[] PACKETS = {128 << 10, 512 << 10, 2 << 20};
+  private static final long SAMPLE_MILLIS = 50;
+
+  /** One sample of the timeline; bytes are cumulative since the run's start. */
+  record Sample(int packet, double seconds, long clientBytes, long persistedBytes, long procWriteBytes) {}
+
   @Override
-  public String run(BenchArgs args, Path tmp) {
-    throw new UnsupportedOperationException("not yet");
+  public String run(BenchArgs args, Path tmp) throws Exception {
+    long fileSize = args.quick() ? 64L << 20 : 256L << 20;
+    long arena = 2L * PACKETS.length * fileSize + (128L << 20);
+    double[][] onNanos = new double[PACKETS.length][1];
+    double[][] offNanos = new double[PACKETS.length][1];
+    long backpressure;
+    List<Sample> samples = new ArrayList<>();
+    MiniFffsCluster on = null;
+    MiniFffsCluster off = null;
+    try {
+      on = Clusters.fffs(tmp.resolve("on"), new Configuration(), arena);
+      Configuration noPersistence = new Configuration();
+      noPersistence.setBoolean(DataNodeConfigKeys.PERSISTENCE_ENABLED_KEY, false);
+      off = Clusters.fffs(tmp.resolve("off"), noPersistence, arena);
+      Progress.say("two FFFS clusters up (persistence on / off), arena %d MiB each; %d MiB per file", arena >> 20,
+          fileSize >> 20);
+      for (int i = 0; i < PACKETS.length; i++) {
+        int packet = PACKETS[i];
+        byte[] data = FileIo.randomBytes(packet, packet);
+        String p = String.valueOf(packet);
+        try (FileSystem onFs = Clusters.client(on, FffsClientConfigKeys.WRITE_PACKET_SIZE_KEY, p);
+            FileSystem offFs = Clusters.client(off, FffsClientConfigKeys.WRITE_PACKET_SIZE_KEY, p)) {
+          boolean[] order = {true, false, false, true};
+          for (int k = 0; k < order.length; k++) {
+            org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path("/persistence/p" + packet + "-" + k);
+            boolean persist = order[k];
+            double nanos;
+            if (persist && k == 0) {
+              nanos = sampledWrite(on, onFs, path, fileSize, data, samples);
+            } else {
+              nanos = fileSize / FileIo.write(persist ? onFs : offFs, path, fileSize, data);
+            }
+            (persist ? onNanos : offNanos)[i][0] += nanos;
+            Progress.say("%s, persistence %s: write %.3f GB/s", ThroughputBenchmark.size(packet),
+                persist ? "on " : "off", fileSize / nanos);
+            if (persist) {
+              FileIo.awaitPersistenceQuiet(on);
+            }
+          }
+        }
+      }
+      backpressure = on.getDataNode(0).store().stats().backpressureWaits.sum();
+    } finally {
+      if (off != null) {
+        off.close();
+      }
+      if (on != null) {
+        on.close();
+      }
+    }
+    return report(args, fileSize, onNanos, offNanos, samples, backpressure);
+  }
+
+  /** Writes the file while a sampler thread records the timeline; returns the write's nanoseconds. */
+  private double sampledWrite(MiniFffsCluster cluster, FileSystem fs, org.apache.hadoop.fs.Path path, long total,
+      byte[] data, List<Sample> samples) throws IOException {
+    StoreStats stats = cluster.getDataNode(0).store().stats();
+    AtomicLong written = new AtomicLong();
+    long persisted0 = stats.bytesPersisted.sum();
+    long proc0 = procWriteBytes();
+    long start = System.nanoTime();
+    int packet = data.length;
+    List<Sample> mine = new ArrayList<>();
+    Thread sampler = new Thread(() -> {
+      long next = start;
+      long lastPersisted = -1;
+      long quietSince = 0;
+      while (true) {
+        long now = System.nanoTime();
+        long persisted = stats.bytesPersisted.sum() - persisted0;
+        synchronized (mine) {
+          mine.add(new Sample(packet, (now - start) / 1e9, written.get(), persisted, procWriteBytes() - proc0));
+        }
+        boolean writing = written.get() < total;
+        if (persisted != lastPersisted || writing) {
+          lastPersisted = persisted;
+          quietSince = now;
+        } else if (now - quietSince > 500_000_000L || now - start > 120_000_000_000L) {
+          return;
+        }
+        next += SAMPLE_MILLIS * 1_000_000L;
+        long sleep = (next - System.nanoTime()) / 1_000_000L;
+        if (sleep > 0) {
+          try {
+            Thread.sleep(sleep);
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+      }
+    }, "persistence-sampler");
+    sampler.setDaemon(true);
+    sampler.start();
+    try (FSDataOutputStream out = fs.create(path, true)) {
+      for (long n = 0; n < total; n += packet) {
+        out.write(data);
+        written.addAndGet(packet);
+      }
+    }
+    double nanos = System.nanoTime() - start;
+    try {
+      sampler.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted", e);
+    }
+    samples.addAll(mine);
+    return nanos;
+  }
+
+  /** {@code write_bytes} of /proc/self/io: bytes this process caused to be written to storage; -1 if unknown. */
+  static long procWriteBytes() {
+    try {
+      for (String line : Files.readAllLines(Paths.get("/proc/self/io"))) {
+        if (line.startsWith("write_bytes:")) {
+          return Long.parseLong(line.substring("write_bytes:".length()).trim());
+        }
+      }
+    } catch (IOException | NumberFormatException e) {
+      // not Linux
+    }
+    return -1;
+  }
+
+  private static String report(BenchArgs args, long fileSize, double[][] onNanos, double[][] offNanos,
+      List<Sample> samples, long backpressure) throws IOException {
+    double[] onRate = new double[PACKETS.length];
+    double[] offRate = new double[PACKETS.length];
+    System.out.printf(Locale.ROOT, "%npersistence: %d MiB per write, 2 writes per side and size, GB/s%n%n",
+        fileSize >> 20);
+    System.out.println("| packet | persistence on | persistence off | on/off |");
+    System.out.println("|---|---|---|---|");
+    Report csv = new Report("kind", "packet_bytes", "seconds", "on_gbps", "off_gbps", "on_over_off",
+        "client_bytes", "persisted_bytes", "proc_write_bytes");
+    double minRatio = Double.MAX_VALUE;
+    for (int i = 0; i < PACKETS.length; i++) {
+      onRate[i] = 2.0 * fileSize / onNanos[i][0];
+      offRate[i] = 2.0 * fileSize / offNanos[i][0];
+      minRatio = Math.min(minRatio, onRate[i] / offRate[i]);
+      System.out.printf(Locale.ROOT, "| %s | %.3f | %.3f | %.2f |%n", ThroughputBenchmark.size(PACKETS[i]),
+          onRate[i], offRate[i], onRate[i] / offRate[i]);
+      csv.row("throughput", PACKETS[i], Double.NaN, onRate[i], offRate[i], onRate[i] / offRate[i], "", "", "");
+    }
+    StringBuilder drain = new StringBuilder();
+    for (int packet : PACKETS) {
+      double writeEnd = Double.NaN;
+      double persistEnd = Double.NaN;
+      for (Sample s : samples) {
+        if (s.packet() != packet) {
+          continue;
+        }
+        csv.row("timeline", packet, s.seconds(), Double.NaN, Double.NaN, Double.NaN, s.clientBytes(),
+            s.persistedBytes(), s.procWriteBytes());
+        if (Double.isNaN(writeEnd) && s.clientBytes() >= fileSize) {
+          writeEnd = s.seconds();
+        }
+        if (Double.isNaN(persistEnd) && s.persistedBytes() >= fileSize) {
+          persistEnd = s.seconds();
+        }
+      }
+      drain.append(String.format(Locale.ROOT, "%s%s: client done at %.1f s, file's bytes persisted at %.1f s",
+          drain.length() == 0 ? "" : "; ", ThroughputBenchmark.size(packet), writeEnd, persistEnd));
+    }
+    System.out.printf(Locale.ROOT, "%ntimeline (first 'on' run per size): %s; backpressure waits: %d%n", drain,
+        backpressure);
+    csv.writeCsv(args.csv());
+    plot(args, onRate, offRate, samples, fileSize);
+    return String.format(Locale.ROOT, "%d MiB files, 128 KiB / 512 KiB / 2 MiB packets: on/off %.2f / %.2f /"
+        + " %.2f (goal ≥ 0.90: %s); %s; backpressure waits %d", fileSize >> 20, onRate[0] / offRate[0],
+        onRate[1] / offRate[1], onRate[2] / offRate[2], minRatio >= 0.9 ? "met" : "missed", drain, backpressure);
+  }
+
+  private static void plot(BenchArgs args, double[] onRate, double[] offRate, List<Sample> samples, long fileSize)
+      throws IOException {
+    List<String> sizes = new ArrayList<>();
+    for (int packet : PACKETS) {
+      sizes.add(ThroughputBenchmark.size(packet));
+    }
+    CategoryChart rates = Charts.bars(String.format(Locale.ROOT, "FFFS write, one client, %d MiB file, 1 DataNode",
+        fileSize >> 20), "packet size", "write throughput (GB/s)");
+    rates.addSeries("persistence on (disk)", sizes, java.util.Arrays.stream(onRate).boxed().toList());
+    rates.addSeries("persistence off", sizes, java.util.Arrays.stream(offRate).boxed().toList());
+    XYChart timeline = Charts.xy("Client vs disk write rate, persistence on (sizes one after another)",
+        "time (s, each size's run starts where the previous one ended)", "rate (MB/s, 50 ms samples)");
+    timeline.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideNE);
+    double offset = 0;
+    for (int packet : PACKETS) {
+      List<Sample> mine = samples.stream().filter(s -> s.packet() == packet).toList();
+      if (mine.size() < 2) {
+        continue;
+      }
+      double[] t = new double[mine.size() - 1];
+      double[] client = new double[t.length];
+      double[] disk = new double[t.length];
+      for (int i = 1; i < mine.size(); i++) {
+        Sample a = mine.get(i - 1);
+        Sample b = mine.get(i);
+        double dt = b.seconds() - a.seconds();
+        t[i - 1] = offset + b.seconds();
+        client[i - 1] = (b.clientBytes() - a.clientBytes()) / dt / 1e6;
+        disk[i - 1] = (b.persistedBytes() - a.persistedBytes()) / dt / 1e6;
+      }
+      String size = ThroughputBenchmark.size(packet);
+      Charts.plain(timeline, "client, " + size, t, client);
+      Charts.plain(timeline, "disk (persisted), " + size, t, disk);
+      offset = t[t.length - 1];
+    }
+    Charts.save(args.png(), List.of(rates, timeline));
   }
 }

@@ -48,7 +48,7 @@ final class Report {
     Files.write(file, lines, StandardCharsets.UTF_8);
   }
 
-  /** Appends {@code - date · command · machine · summary} to docs/benchmarks.md; says where, or that it could not. */
+  /** Appends {@code - date · command · machine · summary} to docs/benchmarks.md; says where, or why not. */
   static void appendSummary(BenchArgs args, String summary) {
     String line = String.format(Locale.ROOT, "- %s · `%s` · %s, load %.1f · %s", Machine.now(), args.command(),
         Machine.describe(), Machine.loadAverage(), summary);

@@ -23,8 +23,9 @@ import org.knowm.xchart.XYChart;
  * rate measured in the same run. Two passes over the states (ascending, then descending); every read of a past
  * state is followed at once by a read of the latest state, and a state's ratio is its two reads' rate over the rate
  * of its two paired latest reads, so that the load of the shared cores drifts out of the ratio. One state is also
- * read through the {@code @s} path marker and checked to give the same bytes as the API. Scaled down from the paper's 500,000 writes to a 64 MiB file and 500 states: full 64 MiB,
- * 20,000 writes, 100 states; quick 16 MiB, 4,000 writes, 40 states.
+ * read through the {@code @s} path marker and checked to give the same bytes as the API. Scaled down from the
+ * paper's 500,000 writes to a 64 MiB file and 500 states: full 64 MiB, 20,000 writes, 100 states; quick 16 MiB,
+ * 4,000 writes, 40 states.
  */
 final class SnapshotsBenchmark implements EndToEndBenchmark.Run {
   private static final int WRITE = 32 << 10;
