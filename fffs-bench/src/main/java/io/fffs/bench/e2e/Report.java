@@ -75,7 +75,12 @@ final class Report {
     }
   }
 
+  /** {@code -Dfffs.bench.log=FILE} names the file to append to ({@code none}: append nowhere); else it is found. */
   private static Optional<Path> findDoc() {
+    String log = System.getProperty("fffs.bench.log");
+    if (log != null) {
+      return log.equals("none") ? Optional.empty() : Optional.of(Paths.get(log));
+    }
     List<Path> starts = new ArrayList<>();
     String home = System.getProperty("fffs.home");
     if (home != null) {

@@ -43,6 +43,7 @@ final class ThroughputBenchmark implements EndToEndBenchmark.Run {
     Progress.say("file %d MiB per packet size, %d repetition(s); FFFS arena %d MiB; starting FFFS and HDFS",
         fileSize >> 20, reps, arena >> 20);
     List<Row> rows = new ArrayList<>();
+    String readBreakdown;
     MiniFffsCluster fffs = null;
     MiniDFSCluster hdfs = null;
     try {
@@ -52,6 +53,7 @@ final class ThroughputBenchmark implements EndToEndBenchmark.Run {
       for (int i = 0; i < PACKETS.length; i++) {
         rows.add(measure(fffs, hdfs, PACKETS[i], fileSize, reps, i % 2 == 0));
       }
+      readBreakdown = readBufferBreakdown(fffs, fileSize);
     } finally {
       Clusters.shutdown(hdfs);
       if (fffs != null) {
@@ -59,9 +61,48 @@ final class ThroughputBenchmark implements EndToEndBenchmark.Run {
       }
     }
     print(rows, fileSize);
+    System.out.printf(Locale.ROOT, "%nFFFS read of the 1 MiB-packet file, 1 MiB application reads, by"
+        + " fffs.client.read.buffer-size%n(one DataNode round trip per buffer): %s%n", readBreakdown);
     write(args, rows);
     plot(args, rows, fileSize);
-    return summary(rows, fileSize);
+    return summary(rows, fileSize) + "; FFFS read by read-buffer size: " + readBreakdown;
+  }
+
+  /**
+   * A breakdown of the FFFS read: the client fetches {@code fffs.client.read.buffer-size} bytes per DataNode round
+   * trip and waits for each before asking for the next. Reading the same file with other buffer sizes (each read
+   * twice, alternating) shows how much of the read time is those round trips.
+   */
+  private static String readBufferBreakdown(MiniFffsCluster cluster, long fileSize) throws Exception {
+    // 16 MiB is not tried: the DataNode's answer then exceeds the 16 MiB max frame and the client drops the
+    // connection instead of splitting the fetch (reported in docs/benchmarks.md).
+    int[] buffers = {256 << 10, 1 << 20, 4 << 20, 8 << 20};
+    double[] nanos = new double[buffers.length];
+    org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path("/throughput/p" + (1 << 20));
+    byte[] buffer = new byte[1 << 20];
+    List<FileSystem> clients = new ArrayList<>();
+    try {
+      for (int b : buffers) {
+        clients.add(Clusters.client(cluster, FffsClientConfigKeys.READ_BUFFER_SIZE_KEY, String.valueOf(b)));
+      }
+      for (int rep = 0; rep < 2; rep++) {
+        for (int k = 0; k < buffers.length; k++) {
+          int i = rep == 0 ? k : buffers.length - 1 - k;
+          nanos[i] += fileSize / FileIo.read(clients.get(i), path, fileSize, buffer);
+        }
+      }
+    } finally {
+      for (FileSystem fs : clients) {
+        fs.close();
+      }
+    }
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < buffers.length; i++) {
+      out.append(String.format(Locale.ROOT, "%s%s %.2f GB/s", i == 0 ? "" : ", ", size(buffers[i]),
+          2.0 * fileSize / nanos[i]));
+    }
+    Progress.say("FFFS read by read-buffer size: %s", out);
+    return out.toString();
   }
 
   private Row measure(MiniFffsCluster fffsCluster, MiniDFSCluster hdfsCluster, int packet, long fileSize,
@@ -119,7 +160,8 @@ final class ThroughputBenchmark implements EndToEndBenchmark.Run {
     for (Row r : rows) {
       System.out.printf(Locale.ROOT, "| %s | %.2f | %.3f | %.3f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f%% |"
           + " %.0f%% | %.0f |%n", size(r.packet()), r.socket(), r.fffsWrite(), r.hdfsWrite(),
-          r.fffsWrite() / r.hdfsWrite(), r.fffsRead1(), r.hdfsRead1(), r.fffsRead2(), r.hdfsRead2(), r.fffsRead2() / r.hdfsRead2(),
+          r.fffsWrite() / r.hdfsWrite(), r.fffsRead1(), r.hdfsRead1(), r.fffsRead2(), r.hdfsRead2(),
+          r.fffsRead2() / r.hdfsRead2(),
           100 * r.fffsWrite() / r.socket(), 100 * r.hdfsWrite() / r.socket(), r.fffsUnpersistedMiB());
     }
   }
