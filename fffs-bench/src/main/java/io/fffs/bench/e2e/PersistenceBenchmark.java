@@ -42,6 +42,7 @@ final class PersistenceBenchmark implements EndToEndBenchmark.Run {
     double[][] offNanos = new double[PACKETS.length][1];
     long backpressure;
     List<Sample> samples = new ArrayList<>();
+    StringBuilder batches = new StringBuilder();
     MiniFffsCluster on = null;
     MiniFffsCluster off = null;
     try {
@@ -55,6 +56,10 @@ final class PersistenceBenchmark implements EndToEndBenchmark.Run {
         int packet = PACKETS[i];
         byte[] data = FileIo.randomBytes(packet, packet);
         String p = String.valueOf(packet);
+        StoreStats stats = on.getDataNode(0).store().stats();
+        long batches0 = stats.persistBatches.sum();
+        long fsyncs0 = stats.fsyncs.sum();
+        long bytes0 = stats.bytesPersisted.sum();
         try (FileSystem onFs = Clusters.client(on, FffsClientConfigKeys.WRITE_PACKET_SIZE_KEY, p);
             FileSystem offFs = Clusters.client(off, FffsClientConfigKeys.WRITE_PACKET_SIZE_KEY, p)) {
           boolean[] order = {true, false, false, true};
@@ -75,6 +80,10 @@ final class PersistenceBenchmark implements EndToEndBenchmark.Run {
             }
           }
         }
+        long n = stats.persistBatches.sum() - batches0;
+        batches.append(String.format(Locale.ROOT, "%s%s: %d batches, %d fsyncs, %.2f MiB per batch",
+            batches.length() == 0 ? "" : "; ", ThroughputBenchmark.size(packet), n, stats.fsyncs.sum() - fsyncs0,
+            (stats.bytesPersisted.sum() - bytes0) / 1048576.0 / Math.max(1, n)));
       }
       backpressure = on.getDataNode(0).store().stats().backpressureWaits.sum();
     } finally {
@@ -85,7 +94,8 @@ final class PersistenceBenchmark implements EndToEndBenchmark.Run {
         on.close();
       }
     }
-    return report(args, fileSize, onNanos, offNanos, samples, backpressure);
+    Progress.say("persistence batches: %s", batches);
+    return report(args, fileSize, onNanos, offNanos, samples, backpressure) + "; " + batches;
   }
 
   /** Writes the file while a sampler thread records the timeline; returns the write's nanoseconds. */
