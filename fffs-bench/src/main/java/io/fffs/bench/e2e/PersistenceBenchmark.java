@@ -43,6 +43,9 @@ final class PersistenceBenchmark implements EndToEndBenchmark.Run {
     long backpressure;
     List<Sample> samples = new ArrayList<>();
     StringBuilder batches = new StringBuilder();
+    double[] cpuOn = new double[1];
+    double[] cpuOff = new double[1];
+    double[] persistCpu = new double[1];
     MiniFffsCluster on = null;
     MiniFffsCluster off = null;
     try {
@@ -66,6 +69,8 @@ final class PersistenceBenchmark implements EndToEndBenchmark.Run {
           for (int k = 0; k < order.length; k++) {
             org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path("/persistence/p" + packet + "-" + k);
             boolean persist = order[k];
+            long cpu0 = processCpuNanos();
+            long persistCpu0 = persistenceThreadCpuNanos();
             double nanos;
             if (persist && k == 0) {
               nanos = sampledWrite(on, onFs, path, fileSize, data, samples);
@@ -78,6 +83,8 @@ final class PersistenceBenchmark implements EndToEndBenchmark.Run {
             if (persist) {
               FileIo.awaitPersistenceQuiet(on);
             }
+            (persist ? cpuOn : cpuOff)[0] += processCpuNanos() - cpu0;
+            persistCpu[0] += persistenceThreadCpuNanos() - persistCpu0;
           }
         }
         long n = stats.persistBatches.sum() - batches0;
@@ -94,8 +101,14 @@ final class PersistenceBenchmark implements EndToEndBenchmark.Run {
         on.close();
       }
     }
+    double gib = 2.0 * PACKETS.length * fileSize / (1L << 30);
+    String cpu = String.format(Locale.ROOT, "CPU per GiB written (this JVM, all threads; 'on' until persistence is"
+        + " quiet): on %.2f s, off %.2f s (on/off %.2f), of which the persistence thread %.2f s", cpuOn[0] / 1e9 / gib,
+        cpuOff[0] / 1e9 / gib, cpuOn[0] / cpuOff[0], persistCpu[0] / 1e9 / gib);
     Progress.say("persistence batches: %s", batches);
-    return report(args, fileSize, onNanos, offNanos, samples, backpressure) + "; " + batches;
+    Progress.say("%s", cpu);
+    System.out.printf(Locale.ROOT, "%n%s%n%s%n", batches, cpu);
+    return report(args, fileSize, onNanos, offNanos, samples, backpressure) + "; " + batches + "; " + cpu;
   }
 
   /** Writes the file while a sampler thread records the timeline; returns the write's nanoseconds. */
@@ -153,6 +166,23 @@ final class PersistenceBenchmark implements EndToEndBenchmark.Run {
     }
     samples.addAll(mine);
     return nanos;
+  }
+
+  private static long processCpuNanos() {
+    java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : 0;
+  }
+
+  /** CPU time of the DataNode's persistence threads (named {@code fffs-persist-*}). */
+  private static long persistenceThreadCpuNanos() {
+    java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+    long total = 0;
+    for (java.lang.management.ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+      if (info != null && info.getThreadName().startsWith("fffs-persist")) {
+        total += Math.max(0, threads.getThreadCpuTime(info.getThreadId()));
+      }
+    }
+    return total;
   }
 
   /** {@code write_bytes} of /proc/self/io: bytes this process caused to be written to storage; -1 if unknown. */

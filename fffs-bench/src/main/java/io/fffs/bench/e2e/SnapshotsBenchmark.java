@@ -131,7 +131,11 @@ final class SnapshotsBenchmark implements EndToEndBenchmark.Run {
       csv.row("latest", i, (long) writes, "", latest.get(i), latest.get(i) / latestRate);
     }
     csv.writeCsv(args.csv());
-    plot(args, rate, latestRate, fileSize, writes);
+    double[] control = new double[states - 1];
+    for (int s = 0; s + 1 < states; s++) {
+      control[s] = pairedNanos[s + 1] / pairedNanos[s];
+    }
+    plot(args, rate, latestRate, ratio, control, fileSize, writes);
     return String.format(Locale.ROOT, "%d MiB file, %d random 32 KiB writes, %d states: latest %.2f GB/s;"
         + " state/latest min %.2f, median %.2f, %d states < 0.90 (goal: every state ≥ 0.90: %s; control"
         + " latest/latest: %d of %d < 0.90); %s",
@@ -166,8 +170,8 @@ final class SnapshotsBenchmark implements EndToEndBenchmark.Run {
     return crc.getValue();
   }
 
-  private static void plot(BenchArgs args, double[] rate, double latestRate, long fileSize, int writes)
-      throws IOException {
+  private static void plot(BenchArgs args, double[] rate, double latestRate, double[] ratio, double[] control,
+      long fileSize, int writes) throws IOException {
     int n = rate.length;
     double[] x = new double[n];
     for (int i = 0; i < n; i++) {
@@ -182,7 +186,13 @@ final class SnapshotsBenchmark implements EndToEndBenchmark.Run {
         new double[] {latestRate, latestRate});
     Charts.plain(chart, "goal: 90% of latest", new double[] {0, n - 1},
         new double[] {0.9 * latestRate, 0.9 * latestRate});
-    Charts.save(args.png(), List.of(chart));
+    XYChart rel = Charts.xy("Past state / paired latest read, same run", "state (0 = oldest)",
+        "ratio of read rates");
+    rel.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideNW);
+    Charts.line(rel, "past state / its paired latest reads", x, ratio);
+    Charts.plain(rel, "control: latest / latest (noise)", java.util.Arrays.copyOf(x, n - 1), control);
+    Charts.plain(rel, "goal: 0.90", new double[] {0, n - 1}, new double[] {0.9, 0.9});
+    Charts.save(args.png(), List.of(chart, rel));
   }
 
   private static double median(List<Double> values) {
