@@ -43,7 +43,7 @@ final class Charts {
   }
 
   private static void dashBaseline(String name, XYSeries series) {
-    if (name.startsWith("HDFS") || name.startsWith("goal") || name.equals("parity")) {
+    if (name.startsWith("HDFS") || name.startsWith("goal") || name.equals("parity") || name.startsWith("control")) {
       series.setLineStyle(SeriesLines.DASH_DASH);
     }
   }

@@ -13,7 +13,7 @@ import org.apache.log4j.LogManager;
  * {@code DIR/<name>.csv} and {@code DIR/<name>.png}, and appends a one-line summary to {@code docs/benchmarks.md}.
  */
 public final class EndToEndBenchmark {
-  static final List<String> NAMES = List.of("throughput", "latency", "snapshots", "persistence");
+  static final List<String> NAMES = List.of("throughput", "latency", "snapshots", "persistence", "memory");
 
   /** One benchmark: runs in {@code tmp}, writes its CSV and PNG, returns the one-line summary. */
   interface Run {
@@ -41,6 +41,7 @@ public final class EndToEndBenchmark {
       case "latency" -> new LatencyBenchmark();
       case "snapshots" -> new SnapshotsBenchmark();
       case "persistence" -> new PersistenceBenchmark();
+      case "memory" -> new MemoryBenchmark();
       default -> throw new AssertionError(args.name());
     };
     Path tmp = null;
