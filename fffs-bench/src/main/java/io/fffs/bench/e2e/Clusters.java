@@ -41,11 +41,17 @@ final class Clusters {
     return cluster;
   }
 
-  private static void awaitPretouch(MiniFffsCluster cluster, long capacity, Configuration conf) throws IOException {
+  /** Waits until every DataNode's arena is pre-touched (or its toucher stopped), at most 120 s each. */
+  static void awaitPretouch(MiniFffsCluster cluster, long capacity, Configuration conf) throws IOException {
     if (!DataNodeConfigKeys.memoryPretouch(conf)) {
       return;
     }
-    StoreStats stats = cluster.getDataNode(0).store().stats();
+    for (int i = 0; i < cluster.getNumDataNodes(); i++) {
+      awaitPretouch(cluster.getDataNode(i).store().stats(), capacity, conf);
+    }
+  }
+
+  private static void awaitPretouch(StoreStats stats, long capacity, Configuration conf) throws IOException {
     long pages = capacity / DataNodeConfigKeys.pageSize(conf);
     long deadline = System.nanoTime() + 120_000_000_000L;
     long last = -1;

@@ -13,7 +13,7 @@ import org.apache.log4j.LogManager;
  * {@code DIR/<name>.csv} and {@code DIR/<name>.png}, and appends a one-line summary to {@code docs/benchmarks.md}.
  */
 public final class EndToEndBenchmark {
-  static final List<String> NAMES = List.of("throughput", "latency", "snapshots", "persistence", "memory");
+  static final List<String> NAMES = List.of("throughput", "latency", "snapshots", "persistence", "memory", "scaling");
 
   /** One benchmark: runs in {@code tmp}, writes its CSV and PNG, returns the one-line summary. */
   interface Run {
@@ -42,6 +42,7 @@ public final class EndToEndBenchmark {
       case "snapshots" -> new SnapshotsBenchmark();
       case "persistence" -> new PersistenceBenchmark();
       case "memory" -> new MemoryBenchmark();
+      case "scaling" -> new ScalingBenchmark();
       default -> throw new AssertionError(args.name());
     };
     Path tmp = null;
