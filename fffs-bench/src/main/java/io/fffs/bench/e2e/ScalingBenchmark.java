@@ -31,10 +31,11 @@ final class ScalingBenchmark implements EndToEndBenchmark.Run {
     long perClient = args.quick() ? 8L << 20 : 32L << 20;
     double[] write = new double[NODES.length];
     double[] read = new double[NODES.length];
+    double[] single = new double[2];
     for (int i = 0; i < NODES.length; i++) {
       int nodes = NODES[i];
       int clients = nodes * CLIENTS_PER_NODE;
-      long arena = CLIENTS_PER_NODE * perClient * 2 + (64L << 20); // room if placement is uneven
+      long arena = CLIENTS_PER_NODE * perClient * 2 + (128L << 20); // room if placement is uneven
       MiniFffsCluster cluster = MiniFffsCluster.builder().baseDir(tmp.resolve("n" + nodes)).numDataNodes(nodes)
           .conf(new Configuration()).memoryCapacity(arena).build();
       List<FileSystem> fss = new ArrayList<>();
@@ -45,6 +46,18 @@ final class ScalingBenchmark implements EndToEndBenchmark.Run {
           fss.add(Clusters.client(cluster));
         }
         byte[] data = FileIo.randomBytes(IO, 5);
+        if (nodes == 1) {
+          // Reference: one client alone on the same cluster, to see what concurrency does to one DataNode.
+          single[0] = all(pool, 1, c -> () -> {
+            FileIo.write(fss.get(0), new org.apache.hadoop.fs.Path("/scaling/alone"), perClient * 2, data);
+            return null;
+          }, perClient * 2);
+          single[1] = all(pool, 1, c -> () -> {
+            FileIo.read(fss.get(0), new org.apache.hadoop.fs.Path("/scaling/alone"), perClient * 2, new byte[IO]);
+            return null;
+          }, perClient * 2);
+          Progress.say("1 DataNode, 1 client alone: write %.3f GB/s, read %.3f GB/s", single[0], single[1]);
+        }
         write[i] = all(pool, clients, c -> () -> {
           FileIo.write(fss.get(c), file(c), perClient, data);
           return null;
@@ -79,6 +92,9 @@ final class ScalingBenchmark implements EndToEndBenchmark.Run {
       summary.append(String.format(Locale.ROOT, "%s%d DN: write %.2f GB/s (eff. %.2f), read %.2f GB/s (eff. %.2f)",
           i == 0 ? "" : "; ", NODES[i], write[i], we, read[i], re));
     }
+    System.out.printf(Locale.ROOT, "%nreference, same run: 1 DataNode, 1 client alone (%d MiB): write %.3f GB/s,"
+        + " read %.3f GB/s%n", 2 * perClient >> 20, single[0], single[1]);
+    csv.row(1, 1, single[0], single[1], Double.NaN, Double.NaN);
     csv.writeCsv(args.csv());
     XYChart chart = Charts.xy(String.format(Locale.ROOT, "Aggregate throughput, %d clients per DataNode, one JVM,"
         + " %d cores", CLIENTS_PER_NODE, Machine.cores()), "DataNodes", "aggregate throughput (GB/s)");
@@ -91,8 +107,8 @@ final class ScalingBenchmark implements EndToEndBenchmark.Run {
     }
     Charts.plain(chart, "ideal write (N x 1 DataNode)", x, ideal);
     Charts.save(args.png(), List.of(chart));
-    return String.format(Locale.ROOT, "%d MiB per client, %d clients per DataNode, in one JVM: %s", perClient >> 20,
-        CLIENTS_PER_NODE, summary);
+    return String.format(Locale.ROOT, "%d MiB per client, %d clients per DataNode, in one JVM: %s; 1 client alone on"
+        + " 1 DN: write %.2f GB/s, read %.2f GB/s", perClient >> 20, CLIENTS_PER_NODE, summary, single[0], single[1]);
   }
 
   private static org.apache.hadoop.fs.Path file(int client) {
