@@ -52,6 +52,18 @@ final class FileIo {
   }
 
   /**
+   * Warms the JIT up on both paths of one system (write then read {@code bytes} in 64 KiB calls to a scratch file),
+   * so that the first measured phase of a run does not pay for compilation. Not measured.
+   */
+  static void warmUp(FileSystem fs, long bytes) throws IOException {
+    Path path = new Path("/warm-up/" + System.nanoTime());
+    byte[] data = randomBytes(64 << 10, 9);
+    write(fs, path, bytes, data);
+    read(fs, path, bytes, data);
+    read(fs, path, bytes, data);
+  }
+
+  /**
    * Waits until the FFFS DataNode's persistence thread has gone quiet (no bytes persisted for 300 ms, at most 60 s),
    * so that its disk writes of one phase do not run into the next. Returns the seconds waited.
    */

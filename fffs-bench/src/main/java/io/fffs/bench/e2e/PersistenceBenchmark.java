@@ -37,7 +37,8 @@ final class PersistenceBenchmark implements EndToEndBenchmark.Run {
   @Override
   public String run(BenchArgs args, Path tmp) throws Exception {
     long fileSize = args.quick() ? 64L << 20 : 256L << 20;
-    long arena = 2L * PACKETS.length * fileSize + (128L << 20);
+    long warmUp = args.quick() ? 16L << 20 : 64L << 20;
+    long arena = 2L * PACKETS.length * fileSize + (128L << 20) + warmUp;
     double[][] onNanos = new double[PACKETS.length][1];
     double[][] offNanos = new double[PACKETS.length][1];
     long backpressure;
@@ -53,8 +54,13 @@ final class PersistenceBenchmark implements EndToEndBenchmark.Run {
       Configuration noPersistence = new Configuration();
       noPersistence.setBoolean(DataNodeConfigKeys.PERSISTENCE_ENABLED_KEY, false);
       off = Clusters.fffs(tmp.resolve("off"), noPersistence, arena);
-      Progress.say("two FFFS clusters up (persistence on / off), arena %d MiB each; %d MiB per file", arena >> 20,
-          fileSize >> 20);
+      Progress.say("two FFFS clusters up (persistence on / off), arena %d MiB each; %d MiB per file; warming up"
+          + " (%d MiB written and read twice per cluster, not measured)", arena >> 20, fileSize >> 20, warmUp >> 20);
+      try (FileSystem a = Clusters.client(on); FileSystem b = Clusters.client(off)) {
+        FileIo.warmUp(a, warmUp);
+        FileIo.warmUp(b, warmUp);
+      }
+      FileIo.awaitPersistenceQuiet(on);
       for (int i = 0; i < PACKETS.length; i++) {
         int packet = PACKETS[i];
         byte[] data = FileIo.randomBytes(packet, packet);

@@ -47,6 +47,7 @@ final class ScalingBenchmark implements EndToEndBenchmark.Run {
         }
         byte[] data = FileIo.randomBytes(IO, 5);
         if (nodes == 1) {
+          FileIo.warmUp(fss.get(0), 2 * perClient); // the first cluster of the run pays for the JIT otherwise
           // Reference: one client alone on the same cluster, to see what concurrency does to one DataNode.
           single[0] = all(pool, 1, c -> () -> {
             FileIo.write(fss.get(0), new org.apache.hadoop.fs.Path("/scaling/alone"), perClient * 2, data);

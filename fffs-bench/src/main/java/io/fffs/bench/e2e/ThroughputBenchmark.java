@@ -36,7 +36,8 @@ final class ThroughputBenchmark implements EndToEndBenchmark.Run {
   public String run(BenchArgs args, Path tmp) throws Exception {
     long fileSize = args.quick() ? 32L << 20 : 256L << 20;
     int reps = args.quick() ? 1 : 2;
-    long arena = 128L << 20;
+    long warmUp = args.quick() ? 16L << 20 : 64L << 20;
+    long arena = (128L << 20) + warmUp;
     for (int packet : PACKETS) {
       arena += reps * (packet < PAGE ? fileSize / packet * PAGE : fileSize); // a sub-page packet takes a page
     }
@@ -49,7 +50,13 @@ final class ThroughputBenchmark implements EndToEndBenchmark.Run {
     try {
       fffs = Clusters.fffs(tmp.resolve("fffs"), new Configuration(), arena);
       hdfs = Clusters.hdfs(tmp.resolve("hdfs"), new Configuration());
-      Progress.say("clusters up");
+      Progress.say("clusters up; warming up (%d MiB written and read twice per system, not measured)",
+          warmUp >> 20);
+      try (FileSystem f = Clusters.client(fffs); FileSystem h = Clusters.client(hdfs)) {
+        FileIo.warmUp(f, warmUp);
+        FileIo.warmUp(h, warmUp);
+      }
+      FileIo.awaitPersistenceQuiet(fffs);
       for (int i = 0; i < PACKETS.length; i++) {
         rows.add(measure(fffs, hdfs, PACKETS[i], fileSize, reps, i % 2 == 0));
       }
