@@ -1,0 +1,147 @@
+package io.fffs.bench.e2e;
+
+import io.fffs.datanode.store.DataNodeConfigKeys;
+import io.fffs.datanode.store.StoreStats;
+import io.fffs.minicluster.MiniFffsCluster;
+import io.fffs.namenode.NameNodeConfigKeys;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hdfs.DFSConfigKeys;
+import org.apache.hadoop.hdfs.HdfsConfiguration;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+
+/**
+ * Start-up of the contenders, set up alike: one DataNode, replication 1, {@link #BLOCK_SIZE} blocks, checksums on
+ * (FFFS always checks CRC32C end to end; HDFS keeps its default CRC32C per 512 bytes, verified on read), an edit log
+ * fsync'd before a mutation is acknowledged. Each cluster lives under its own directory of the run's temporary
+ * directory, which {@link #deleteRecursively} removes at the end.
+ */
+final class Clusters {
+  static final long BLOCK_SIZE = 64L << 20;
+
+  private Clusters() {}
+
+  /**
+   * An FFFS cluster with {@code memoryCapacity} bytes of arena; waits until the arena is pre-touched so that the
+   * background touch does not compete with the measurement.
+   */
+  static MiniFffsCluster fffs(Path dir, Configuration extra, long memoryCapacity) throws IOException {
+    Configuration conf = new Configuration(extra);
+    conf.setLong(NameNodeConfigKeys.BLOCK_SIZE_KEY, BLOCK_SIZE);
+    conf.setInt(NameNodeConfigKeys.REPLICATION_KEY, 1);
+    MiniFffsCluster cluster = MiniFffsCluster.builder().baseDir(dir).numDataNodes(1).conf(conf)
+        .memoryCapacity(memoryCapacity).build();
+    awaitPretouch(cluster, memoryCapacity, conf);
+    return cluster;
+  }
+
+  /** Waits until every DataNode's arena is pre-touched (or its toucher stopped), at most 120 s each. */
+  static void awaitPretouch(MiniFffsCluster cluster, long capacity, Configuration conf) throws IOException {
+    if (!DataNodeConfigKeys.memoryPretouch(conf)) {
+      return;
+    }
+    for (int i = 0; i < cluster.getNumDataNodes(); i++) {
+      awaitPretouch(cluster.getDataNode(i).store().stats(), capacity, conf);
+    }
+  }
+
+  private static void awaitPretouch(StoreStats stats, long capacity, Configuration conf) throws IOException {
+    long pages = capacity / DataNodeConfigKeys.pageSize(conf);
+    long deadline = System.nanoTime() + 120_000_000_000L;
+    long last = -1;
+    long stableSince = System.nanoTime();
+    while (System.nanoTime() < deadline) {
+      long touched = stats.pagesPretouched.sum();
+      if (touched >= pages) {
+        return;
+      }
+      if (touched != last) {
+        last = touched;
+        stableSince = System.nanoTime();
+      } else if (System.nanoTime() - stableSince > 2_000_000_000L) {
+        return; // the toucher stopped short of the count (rounding to segments): it is done
+      }
+      sleep(50);
+    }
+    Progress.say("arena pre-touch not done after 120 s; measuring anyway");
+  }
+
+  /** An HDFS 3.4.3 MiniDFSCluster with one DataNode. */
+  static MiniDFSCluster hdfs(Path dir, Configuration extra) throws IOException {
+    Configuration conf = new HdfsConfiguration(extra);
+    conf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, dir.toString());
+    conf.setInt(DFSConfigKeys.DFS_REPLICATION_KEY, 1);
+    conf.setLong(DFSConfigKeys.DFS_BLOCK_SIZE_KEY, BLOCK_SIZE);
+    MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf).numDataNodes(1).skipFsyncForTesting(false)
+        .enableManagedDfsDirsRedundancy(false).build();
+    cluster.waitActive();
+    return cluster;
+  }
+
+  /** Shuts HDFS down without its shutdown noise (interrupted service threads log at WARN and ERROR). */
+  static void shutdown(MiniDFSCluster cluster) {
+    if (cluster == null) {
+      return;
+    }
+    org.apache.log4j.Logger hadoop = org.apache.log4j.LogManager.getLogger("org.apache.hadoop");
+    org.apache.log4j.Level level = hadoop.getLevel();
+    hadoop.setLevel(org.apache.log4j.Level.OFF);
+    try {
+      cluster.shutdown(true);
+    } finally {
+      hadoop.setLevel(level);
+    }
+  }
+
+  /** A new FFFS client whose configuration adds {@code key=value} pairs to the cluster's. */
+  static FileSystem client(MiniFffsCluster cluster, String... keyValues) throws IOException {
+    Configuration conf = cluster.getConfiguration();
+    set(conf, keyValues);
+    return FileSystem.newInstance(cluster.getURI(), conf);
+  }
+
+  /** A new HDFS client whose configuration adds {@code key=value} pairs to the cluster's. */
+  static FileSystem client(MiniDFSCluster cluster, String... keyValues) throws IOException {
+    Configuration conf = new Configuration(cluster.getConfiguration(0));
+    set(conf, keyValues);
+    return FileSystem.newInstance(cluster.getURI(), conf);
+  }
+
+  private static void set(Configuration conf, String... keyValues) {
+    for (int i = 0; i + 1 < keyValues.length; i += 2) {
+      conf.set(keyValues[i], keyValues[i + 1]);
+    }
+  }
+
+  static void sleep(long millis) throws IOException {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted", e);
+    }
+  }
+
+  static void deleteRecursively(Path dir) throws IOException {
+    if (dir == null || !Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> {
+        try {
+          Files.deleteIfExists(p);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      });
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
+    }
+  }
+}

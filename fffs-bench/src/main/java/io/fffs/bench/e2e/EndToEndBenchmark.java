@@ -1,0 +1,79 @@
+package io.fffs.bench.e2e;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import org.apache.log4j.Level;
+import org.apache.log4j.LogManager;
+
+/**
+ * {@code bin/fffs bench <name> [--quick] [--out DIR]}: one end-to-end benchmark of issue 7, FFFS beside its
+ * baselines in the same run. Shows progress on stderr, prints its result table on stdout, writes
+ * {@code DIR/<name>.csv} and {@code DIR/<name>.png}, and appends a one-line summary to {@code docs/benchmarks.md}.
+ */
+public final class EndToEndBenchmark {
+  static final List<String> NAMES = List.of("throughput", "latency", "snapshots", "persistence", "memory", "scaling");
+
+  /** One benchmark: runs in {@code tmp}, writes its CSV and PNG, returns the one-line summary. */
+  interface Run {
+    String run(BenchArgs args, Path tmp) throws Exception;
+  }
+
+  private EndToEndBenchmark() {}
+
+  public static void main(String[] argv) {
+    BenchArgs args;
+    try {
+      args = BenchArgs.parse(argv);
+      if (!NAMES.contains(args.name())) {
+        throw new IllegalArgumentException("unknown benchmark '" + args.name() + "'; " + BenchArgs.USAGE);
+      }
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.exit(2);
+      return;
+    }
+    System.setProperty("java.awt.headless", "true");
+    quietLogging();
+    Run run = switch (args.name()) {
+      case "throughput" -> new ThroughputBenchmark();
+      case "latency" -> new LatencyBenchmark();
+      case "snapshots" -> new SnapshotsBenchmark();
+      case "persistence" -> new PersistenceBenchmark();
+      case "memory" -> new MemoryBenchmark();
+      case "scaling" -> new ScalingBenchmark();
+      default -> throw new AssertionError(args.name());
+    };
+    Path tmp = null;
+    int status = 0;
+    try {
+      tmp = Files.createTempDirectory("fffs-bench-" + args.name() + "-");
+      Progress.say("%s benchmark, %s mode, %s; output to %s", args.name(), args.quick() ? "quick" : "full",
+          Machine.describe(), args.out().toAbsolutePath());
+      String summary = run.run(args, tmp);
+      System.out.printf(Locale.ROOT, "%nCSV: %s%nPlot: %s%n", args.csv(), args.png());
+      Report.appendSummary(args, summary);
+      Progress.say("done");
+    } catch (Exception | LinkageError e) {
+      e.printStackTrace();
+      status = 1;
+    } finally {
+      try {
+        Clusters.deleteRecursively(tmp);
+      } catch (Exception e) {
+        System.err.println("could not remove " + tmp + ": " + e);
+      }
+    }
+    // Clusters that failed half-way can leave non-daemon threads behind.
+    System.exit(status);
+  }
+
+  /** Per-operation INFO lines of both systems would cost more than the operations measured. */
+  private static void quietLogging() {
+    for (String name : new String[] {"org.apache.hadoop", "BlockStateChange", "org.eclipse.jetty", "io.netty",
+        "io.fffs"}) {
+      LogManager.getLogger(name).setLevel(Level.WARN);
+    }
+  }
+}

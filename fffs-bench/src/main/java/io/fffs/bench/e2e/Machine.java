@@ -1,0 +1,53 @@
+package io.fffs.bench.e2e;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Locale;
+
+/** What the summary line says about the machine: cores, memory (from /proc), load, Java, date. */
+final class Machine {
+  private Machine() {}
+
+  static int cores() {
+    return Runtime.getRuntime().availableProcessors();
+  }
+
+  /** MemTotal from /proc/meminfo in GiB, or NaN where there is no /proc. */
+  static double memoryGiB() {
+    try {
+      for (String line : Files.readAllLines(Paths.get("/proc/meminfo"))) {
+        if (line.startsWith("MemTotal:")) {
+          return Long.parseLong(line.replaceAll("[^0-9]", "")) / (1024.0 * 1024.0);
+        }
+      }
+    } catch (IOException | NumberFormatException e) {
+      // not Linux: say nothing
+    }
+    return Double.NaN;
+  }
+
+  /** The 1-minute load average from /proc/loadavg, or NaN. */
+  static double loadAverage() {
+    try {
+      List<String> lines = Files.readAllLines(Paths.get("/proc/loadavg"));
+      return Double.parseDouble(lines.get(0).split(" ")[0]);
+    } catch (IOException | RuntimeException e) {
+      return Double.NaN;
+    }
+  }
+
+  static String now() {
+    return ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'"));
+  }
+
+  /** "2 cores, 23.5 GiB, OpenJDK 17.0.15". */
+  static String describe() {
+    return String.format(Locale.ROOT, "%d cores, %.1f GiB, Java %s", cores(), memoryGiB(),
+        System.getProperty("java.version"));
+  }
+}
