@@ -4,10 +4,6 @@ import org.apache.hadoop.conf.Configuration;
 
 /** Client configuration: each key beside its default and typed getter. */
 public final class FffsClientConfigKeys {
-  /** Bytes a writer gathers before sending a packet to the DataNode. */
-  public static final String WRITE_PACKET_SIZE_KEY = "fffs.client.write.packet-size";
-  public static final int WRITE_PACKET_SIZE_DEFAULT = 64 * 1024;
-
   /** Bytes a reader fetches at once when reading sequentially. */
   public static final String READ_BUFFER_SIZE_KEY = "fffs.client.read.buffer-size";
   public static final int READ_BUFFER_SIZE_DEFAULT = 1 << 20;
@@ -35,8 +31,9 @@ public final class FffsClientConfigKeys {
 
   private FffsClientConfigKeys() {}
 
+  /** Bytes a writer gathers before sending a packet (one block-log entry): {@code fffs.client.write.packet-size}. */
   public static int writePacketSize(Configuration conf) {
-    return conf.getInt(WRITE_PACKET_SIZE_KEY, WRITE_PACKET_SIZE_DEFAULT);
+    return io.fffs.client.data.DataTransferConfigKeys.writePacketSize(conf);
   }
 
   public static int readBufferSize(Configuration conf) {

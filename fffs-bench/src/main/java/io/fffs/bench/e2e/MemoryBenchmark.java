@@ -1,6 +1,5 @@
 package io.fffs.bench.e2e;
 
-import io.fffs.client.FffsClientConfigKeys;
 import io.fffs.client.FffsDataOutputStream;
 import io.fffs.client.FreezeFrameFileSystem;
 import io.fffs.datanode.store.DataNodeConfigKeys;
@@ -50,7 +49,7 @@ final class MemoryBenchmark implements EndToEndBenchmark.Run {
       conf.setBoolean(DataNodeConfigKeys.PERSISTENCE_ENABLED_KEY, false);
       conf.setBoolean(DataNodeConfigKeys.MEMORY_PRETOUCH_KEY, false);
       MiniFffsCluster cluster = Clusters.fffs(tmp.resolve("page-" + page), conf, arena);
-      try (FileSystem fs = Clusters.client(cluster, FffsClientConfigKeys.WRITE_PACKET_SIZE_KEY,
+      try (FileSystem fs = Clusters.client(cluster, io.fffs.client.data.DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY,
           String.valueOf(SEQ_WRITE))) {
         FreezeFrameFileSystem fffs = (FreezeFrameFileSystem) fs;
         byte[] seq = FileIo.randomBytes(SEQ_WRITE, 1);

@@ -1,6 +1,5 @@
 package io.fffs.bench.e2e;
 
-import io.fffs.client.FffsClientConfigKeys;
 import io.fffs.datanode.store.DataNodeConfigKeys;
 import io.fffs.datanode.store.StoreStats;
 import io.fffs.minicluster.MiniFffsCluster;
@@ -69,8 +68,8 @@ final class PersistenceBenchmark implements EndToEndBenchmark.Run {
         long batches0 = stats.persistBatches.sum();
         long fsyncs0 = stats.fsyncs.sum();
         long bytes0 = stats.bytesPersisted.sum();
-        try (FileSystem onFs = Clusters.client(on, FffsClientConfigKeys.WRITE_PACKET_SIZE_KEY, p);
-            FileSystem offFs = Clusters.client(off, FffsClientConfigKeys.WRITE_PACKET_SIZE_KEY, p)) {
+        try (FileSystem onFs = Clusters.client(on, io.fffs.client.data.DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, p);
+            FileSystem offFs = Clusters.client(off, io.fffs.client.data.DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, p)) {
           boolean[] order = {true, false, false, true};
           for (int k = 0; k < order.length; k++) {
             org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path("/persistence/p" + packet + "-" + k);

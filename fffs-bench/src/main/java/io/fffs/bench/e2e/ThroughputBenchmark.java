@@ -123,7 +123,7 @@ final class ThroughputBenchmark implements EndToEndBenchmark.Run {
     double[] h = new double[3];
     double unpersisted = 0;
     org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path("/throughput/p" + packet);
-    try (FileSystem fffs = Clusters.client(fffsCluster, FffsClientConfigKeys.WRITE_PACKET_SIZE_KEY, p);
+    try (FileSystem fffs = Clusters.client(fffsCluster, io.fffs.client.data.DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, p);
         FileSystem hdfs = Clusters.client(hdfsCluster, "dfs.client-write-packet-size", p)) {
       for (int rep = 0; rep < reps; rep++) {
         double socket = LoopbackSocket.stream(fileSize, packet);

@@ -64,9 +64,14 @@ public final class DataTransferConfigKeys {
     return (int) size;
   }
 
-  /** The largest payload of one frame. */
+  /**
+   * The largest payload of one frame: the frame less the header room, less the header's CRC32C list (4 bytes per
+   * 512-byte chunk of the payload, so 1/128 of it), rounded down to whole chunks.
+   */
   public static int maxPayload(Configuration conf) {
-    return maxFrameSize(conf) - HEADER_ROOM_BYTES;
+    long usable = (long) maxFrameSize(conf) - HEADER_ROOM_BYTES;
+    long payload = usable * 128 / 129;
+    return (int) (payload - payload % 512);
   }
 
   public static int writeWindow(Configuration conf) {
