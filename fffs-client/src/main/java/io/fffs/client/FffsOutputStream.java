@@ -251,11 +251,22 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     sendPacket();
   }
 
-  /** Every byte written so far is on the DataNodes and the length is visible to new readers. */
+  /**
+   * Every byte written so far is on the DataNodes and visible to new readers: a reader of an open file takes its
+   * last block's length from the DataNode, so this needs no NameNode call (as in HDFS). Should this client die,
+   * lease recovery closes the file at the length the DataNode reports.
+   */
   @Override
   public synchronized void hflush() throws IOException {
     checkOpen();
     drain();
+  }
+
+  /** {@link #hflush}, every block written to is durable on its DataNode, and the NameNode records the length. */
+  @Override
+  public synchronized void hsync() throws IOException {
+    hflush();
+    syncBlocks();
     BlockProto last = lastBlock();
     if (last != null && length != reportedLength) {
       call(() -> {
@@ -264,13 +275,6 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       });
       reportedLength = length;
     }
-  }
-
-  /** {@link #hflush}, and every block written to is durable on its DataNode. */
-  @Override
-  public synchronized void hsync() throws IOException {
-    hflush();
-    syncBlocks();
   }
 
   private void syncBlocks() throws IOException {

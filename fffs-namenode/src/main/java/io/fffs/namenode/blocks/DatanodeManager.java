@@ -21,6 +21,8 @@ import java.util.function.LongConsumer;
 public final class DatanodeManager {
   private final Map<String, DatanodeDescriptor> datanodes = new ConcurrentHashMap<>();
   private final Map<Long, String> blockLocations = new ConcurrentHashMap<>();
+  /** Each block's length as its DataNode last reported it (what lease recovery closes a file at). */
+  private final Map<Long, Long> reportedLengths = new ConcurrentHashMap<>();
   private final LongSupplier nanoTime;
   private final long deadIntervalNanos;
   private final long maxOffsetMicros;
@@ -102,24 +104,28 @@ public final class DatanodeManager {
     }
   }
 
-  /** Replaces what is known of a DataNode's blocks with its full report. */
-  public void blockReport(String uuid, long[] blockIds, HlcTimestamp durableHlc) throws FffsException {
+  /** Replaces what is known of a DataNode's blocks with its full report (ids and current lengths). */
+  public void blockReport(String uuid, long[] blockIds, long[] lengths, HlcTimestamp durableHlc)
+      throws FffsException {
     DatanodeDescriptor descriptor = require(uuid);
     descriptor.durableHlc = durableHlc;
     descriptor.blockCount = blockIds.length;
-    for (long blockId : blockIds) {
-      blockLocations.put(blockId, uuid);
-      blockReported.accept(blockId);
+    blocksReceived(uuid, blockIds, lengths);
+  }
+
+  /** Adds blocks (ids and current lengths) a DataNode reports between full reports. */
+  public void blocksReceived(String uuid, long[] blockIds, long[] lengths) throws FffsException {
+    require(uuid);
+    for (int i = 0; i < blockIds.length; i++) {
+      blockLocations.put(blockIds[i], uuid);
+      reportedLengths.put(blockIds[i], lengths[i]);
+      blockReported.accept(blockIds[i]);
     }
   }
 
-  /** Adds blocks a DataNode reports between full reports. */
-  public void blocksReceived(String uuid, long[] blockIds) throws FffsException {
-    require(uuid);
-    for (long blockId : blockIds) {
-      blockLocations.put(blockId, uuid);
-      blockReported.accept(blockId);
-    }
+  /** The block's length as its DataNode last reported it, or -1 if it never did. */
+  public long reportedLength(long blockId) {
+    return reportedLengths.getOrDefault(blockId, -1L);
   }
 
   private DatanodeDescriptor require(String uuid) throws FffsException {

@@ -119,8 +119,7 @@ public final class FileOps {
       if (!clientName.equals(holder)) {
         checkNotBeingWritten(file, path, clientName);
         if (file.latest().isUnderConstruction()) {
-          fs.log(EditOpProto.newBuilder().setComplete(CompleteOp.newBuilder().setInodeId(file.id())
-              .setRecovered(true)).build());
+          fs.log(recoveryOf(file, fs));
         }
         fs.log(EditOpProto.newBuilder().setOpenForWrite(OpenForWriteOp.newBuilder().setInodeId(file.id())
             .setClientName(clientName)).build());
@@ -259,6 +258,22 @@ public final class FileOps {
       start = end;
     }
     return -1L;
+  }
+
+  /**
+   * The op that closes a file whose writer is gone (lease recovery): its last block gets the longer of the length
+   * the writer last reported and the length its DataNode reports — what a writer's hflush made visible is kept.
+   */
+  static EditOpProto recoveryOf(Inode file, Namesystem fs) {
+    CompleteOp.Builder op = CompleteOp.newBuilder().setInodeId(file.id()).setRecovered(true);
+    InodeState state = file.latest();
+    if (state.blockCount() > 0) {
+      int last = state.blockCount() - 1;
+      long reported = fs.datanodes.reportedLength(state.blockId(last));
+      long length = Math.min(state.blockSize(), Math.max(state.blockLength(last), reported));
+      op.setLastBlockId(state.blockId(last)).setLastBlockLength(length);
+    }
+    return EditOpProto.newBuilder().setComplete(op).build();
   }
 
   /** Renews every lease of {@code clientName}. */

@@ -262,8 +262,7 @@ public final class Namesystem implements Closeable {
         mutate("lease recovery", () -> {
           Inode inode = namespace.inode(inodeId);
           if (inode != null && inode.latest().isUnderConstruction()) {
-            log(EditOpProto.newBuilder().setComplete(CompleteOp.newBuilder().setInodeId(inodeId)
-                .setRecovered(true)).build());
+            log(FileOps.recoveryOf(inode, this));
             LOG.info("Closed file {} after its writer's lease ran out", inodeId);
           }
           leases.remove(inodeId);

@@ -112,7 +112,8 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
   @Override
   public BlockReportResponseProto blockReport(RpcController c, BlockReportRequestProto r) throws ServiceException {
     return call.serve(r.getHlc(), caller -> {
-      datanodes.blockReport(r.getDatanodeUuid(), ids(r.getBlocksList()), HlcTimestamp.fromProto(r.getDurableHlc()));
+      datanodes.blockReport(r.getDatanodeUuid(), ids(r.getBlocksList()), lengths(r.getBlocksList()),
+          HlcTimestamp.fromProto(r.getDurableHlc()));
       return BlockReportResponseProto.newBuilder().setHlc(call.now()).build();
     });
   }
@@ -121,9 +122,17 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
   public BlockReceivedResponseProto blockReceived(RpcController c, BlockReceivedRequestProto r)
       throws ServiceException {
     return call.serve(r.getHlc(), caller -> {
-      datanodes.blocksReceived(r.getDatanodeUuid(), ids(r.getBlocksList()));
+      datanodes.blocksReceived(r.getDatanodeUuid(), ids(r.getBlocksList()), lengths(r.getBlocksList()));
       return BlockReceivedResponseProto.newBuilder().setHlc(call.now()).build();
     });
+  }
+
+  private static long[] lengths(List<ReportedBlockProto> blocks) {
+    long[] lengths = new long[blocks.size()];
+    for (int i = 0; i < lengths.length; i++) {
+      lengths[i] = blocks.get(i).getNumBytes();
+    }
+    return lengths;
   }
 
   private static long[] ids(List<ReportedBlockProto> blocks) {
