@@ -29,9 +29,10 @@ class ScrubberStatusTest {
     }
   }
 
-  private static String awaitStatus(MiniFffsCluster cluster, String expected) throws Exception {
+  private static String awaitStatus(MiniFffsCluster cluster, java.util.function.Predicate<String> done)
+      throws Exception {
     String status = status(cluster);
-    for (int i = 0; i < 200 && !status.contains(expected); i++) {
+    for (int i = 0; i < 200 && !done.test(status); i++) {
       Thread.sleep(50);
       status = status(cluster);
     }
@@ -53,7 +54,7 @@ class ScrubberStatusTest {
           out.hsync();
         }
       }
-      String clean = awaitStatus(cluster, "\"scrubCorruptions\":0");
+      String clean = awaitStatus(cluster, s -> !s.contains("\"scrubBytesVerified\":0,"));
       assertThat(clean).contains("\"scrubCorruptions\":0").doesNotContain("\"scrubBytesVerified\":0,");
 
       List<Path> segments = new ArrayList<>();
@@ -70,7 +71,7 @@ class ScrubberStatusTest {
         file.seek(at);
         file.write(b ^ 0xff);
       }
-      String damaged = awaitStatus(cluster, "\"scrubCorruptions\":1");
+      String damaged = awaitStatus(cluster, s -> s.contains("\"scrubCorruptions\":1"));
       assertThat(damaged).contains("\"scrubCorruptions\":1").contains("CORRUPT: segment file " + victim);
     }
   }

@@ -14,7 +14,7 @@ import net.jqwik.api.constraints.LongRange;
 import org.apache.hadoop.fs.Path;
 
 /** Properties of the path/time grammar over generated input, hostile input included. */
-class TemporalPathProperties {
+class TemporalPathPropertiesTest {
   /** Latest is 2255; keep generated times inside what a packed HLC can hold. */
   private static final long MAX_MICROS = HlcTimestamp.MAX_PHYSICAL_MICROS;
 

@@ -19,7 +19,7 @@ import net.jqwik.api.constraints.Size;
  * The frame decoder over generated input: good frames split anywhere come out whole and in order; arbitrary bytes
  * either decode or close the connection, and never make it allocate more than the maximum frame size.
  */
-class FrameDecoderProperties {
+class FrameDecoderPropertiesTest {
   private static final int MAX_FRAME = 4096;
 
   private static EmbeddedChannel channel() {
@@ -52,7 +52,8 @@ class FrameDecoderProperties {
       assertThat(payload).isEqualTo(payloads.get(i));
       frame.release();
     }
-    assertThat((Object) channel.readInbound()).isNull();
+    Object leftover = channel.readInbound();
+    assertThat(leftover).isNull();
     assertThat(channel.isOpen()).isTrue();
     channel.finishAndReleaseAll();
   }

@@ -21,7 +21,7 @@ import net.jqwik.api.constraints.Size;
  * Every shipped plug-in, fed arbitrary bytes split at arbitrary points: it yields user times or refuses with
  * {@code INVALID_ARGUMENT} — never another exception, never a hang.
  */
-class HostileRecordProperties {
+class HostileRecordPropertiesTest {
   @Provide
   Arbitrary<String> plugins() {
     return Arbitraries.of("ts64", "ts64:fixed=16", "text", "text:sep=;", "json", "json:field=when", "wave");
