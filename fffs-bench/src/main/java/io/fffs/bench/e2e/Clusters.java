@@ -5,11 +5,7 @@ import io.fffs.datanode.store.StoreStats;
 import io.fffs.minicluster.MiniFffsCluster;
 import io.fffs.namenode.NameNodeConfigKeys;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
@@ -129,19 +125,6 @@ final class Clusters {
   }
 
   static void deleteRecursively(Path dir) throws IOException {
-    if (dir == null || !Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.deleteIfExists(p);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
-    } catch (UncheckedIOException e) {
-      throw e.getCause();
-    }
+    io.fffs.bench.BenchFiles.deleteRecursively(dir);
   }
 }

@@ -3,14 +3,11 @@ package io.fffs.bench.metadata;
 import io.fffs.minicluster.MiniFffsCluster;
 import io.fffs.namenode.NameNodeConfigKeys;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
@@ -110,26 +107,9 @@ final class SideBySideClusters implements AutoCloseable {
         failure = failure == null ? e : failure;
       }
     }
-    deleteRecursively(baseDir);
+    io.fffs.bench.BenchFiles.deleteRecursively(baseDir);
     if (failure != null) {
       throw failure;
-    }
-  }
-
-  private static void deleteRecursively(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.deleteIfExists(p);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
-    } catch (UncheckedIOException e) {
-      throw e.getCause();
     }
   }
 }

@@ -196,9 +196,7 @@ public final class Soak {
             total, total * RECORD >> 20, arenaMib, bytesRead.get() >> 20);
       }
     } finally {
-      try (var paths = Files.walk(base)) {
-        paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
+      io.fffs.bench.BenchFiles.deleteRecursively(base);
     }
     System.exit(0);
   }

@@ -3,13 +3,10 @@ package io.fffs.bench.wave;
 import io.fffs.common.time.PhysicalClock;
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 import org.apache.log4j.Level;
 import org.apache.log4j.LogManager;
 
@@ -76,7 +73,7 @@ public final class WaveExperiment {
       movies.addAll(new FffsWaveRun(settings, clock, progress).run(base.resolve("fffs")));
       return movies;
     } finally {
-      deleteRecursively(base);
+      io.fffs.bench.BenchFiles.deleteRecursively(base);
     }
   }
 
@@ -133,23 +130,6 @@ public final class WaveExperiment {
     for (String name : new String[] {"org.apache.hadoop", "BlockStateChange", "org.eclipse.jetty", "io.netty",
         "io.fffs"}) {
       LogManager.getLogger(name).setLevel(Level.WARN);
-    }
-  }
-
-  private static void deleteRecursively(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.deleteIfExists(p);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
-    } catch (UncheckedIOException e) {
-      throw e.getCause();
     }
   }
 }
