@@ -1,6 +1,7 @@
 package io.fffs.rdma;
 
 import io.fffs.client.data.BlockWriter;
+import io.fffs.client.data.WriteFailure;
 import io.fffs.client.data.WriteOptions;
 import io.fffs.client.data.frame.ChunkChecksums;
 import io.fffs.common.error.FffsException;
@@ -16,10 +17,8 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * {@link BlockWriter} over UCX: each packet (at most {@code fffs.client.write.packet-size} and one registered
@@ -45,10 +44,9 @@ final class UcxBlockWriter implements BlockWriter {
   private final Semaphore window;
   private long unflushedBytes;
   private CompletableFuture<Void> lastAck = CompletableFuture.completedFuture(null);
-  private volatile IOException failure;
+  private final WriteFailure failure = new WriteFailure();
   private volatile long blockLength;
   private volatile HlcTimestamp lastEntryHlc = HlcTimestamp.ZERO;
-  private boolean failureReported;
   private boolean closed;
 
   UcxBlockWriter(SideChannel channel, RegisteredBuffers buffers, HybridLogicalClock clock, long blockId,
@@ -170,22 +168,11 @@ final class UcxBlockWriter implements BlockWriter {
   }
 
   private void fail(IOException cause) {
-    if (failure == null) {
-      failure = cause;
-    }
+    failure.fail(cause);
   }
 
   private void throwFailure() throws IOException {
-    IOException cause = failure;
-    if (cause == null) {
-      return;
-    }
-    failureReported = true;
-    if (cause instanceof FffsException) {
-      FffsException typed = (FffsException) cause;
-      throw new FffsException(typed.code(), typed.detail(), typed);
-    }
-    throw new IOException(cause.getMessage(), cause);
+    failure.throwIfFailed();
   }
 
   @Override
@@ -193,18 +180,8 @@ final class UcxBlockWriter implements BlockWriter {
     throwFailure();
     channel.flush();
     unflushedBytes = 0;
-    try {
-      lastAck.get(timeoutMillis, TimeUnit.MILLISECONDS);
-    } catch (ExecutionException e) {
-      fail(new IOException(e.getCause()));
-    } catch (TimeoutException e) {
-      fail(new IOException("DataNode " + channel.address() + " did not acknowledge the UCX writes of block "
-          + blockId + " within " + timeoutMillis + " ms"));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted waiting for write acknowledgements of block " + blockId);
-    }
-    throwFailure();
+    failure.awaitAck(lastAck, timeoutMillis, "the UCX writes of block " + blockId
+        + " to DataNode " + channel.address());
     return blockLength;
   }
 
@@ -219,7 +196,7 @@ final class UcxBlockWriter implements BlockWriter {
       return;
     }
     closed = true;
-    if (failure == null || !failureReported) {
+    if (failure.unreported()) {
       flush();
     }
   }

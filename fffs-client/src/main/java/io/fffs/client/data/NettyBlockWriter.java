@@ -18,10 +18,8 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * {@link BlockWriter} over one leased {@link DataConnection}: data is cut into packets of at most
@@ -47,10 +45,9 @@ public final class NettyBlockWriter implements BlockWriter {
   private final long timeoutMillis;
   private final Semaphore window;
   private CompletableFuture<Void> lastAck = CompletableFuture.completedFuture(null);
-  private volatile IOException failure;
+  private final WriteFailure failure = new WriteFailure();
   private volatile long blockLength;
   private volatile HlcTimestamp lastEntryHlc = HlcTimestamp.ZERO;
-  private boolean failureReported;
   private long unflushedBytes;
   private boolean closed;
 
@@ -165,22 +162,11 @@ public final class NettyBlockWriter implements BlockWriter {
   }
 
   private void fail(IOException cause) {
-    if (failure == null) {
-      failure = cause;
-    }
+    failure.fail(cause);
   }
 
   private void throwFailure() throws IOException {
-    IOException cause = failure;
-    if (cause == null) {
-      return;
-    }
-    failureReported = true;
-    if (cause instanceof FffsException) {
-      FffsException typed = (FffsException) cause;
-      throw new FffsException(typed.code(), typed.detail(), typed);
-    }
-    throw new IOException(cause.getMessage(), cause);
+    failure.throwIfFailed();
   }
 
   @Override
@@ -188,18 +174,8 @@ public final class NettyBlockWriter implements BlockWriter {
     throwFailure();
     connection.flush();
     unflushedBytes = 0;
-    try {
-      lastAck.get(timeoutMillis, TimeUnit.MILLISECONDS);
-    } catch (ExecutionException e) {
-      fail(new IOException(e.getCause()));
-    } catch (TimeoutException e) {
-      fail(new IOException("DataNode " + connection.address() + " did not acknowledge the writes of block "
-          + blockId + " within " + timeoutMillis + " ms"));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted waiting for write acknowledgements of block " + blockId);
-    }
-    throwFailure();
+    failure.awaitAck(lastAck, timeoutMillis, "the writes of block " + blockId + " to DataNode "
+        + connection.address());
     return blockLength;
   }
 
@@ -220,7 +196,7 @@ public final class NettyBlockWriter implements BlockWriter {
     }
     closed = true;
     try {
-      if (failure == null || !failureReported) {
+      if (failure.unreported()) {
         flush();
       }
     } finally {
