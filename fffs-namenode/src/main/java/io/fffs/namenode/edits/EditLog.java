@@ -14,6 +14,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +24,10 @@ import org.slf4j.LoggerFactory;
  * written by one owning thread, which batches everything queued since its last write into one write and one
  * {@code force} (group commit). {@link #awaitSynced} returns once a txid is on disk; a mutation is acknowledged
  * only then. Segments roll at checkpoints ({@link #roll}). Layout: {@link EditLogFormat}.
+ *
+ * <p>Two conditions on one lock: appends wake only the writer ({@code queued}), a finished batch wakes only the
+ * handlers waiting for durability ({@code synced}). With one monitor every append woke every waiting handler just
+ * to have it sleep again, which on two cores cost a third of a mutation's CPU (profiled with 8 mkdirs clients).
  */
 public final class EditLog implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(EditLog.class);
@@ -40,7 +46,9 @@ public final class EditLog implements Closeable {
   }
 
   private final Path dir;
-  private final Object lock = new Object();
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition queued = lock.newCondition();
+  private final Condition synced = lock.newCondition();
   private List<Pending> queue = new ArrayList<>();
   private long lastQueuedTxid;
   private long syncedTxid;
@@ -70,20 +78,24 @@ public final class EditLog implements Closeable {
    */
   public void append(long txid, HlcTimestamp hlc, EditOpProto op) throws FffsException {
     ByteBuffer record = EditLogFormat.encode(txid, hlc.packed(), op.toByteArray());
-    synchronized (lock) {
+    lock.lock();
+    try {
       checkUsable();
       if (txid != lastQueuedTxid + 1) {
         throw new IllegalStateException("txid " + txid + " queued after " + lastQueuedTxid);
       }
       queue.add(new Pending(record, txid, -1));
       lastQueuedTxid = txid;
-      lock.notifyAll();
+      queued.signal();
+    } finally {
+      lock.unlock();
     }
   }
 
   /** Returns once every record up to {@code txid} is on disk. */
   public void awaitSynced(long txid) throws IOException {
-    synchronized (lock) {
+    lock.lock();
+    try {
       while (syncedTxid < txid) {
         if (failure != null) {
           throw new FffsException(ErrorCode.IO_ERROR, "the edit log could not be written: " + failure.getMessage()
@@ -93,36 +105,47 @@ public final class EditLog implements Closeable {
           throw new FffsException(ErrorCode.IO_ERROR, "the NameNode is shutting down");
         }
         try {
-          lock.wait();
+          synced.await();
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw new InterruptedIOException("interrupted waiting for the edit log");
         }
       }
+    } finally {
+      lock.unlock();
     }
   }
 
   /** Ends the current segment after everything queued and starts {@code edits_<next txid>}; waits for it. */
   public void roll() throws IOException {
     long rollTo;
-    synchronized (lock) {
+    lock.lock();
+    try {
       checkUsable();
       rollTo = lastQueuedTxid + 1;
       queue.add(new Pending(null, -1, rollTo));
-      lock.notifyAll();
+      queued.signal();
+    } finally {
+      lock.unlock();
     }
     awaitSynced(rollTo - 1);
   }
 
   public long lastQueuedTxid() {
-    synchronized (lock) {
+    lock.lock();
+    try {
       return lastQueuedTxid;
+    } finally {
+      lock.unlock();
     }
   }
 
   public long syncedTxid() {
-    synchronized (lock) {
+    lock.lock();
+    try {
       return syncedTxid;
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -143,10 +166,11 @@ public final class EditLog implements Closeable {
   private void writeLoop() {
     while (true) {
       List<Pending> batch;
-      synchronized (lock) {
+      lock.lock();
+      try {
         while (queue.isEmpty() && !closed) {
           try {
-            lock.wait();
+            queued.await();
           } catch (InterruptedException e) {
             return;
           }
@@ -156,18 +180,26 @@ public final class EditLog implements Closeable {
         }
         batch = queue;
         queue = new ArrayList<>();
+      } finally {
+        lock.unlock();
       }
       try {
         long written = writeBatch(batch);
-        synchronized (lock) {
+        lock.lock();
+        try {
           syncedTxid = Math.max(syncedTxid, written);
-          lock.notifyAll();
+          synced.signalAll();
+        } finally {
+          lock.unlock();
         }
       } catch (IOException e) {
         LOG.error("Edit log write failed; refusing further changes", e);
-        synchronized (lock) {
+        lock.lock();
+        try {
           failure = e;
-          lock.notifyAll();
+          synced.signalAll();
+        } finally {
+          lock.unlock();
         }
         return;
       }
@@ -228,12 +260,16 @@ public final class EditLog implements Closeable {
 
   @Override
   public void close() throws IOException {
-    synchronized (lock) {
+    lock.lock();
+    try {
       if (closed) {
         return;
       }
       closed = true;
-      lock.notifyAll();
+      queued.signal();
+      synced.signalAll();
+    } finally {
+      lock.unlock();
     }
     try {
       writer.join();
