@@ -102,12 +102,19 @@ public final class MiniFffsCluster implements AutoCloseable {
 
   /** Waits until every running DataNode is registered with the NameNode and safe mode is off. */
   public void waitActive() throws IOException {
+    awaitDataNodes((int) dataNodes.stream().filter(d -> d != null).count());
+  }
+
+  /**
+   * Waits until {@code count} DataNodes are live at the NameNode and safe mode is off: this cluster's own, or
+   * DataNodes in other processes registered with its NameNode.
+   */
+  public void awaitDataNodes(int count) throws IOException {
     long deadline = System.nanoTime() + readyTimeoutMs * 1_000_000L;
-    long expected = dataNodes.stream().filter(d -> d != null).count();
-    while (nameNode.namesystem().datanodes().liveCount() < expected || nameNode.namesystem().safeMode().isOn()) {
+    while (nameNode.namesystem().datanodes().liveCount() < count || nameNode.namesystem().safeMode().isOn()) {
       if (System.nanoTime() > deadline) {
         throw new IOException("cluster not ready after " + readyTimeoutMs + " ms: "
-            + nameNode.namesystem().datanodes().liveCount() + " of " + expected + " DataNodes live, safe mode "
+            + nameNode.namesystem().datanodes().liveCount() + " of " + count + " DataNodes live, safe mode "
             + nameNode.namesystem().safeMode().describe());
       }
       try {

@@ -14,12 +14,13 @@ import org.apache.hadoop.fs.FileSystem;
 import org.knowm.xchart.XYChart;
 
 /**
- * Paper Fig. 8, reduced to what one 2-core machine can show: a cluster of 1, 2 and 4 DataNodes with 6 client threads
- * per DataNode (each its own {@code FileSystem} and its own file), all writing at once, then all reading their files
- * at once; aggregate GB/s and per-node efficiency = aggregate(N) / (N × aggregate(1)), the 1-DataNode cluster being
- * the baseline of the same run. Unlike the issue's set-up the DataNodes run inside this JVM (a
- * {@code MiniFffsCluster}), not as separate processes, and all share the same 2 cores, so the curve shows the
- * machine's limit, not the system's scaling. Per client: 32 MiB full, 8 MiB quick; 1 MiB writes and reads.
+ * Paper Fig. 8 on one machine: a cluster of 1, 2 and 4 DataNodes, each a separate JVM process
+ * ({@link DataNodeProcesses}, the NameNode and the clients in this JVM), with 6 client threads per DataNode (each its
+ * own {@code FileSystem} and its own file; blocks go round robin, so each DataNode serves 6 files), all writing at
+ * once, then all reading their files at once; aggregate GB/s and per-node efficiency = aggregate(N) / (N ×
+ * aggregate(1)), the 1-DataNode cluster being the baseline of the same run. All processes share the machine's
+ * cores, so on a small machine the curve shows that machine's limit more than the system's scaling. Per client:
+ * 32 MiB full, 8 MiB quick; 1 MiB writes and reads.
  */
 final class ScalingBenchmark implements EndToEndBenchmark.Run {
   private static final int[] NODES = {1, 2, 4};
@@ -36,12 +37,13 @@ final class ScalingBenchmark implements EndToEndBenchmark.Run {
       int nodes = NODES[i];
       int clients = nodes * CLIENTS_PER_NODE;
       long arena = CLIENTS_PER_NODE * perClient * 2 + (128L << 20); // room if placement is uneven
-      MiniFffsCluster cluster = MiniFffsCluster.builder().baseDir(tmp.resolve("n" + nodes)).numDataNodes(nodes)
-          .conf(new Configuration()).memoryCapacity(arena).build();
+      MiniFffsCluster cluster = MiniFffsCluster.builder().baseDir(tmp.resolve("n" + nodes)).numDataNodes(0)
+          .conf(new Configuration()).build();
       List<FileSystem> fss = new ArrayList<>();
       ExecutorService pool = Executors.newFixedThreadPool(clients);
+      DataNodeProcesses dataNodes = null;
       try {
-        Clusters.awaitPretouch(cluster, arena, cluster.getConfiguration());
+        dataNodes = DataNodeProcesses.start(cluster, nodes, arena, tmp.resolve("dn" + nodes));
         for (int c = 0; c < clients; c++) {
           fss.add(Clusters.client(cluster));
         }
@@ -74,10 +76,13 @@ final class ScalingBenchmark implements EndToEndBenchmark.Run {
         for (FileSystem fs : fss) {
           fs.close();
         }
+        if (dataNodes != null) {
+          dataNodes.close();
+        }
         cluster.close();
       }
     }
-    System.out.printf(Locale.ROOT, "%nscaling: %d clients per DataNode, %d MiB per client, all in one JVM on %d cores"
+    System.out.printf(Locale.ROOT, "%nscaling: %d clients per DataNode, %d MiB per client, DataNodes as separate processes, %d cores"
         + "%n%n| DataNodes | clients | write GB/s | read GB/s | write efficiency | read efficiency |%n"
         + "|---|---|---|---|---|---|%n", CLIENTS_PER_NODE, perClient >> 20, Machine.cores());
     Report csv = new Report("datanodes", "clients", "write_gbps", "read_gbps", "write_efficiency", "read_efficiency");
@@ -97,8 +102,8 @@ final class ScalingBenchmark implements EndToEndBenchmark.Run {
         + " read %.3f GB/s%n", 2 * perClient >> 20, single[0], single[1]);
     csv.row(1, 1, single[0], single[1], Double.NaN, Double.NaN);
     csv.writeCsv(args.csv());
-    XYChart chart = Charts.xy(String.format(Locale.ROOT, "Aggregate throughput, %d clients per DataNode, one JVM,"
-        + " %d cores", CLIENTS_PER_NODE, Machine.cores()), "DataNodes", "aggregate throughput (GB/s)");
+    XYChart chart = Charts.xy(String.format(Locale.ROOT, "Aggregate throughput, %d clients per DataNode, DataNodes"
+        + " as processes, %d cores", CLIENTS_PER_NODE, Machine.cores()), "DataNodes", "aggregate throughput (GB/s)");
     chart.getStyler().setYAxisMin(0.0);
     Charts.line(chart, "FFFS write", x, write);
     Charts.line(chart, "FFFS read", x, read);
@@ -108,7 +113,7 @@ final class ScalingBenchmark implements EndToEndBenchmark.Run {
     }
     Charts.plain(chart, "ideal write (N x 1 DataNode)", x, ideal);
     Charts.save(args.png(), List.of(chart));
-    return String.format(Locale.ROOT, "%d MiB per client, %d clients per DataNode, in one JVM: %s; 1 client alone on"
+    return String.format(Locale.ROOT, "%d MiB per client, %d clients per DataNode, DataNodes as processes: %s; 1 client alone on"
         + " 1 DN: write %.2f GB/s, read %.2f GB/s", perClient >> 20, CLIENTS_PER_NODE, summary, single[0], single[1]);
   }
 

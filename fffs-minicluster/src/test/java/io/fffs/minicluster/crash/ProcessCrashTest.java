@@ -6,6 +6,7 @@ import io.fffs.client.FreezeFrameFileSystem;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.common.time.TimeSpec;
+import io.fffs.minicluster.NodeProcess;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
