@@ -50,7 +50,7 @@ public final class EditLog implements Closeable {
   private final Condition queued = lock.newCondition();
   private final Condition synced = lock.newCondition();
   private List<Pending> queue = new ArrayList<>();
-  private long lastQueuedTxid;
+  private volatile long lastQueuedTxid; // written under the lock, read without it
   private long syncedTxid;
   private IOException failure;
   private boolean closed;
@@ -132,12 +132,7 @@ public final class EditLog implements Closeable {
   }
 
   public long lastQueuedTxid() {
-    lock.lock();
-    try {
-      return lastQueuedTxid;
-    } finally {
-      lock.unlock();
-    }
+    return lastQueuedTxid;
   }
 
   public long syncedTxid() {
