@@ -35,6 +35,9 @@ final class FffsTransfers implements AutoCloseable {
     conf.setBoolean(RdmaConfigKeys.REQUIRE_DEVICE_KEY, false);
     conf.setLong(RdmaConfigKeys.BUFFER_SIZE_KEY, Math.max(maxTransfer, 1 << 20)); // DataNode staging buffers
     conf.setBoolean(DataNodeConfigKeys.PERSISTENCE_ENABLED_KEY, false);
+    // A/B of the DataNode's write path: -Dfffs.bench.rdma.write-into-arena=false measures the staged path.
+    conf.setBoolean(RdmaConfigKeys.WRITE_INTO_ARENA_KEY,
+        Boolean.parseBoolean(System.getProperty("fffs.bench.rdma.write-into-arena", "true")));
     cluster = Clusters.fffs(dir, conf, arenaBytes);
     String transport = cluster.getDataNode(0).datanodeId().getTransport();
     if (!transport.equals("ucx")) {

@@ -30,8 +30,8 @@ import org.openucx.jucx.ucp.UcpWorkerParams;
  * slots are compared with the source slots byte for byte.
  */
 final class RawUcxLoop implements AutoCloseable {
-  /** GB/s (10^9 bytes per second) of each direction, and whether the bytes arrived intact. */
-  record Result(double getGbps, double putGbps, boolean verified) {}
+  /** GB/s (10^9 bytes per second) and process CPU nanoseconds of each direction; whether the bytes arrived intact. */
+  record Result(double getGbps, double putGbps, long getCpuNanos, long putCpuNanos, boolean verified) {}
 
   /** The PUT itself needs no callback: its flush completes the operation. */
   private static final UcxCallback NOTHING = new UcxCallback() { };
@@ -83,12 +83,17 @@ final class RawUcxLoop implements AutoCloseable {
     }
     long ops = Math.max(1, total / size);
     fill(clientBytes, size * depth, size);
+    long c0 = RdmaCase.cpuNanos();
     double get = loop(size, ops, depth, false);
+    long getCpu = RdmaCase.cpuNanos() - c0;
     boolean getIntact = same(size * depth);
     fill(serverBytes, size * depth, size + 1);
+    long c1 = RdmaCase.cpuNanos();
     double put = loop(size, ops, depth, true);
+    long putCpu = RdmaCase.cpuNanos() - c1;
     boolean putIntact = same(size * depth);
-    return new Result(get, put, getIntact && putIntact);
+    // CPU per byte is reported over the requested bytes; ops * size can fall short of them by under one size
+    return new Result(get, put, getCpu, putCpu, getIntact && putIntact);
   }
 
   private double loop(int size, long ops, int depth, boolean put) throws Exception {

@@ -35,7 +35,10 @@ import org.knowm.xchart.XYChart;
  * and appends a summary line to docs/benchmarks.md.
  *
  * <p>For tests, system properties narrow the run: {@code fffs.bench.rdma.tls} (settings, e.g. {@code tcp}),
- * {@code fffs.bench.rdma.sizes} (bytes, comma-separated), {@code fffs.bench.rdma.bytes} (per file).
+ * {@code fffs.bench.rdma.sizes} (bytes, comma-separated), {@code fffs.bench.rdma.bytes} (per file); and
+ * {@code fffs.bench.rdma.write-into-arena=false} measures the DataNode's staged write path instead (A/B);
+ * {@code fffs.bench.rdma.jfr=DIR} records each child with JFR into {@code DIR/rdma-<setting>.jfr}. Every
+ * {@code fffs.bench.rdma.*} property is passed on to the child JVMs.
  */
 public final class RdmaBenchmark {
   static final String USAGE = "usage: bin/fffs bench rdma [--quick] [--out DIR]";
@@ -118,6 +121,7 @@ public final class RdmaBenchmark {
       }
     }
     print(lines, bytes, reps);
+    printCpu(lines);
     writeCsv(args, lines);
     plot(args, lines);
     return summary(lines, bytes, reps);
@@ -153,8 +157,14 @@ public final class RdmaBenchmark {
     List<String> command = new ArrayList<>(List.of(
         Paths.get(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx2g",
         "-Djava.awt.headless=true"));
-    for (String property : new String[] {"fffs.home", "log4j.configuration"}) {
-      if (System.getProperty(property) != null) {
+    String jfr = System.getProperty("fffs.bench.rdma.jfr");
+    if (jfr != null) { // diagnosis: a flight recording of each child, DIR/rdma-<setting>.jfr
+      command.add("-XX:StartFlightRecording=settings=profile,filename=" + Paths.get(jfr, "rdma-" + setting.label()
+          + ".jfr"));
+    }
+    for (String property : System.getProperties().stringPropertyNames()) {
+      if (property.equals("fffs.home") || property.equals("log4j.configuration")
+          || property.startsWith("fffs.bench.rdma.")) {
         command.add("-D" + property + "=" + System.getProperty(property));
       }
     }
@@ -205,15 +215,30 @@ public final class RdmaBenchmark {
     }
   }
 
+  private static void printCpu(List<Line> lines) {
+    System.out.printf(Locale.ROOT, "%nCPU seconds per GB (this child JVM, all threads: client, NameNode,"
+        + " DataNode)%n%n");
+    System.out.println("| UCX_TLS | size | FFFS-UCX write | raw GET d1 | FFFS-TCP write | FFFS-UCX read"
+        + " | raw PUT d1 | FFFS-TCP read |");
+    System.out.println("|---|---|---|---|---|---|---|---|");
+    for (Line l : lines) {
+      System.out.printf(Locale.ROOT, "| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |%n", l.setting(),
+          size(l.size()), l.ucx().writeCpu(), l.raw1().writeCpu(), l.tcp().writeCpu(), l.ucx().readCpu(),
+          l.raw1().readCpu(), l.tcp().readCpu());
+    }
+  }
+
   private static void writeCsv(BenchArgs args, List<Line> lines) throws IOException {
     Report csv = new Report("ucx_tls", "size_bytes", "fffs_ucx_write_gbps", "fffs_ucx_read_gbps",
         "raw_get_d1_gbps", "raw_get_d4_gbps", "raw_put_d1_gbps", "raw_put_d4_gbps", "fffs_tcp_write_gbps",
         "fffs_tcp_read_gbps", "ucx_write_of_raw", "ucx_read_of_raw", "ucx_over_tcp_write", "ucx_over_tcp_read",
-        "verified");
+        "verified", "fffs_ucx_write_cpu_s_per_gb", "fffs_ucx_read_cpu_s_per_gb", "raw_get_d1_cpu_s_per_gb",
+        "raw_put_d1_cpu_s_per_gb", "fffs_tcp_write_cpu_s_per_gb", "fffs_tcp_read_cpu_s_per_gb");
     for (Line l : lines) {
       csv.row(l.setting(), l.size(), l.ucx().write(), l.ucx().read(), l.raw1().write(), l.raw4().write(),
           l.raw1().read(), l.raw4().read(), l.tcp().write(), l.tcp().read(), l.writeOfRaw(), l.readOfRaw(),
-          l.ucx().write() / l.tcp().write(), l.ucx().read() / l.tcp().read(), l.verified());
+          l.ucx().write() / l.tcp().write(), l.ucx().read() / l.tcp().read(), l.verified(), l.ucx().writeCpu(),
+          l.ucx().readCpu(), l.raw1().writeCpu(), l.raw1().readCpu(), l.tcp().writeCpu(), l.tcp().readCpu());
     }
     csv.writeCsv(args.csv());
   }

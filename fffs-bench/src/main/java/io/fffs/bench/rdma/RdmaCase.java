@@ -27,19 +27,29 @@ public final class RdmaCase {
   static final String PREFIX = "RDMA-ROW ";
 
   /**
-   * One measurement: which system, the transfer size, write and read GB/s (for the raw loop: GET and PUT), and
-   * whether the bytes were verified.
+   * One measurement: which system, the transfer size, write and read GB/s (for the raw loop: GET and PUT), the
+   * CPU seconds this JVM (every thread) spent per GB written and read, and whether the bytes were verified. CPU per
+   * GB depends far less on the machine's load than GB/s does: it says what a transfer costs.
    */
-  record Row(String system, int size, double write, double read, boolean verified) {
+  record Row(String system, int size, double write, double read, double writeCpu, double readCpu,
+      boolean verified) {
     String line() {
-      return String.format(Locale.ROOT, "%s%s %d %.6f %.6f %b", PREFIX, system, size, write, read, verified);
+      return String.format(Locale.ROOT, "%s%s %d %.6f %.6f %.6f %.6f %b", PREFIX, system, size, write, read,
+          writeCpu, readCpu, verified);
     }
 
     static Row parse(String line) {
       String[] f = line.substring(PREFIX.length()).trim().split(" ");
       return new Row(f[0], Integer.parseInt(f[1]), Double.parseDouble(f[2]), Double.parseDouble(f[3]),
-          Boolean.parseBoolean(f[4]));
+          Double.parseDouble(f[4]), Double.parseDouble(f[5]), Boolean.parseBoolean(f[6]));
     }
+  }
+
+  /** CPU nanoseconds of this process so far (all threads), or 0 where the JVM cannot say. */
+  static long cpuNanos() {
+    java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory
+        .getOperatingSystemMXBean();
+    return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : 0;
   }
 
   static final String FFFS_UCX = "fffs-ucx";
@@ -101,6 +111,7 @@ public final class RdmaCase {
     byte[] data = FileIo.randomBytes(size, size);
     byte[] buffer = new byte[size];
     double[][] sums = new double[4][2]; // nanoseconds per system and direction: rates combine as bytes over time
+    double[][] cpu = new double[4][2]; // CPU nanoseconds per system and direction
     boolean[] verified = {true, true, true, true};
     String[] systems = {FFFS_UCX, RAW_DEPTH_1, RAW_DEPTH_4, FFFS_TCP};
     try (FileSystem ucx = fffs.client("ucx", size); FileSystem tcp = fffs.client("tcp", size)) {
@@ -113,13 +124,19 @@ public final class RdmaCase {
             FileSystem fs = s == 0 ? ucx : tcp;
             org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path("/rdma/" + systems[s] + "-" + size
                 + "-" + rep);
+            long c0 = cpuNanos();
             write = FffsTransfers.write(fs, path, bytes, data);
+            long c1 = cpuNanos();
             read = FffsTransfers.read(fs, path, bytes, buffer);
+            cpu[s][0] += c1 - c0;
+            cpu[s][1] += cpuNanos() - c1;
             verified[s] &= FffsTransfers.verify(fs, path, bytes, data);
           } else {
             RawUcxLoop.Result r = raw.run(size, bytes, s == 1 ? 1 : RAW_DEPTH);
             write = r.getGbps();
             read = r.putGbps();
+            cpu[s][0] += r.getCpuNanos();
+            cpu[s][1] += r.putCpuNanos();
             verified[s] &= r.verified();
           }
           sums[s][0] += bytes / write;
@@ -132,7 +149,8 @@ public final class RdmaCase {
     List<Row> rows = new ArrayList<>();
     double total = (double) bytes * reps;
     for (int s = 0; s < systems.length; s++) {
-      rows.add(new Row(systems[s], size, total / sums[s][0], total / sums[s][1], verified[s]));
+      rows.add(new Row(systems[s], size, total / sums[s][0], total / sums[s][1], cpu[s][0] / total,
+          cpu[s][1] / total, verified[s])); // CPU ns per byte = CPU s per GB
     }
     return rows;
   }

@@ -52,6 +52,11 @@ class RdmaBenchmarkTest {
       assertTrue(rate > 0 && Double.isFinite(rate), "column " + i + " of " + csv.get(1));
     }
     assertEquals("true", row[14]);
+    assertEquals(21, row.length, csv.get(1));
+    for (int i = 15; i < row.length; i++) {
+      double cpuPerGb = Double.parseDouble(row[i]);
+      assertTrue(cpuPerGb >= 0 && Double.isFinite(cpuPerGb), "CPU column " + i + " of " + csv.get(1));
+    }
     assertTrue(Files.size(args.png()) > 0);
   }
 }
