@@ -37,13 +37,14 @@ import org.slf4j.LoggerFactory;
  * acknowledged in order — and for each one refuses it if its stream already failed or the NameNode said this node
  * is unhealthy, then:
  * <ul>
- *   <li><b>into the arena</b> (default, {@code fffs.rdma.datanode.write-into-arena}): reserves the arena pages the
- *       write will occupy ({@link PageReservation}: the store's checks run here, and the previous version's bytes
- *       are copied around an unaligned range), GETs the packet from the client's registered buffer straight into
- *       them — one GET per run of adjacent pages (a write has one run, or two where it straddles an arena file;
- *       the arena files are registered once, {@link MappedFiles}) — checks its CRC32C per 512-byte chunk, merges
- *       the client's HLC ({@code CLOCK_SKEW}) and commits; any failure releases the pages, so nothing of the write
- *       becomes visible;</li>
+ *   <li><b>into the arena</b> (default, {@code fffs.rdma.datanode.write-into-arena}): merges the client's HLC
+ *       ({@code CLOCK_SKEW}), reserves the arena pages the write will occupy ({@link PageReservation}: the store's
+ *       checks run here, and the previous version's bytes are copied around an unaligned range), GETs the packet
+ *       from the client's registered buffer straight into them — one GET per run of adjacent pages (a write has
+ *       one run, or two where it straddles an arena file; the arena files are registered once,
+ *       {@link MappedFiles}) — checks its CRC32C per 512-byte chunk on the pages and commits; any failure releases
+ *       the pages, so nothing of the write becomes visible. (When a write has two faults this path may report
+ *       a different one than TCP, which checks the CRCs first, on arrival.)</li>
  *   <li><b>staged</b> (the switch off, or a store that cannot reserve): the event loop takes a registered staging
  *       buffer on arrival, if one is free, and has the worker GET the packet into it at once, so fetches overlap;
  *       the applier waits for the bytes, checks the CRCs, merges the HLC and copies them in with
@@ -210,11 +211,12 @@ final class UcxWriteApplier {
   }
 
   /**
-   * Reserves the write's pages, GETs the bytes into them, checks the CRCs, merges the HLC and commits; null (and
+   * Merges the HLC, reserves the write's pages, GETs the bytes into them, checks the CRCs and commits; null (and
    * the staged path from now on) if the store cannot reserve pages. Any failure releases the pages.
    */
   private WriteResult intoArena(Job job, WriteOptions options) throws FffsException {
     WriteRequestProto request = job.request;
+    clock.merge(HlcTimestamp.fromProto(job.hlc)); // before the store's checks, as on TCP
     PageReservation reservation;
     try {
       reservation = store.reserve(request.getBlockId(), request.getOffset(), job.descriptor.length(), options);
@@ -229,7 +231,6 @@ final class UcxWriteApplier {
     try (reservation) {
       getInto(job, reservation);
       verify(request, reservation.bytes(), job);
-      clock.merge(HlcTimestamp.fromProto(job.hlc));
       return reservation.commit();
     }
   }

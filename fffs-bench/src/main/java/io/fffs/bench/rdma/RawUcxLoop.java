@@ -184,7 +184,7 @@ final class RawUcxLoop implements AutoCloseable {
   }
 
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     clientKey.close();
     UcpRequest closing = endpoint.closeNonBlockingForce();
     for (int i = 0; i < 1000 && closing != null && !closing.isCompleted(); i++) {
@@ -196,7 +196,11 @@ final class RawUcxLoop implements AutoCloseable {
     }
     running = false;
     clientWorker.signal();
-    clientThread.join(5000);
+    try {
+      clientThread.join(5000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // close the rest anyway: the thread is a daemon
+    }
     serverMemory.deregister();
     clientMemory.deregister();
     serverWorker.close();

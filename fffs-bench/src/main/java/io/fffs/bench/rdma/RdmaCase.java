@@ -124,12 +124,23 @@ public final class RdmaCase {
             FileSystem fs = s == 0 ? ucx : tcp;
             org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path("/rdma/" + systems[s] + "-" + size
                 + "-" + rep);
+            ThreadCpu writeThreads = ThreadCpu.enabled() ? new ThreadCpu() : null;
             long c0 = cpuNanos();
             write = FffsTransfers.write(fs, path, bytes, data);
             long c1 = cpuNanos();
-            read = FffsTransfers.read(fs, path, bytes, buffer);
             cpu[s][0] += c1 - c0;
-            cpu[s][1] += cpuNanos() - c1;
+            if (writeThreads != null) {
+              Progress.say("[%s] %s %s write, CPU s/GB by thread: %s", label, RdmaBenchmark.size(size),
+                  systems[s], writeThreads.top(bytes, 8));
+            }
+            ThreadCpu readThreads = ThreadCpu.enabled() ? new ThreadCpu() : null;
+            long c2 = cpuNanos();
+            read = FffsTransfers.read(fs, path, bytes, buffer);
+            cpu[s][1] += cpuNanos() - c2;
+            if (readThreads != null) {
+              Progress.say("[%s] %s %s read, CPU s/GB by thread: %s", label, RdmaBenchmark.size(size),
+                  systems[s], readThreads.top(bytes, 8));
+            }
             verified[s] &= FffsTransfers.verify(fs, path, bytes, data);
           } else {
             RawUcxLoop.Result r = raw.run(size, bytes, s == 1 ? 1 : RAW_DEPTH);
