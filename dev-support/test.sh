@@ -18,28 +18,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
 fi
 
-# UCX for the RDMA transport's tests (fffs-rdma, docs/rdma.md): jucx 1.18.1 needs UCP API 1.18; Debian's libucx0
-# is 1.13.1 (it works, but warns on every context and lacks UCX_MM_ERROR_HANDLING). UCX 1.18.1 comes as the PyPI
-# wheel libucx-cu12 (no CUDA needed); it is unpacked under ~/.cache/fffs and reaches only the forked test JVMs of
-# fffs-rdma, through LD_LIBRARY_PATH (the pom's fffs.ucx.lib). Nothing is installed system-wide.
-ucx_home="${FFFS_UCX_HOME:-$HOME/.cache/fffs/ucx-1.18.1}"
-if [ ! -e "$ucx_home/lib/libucp.so.0" ]; then
-  echo "test.sh: installing UCX 1.18.1 (PyPI wheel libucx-cu12) into $ucx_home" >&2
-  if ! python3 -m pip --version >/dev/null 2>&1; then
-    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-pip
-  fi
-  ucx_tmp="$(mktemp -d)"
-  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
-    libucx-cu12==1.18.1 -d "$ucx_tmp"
-  python3 -m zipfile -e "$ucx_tmp"/libucx_cu12-1.18.1-*.whl "$ucx_tmp/wheel"
-  mkdir -p "$ucx_home"
-  rm -rf "$ucx_home/lib" "$ucx_home/bin"
-  cp -R "$ucx_tmp/wheel/libucx/lib" "$ucx_tmp/wheel/libucx/bin" "$ucx_home/"
-  find "$ucx_home" \( -name "*.a" -o -name "*.la" \) -delete
-  chmod -R a+rX "$ucx_home" && chmod a+x "$ucx_home"/bin/*
-  rm -rf "$ucx_tmp"
-fi
+# UCX 1.18.1 for the RDMA transport's tests, under ~/.cache/fffs; only fffs-rdma's and fffs-bench's forked JVMs
+# get it (the poms' fffs.ucx.lib).
+ucx_home="$(bash dev-support/install-ucx.sh)"
 
 exec mvn -B -ntp verify -Dfffs.ucx.lib="$ucx_home/lib" "$@"

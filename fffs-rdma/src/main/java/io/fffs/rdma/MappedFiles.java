@@ -10,9 +10,10 @@ import org.openucx.jucx.ucp.UcpMemory;
 
 /**
  * The DataNode's arena files, mapped and registered with UCX on first use and kept so until the server stops, so
- * that a read's pages are PUT straight from the arena (no copy). The arena's files have a fixed size and its pages
- * never change once written (DESIGN.md §5), so a second read-only mapping of the same tmpfs file sees exactly the
- * bytes a {@code ReadView} names. Only the worker loop's thread uses this class.
+ * that a read's pages are PUT straight from the arena and a write's bytes are GET straight into the pages reserved
+ * for it (no copy either way). The mapping is a second shared mapping of the same tmpfs file, so it sees exactly
+ * the bytes of the store's own mapping; it is writable for the GETs, which land only in pages a
+ * {@code PageReservation} holds. Thread-safe.
  */
 final class MappedFiles {
   /** A registered file: its mapping and the mapping's address. */
@@ -30,7 +31,7 @@ final class MappedFiles {
   synchronized Mapped of(FileChannel channel) throws IOException {
     Mapped mapped = files.get(channel);
     if (mapped == null) {
-      MappedByteBuffer map = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size());
+      MappedByteBuffer map = channel.map(FileChannel.MapMode.READ_WRITE, 0, channel.size());
       UcpMemory memory = loop.register(map);
       mapped = new Mapped(map, memory.getAddress());
       files.put(channel, mapped);

@@ -39,6 +39,14 @@ public final class RdmaConfigKeys {
   public static final String SG_ENTRIES_KEY = "fffs.rdma.sg-entries";
   public static final int SG_ENTRIES_DEFAULT = 16;
 
+  /**
+   * Whether a DataNode GETs a write's bytes straight into the arena pages reserved for it (true) or into a
+   * registered staging buffer that the store then copies from (false: fetches of queued writes overlap, at the
+   * cost of a copy).
+   */
+  public static final String WRITE_INTO_ARENA_KEY = "fffs.rdma.datanode.write-into-arena";
+  public static final boolean WRITE_INTO_ARENA_DEFAULT = true;
+
   /** Port of the DataNode's UCX side channel (control messages); 0 picks a free one. */
   public static final String SERVER_PORT_KEY = "fffs.rdma.datanode.port";
   public static final int SERVER_PORT_DEFAULT = 0;
@@ -75,6 +83,10 @@ public final class RdmaConfigKeys {
 
   public static int sgEntries(Configuration conf) {
     return atLeastOne(SG_ENTRIES_KEY, conf.getInt(SG_ENTRIES_KEY, SG_ENTRIES_DEFAULT));
+  }
+
+  public static boolean writeIntoArena(Configuration conf) {
+    return conf.getBoolean(WRITE_INTO_ARENA_KEY, WRITE_INTO_ARENA_DEFAULT);
   }
 
   public static int serverPort(Configuration conf) {

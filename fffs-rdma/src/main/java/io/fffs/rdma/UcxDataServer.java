@@ -67,7 +67,8 @@ final class UcxDataServer implements ServerTransportProvider.Server {
       RegisteredBuffers staging = new RegisteredBuffers(loop, RdmaConfigKeys.serverBuffers(conf),
           RdmaConfigKeys.bufferSize(conf));
       MappedFiles arena = new MappedFiles(loop);
-      writes = new UcxWriteApplier(store, clock, unhealthyReason, listener, loop, staging, timeout);
+      writes = new UcxWriteApplier(store, clock, unhealthyReason, listener, loop, staging, arena,
+          RdmaConfigKeys.writeIntoArena(conf), timeout);
       readers = Executors.newFixedThreadPool(RdmaConfigKeys.serverReadThreads(conf),
           new DefaultThreadFactory("fffs-ucx-read", true));
       UcxReadService reads = new UcxReadService(store, clock, readers, loop, arena, staging,
@@ -86,9 +87,9 @@ final class UcxDataServer implements ServerTransportProvider.Server {
           })
           .bind(new InetSocketAddress(host, RdmaConfigKeys.serverPort(conf))).syncUninterruptibly().channel();
       UcxDataServer server = new UcxDataServer(loop, staging, arena, writes, readers, boss, workers, channel);
-      LOG.info("UCX server on side channel {}: {} staging buffers of {} bytes, {} one-sided operations per batch",
-          channel.localAddress(), RdmaConfigKeys.serverBuffers(conf), RdmaConfigKeys.bufferSize(conf),
-          RdmaConfigKeys.sgEntries(conf));
+      LOG.info("UCX server on side channel {}: {} staging buffers of {} bytes, {} one-sided operations per batch,"
+          + " writes {}", channel.localAddress(), RdmaConfigKeys.serverBuffers(conf), RdmaConfigKeys.bufferSize(conf),
+          RdmaConfigKeys.sgEntries(conf), RdmaConfigKeys.writeIntoArena(conf) ? "into arena pages" : "staged");
       return server;
     } catch (IOException | RuntimeException e) {
       if (boss != null) {

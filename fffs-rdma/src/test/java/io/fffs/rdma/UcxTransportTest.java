@@ -1,6 +1,7 @@
 package io.fffs.rdma;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fffs.client.data.BlockWriter;
 import io.fffs.client.data.DataTransferClient;
@@ -55,6 +56,40 @@ class UcxTransportTest extends TransportSuite {
       assertThat(f.datanode.serverStats().writes.sum()).isGreaterThan(0);
       assertThat(read(client, f.datanode.datanodeId(), 3, 0, data.length, io.fffs.common.time.TimeSpec.latest()))
           .isEqualTo(data);
+    }
+  }
+
+  /**
+   * The DataNode's staging buffers (4 KiB) are far smaller than the client's packets (256 KiB): into the arena the
+   * writes go through anyway (no staging buffer is involved), staged they are refused with a clear error and
+   * nothing is written.
+   */
+  @Test
+  void writesLandInArenaPagesNotInStagingBuffers() throws Exception {
+    try (TransportFixture f = new TransportFixture(dir, "ucx")) {
+      f.conf.setLong(RdmaConfigKeys.BUFFER_SIZE_KEY, 4096);
+      f.start();
+      Configuration clientConf = new Configuration(f.conf);
+      clientConf.setLong(RdmaConfigKeys.BUFFER_SIZE_KEY, 256 * 1024);
+      clientConf.setLong(io.fffs.client.data.DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, 256 * 1024);
+      DataTransferClient client = f.client(clientConf);
+      byte[] data = randomBytes(new Random(5), 600_000);
+      try (BlockWriter writer = client.openWriter(f.datanode.datanodeId(), 4, OPTIONS)) {
+        writer.write(0, ByteBuffer.wrap(data));
+      }
+      assertThat(read(client, f.datanode.datanodeId(), 4, 0, data.length, io.fffs.common.time.TimeSpec.latest()))
+          .isEqualTo(data);
+
+      f.conf.setBoolean(RdmaConfigKeys.WRITE_INTO_ARENA_KEY, false);
+      f.restart();
+      DataTransferClient staged = f.client(clientConf);
+      BlockWriter writer = staged.openWriter(f.datanode.datanodeId(), 5, OPTIONS);
+      writer.write(0, ByteBuffer.wrap(data));
+      assertThatThrownBy(writer::close).isInstanceOfSatisfying(io.fffs.common.error.FffsException.class, e -> {
+        assertThat(e.code()).isEqualTo(io.fffs.common.error.ErrorCode.INVALID_ARGUMENT);
+        assertThat(e.detail()).contains(RdmaConfigKeys.BUFFER_SIZE_KEY);
+      });
+      assertThat(f.datanode.store().info(5, io.fffs.common.time.TimeSpec.latest()).exists()).isFalse();
     }
   }
 

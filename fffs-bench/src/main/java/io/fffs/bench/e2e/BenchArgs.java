@@ -11,11 +11,11 @@ import java.nio.file.Paths;
  * @param out where {@code <name>.csv} and {@code <name>.png} go
  * @param command the command as a user types it (for the summary line)
  */
-record BenchArgs(String name, boolean quick, Path out, String command) {
+public record BenchArgs(String name, boolean quick, Path out, String command) {
   static final String USAGE = "usage: bin/fffs bench " + String.join("|", EndToEndBenchmark.NAMES)
       + " [--quick] [--out DIR]";
 
-  static BenchArgs parse(String[] args) {
+  public static BenchArgs parse(String[] args) {
     if (args.length == 0) {
       throw new IllegalArgumentException(USAGE);
     }
@@ -40,11 +40,11 @@ record BenchArgs(String name, boolean quick, Path out, String command) {
     return new BenchArgs(args[0], quick, out, command.toString());
   }
 
-  Path csv() {
+  public Path csv() {
     return out.resolve(name + ".csv");
   }
 
-  Path png() {
+  public Path png() {
     return out.resolve(name + ".png");
   }
 }

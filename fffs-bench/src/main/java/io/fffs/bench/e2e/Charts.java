@@ -17,10 +17,10 @@ import org.knowm.xchart.style.Styler.LegendPosition;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /** XChart helpers: line charts with titled axes and a legend, saved as one PNG (several charts side by side). */
-final class Charts {
+public final class Charts {
   private Charts() {}
 
-  static XYChart xy(String title, String xTitle, String yTitle) {
+  public static XYChart xy(String title, String xTitle, String yTitle) {
     XYChart chart = new XYChartBuilder().width(820).height(560).title(title).xAxisTitle(xTitle).yAxisTitle(yTitle)
         .build();
     chart.getStyler().setLegendPosition(LegendPosition.InsideNW);
@@ -30,13 +30,13 @@ final class Charts {
   }
 
   /** A series with markers; a baseline's series (its name starts with "HDFS") is dashed. */
-  static void line(XYChart chart, String name, double[] x, double[] y) {
+  public static void line(XYChart chart, String name, double[] x, double[] y) {
     XYSeries series = chart.addSeries(name, x, y);
     series.setMarker(SeriesMarkers.CIRCLE);
     dashBaseline(name, series);
   }
 
-  static void plain(XYChart chart, String name, double[] x, double[] y) {
+  public static void plain(XYChart chart, String name, double[] x, double[] y) {
     XYSeries series = chart.addSeries(name, x, y);
     series.setMarker(SeriesMarkers.NONE);
     dashBaseline(name, series);
@@ -48,7 +48,7 @@ final class Charts {
     }
   }
 
-  static CategoryChart bars(String title, String xTitle, String yTitle) {
+  public static CategoryChart bars(String title, String xTitle, String yTitle) {
     CategoryChart chart = new CategoryChartBuilder().width(820).height(560).title(title).xAxisTitle(xTitle)
         .yAxisTitle(yTitle).build();
     chart.getStyler().setLegendPosition(LegendPosition.InsideNW);
@@ -56,7 +56,7 @@ final class Charts {
     return chart;
   }
 
-  static void save(Path png, List<? extends Chart<?, ?>> charts) throws IOException {
+  public static void save(Path png, List<? extends Chart<?, ?>> charts) throws IOException {
     Files.createDirectories(png.toAbsolutePath().getParent());
     String name = png.toString().replaceFirst("\\.png$", "");
     if (charts.size() == 1) {

@@ -18,7 +18,7 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
  * fsync'd before a mutation is acknowledged. Each cluster lives under its own directory of the run's temporary
  * directory, which {@link #deleteRecursively} removes at the end.
  */
-final class Clusters {
+public final class Clusters {
   static final long BLOCK_SIZE = 64L << 20;
 
   private Clusters() {}
@@ -27,7 +27,7 @@ final class Clusters {
    * An FFFS cluster with {@code memoryCapacity} bytes of arena; waits until the arena is pre-touched so that the
    * background touch does not compete with the measurement.
    */
-  static MiniFffsCluster fffs(Path dir, Configuration extra, long memoryCapacity) throws IOException {
+  public static MiniFffsCluster fffs(Path dir, Configuration extra, long memoryCapacity) throws IOException {
     Configuration conf = new Configuration(extra);
     conf.setLong(NameNodeConfigKeys.BLOCK_SIZE_KEY, BLOCK_SIZE);
     conf.setInt(NameNodeConfigKeys.REPLICATION_KEY, 1);
@@ -96,7 +96,7 @@ final class Clusters {
   }
 
   /** A new FFFS client whose configuration adds {@code key=value} pairs to the cluster's. */
-  static FileSystem client(MiniFffsCluster cluster, String... keyValues) throws IOException {
+  public static FileSystem client(MiniFffsCluster cluster, String... keyValues) throws IOException {
     Configuration conf = cluster.getConfiguration();
     set(conf, keyValues);
     return FileSystem.newInstance(cluster.getURI(), conf);

@@ -10,18 +10,18 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /** Timed whole-file writes and reads through the Hadoop {@code FileSystem} API, the same code for every system. */
-final class FileIo {
+public final class FileIo {
   private FileIo() {}
 
   /** Incompressible bytes, the same for every system. */
-  static byte[] randomBytes(int size, long seed) {
+  public static byte[] randomBytes(int size, long seed) {
     byte[] bytes = new byte[size];
     new Random(seed).nextBytes(bytes);
     return bytes;
   }
 
   /** Creates {@code path} and writes {@code total} bytes in {@code write}-sized calls, then closes it. GB/s. */
-  static double write(FileSystem fs, Path path, long total, byte[] write) throws IOException {
+  public static double write(FileSystem fs, Path path, long total, byte[] write) throws IOException {
     long start = System.nanoTime();
     try (FSDataOutputStream out = fs.create(path, true)) {
       for (long n = 0; n < total; n += write.length) {
@@ -46,7 +46,7 @@ final class FileIo {
     return n / (double) nanos;
   }
 
-  static double read(FileSystem fs, Path path, long expected, byte[] buffer) throws IOException {
+  public static double read(FileSystem fs, Path path, long expected, byte[] buffer) throws IOException {
     long start = System.nanoTime();
     return readAll(fs.open(path), expected, buffer, start);
   }
@@ -55,7 +55,7 @@ final class FileIo {
    * Warms the JIT up on both paths of one system (write then read {@code bytes} in 64 KiB calls to a scratch file),
    * so that the first measured phase of a run does not pay for compilation. Not measured.
    */
-  static void warmUp(FileSystem fs, long bytes) throws IOException {
+  public static void warmUp(FileSystem fs, long bytes) throws IOException {
     Path path = new Path("/warm-up/" + System.nanoTime());
     byte[] data = randomBytes(64 << 10, 9);
     write(fs, path, bytes, data);

@@ -10,15 +10,15 @@ import java.util.List;
 import java.util.Locale;
 
 /** What the summary line says about the machine: cores, memory (from /proc), load, Java, date. */
-final class Machine {
+public final class Machine {
   private Machine() {}
 
-  static int cores() {
+  public static int cores() {
     return Runtime.getRuntime().availableProcessors();
   }
 
   /** MemTotal from /proc/meminfo in GiB, or NaN where there is no /proc. */
-  static double memoryGiB() {
+  public static double memoryGiB() {
     try {
       for (String line : Files.readAllLines(Paths.get("/proc/meminfo"))) {
         if (line.startsWith("MemTotal:")) {
@@ -32,7 +32,7 @@ final class Machine {
   }
 
   /** The 1-minute load average from /proc/loadavg, or NaN. */
-  static double loadAverage() {
+  public static double loadAverage() {
     try {
       List<String> lines = Files.readAllLines(Paths.get("/proc/loadavg"));
       return Double.parseDouble(lines.get(0).split(" ")[0]);
@@ -41,12 +41,12 @@ final class Machine {
     }
   }
 
-  static String now() {
+  public static String now() {
     return ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'"));
   }
 
   /** "2 cores, 23.5 GiB, OpenJDK 17.0.15". */
-  static String describe() {
+  public static String describe() {
     return String.format(Locale.ROOT, "%d cores, %.1f GiB, Java %s", cores(), memoryGiB(),
         System.getProperty("java.version"));
   }

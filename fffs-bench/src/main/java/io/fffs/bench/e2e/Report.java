@@ -16,17 +16,17 @@ import java.util.Optional;
  * one-line summary appended to {@code docs/benchmarks.md} under its run-log section, found by walking up from the
  * distribution ({@code fffs.home}) or the working directory.
  */
-final class Report {
+public final class Report {
   static final String LOG_HEADING = "## End-to-end benchmarks: run log";
 
   private final List<String> lines = new ArrayList<>();
 
-  Report(String... header) {
+  public Report(String... header) {
     lines.add(String.join(",", header));
   }
 
   /** One CSV row; strings are quoted, numbers printed with up to 6 significant decimals. */
-  void row(Object... cells) {
+  public void row(Object... cells) {
     StringBuilder b = new StringBuilder();
     for (Object cell : cells) {
       if (b.length() > 0) {
@@ -43,13 +43,13 @@ final class Report {
     lines.add(b.toString());
   }
 
-  void writeCsv(Path file) throws IOException {
+  public void writeCsv(Path file) throws IOException {
     Files.createDirectories(file.toAbsolutePath().getParent());
     Files.write(file, lines, StandardCharsets.UTF_8);
   }
 
   /** Appends {@code - date · command · machine · summary} to docs/benchmarks.md; says where, or why not. */
-  static void appendSummary(BenchArgs args, String summary) {
+  public static void appendSummary(BenchArgs args, String summary) {
     String line = String.format(Locale.ROOT, "- %s · `%s` · %s, load %.1f · %s", Machine.now(), args.command(),
         Machine.describe(), Machine.loadAverage(), summary);
     Optional<Path> doc = findDoc();

@@ -33,6 +33,21 @@ public interface BlockStore extends AutoCloseable {
   WriteResult write(long blockId, long offset, ByteBuffer data, WriteOptions options) throws FffsException;
 
   /**
+   * Reserves the arena pages of a write of {@code length} bytes at {@code offset} for the caller to fill
+   * ({@link PageReservation}); the same checks as {@link #write} run now (nothing is reserved if one fails) except
+   * the user-time check, which needs the bytes and runs at commit. Holds the block's writer lock until the
+   * reservation is committed or closed, on this thread.
+   *
+   * @throws FffsException as {@link #write}; {@code INVALID_ARGUMENT} for {@code length < 1};
+   *     {@code UNSUPPORTED} if this store cannot reserve pages (then use {@link #write})
+   */
+  default PageReservation reserve(long blockId, long offset, int length, WriteOptions options)
+      throws FffsException {
+    throw new FffsException(io.fffs.common.error.ErrorCode.UNSUPPORTED, "this block store cannot reserve pages for"
+        + " a write; write the bytes with write()");
+  }
+
+  /**
    * Cuts the block to {@code newLength} (at most its length).
    *
    * @throws FffsException {@code NOT_FOUND} if the block does not exist; {@code INVALID_ARGUMENT} for a length

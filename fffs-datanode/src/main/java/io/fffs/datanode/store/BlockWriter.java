@@ -47,11 +47,64 @@ final class BlockWriter {
 
   WriteResult write(Block block, long offset, ByteBuffer data, WriteOptions options)
       throws FffsException, InterruptedException {
+    State state = check(block, offset, data.remaining(), options);
+    int count = data.remaining();
+    UserTimeExtractor.Stream trial = null;
+    long userTime = state.previousUserTime;
+    if (options.userTimeExtractor() != null) {
+      trial = streamFor(block, options.userTimeExtractor()).copy();
+      userTime = checkUserTimes(block, trial, data, state.previousUserTime);
+    }
+    if (count == 0 && state.exists) {
+      return new WriteResult(HlcTimestamp.valueOf(block.log().hlc(state.last)), state.length, state.last);
+    }
+    int pages = Pages.covering(offset, count, pageSize);
+    long firstSeq = pages == 0 ? BlockLog.NONE : arena.allocate(pages);
+    try {
+      fillPages(block, state.exists ? state.last : -1, state.length, offset, data, firstSeq, pages);
+    } catch (FffsException | RuntimeException e) {
+      if (pages > 0) {
+        arena.release(firstSeq, pages);
+      }
+      throw e;
+    }
+    return publish(block, state, offset, count, userTime, firstSeq, trial, options);
+  }
+
+  /**
+   * Reserves the pages of a write of {@code count} bytes (≥ 1) that the caller fills ({@link PageReservation}):
+   * the write's checks, then allocation, then the previous version's bytes (or zeros) copied around the write's
+   * range in its partly covered first and last pages. {@code unlock} releases the block's writer lock; the
+   * reservation calls it once, when committed or closed.
+   */
+  PageReservation reserve(Block block, long offset, int count, WriteOptions options, Runnable unlock)
+      throws FffsException, InterruptedException {
+    if (count < 1) {
+      throw new FffsException(ErrorCode.INVALID_ARGUMENT, "cannot reserve pages for a write of " + count
+          + " bytes to block " + block.id() + "; write at least one byte");
+    }
+    State state = check(block, offset, count, options);
+    int pages = Pages.covering(offset, count, pageSize);
+    long firstSeq = arena.allocate(pages);
+    try {
+      fillAround(block, state.exists ? state.last : -1, state.length, offset, count, firstSeq, pages);
+      return new Reservation(block, state, offset, count, options, firstSeq, pages, regions(offset, count,
+          firstSeq, pages), unlock);
+    } catch (FffsException | RuntimeException e) {
+      arena.release(firstSeq, pages);
+      throw e;
+    }
+  }
+
+  /** The block's latest state, as a write's checks saw it. */
+  private record State(boolean exists, int last, long length, long previousUserTime) {}
+
+  /** The checks of a write of {@code count} bytes at {@code offset} against the block's latest state. */
+  private State check(Block block, long offset, int count, WriteOptions options) throws FffsException {
     BlockLog log = block.log();
     int last = log.count() - 1;
     boolean exists = log.existsAfter(last);
     long length = exists ? log.lengthAfter(last) : 0;
-    int count = data.remaining();
     long limit = options.blockSize() == 0 ? maxBlockSize : Math.min(options.blockSize(), maxBlockSize);
     if (offset < 0) {
       throw new FffsException(ErrorCode.INVALID_ARGUMENT, "cannot write at negative offset " + offset + " of block "
@@ -70,34 +123,20 @@ final class BlockWriter {
           + " would grow block " + block.id() + " to " + (offset + count) + " bytes, past its block size of "
           + limit + "; start a new block");
     }
-    long previousUserTime = last < 0 ? 0 : log.userTime(last);
-    UserTimeExtractor.Stream trial = null;
-    long userTime = previousUserTime;
-    if (options.userTimeExtractor() != null) {
-      trial = streamFor(block, options.userTimeExtractor()).copy();
-      userTime = checkUserTimes(block, trial, data, previousUserTime);
-    }
-    if (count == 0 && exists) {
-      return new WriteResult(HlcTimestamp.valueOf(log.hlc(last)), length, last);
-    }
-    int pages = Pages.covering(offset, count, pageSize);
-    long firstSeq = pages == 0 ? BlockLog.NONE : arena.allocate(pages);
-    try {
-      fillPages(block, exists ? last : -1, length, offset, data, firstSeq, pages);
-    } catch (FffsException | RuntimeException e) {
-      if (pages > 0) {
-        arena.abandon(firstSeq);
-      }
-      throw e;
-    }
+    return new State(exists, last, length, last < 0 ? 0 : log.userTime(last));
+  }
+
+  /** Stamps and publishes the write's entries (a create entry first for a new block), then queues them. */
+  private WriteResult publish(Block block, State state, long offset, int count, long userTime, long firstSeq,
+      UserTimeExtractor.Stream trial, WriteOptions options) {
     List<EntryMeta> entries = new ArrayList<>(2);
     block.writeLock().lock();
     try {
-      if (!exists) {
-        entries.add(append(block, BlockOp.CREATE, previousUserTime, 0, 0, 0, BlockLog.NONE));
+      if (!state.exists) {
+        entries.add(append(block, BlockOp.CREATE, state.previousUserTime, 0, 0, 0, BlockLog.NONE));
       }
       if (count > 0) {
-        entries.add(append(block, BlockOp.WRITE, userTime, offset, count, Math.max(length, offset + count),
+        entries.add(append(block, BlockOp.WRITE, userTime, offset, count, Math.max(state.length, offset + count),
             firstSeq));
       }
     } finally {
@@ -224,6 +263,155 @@ final class BlockWriter {
         }
       }
       map.put(base + (int) (from - pageStart), data, data.position() + (int) (from - offset), (int) (to - from));
+    }
+  }
+
+  /**
+   * The reserved write's partly covered first and last pages get the previous version's bytes (or zeros) in full;
+   * the caller then overwrites the write's range. Fully covered pages are left for the caller.
+   */
+  private void fillAround(Block block, int baseIndex, long length, long offset, int count, long firstSeq,
+      int pages) throws FffsException {
+    int firstPage = (int) (offset / pageSize);
+    long end = offset + count;
+    for (int j = 0; j < pages; j++) {
+      if (j != 0 && j != pages - 1) {
+        continue;
+      }
+      long pageStart = (long) (firstPage + j) * pageSize;
+      if (offset <= pageStart && end >= pageStart + pageSize) {
+        continue; // covered whole
+      }
+      int slot = arena.slot(firstSeq + j);
+      ByteBuffer map = arena.files().map(slot);
+      int base = arena.files().offsetInFile(slot);
+      if (baseIndex >= 0 && pageStart < length) {
+        reader.copyPage(block, firstPage + j, baseIndex, map, base);
+      } else {
+        for (int i = 0; i < pageSize; i += 8) {
+          map.putLong(base + i, 0L);
+        }
+      }
+    }
+  }
+
+  /** The runs of adjacent slots of the reserved pages, as byte ranges of the write. */
+  private List<PageReservation.Region> regions(long offset, int count, long firstSeq, int pages) {
+    ArenaFiles files = arena.files();
+    List<PageReservation.Region> regions = new ArrayList<>(2);
+    long end = offset + count;
+    int firstPage = (int) (offset / pageSize);
+    int runStart = 0;
+    for (int j = 1; j <= pages; j++) {
+      if (j < pages && files.adjacent(arena.slot(firstSeq + j - 1), arena.slot(firstSeq + j))) {
+        continue;
+      }
+      long from = Math.max(offset, (long) (firstPage + runStart) * pageSize);
+      long to = Math.min(end, (long) (firstPage + j) * pageSize);
+      int slot = arena.slot(firstSeq + runStart);
+      int position = files.offsetInFile(slot) + (int) (from - (long) (firstPage + runStart) * pageSize);
+      regions.add(new PageReservation.Region(files.channel(slot), files.map(slot), position, (int) (to - from),
+          (int) (from - offset)));
+      runStart = j;
+    }
+    return List.copyOf(regions);
+  }
+
+  /** A reservation handed out by {@link #reserve}; used by one thread. */
+  private final class Reservation implements PageReservation {
+    private final Block block;
+    private final State state;
+    private final long offset;
+    private final int count;
+    private final WriteOptions options;
+    private final long firstSeq;
+    private final int pages;
+    private final List<Region> regions;
+    private final Runnable unlock;
+    private boolean done;
+
+    Reservation(Block block, State state, long offset, int count, WriteOptions options, long firstSeq, int pages,
+        List<Region> regions, Runnable unlock) {
+      this.block = block;
+      this.state = state;
+      this.offset = offset;
+      this.count = count;
+      this.options = options;
+      this.firstSeq = firstSeq;
+      this.pages = pages;
+      this.regions = regions;
+      this.unlock = unlock;
+    }
+
+    @Override
+    public long blockId() {
+      return block.id();
+    }
+
+    @Override
+    public long offset() {
+      return offset;
+    }
+
+    @Override
+    public int length() {
+      return count;
+    }
+
+    @Override
+    public List<Region> regions() {
+      return regions;
+    }
+
+    @Override
+    public ByteBuffer bytes() {
+      if (regions.size() == 1) {
+        return regions.get(0).buffer().asReadOnlyBuffer();
+      }
+      ByteBuffer copy = ByteBuffer.allocate(count);
+      for (Region region : regions) {
+        copy.put(region.buffer());
+      }
+      return copy.flip().asReadOnlyBuffer();
+    }
+
+    @Override
+    public WriteResult commit() throws FffsException {
+      if (done) {
+        throw new FffsException(ErrorCode.INVALID_ARGUMENT, "this reservation of block " + block.id()
+            + " was already committed or released");
+      }
+      boolean committed = false;
+      try {
+        UserTimeExtractor.Stream trial = null;
+        long userTime = state.previousUserTime;
+        if (options.userTimeExtractor() != null) {
+          trial = streamFor(block, options.userTimeExtractor()).copy();
+          userTime = checkUserTimes(block, trial, bytes(), state.previousUserTime);
+        }
+        WriteResult result = publish(block, state, offset, count, userTime, firstSeq, trial, options);
+        committed = true;
+        return result;
+      } finally {
+        if (!committed) {
+          arena.release(firstSeq, pages);
+          stats.writesRefused.increment();
+        }
+        done = true;
+        unlock.run();
+      }
+    }
+
+    @Override
+    public void close() {
+      if (!done) {
+        done = true;
+        try {
+          arena.release(firstSeq, pages);
+        } finally {
+          unlock.run();
+        }
+      }
     }
   }
 }

@@ -136,6 +136,27 @@ public final class MultiLogBlockStore implements BlockStore {
   }
 
   @Override
+  public PageReservation reserve(long blockId, long offset, int length, WriteOptions options)
+      throws FffsException {
+    Block block = startMutation(blockId);
+    boolean handedOver = false;
+    try {
+      PageReservation reservation = writer.reserve(block, offset, length, options, block.writerLock()::unlock);
+      handedOver = true;
+      return reservation;
+    } catch (FffsException e) {
+      stats.writesRefused.increment();
+      throw e;
+    } catch (InterruptedException e) {
+      throw interrupted("reserving pages of block " + blockId);
+    } finally {
+      if (!handedOver) {
+        block.writerLock().unlock();
+      }
+    }
+  }
+
+  @Override
   public WriteResult truncate(long blockId, long newLength) throws FffsException {
     Block block = startMutation(blockId);
     try {

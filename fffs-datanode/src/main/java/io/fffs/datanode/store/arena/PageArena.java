@@ -197,6 +197,21 @@ public final class PageArena implements AutoCloseable {
     persisted(firstSeq);
   }
 
+  /**
+   * The {@code count} pages from {@code firstSeq} were never published (a reserved write was not committed): if
+   * they are still the last ones allocated their slots are handed out again at once (the head moves back), else
+   * they are abandoned and leave with the next eviction.
+   */
+  public synchronized void release(long firstSeq, int count) {
+    if (head == firstSeq + count) {
+      head = firstSeq;
+      unpersisted.remove(firstSeq);
+      notifyAll();
+    } else {
+      abandon(firstSeq);
+    }
+  }
+
   /** Wakes every waiting writer with an {@code IO_ERROR} carrying {@code reason}. */
   public synchronized void fail(String reason) {
     if (failure == null) {
