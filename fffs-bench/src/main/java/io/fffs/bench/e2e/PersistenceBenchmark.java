@@ -49,7 +49,13 @@ final class PersistenceBenchmark implements EndToEndBenchmark.Run {
     MiniFffsCluster on = null;
     MiniFffsCluster off = null;
     try {
-      on = Clusters.fffs(tmp.resolve("on"), new Configuration(), arena);
+      Configuration persistence = new Configuration();
+      // -Dfffs.bench.persistence.direct-io=false measures the page-cache path against O_DIRECT in one session.
+      String directIo = System.getProperty("fffs.bench.persistence.direct-io");
+      if (directIo != null) {
+        persistence.set(DataNodeConfigKeys.PERSISTENCE_DIRECT_IO_KEY, directIo);
+      }
+      on = Clusters.fffs(tmp.resolve("on"), persistence, arena);
       Configuration noPersistence = new Configuration();
       noPersistence.setBoolean(DataNodeConfigKeys.PERSISTENCE_ENABLED_KEY, false);
       off = Clusters.fffs(tmp.resolve("off"), noPersistence, arena);
@@ -98,6 +104,9 @@ final class PersistenceBenchmark implements EndToEndBenchmark.Run {
             (stats.bytesPersisted.sum() - bytes0) / 1048576.0 / Math.max(1, n)));
       }
       backpressure = on.getDataNode(0).store().stats().backpressureWaits.sum();
+      int alignment = on.getDataNode(0).store().stats().persistenceDirectIoAlignment;
+      batches.append(alignment > 0 ? "; segment files written with O_DIRECT (" + alignment + " B aligned)"
+          : "; segment files written through the page cache");
     } finally {
       if (off != null) {
         off.close();
