@@ -35,7 +35,10 @@ class CrashRecoveryTest {
   @TempDir
   Path dataDir;
 
-  /** The persistence mode of this run; {@link CrashRecoveryPageCacheTest} runs every test again through the page cache. */
+  /**
+   * The persistence mode of this run; {@link CrashRecoveryPageCacheTest} runs every test again through the page
+   * cache.
+   */
   PersistMode mode() {
     return PersistMode.DIRECT;
   }

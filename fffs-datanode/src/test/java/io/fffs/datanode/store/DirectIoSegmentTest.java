@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.time.TimeSpec;
+import io.fffs.datanode.store.persist.DirectIo;
 import io.fffs.datanode.store.persist.SegmentFormat;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -256,6 +257,21 @@ class DirectIoSegmentTest {
           .hasMessageContaining(file.toString()).hasMessageContaining("version " + (SegmentFormat.VERSION + 1));
       fixture.store = null;
     }
+  }
+
+  @Test
+  void whereTheProbeIsRefusedAutoFallsBackToThePageCacheAndTrueRefusesToStart() throws Exception {
+    // A "directory" below a regular file: the file system refuses the probe (as tmpfs before Linux 6.6 does).
+    Path file = java.nio.file.Files.createFile(dataDir.resolve("not-a-directory"));
+    Path refusing = file.resolve("data");
+    String key = DataNodeConfigKeys.PERSISTENCE_DIRECT_IO_KEY;
+    assertThat(DirectIo.choose(DirectIo.Mode.AUTO, refusing, key)).isZero();
+    assertThat(DirectIo.choose(DirectIo.Mode.FALSE, refusing, key)).isZero();
+    assertThatThrownBy(() -> DirectIo.choose(DirectIo.Mode.TRUE, refusing, key))
+        .isInstanceOfSatisfying(FffsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT))
+        .hasMessageContaining(refusing.toString()).hasMessageContaining(key).hasMessageContaining("auto or false");
+    assertThat(DirectIo.choose(DirectIo.Mode.TRUE, dataDir, key)).isPositive().isEqualTo(
+        DirectIo.choose(DirectIo.Mode.AUTO, dataDir, key));
   }
 
   @Test

@@ -1,6 +1,9 @@
 package io.fffs.datanode.store;
 
-/** {@link MultiThreadedPersistenceTest} again, with segment files written through the page cache instead of O_DIRECT. */
+/**
+ * {@link MultiThreadedPersistenceTest} again, with segment files written through the page cache instead of
+ * O_DIRECT.
+ */
 class MultiThreadedPersistencePageCacheTest extends MultiThreadedPersistenceTest {
   @Override
   PersistMode mode() {

@@ -22,7 +22,10 @@ class MultiThreadedPersistenceTest {
   @TempDir
   Path dataDir;
 
-  /** The persistence mode of this run; {@link MultiThreadedPersistencePageCacheTest} runs every test again through the page cache. */
+  /**
+   * The persistence mode of this run; {@link MultiThreadedPersistencePageCacheTest} runs every test again
+   * through the page cache.
+   */
   PersistMode mode() {
     return PersistMode.DIRECT;
   }

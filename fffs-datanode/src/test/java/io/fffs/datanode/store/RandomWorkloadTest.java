@@ -16,7 +16,10 @@ class RandomWorkloadTest {
   @TempDir
   Path dataDir;
 
-  /** The persistence mode of this run; {@link RandomWorkloadPageCacheTest} runs every test again through the page cache. */
+  /**
+   * The persistence mode of this run; {@link RandomWorkloadPageCacheTest} runs every test again through the page
+   * cache.
+   */
   PersistMode mode() {
     return PersistMode.DIRECT;
   }
