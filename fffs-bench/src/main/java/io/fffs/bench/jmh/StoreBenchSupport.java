@@ -24,6 +24,12 @@ final class StoreBenchSupport implements AutoCloseable {
    * returns; persistence to a temporary directory on disk if {@code persistent}.
    */
   StoreBenchSupport(long capacity, int pageSize, boolean persistent, PhysicalClock clock) throws IOException {
+    this(capacity, pageSize, persistent, clock, DataNodeConfigKeys.PERSISTENCE_DIRECT_IO_DEFAULT);
+  }
+
+  /** As above, with {@code fffs.datanode.persistence.direct-io} set to {@code directIo}. */
+  StoreBenchSupport(long capacity, int pageSize, boolean persistent, PhysicalClock clock, String directIo)
+      throws IOException {
     dataDir = Files.createTempDirectory("fffs-bench-data");
     Configuration conf = new Configuration(false);
     conf.set(DataNodeConfigKeys.MEMORY_DIR_KEY, memoryDir.toString());
@@ -31,6 +37,7 @@ final class StoreBenchSupport implements AutoCloseable {
     conf.setLong(DataNodeConfigKeys.MEMORY_CAPACITY_KEY, capacity);
     conf.setInt(DataNodeConfigKeys.PAGE_SIZE_KEY, pageSize);
     conf.setBoolean(DataNodeConfigKeys.PERSISTENCE_ENABLED_KEY, persistent);
+    conf.set(DataNodeConfigKeys.PERSISTENCE_DIRECT_IO_KEY, directIo);
     store = MultiLogBlockStore.open(conf, new HybridLogicalClock(clock, 250_000));
     long pages = capacity / pageSize;
     while (store.stats().pagesPretouched.sum() < pages) {

@@ -4,6 +4,8 @@ import io.fffs.common.time.PhysicalClock;
 import io.fffs.datanode.store.WriteOptions;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -26,6 +28,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * pre-touched store whose arena holds all of it; with persistence on, the persistence thread writes the same bytes
  * to segment files on the local disk (temporary directory) at the same time, and the writer never waits for it. The
  * backlog is drained after the measurement (in the iteration's tear-down). Milliseconds per round.
+ *
+ * <p>{@code appendUntilDurable} also waits, inside the measurement, until every block is durable ({@code sync}):
+ * the rate at which data reaches the disk, which the persistence thread's cost decides as much as the disk.
+ *
+ * <p>{@code mode}: {@code off} (persistence disabled), {@code direct} (segment files written with O_DIRECT) or
+ * {@code page-cache} (written through the page cache, {@code fffs.datanode.persistence.direct-io=false}).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.SingleShotTime)
@@ -37,8 +45,8 @@ public class StorePersistenceBenchmark {
   static final long ROUND_BYTES = 256L << 20;
   static final long BLOCK_BYTES = 64L << 20;
 
-  @Param({"true", "false"})
-  public boolean persistence;
+  @Param({"direct", "page-cache", "off"})
+  public String mode;
 
   @Param({"131072", "1048576"})
   public int writeSize;
@@ -48,7 +56,8 @@ public class StorePersistenceBenchmark {
 
   @Setup(Level.Iteration)
   public void setUp() throws IOException {
-    support = new StoreBenchSupport(ROUND_BYTES + (8L << 20), 4096, persistence, PhysicalClock.system());
+    support = new StoreBenchSupport(ROUND_BYTES + (8L << 20), 4096, !mode.equals("off"), PhysicalClock.system(),
+        mode.equals("page-cache") ? "false" : "true");
     byte[] bytes = new byte[writeSize];
     ThreadLocalRandom.current().nextBytes(bytes);
     source = ByteBuffer.allocateDirect(writeSize).put(bytes).flip();
@@ -65,6 +74,19 @@ public class StorePersistenceBenchmark {
     long length = 0;
     for (long done = 0; done < ROUND_BYTES; done += writeSize) {
       length += support.store.write(done / BLOCK_BYTES, done % BLOCK_BYTES, source, options).blockLength();
+    }
+    return length;
+  }
+
+  @Benchmark
+  public long appendUntilDurable() throws IOException {
+    long length = append();
+    if (!mode.equals("off")) {
+      List<Long> blocks = new ArrayList<>();
+      for (long block = 0; block * BLOCK_BYTES < ROUND_BYTES; block++) {
+        blocks.add(block);
+      }
+      support.store.sync(blocks);
     }
     return length;
   }

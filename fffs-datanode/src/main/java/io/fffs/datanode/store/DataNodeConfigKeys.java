@@ -52,6 +52,14 @@ public final class DataNodeConfigKeys {
   public static final String PERSISTENCE_BATCH_BYTES_KEY = "fffs.datanode.persistence.batch.bytes";
   public static final long PERSISTENCE_BATCH_BYTES_DEFAULT = 8L << 20;
 
+  /**
+   * How segment files are written: {@code auto} with O_DIRECT (no page-cache copy, no writeback) where the data
+   * directory's file system takes it and through the page cache where it does not; {@code true} O_DIRECT or refuse
+   * to start; {@code false} always through the page cache.
+   */
+  public static final String PERSISTENCE_DIRECT_IO_KEY = "fffs.datanode.persistence.direct-io";
+  public static final String PERSISTENCE_DIRECT_IO_DEFAULT = "auto";
+
   /** Size at which a segment file is closed (footer, fsync) and the next one started. */
   public static final String SEGMENT_FILE_SIZE_KEY = "fffs.datanode.segment.file.size";
   public static final long SEGMENT_FILE_SIZE_DEFAULT = 1L << 30;
@@ -122,6 +130,11 @@ public final class DataNodeConfigKeys {
   public static long persistenceBatchBytes(Configuration conf) {
     return positive(conf, PERSISTENCE_BATCH_BYTES_KEY,
         conf.getLongBytes(PERSISTENCE_BATCH_BYTES_KEY, PERSISTENCE_BATCH_BYTES_DEFAULT));
+  }
+
+  public static io.fffs.datanode.store.persist.DirectIo.Mode persistenceDirectIo(Configuration conf) {
+    return io.fffs.datanode.store.persist.DirectIo.Mode.parse(PERSISTENCE_DIRECT_IO_KEY,
+        conf.get(PERSISTENCE_DIRECT_IO_KEY, PERSISTENCE_DIRECT_IO_DEFAULT));
   }
 
   public static long segmentFileSize(Configuration conf) {

@@ -10,6 +10,7 @@ import io.fffs.datanode.store.arena.PageArena;
 import io.fffs.datanode.store.log.Block;
 import io.fffs.datanode.store.log.BlockLog;
 import io.fffs.datanode.store.log.BlockMap;
+import io.fffs.datanode.store.persist.DirectIo;
 import io.fffs.datanode.store.persist.DirectoryLock;
 import io.fffs.datanode.store.persist.DurabilityTracker;
 import io.fffs.datanode.store.persist.PersistenceService;
@@ -96,7 +97,8 @@ public final class MultiLogBlockStore implements BlockStore {
       if (persistent) {
         persistence = new PersistenceService(dataDir, DataNodeConfigKeys.persistenceThreads(conf),
             DataNodeConfigKeys.persistenceBatchBytes(conf), DataNodeConfigKeys.segmentFileSize(conf), nextFile,
-            arena, tracker, stats);
+            arena, tracker, stats, DirectIo.choose(DataNodeConfigKeys.persistenceDirectIo(conf), dataDir,
+                DataNodeConfigKeys.PERSISTENCE_DIRECT_IO_KEY));
         persistence.start();
       }
       Scrubber scrubber = null;

@@ -27,6 +27,15 @@ public final class StoreStats {
   public final LongAdder bytesPersisted = new LongAdder();
   /** Batched segment writes (one gathering write each). */
   public final LongAdder persistBatches = new LongAdder();
+  /** Of {@link #persistBatches}, those written with O_DIRECT (around the page cache). */
+  public final LongAdder persistDirectBatches = new LongAdder();
+  /** Bytes of padding records written to keep O_DIRECT writes aligned (not in {@link #bytesPersisted}). */
+  public final LongAdder bytesPadded = new LongAdder();
+  /**
+   * How segment files are written, a gauge set once at start-up: the O_DIRECT alignment in bytes, or 0 when they
+   * go through the page cache ({@code fffs.datanode.persistence.direct-io}).
+   */
+  public volatile int persistenceDirectIoAlignment;
   /** fsyncs of segment files. */
   public final LongAdder fsyncs = new LongAdder();
   /** CRC32C mismatches found on reload or recovery. */

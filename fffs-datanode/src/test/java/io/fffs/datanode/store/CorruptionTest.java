@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,10 +28,21 @@ class CorruptionTest {
   @TempDir
   Path dataDir;
 
+  /** The persistence mode of this run; {@link CorruptionPageCacheTest} runs every test again through the page cache. */
+  PersistMode mode() {
+    return PersistMode.DIRECT;
+  }
+
+  @BeforeEach
+  void placeDataDir() {
+    dataDir = mode().dataDir(dataDir);
+  }
+
   /** Where a record starts in a segment file and how many pages it carries. */
   record Record(long offset, int pages) {}
 
-  private static List<Record> records(Path file, int pageSize) throws IOException {
+  /** The entry records of a segment file, padding records skipped. */
+  static List<Record> records(Path file, int pageSize) throws IOException {
     List<Record> records = new ArrayList<>();
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
       long pos = SegmentFormat.HEADER_BYTES;
@@ -38,6 +50,10 @@ class CorruptionTest {
       while (pos + 8 <= channel.size()) {
         prefix.clear();
         channel.read(prefix, pos);
+        if (prefix.getInt(0) == SegmentFormat.PAD_MAGIC) {
+          pos += prefix.getInt(4);
+          continue;
+        }
         if (prefix.getInt(0) != SegmentFormat.ENTRY_MAGIC) {
           break;
         }
@@ -49,13 +65,13 @@ class CorruptionTest {
     return records;
   }
 
-  private static List<Path> segments(Path dir) throws IOException {
+  static List<Path> segments(Path dir) throws IOException {
     try (Stream<Path> files = Files.list(dir)) {
       return files.filter(f -> SegmentFormat.fileNumberOf(f) >= 0).sorted().collect(Collectors.toList());
     }
   }
 
-  private static void flip(Path file, long offset) throws IOException {
+  static void flip(Path file, long offset) throws IOException {
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ByteBuffer one = ByteBuffer.allocate(1);
       channel.read(one, offset);
@@ -64,7 +80,7 @@ class CorruptionTest {
     }
   }
 
-  private static void assertCorrupt(ThrowingCall call, Path file, long offset) {
+  static void assertCorrupt(ThrowingCall call, Path file, long offset) {
     assertThatThrownBy(call::run)
         .isInstanceOfSatisfying(FffsException.class,
             e -> assertThat(e.code()).as(e.getMessage()).isEqualTo(ErrorCode.CORRUPT))
@@ -78,7 +94,7 @@ class CorruptionTest {
 
   @Test
   void aFlippedPageByteIsCorruptWhenThePageIsReloadedAndOtherPagesStillRead() throws Exception {
-    try (StoreFixture fixture = new StoreFixture(dataDir).open()) {
+    try (StoreFixture fixture = new StoreFixture(dataDir, mode()).open()) {
       fixture.store.write(1, 0, bytes(2048, 1), WriteOptions.defaults()); // four 512 B pages
       fixture.restart(); // closes the segment cleanly; after restart every page is on disk only
       Path file = segments(dataDir).get(0);
@@ -99,7 +115,7 @@ class CorruptionTest {
 
   @Test
   void aPageEvictedFromTheArenaIsCheckedWhenItComesBack() throws Exception {
-    try (StoreFixture fixture = new StoreFixture(dataDir)) {
+    try (StoreFixture fixture = new StoreFixture(dataDir, mode())) {
       fixture.conf.setLong(DataNodeConfigKeys.MEMORY_CAPACITY_KEY, 64 * 512);
       fixture.open();
       fixture.store.write(1, 0, bytes(512, 1), WriteOptions.defaults());
@@ -119,7 +135,7 @@ class CorruptionTest {
 
   @Test
   void aFlippedEntryByteInACleanlyClosedFileStopsRecoveryWithFileAndOffset() throws Exception {
-    try (StoreFixture fixture = new StoreFixture(dataDir).open()) {
+    try (StoreFixture fixture = new StoreFixture(dataDir, mode()).open()) {
       fixture.store.write(1, 0, bytes(1000, 1), WriteOptions.defaults());
       fixture.store.write(1, 1000, bytes(1000, 2), WriteOptions.defaults());
       fixture.store.close();
@@ -134,7 +150,7 @@ class CorruptionTest {
 
   @Test
   void aBadRecordFollowedByGoodOnesInAnUnclosedFileIsCorruptNotATornTail() throws Exception {
-    try (StoreFixture fixture = new StoreFixture(dataDir).open()) {
+    try (StoreFixture fixture = new StoreFixture(dataDir, mode()).open()) {
       fixture.store.write(1, 0, bytes(1000, 1), WriteOptions.defaults());
       fixture.store.write(1, 1000, bytes(1000, 2), WriteOptions.defaults());
       fixture.store.close();
@@ -150,7 +166,7 @@ class CorruptionTest {
 
   @Test
   void aTornTailIsCutAndEverythingBeforeItRecovers() throws Exception {
-    try (StoreFixture fixture = new StoreFixture(dataDir).open()) {
+    try (StoreFixture fixture = new StoreFixture(dataDir, mode()).open()) {
       fixture.store.write(1, 0, bytes(1000, 1), WriteOptions.defaults());
       WriteResult lastKept = fixture.store.write(1, 1000, bytes(1000, 2), WriteOptions.defaults());
       fixture.store.write(1, 2000, bytes(1000, 3), WriteOptions.defaults());
@@ -180,7 +196,7 @@ class CorruptionTest {
     }
   }
 
-  private static void removeFooter(Path file) throws IOException {
+  static void removeFooter(Path file) throws IOException {
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
       channel.truncate(channel.size() - SegmentFormat.FOOTER_BYTES);
     }

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -33,6 +34,19 @@ class CrashRecoveryTest {
 
   @TempDir
   Path dataDir;
+
+  /**
+   * The persistence mode of this run; {@link CrashRecoveryPageCacheTest} runs every test again through the page
+   * cache.
+   */
+  PersistMode mode() {
+    return PersistMode.DIRECT;
+  }
+
+  @BeforeEach
+  void placeDataDir() {
+    dataDir = mode().dataDir(dataDir);
+  }
 
   @AfterEach
   void removeInjector() {
@@ -94,7 +108,7 @@ class CrashRecoveryTest {
   void syncedEntriesSurviveACrashAndEverySurvivingStateMatchesTheModel(CrashPoint point) throws Exception {
     boolean perBatch = point == CrashPoint.BEFORE_FSYNC || point == CrashPoint.POWER_LOSS;
     Crasher crasher = new Crasher(point, perBatch ? 12 : 700);
-    try (StoreFixture fixture = new StoreFixture(dataDir)) {
+    try (StoreFixture fixture = new StoreFixture(dataDir, mode())) {
       fixture.open();
       RandomWorkload workload = new RandomWorkload(point.ordinal() * 7919L + 1, fixture.physical);
       Map<Long, Integer> synced = new HashMap<>();

@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,13 +25,23 @@ class EvictionTest {
   @TempDir
   Path dataDir;
 
+  /** The persistence mode of this run; {@link EvictionPageCacheTest} runs every test again through the page cache. */
+  PersistMode mode() {
+    return PersistMode.DIRECT;
+  }
+
+  @BeforeEach
+  void placeDataDir() {
+    dataDir = mode().dataDir(dataDir);
+  }
+
   @AfterEach
   void removeInjector() {
     StoreFaultInjector.set(null);
   }
 
   private StoreFixture fixture() {
-    StoreFixture fixture = new StoreFixture(dataDir);
+    StoreFixture fixture = new StoreFixture(dataDir, mode());
     fixture.conf.setLong(DataNodeConfigKeys.MEMORY_CAPACITY_KEY, (long) ARENA_PAGES * PAGE);
     return fixture;
   }

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,9 +22,22 @@ class MultiThreadedPersistenceTest {
   @TempDir
   Path dataDir;
 
+  /**
+   * The persistence mode of this run; {@link MultiThreadedPersistencePageCacheTest} runs every test again
+   * through the page cache.
+   */
+  PersistMode mode() {
+    return PersistMode.DIRECT;
+  }
+
+  @BeforeEach
+  void placeDataDir() {
+    dataDir = mode().dataDir(dataDir);
+  }
+
   @Test
   void blocksSpreadOverThreadsAndRolledFilesRecoverInLogOrder() throws Exception {
-    try (StoreFixture fixture = new StoreFixture(dataDir)) {
+    try (StoreFixture fixture = new StoreFixture(dataDir, mode())) {
       fixture.conf.setInt(DataNodeConfigKeys.PERSISTENCE_THREADS_KEY, 3);
       fixture.conf.setLong(DataNodeConfigKeys.SEGMENT_FILE_SIZE_KEY, 64 * 1024);
       fixture.conf.setLong(DataNodeConfigKeys.PERSISTENCE_BATCH_BYTES_KEY, 8 * 1024); // files roll between batches

@@ -3,6 +3,7 @@ package io.fffs.datanode.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,9 +16,22 @@ class RandomWorkloadTest {
   @TempDir
   Path dataDir;
 
+  /**
+   * The persistence mode of this run; {@link RandomWorkloadPageCacheTest} runs every test again through the page
+   * cache.
+   */
+  PersistMode mode() {
+    return PersistMode.DIRECT;
+  }
+
+  @BeforeEach
+  void placeDataDir() {
+    dataDir = mode().dataDir(dataDir);
+  }
+
   @Test
   void tenThousandRandomMutationsReadBackAtAnyTimeBeforeAndAfterARestart() throws Exception {
-    try (StoreFixture fixture = new StoreFixture(dataDir)) {
+    try (StoreFixture fixture = new StoreFixture(dataDir, mode())) {
       fixture.conf.setLong(DataNodeConfigKeys.MEMORY_CAPACITY_KEY, 4L << 20);
       fixture.open();
       RandomWorkload workload = new RandomWorkload(20261121L, fixture.physical);

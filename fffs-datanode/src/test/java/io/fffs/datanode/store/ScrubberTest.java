@@ -6,6 +6,7 @@ import io.fffs.datanode.store.persist.SegmentFormat;
 import java.io.RandomAccessFile;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -13,6 +14,16 @@ import org.junit.jupiter.api.io.TempDir;
 class ScrubberTest {
   @TempDir
   Path dataDir;
+
+  /** The persistence mode of this run; {@link ScrubberPageCacheTest} runs every test again through the page cache. */
+  PersistMode mode() {
+    return PersistMode.DIRECT;
+  }
+
+  @BeforeEach
+  void placeDataDir() {
+    dataDir = mode().dataDir(dataDir);
+  }
 
   private static ScrubberStatus awaitStatus(MultiLogBlockStore store, java.util.function.Predicate<ScrubberStatus>
       done) throws InterruptedException {
@@ -28,7 +39,7 @@ class ScrubberTest {
 
   @Test
   void findsFlippedBytesInPersistedSegmentsAndNamesThem() throws Exception {
-    try (StoreFixture fixture = new StoreFixture(dataDir)) {
+    try (StoreFixture fixture = new StoreFixture(dataDir, mode())) {
       fixture.conf.set(DataNodeConfigKeys.SCRUBBER_RATE_KEY, "1g");
       fixture.conf.set(DataNodeConfigKeys.SCRUBBER_INTERVAL_KEY, "50ms");
       fixture.conf.setLong(DataNodeConfigKeys.SEGMENT_FILE_SIZE_KEY, 16 * 1024);
@@ -73,7 +84,7 @@ class ScrubberTest {
 
   @Test
   void aClosedFileWhoseFooterIsDamagedIsReported() throws Exception {
-    try (StoreFixture fixture = new StoreFixture(dataDir)) {
+    try (StoreFixture fixture = new StoreFixture(dataDir, mode())) {
       fixture.conf.set(DataNodeConfigKeys.SCRUBBER_RATE_KEY, "1g");
       fixture.conf.set(DataNodeConfigKeys.SCRUBBER_INTERVAL_KEY, "50ms");
       fixture.conf.setLong(DataNodeConfigKeys.SEGMENT_FILE_SIZE_KEY, 8 * 1024);
@@ -100,7 +111,7 @@ class ScrubberTest {
 
   @Test
   void offWhenTheRateIsZero() throws Exception {
-    try (StoreFixture fixture = new StoreFixture(dataDir)) {
+    try (StoreFixture fixture = new StoreFixture(dataDir, mode())) {
       fixture.conf.set(DataNodeConfigKeys.SCRUBBER_RATE_KEY, "0");
       fixture.open();
       assertThat(fixture.store.scrubberStatus()).isEqualTo(ScrubberStatus.DISABLED);

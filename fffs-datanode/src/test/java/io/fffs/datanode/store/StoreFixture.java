@@ -27,8 +27,20 @@ final class StoreFixture implements AutoCloseable {
   HybridLogicalClock clock = new HybridLogicalClock(physical, 250_000);
   MultiLogBlockStore store;
 
+  final PersistMode mode;
+
+  /** A store that writes its segment files the default way ({@code auto}). */
   StoreFixture(Path dataDir) {
+    this(dataDir, null);
+  }
+
+  /** A store that writes its segment files in {@code mode} (checked at every open); null: the default. */
+  StoreFixture(Path dataDir, PersistMode mode) {
     this.dataDir = dataDir;
+    this.mode = mode;
+    if (mode != null) {
+      conf.set(DataNodeConfigKeys.PERSISTENCE_DIRECT_IO_KEY, mode.configValue);
+    }
     Path shm = Paths.get("/dev/shm");
     this.memoryDir = (Files.isDirectory(shm) ? shm : dataDir).resolve("fffs-test-" + UUID.randomUUID());
     conf.set(DataNodeConfigKeys.DATA_DIR_KEY, dataDir.toString());
@@ -40,6 +52,11 @@ final class StoreFixture implements AutoCloseable {
 
   StoreFixture open() throws IOException {
     store = MultiLogBlockStore.open(conf, clock);
+    if (mode != null && conf.getBoolean(DataNodeConfigKeys.PERSISTENCE_ENABLED_KEY, true)
+        && (store.stats().persistenceDirectIoAlignment > 0) != (mode == PersistMode.DIRECT)) {
+      throw new AssertionError("the store writes with O_DIRECT alignment "
+          + store.stats().persistenceDirectIoAlignment + " but the test asked for " + mode);
+    }
     return this;
   }
 

@@ -25,14 +25,17 @@ public final class PersistenceService {
   private final Object durableMonitor = new Object();
   private volatile String failure;
 
+  /** @param directIoAlignment 0 to write through the page cache, else O_DIRECT with this alignment */
   public PersistenceService(Path dataDir, int threadCount, long batchBytes, long segmentFileSize,
-      long firstFileNumber, PageArena arena, DurabilityTracker tracker, StoreStats stats) {
+      long firstFileNumber, PageArena arena, DurabilityTracker tracker, StoreStats stats, int directIoAlignment) {
     this.arena = arena;
     this.tracker = tracker;
     this.stats = stats;
+    stats.persistenceDirectIoAlignment = directIoAlignment;
     AtomicLong fileNumbers = new AtomicLong(firstFileNumber);
     for (int i = 0; i < threadCount; i++) {
-      SegmentWriter writer = new SegmentWriter(dataDir, arena.pageSize(), segmentFileSize, fileNumbers);
+      SegmentWriter writer = new SegmentWriter(dataDir, arena.pageSize(), segmentFileSize, fileNumbers,
+          directIoAlignment, batchBytes);
       PersistenceWorker worker = new PersistenceWorker(this, arena, writer, batchBytes, stats);
       workers.add(worker);
       Thread thread = new Thread(worker, "fffs-persist-" + i);

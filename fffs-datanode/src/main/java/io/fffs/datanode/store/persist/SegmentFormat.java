@@ -8,14 +8,18 @@ import java.util.zip.CRC32C;
 /**
  * The layout of a segment file in {@code fffs.datanode.data.dir}. All integers little-endian.
  *
- * <p>File {@code seg-<fileNumber, 10 digits>.log} = header, entry records, and — once closed cleanly — a footer.
+ * <p>File {@code seg-<fileNumber, 10 digits>.log} = header, records (entry and padding records), and — once closed
+ * cleanly — a footer.
  * <pre>
  * Header (32 bytes)
- *   0                   8         12        16                  24        28        32
- *  +-------------------+---------+---------+-------------------+---------+---------+
- *  | magic "FFFSSEG\0" | version | pageSize| fileNumber        | reserved| CRC32C  |
- *  +-------------------+---------+---------+-------------------+---------+---------+
+ *   0                   8         12        16                  24          28        32
+ *  +-------------------+---------+---------+-------------------+-----------+---------+
+ *  | magic "FFFSSEG\0" | version | pageSize| fileNumber        | alignment | CRC32C  |
+ *  +-------------------+---------+---------+-------------------+-----------+---------+
  *                                                       CRC32C covers bytes 0..27
+ *   alignment: 0 when the file is written through the page cache; else the block size (a power of two, at least
+ *   4096) that every write to the file starts and ends on (O_DIRECT). Version 1 files have 0 there and no padding
+ *   records; they are read as they are.
  *
  * Entry record (pages first, then the entry, so a complete entry implies complete pages)
  *   0         4           8                                     B = 8 + pageCount * pageSize
@@ -34,23 +38,38 @@ import java.util.zip.CRC32C;
  *   The record CRC32C covers bytes 0..7 and B .. B+56+4*pageCount-1 (everything but the pages, which have
  *   their own CRCs so a single page can be checked when it is reloaded).
  *
- * Footer (20 bytes), written when a file is closed cleanly
+ * Padding record (version 2, only in files with an alignment): fills the rest of a batch up to the next multiple
+ * of the alignment, so that the next write starts aligned. At least 12 bytes; when fewer than 12 are left to the
+ * boundary it runs on to the boundary after.
+ *   0        4                  8                      12
+ *  +--------+------------------+----------------------+-----------------------------+
+ *  | "FFPD" | length (all of   | CRC32C of bytes 0..7 | length - 12 zero bytes      |
+ *  |        | the record) u32  |                      |                             |
+ *  +--------+------------------+----------------------+-----------------------------+
+ *
+ * Footer (20 bytes), written when a file is closed cleanly; in a file with an alignment a padding record before
+ * it makes the footer end on a boundary
  *   0        4            8                    16        20
  *  +--------+------------+--------------------+---------+
  *  | "FFFT" | 0xFFFFFFFF | entry record count | CRC32C  |   CRC32C covers bytes 0..15
  *  +--------+------------+--------------------+---------+
  * </pre>
  * A file without a footer was being written when the process stopped: a record at its end that is incomplete or
- * fails its CRC is a torn tail and is cut. In a file with a footer every failure is corruption.
+ * fails its CRC is a torn tail and is cut. In a file with a footer every failure is corruption, a padding record
+ * that fails its CRC or holds a non-zero filler byte included.
  *
  * <p>A record's place is a <em>disk location</em>: {@code fileNumber << 40 | byte offset}.
  */
 public final class SegmentFormat {
   public static final long FILE_MAGIC = 0x0047455353464646L; // "FFFSSEG\0" little-endian
-  public static final int VERSION = 1;
+  /** The version written; {@link #MIN_VERSION} to this one are read. */
+  public static final int VERSION = 2;
+  public static final int MIN_VERSION = 1;
   public static final int HEADER_BYTES = 32;
   public static final int ENTRY_MAGIC = 0x4e454646; // "FFEN"
   public static final int FOOTER_MAGIC = 0x54464646; // "FFFT"
+  public static final int PAD_MAGIC = 0x44504646; // "FFPD"
+  public static final int PAD_MIN_BYTES = 12;
   public static final int PREFIX_BYTES = 8;
   public static final int BODY_FIXED_BYTES = 56;
   public static final int FOOTER_BYTES = 20;
@@ -116,9 +135,10 @@ public final class SegmentFormat {
     return bodyOffset(pageCount, pageSize) + BODY_FIXED_BYTES + 4L * j;
   }
 
-  public static ByteBuffer header(int pageSize, long fileNumber) {
+  /** The header of a file written with {@code alignment} (0: through the page cache). */
+  public static ByteBuffer header(int pageSize, long fileNumber, int alignment) {
     ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-    header.putLong(FILE_MAGIC).putInt(VERSION).putInt(pageSize).putLong(fileNumber).putInt(0);
+    header.putLong(FILE_MAGIC).putInt(VERSION).putInt(pageSize).putLong(fileNumber).putInt(alignment);
     header.putInt(crc(header.array(), 0, HEADER_BYTES - 4));
     return header.flip();
   }
@@ -143,6 +163,23 @@ public final class SegmentFormat {
     crc.update(body.array(), 0, body.position());
     body.putInt((int) crc.getValue());
     return body.flip();
+  }
+
+  /**
+   * Bytes of the padding record to put at {@code position} so that {@code tail} more bytes after it end on a
+   * multiple of {@code alignment}; 0 when they already do.
+   */
+  public static int paddingBytes(long position, int tail, int alignment) {
+    int gap = (int) Math.floorMod(-(position + tail), (long) alignment);
+    return gap == 0 || gap >= PAD_MIN_BYTES ? gap : gap + alignment;
+  }
+
+  /** A padding record of {@code bytes} bytes (at least {@link #PAD_MIN_BYTES}). */
+  public static ByteBuffer padding(int bytes) {
+    ByteBuffer pad = ByteBuffer.allocate(bytes).order(ByteOrder.LITTLE_ENDIAN);
+    pad.putInt(PAD_MAGIC).putInt(bytes);
+    pad.putInt(crc(pad.array(), 0, 8));
+    return pad.clear();
   }
 
   public static ByteBuffer footer(long entryCount) {

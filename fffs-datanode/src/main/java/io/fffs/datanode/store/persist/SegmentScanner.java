@@ -20,7 +20,8 @@ import java.util.zip.CRC32C;
  * decides what a bad record means: in a file with a footer, or followed by a valid record, it is corruption
  * ({@code CORRUPT} with file and offset); at the end of a file without a footer it is a torn tail, which is cut off
  * (the file is truncated there and closed with a footer). Page CRCs are checked for files without a footer, the only
- * ones a crash can have torn; pages of cleanly closed files are checked when they are reloaded.
+ * ones a crash can have torn; pages of cleanly closed files are checked when they are reloaded. Padding records
+ * (files written with O_DIRECT) are checked — CRC and zero filler — and skipped.
  */
 final class SegmentScanner implements AutoCloseable {
   /** Receives the entries of a file in order. */
@@ -38,6 +39,8 @@ final class SegmentScanner implements AutoCloseable {
   private final FileChannel channel;
   private final long size;
   private final CRC32C crc = new CRC32C();
+  /** The header's alignment once read: where, after a damaged record, the next batch may start. */
+  private int alignment;
 
   private SegmentScanner(Path file, long fileNumber, int pageSize, StoreStats stats, boolean writable)
       throws IOException {
@@ -82,18 +85,22 @@ final class SegmentScanner implements AutoCloseable {
         || header.getInt(28) != SegmentFormat.crc(header.array(), 0, 28)) {
       return new Verification(0, 0, "offset 0: the file header fails its check");
     }
+    if (!knownVersion(header.getInt(8))) {
+      return new Verification(0, 0, "offset 0: " + unknownVersion(header.getInt(8)));
+    }
+    alignment = header.getInt(24);
     long pos = SegmentFormat.HEADER_BYTES;
     long entries = 0;
     long end = footer ? size - SegmentFormat.FOOTER_BYTES : size;
     while (pos < end) {
       Parsed record = parse(pos, true);
-      if (record.meta == null) {
+      if (!record.valid()) {
         if (footer || followedByValidRecord(record, pos)) {
           return new Verification(entries, pos, "offset " + pos + ": " + record.problem);
         }
         break;  // the tail of a file still being written
       }
-      entries++;
+      entries += record.padding ? 0 : 1;
       pos += record.bytes;
       throttle.accept(record.bytes);
     }
@@ -124,14 +131,16 @@ final class SegmentScanner implements AutoCloseable {
         return new Result(entries, false);
       }
       Parsed record = parse(pos, !footer);
-      if (record.meta == null) {
+      if (!record.valid()) {
         if (footer || followedByValidRecord(record, pos)) {
           throw corrupt(pos, record.problem);
         }
         return cut(pos, entries);
       }
-      sink.entry(record.meta, SegmentFormat.location(fileNumber, pos), file, pos);
-      entries++;
+      if (!record.padding) {
+        sink.entry(record.meta, SegmentFormat.location(fileNumber, pos), file, pos);
+        entries++;
+      }
       pos += record.bytes;
     }
     if (footer) {
@@ -153,9 +162,13 @@ final class SegmentScanner implements AutoCloseable {
   private void checkHeader() throws IOException, FffsException {
     ByteBuffer header = read(0, SegmentFormat.HEADER_BYTES);
     if (header.getLong(0) != SegmentFormat.FILE_MAGIC || header.getInt(28) != SegmentFormat.crc(header.array(), 0,
-        28) || header.getInt(8) != SegmentFormat.VERSION || header.getLong(16) != fileNumber) {
-      throw corrupt(0, "the file header is not a valid version-" + SegmentFormat.VERSION + " segment header");
+        28) || header.getLong(16) != fileNumber) {
+      throw corrupt(0, "the file header is not a valid segment header");
     }
+    if (!knownVersion(header.getInt(8))) {
+      throw corrupt(0, unknownVersion(header.getInt(8)));
+    }
+    alignment = header.getInt(24);
     int filePageSize = header.getInt(12);
     if (filePageSize != pageSize) {
       throw new FffsException(ErrorCode.INVALID_ARGUMENT, "segment file " + file + " was written with pages of "
@@ -163,11 +176,28 @@ final class SegmentScanner implements AutoCloseable {
     }
   }
 
-  /** A parsed record, or the reason it is not valid; {@code bytes} is its length when the prefix was readable. */
+  private static boolean knownVersion(int version) {
+    return version >= SegmentFormat.MIN_VERSION && version <= SegmentFormat.VERSION;
+  }
+
+  private static String unknownVersion(int version) {
+    return "the file has segment format version " + version + ", but this DataNode reads versions "
+        + SegmentFormat.MIN_VERSION + " to " + SegmentFormat.VERSION + " (written by a newer or a foreign release?)";
+  }
+
+  /**
+   * A parsed record, or the reason it is not valid; {@code bytes} is its length when the prefix was readable (and,
+   * for a padding record, passed its CRC). A valid padding record has {@code padding} set and no {@code meta}.
+   */
   private static final class Parsed {
     EntryMeta meta;
+    boolean padding;
     String problem;
     long bytes = -1;
+
+    boolean valid() {
+      return meta != null || padding;
+    }
   }
 
   private Parsed parse(long pos, boolean verifyPages) throws IOException {
@@ -177,6 +207,9 @@ final class SegmentScanner implements AutoCloseable {
       return result;
     }
     ByteBuffer prefix = read(pos, SegmentFormat.PREFIX_BYTES);
+    if (prefix.getInt(0) == SegmentFormat.PAD_MAGIC) {
+      return parsePadding(pos, prefix, result);
+    }
     int pageCount = prefix.getInt(4);
     if (prefix.getInt(0) != SegmentFormat.ENTRY_MAGIC || pageCount < 0) {
       result.problem = "no entry record starts here";
@@ -224,11 +257,58 @@ final class SegmentScanner implements AutoCloseable {
     return result;
   }
 
+  private Parsed parsePadding(long pos, ByteBuffer prefix, Parsed result) throws IOException {
+    if (size - pos < SegmentFormat.PAD_MIN_BYTES) {
+      result.problem = "a padding record cut short";
+      return result;
+    }
+    int stored = read(pos + SegmentFormat.PREFIX_BYTES, 4).getInt(0);
+    if (stored != SegmentFormat.crc(prefix.array(), 0, SegmentFormat.PREFIX_BYTES)) {
+      stats.crcFailures.increment();
+      result.problem = "the padding record fails its CRC32C";
+      return result;
+    }
+    int length = prefix.getInt(4);
+    if (length < SegmentFormat.PAD_MIN_BYTES) {
+      result.problem = "a padding record of an impossible length " + length;
+      return result;
+    }
+    result.bytes = length;
+    if (pos + length > size) {
+      result.problem = "a padding record of " + length + " bytes runs past the end of the file";
+      return result;
+    }
+    ByteBuffer filler = read(pos + SegmentFormat.PAD_MIN_BYTES, length - SegmentFormat.PAD_MIN_BYTES);
+    for (int i = 0; i < filler.capacity(); i++) {
+      if (filler.get(i) != 0) {
+        result.problem = "the padding record holds a non-zero byte at its offset " + (SegmentFormat.PAD_MIN_BYTES
+            + i);
+        return result;
+      }
+    }
+    result.padding = true;
+    return result;
+  }
+
+  /**
+   * Whether a valid record follows the bad one at {@code pos}: then the bad one is damage, not a torn tail. Where
+   * its length cannot be trusted and the file is aligned, the next batch starts on one of the next two alignment
+   * boundaries (a padding record may run past the first).
+   */
   private boolean followedByValidRecord(Parsed bad, long pos) throws IOException {
-    if (bad.bytes < 0 || pos + bad.bytes >= size) {
+    if (bad.bytes >= 0) {
+      return pos + bad.bytes < size && parse(pos + bad.bytes, false).valid();
+    }
+    if (alignment <= 0) {
       return false;
     }
-    return parse(pos + bad.bytes, false).meta != null;
+    long boundary = (pos / alignment + 1) * alignment;
+    for (long at = boundary; at <= boundary + alignment && at < size; at += alignment) {
+      if (parse(at, false).valid()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -1,8 +1,10 @@
 package io.fffs.datanode.store.persist;
 
+import com.sun.nio.file.ExtendedOpenOption;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicLong;
@@ -11,42 +13,86 @@ import java.util.concurrent.atomic.AtomicLong;
  * The segment files of one persistence thread, written strictly append-only by that thread alone. Opens the next
  * file (numbers shared by all threads, so scan order is creation order) when the current one is full; a full file
  * gets a footer and an fsync before it is closed. Layout: {@link SegmentFormat}.
+ *
+ * <p>Two ways to write. Through the page cache ({@code alignment == 0}): {@link #write} hands the caller's buffers
+ * (slices of the arena) to one gathering write. With O_DIRECT ({@code alignment > 0}): the caller {@link #stage}s
+ * its bytes into one aligned staging buffer, which goes to the file whenever it is full and at {@link #endBatch},
+ * where a padding record first fills the batch up to the alignment; every write therefore starts and ends on the
+ * alignment, and no byte is written twice except by {@link #flushStaged} (fault-injection tests only).
  */
 final class SegmentWriter {
+  /** Staging buffer bounds: big enough for one default batch in one write, small enough per thread. */
+  private static final int MIN_STAGING = 1 << 20;
+  private static final int MAX_STAGING = 16 << 20;
+
   private final Path dir;
   private final int pageSize;
   private final long fileSizeLimit;
   private final AtomicLong fileNumbers;
+  private final int alignment;
+  private final ByteBuffer staging;
   private FileChannel channel;
   private volatile Path path;
   private long fileNumber = -1;
+  /** Buffered: the file's size. O_DIRECT: where the first staged byte goes (a multiple of the alignment). */
   private long position;
   private long entries;
 
-  SegmentWriter(Path dir, int pageSize, long fileSizeLimit, AtomicLong fileNumbers) {
+  /**
+   * @param alignment 0 to write through the page cache, else the O_DIRECT alignment ({@link DirectIo#choose})
+   * @param batchBytes the persistence batch size; sizes the staging buffer
+   */
+  SegmentWriter(Path dir, int pageSize, long fileSizeLimit, AtomicLong fileNumbers, int alignment, long batchBytes) {
     this.dir = dir;
     this.pageSize = pageSize;
     this.fileSizeLimit = fileSizeLimit;
     this.fileNumbers = fileNumbers;
+    this.alignment = alignment;
+    if (alignment > 0) {
+      long wanted = Math.min(MAX_STAGING, Math.max(MIN_STAGING, batchBytes + 2L * alignment));
+      this.staging = DirectIo.alignedBuffer((int) (wanted / alignment * alignment), alignment);
+    } else {
+      this.staging = null;
+    }
   }
 
-  /** Makes sure a file is open that can take {@code bytes} more (or is empty), rolling to a new one if not. */
+  /** Whether this writer uses O_DIRECT (then bytes go through {@link #stage}, else through {@link #write}). */
+  boolean direct() {
+    return alignment > 0;
+  }
+
+  /**
+   * Makes sure a file is open that can take {@code bytes} more (or is empty), rolling to a new one if not. With
+   * O_DIRECT the batch must then be {@link #stage}d and ended with {@link #endBatch}.
+   */
   void ensureRoom(long bytes) throws IOException {
-    if (channel != null && position + bytes > fileSizeLimit && position > SegmentFormat.HEADER_BYTES) {
+    long padded = bytes + 2L * alignment;
+    if (channel != null && position() + padded > fileSizeLimit && position() > SegmentFormat.HEADER_BYTES
+        + alignment) {
       closeCleanly();
     }
     if (channel == null) {
       fileNumber = fileNumbers.getAndIncrement();
       path = SegmentFormat.path(dir, fileNumber);
-      channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+      OpenOption[] options = direct()
+          ? new OpenOption[] {StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT}
+          : new OpenOption[] {StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE};
+      channel = FileChannel.open(path, options);
       position = 0;
       entries = 0;
-      write(new ByteBuffer[] {SegmentFormat.header(pageSize, fileNumber)});
+      ByteBuffer header = SegmentFormat.header(pageSize, fileNumber, alignment);
+      if (direct()) {
+        stage(header);
+        endBatch();
+      } else {
+        write(new ByteBuffer[] {header});
+      }
     }
   }
 
+  /** Where the next byte goes in the file. */
   long position() {
-    return position;
+    return direct() ? position + staging.position() : position;
   }
 
   long fileNumber() {
@@ -61,7 +107,7 @@ final class SegmentWriter {
     entries += count;
   }
 
-  /** Writes every remaining byte of {@code buffers}, in order, at the end of the file. */
+  /** Page cache only: writes every remaining byte of {@code buffers}, in order, at the end of the file. */
   void write(ByteBuffer[] buffers) throws IOException {
     write(buffers, 0, buffers.length);
   }
@@ -82,6 +128,54 @@ final class SegmentWriter {
     position += want;
   }
 
+  /** O_DIRECT only: copies the remaining bytes of {@code src} after those staged, writing out full stagings. */
+  void stage(ByteBuffer src) throws IOException {
+    while (src.hasRemaining()) {
+      if (!staging.hasRemaining()) {
+        writeStaged(staging.capacity());
+        position += staging.capacity();
+        staging.clear();
+      }
+      int n = Math.min(src.remaining(), staging.remaining());
+      staging.put(staging.position(), src, src.position(), n);
+      staging.position(staging.position() + n);
+      src.position(src.position() + n);
+    }
+  }
+
+  /** O_DIRECT only: pads the staged bytes to the alignment with a padding record and writes them. */
+  void endBatch() throws IOException {
+    int pad = SegmentFormat.paddingBytes(position(), 0, alignment);
+    if (pad > 0) {
+      stage(SegmentFormat.padding(pad));
+    }
+    writeStaged(staging.position());
+    position += staging.position();
+    staging.clear();
+  }
+
+  /**
+   * O_DIRECT only: writes what is staged so far, its last block filled up with zeros, without ending the batch —
+   * so a fault hook sees the file as a crash at that point would leave it. The next write covers those blocks
+   * again. (Fault-injection tests only: production batches never write a block twice.)
+   */
+  void flushStaged() throws IOException {
+    int staged = staging.position();
+    int rounded = (staged + alignment - 1) / alignment * alignment;
+    for (int i = staged; i < rounded; i++) {
+      staging.put(i, (byte) 0);
+    }
+    writeStaged(rounded);
+  }
+
+  private void writeStaged(int bytes) throws IOException {
+    ByteBuffer out = staging.duplicate().position(0).limit(bytes);
+    long at = position;
+    while (out.hasRemaining()) {
+      at += channel.write(out, at);
+    }
+  }
+
   void force() throws IOException {
     channel.force(false);
   }
@@ -89,7 +183,17 @@ final class SegmentWriter {
   /** Footer, fsync, close. */
   void closeCleanly() throws IOException {
     if (channel != null) {
-      write(new ByteBuffer[] {SegmentFormat.footer(entries)});
+      ByteBuffer footer = SegmentFormat.footer(entries);
+      if (direct()) {
+        int pad = SegmentFormat.paddingBytes(position(), SegmentFormat.FOOTER_BYTES, alignment);
+        if (pad > 0) {
+          stage(SegmentFormat.padding(pad));
+        }
+        stage(footer);
+        endBatch();
+      } else {
+        write(new ByteBuffer[] {footer});
+      }
       channel.force(false);
       channel.close();
       channel = null;
@@ -105,6 +209,9 @@ final class SegmentWriter {
         // Nothing more can be lost than what the failure already lost.
       }
       channel = null;
+      if (staging != null) {
+        staging.clear();
+      }
     }
   }
 }
