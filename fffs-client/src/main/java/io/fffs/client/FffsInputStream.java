@@ -19,7 +19,8 @@ import org.apache.hadoop.fs.StreamCapabilities;
 /**
  * Reads a file as of the time it was opened at ({@link FileLayout}): every DataNode read carries that time, so a
  * reader of the past sees exactly that state however long it reads. Sequential reads fetch
- * {@code fffs.client.read.buffer-size} bytes at once; positioned reads go straight to the DataNode. A read the
+ * {@code fffs.client.read.buffer-size} bytes at once (pipelined as several requests by the data-transfer client);
+ * a read of at least that size, and every positioned read, goes straight into the caller's buffer. A read the
  * DataNode refuses with {@code ACCESS_DENIED} (the block token expired during a long read, or the NameNode's keys
  * changed) is retried once with fresh tokens from the NameNode, which checks the permission again.
  */
@@ -63,6 +64,9 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
     if (len == 0) {
       return 0;
     }
+    if (len >= bufferSize && !buffered()) {
+      return readDirect(ByteBuffer.wrap(b, off, len));
+    }
     if (!fill()) {
       return -1;
     }
@@ -78,6 +82,9 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
     if (!dst.hasRemaining()) {
       return 0;
     }
+    if (dst.remaining() >= bufferSize && !buffered()) {
+      return readDirect(dst);
+    }
     if (!fill()) {
       return -1;
     }
@@ -90,12 +97,36 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
     return n;
   }
 
+  /** Whether the buffer holds the byte at {@link #position}. */
+  private boolean buffered() {
+    return buffer != null && position >= bufferStart && position < bufferStart + buffer.limit();
+  }
+
+  /**
+   * A read of at least a buffer's worth goes straight into the caller's buffer, up to the end of the block it starts
+   * in: one copy fewer, as nothing of it would be read from the stream's buffer again.
+   */
+  private int readDirect(ByteBuffer dst) throws IOException {
+    if (position >= layout.length) {
+      return -1;
+    }
+    ByteBuffer window = dst.duplicate();
+    window.limit(window.position() + (int) Math.min(dst.remaining(), layout.length - position));
+    int n = readAt(position, window);
+    if (n <= 0) {
+      return -1;
+    }
+    dst.position(dst.position() + n);
+    position += n;
+    return n;
+  }
+
   /** Makes the buffer hold the byte at {@link #position}; false at the end of the file. */
   private boolean fill() throws IOException {
     if (position >= layout.length) {
       return false;
     }
-    if (buffer != null && position >= bufferStart && position < bufferStart + buffer.limit()) {
+    if (buffered()) {
       buffer.position((int) (position - bufferStart));
       return true;
     }
@@ -103,7 +134,13 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
       buffer = ByteBuffer.allocate(bufferSize);
     }
     buffer.clear();
-    int n = readAt(position, buffer);
+    int n;
+    try {
+      n = readAt(position, buffer);
+    } catch (IOException | RuntimeException e) {
+      buffer.limit(0);  // holds a partial or unverified fetch: nothing of it may be served
+      throw e;
+    }
     buffer.flip();
     bufferStart = position;
     return n > 0;
