@@ -125,6 +125,28 @@ class StreamReadShapesTest {
   }
 
   @Test
+  void seeksWhileAReadAheadIsUnderWayReadTheRightBytes() throws IOException {
+    byte[] data = write("/shapes/ahead", 2 * BLOCK, 6);
+    try (FSDataInputStream in = fs.open(new org.apache.hadoop.fs.Path("/shapes/ahead"))) {
+      byte[] small = new byte[1000];
+      // Sequential from the start: the buffer after this one is being read ahead.
+      in.readFully(small);
+      assertThat(small).isEqualTo(Arrays.copyOfRange(data, 0, 1000));
+      // Away (the read-ahead is abandoned), then into the range it was fetching, then across the block boundary.
+      for (int at : new int[] {BLOCK + 5, BUFFER + 10, BUFFER - 500, BLOCK - BUFFER / 2, 17}) {
+        in.seek(at);
+        byte[] read = new byte[BUFFER + 300];
+        in.readFully(read);
+        assertThat(read).as("at %d", at).isEqualTo(Arrays.copyOfRange(data, at, at + read.length));
+      }
+      in.unbuffer();
+      in.readFully(small);
+      int at = 17 + BUFFER + 300;
+      assertThat(small).isEqualTo(Arrays.copyOfRange(data, at, at + 1000));
+    }
+  }
+
+  @Test
   void aStreamOpenedAtAPastTimeKeepsReadingThePastWhileTheFileIsOverwritten() throws IOException {
     org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/shapes/overwritten");
     byte[] before = write("/shapes/overwritten", BLOCK + BLOCK / 2, 4);
