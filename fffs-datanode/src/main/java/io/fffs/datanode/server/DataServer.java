@@ -81,11 +81,13 @@ public final class DataServer implements java.io.Closeable {
     DataTransferConfigKeys.transport(conf);
     int maxFrame = DataTransferConfigKeys.maxFrameSize(conf);
     DataServerStats stats = new DataServerStats();
+    ReadGate gate = new ReadGate();
     StoreWriter writer = new StoreWriter(store, clock, unhealthyReason, listener, stats,
-        DataNodeServiceConfigKeys.writeQueueCapacity(conf), "fffs-store-writer", inlineWriteMaxBytes(conf));
+        DataNodeServiceConfigKeys.writeQueueCapacity(conf), "fffs-store-writer", inlineWriteMaxBytes(conf), gate);
     ExecutorService handlers = Executors.newFixedThreadPool(DataNodeServiceConfigKeys.serverHandlerThreads(conf),
         new DefaultThreadFactory("fffs-data-handler", true));
-    QueryService queries = new QueryService(store, clock, handlers, stats, DataTransferConfigKeys.maxPayload(conf));
+    QueryService queries = new QueryService(store, clock, handlers, stats, DataTransferConfigKeys.maxPayload(conf),
+        gate);
     EventLoopGroup boss = EventLoops.newGroup(1, "fffs-data-accept", true);
     EventLoopGroup workers = EventLoops.newGroup(DataNodeServiceConfigKeys.serverIoThreads(conf), "fffs-data-io",
         true);

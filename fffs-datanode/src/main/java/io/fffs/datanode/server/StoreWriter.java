@@ -36,7 +36,9 @@ import org.slf4j.LoggerFactory;
  * is one counter ({@code pending}: writes offered to the ring or being applied, until their ack is queued on the
  * channel), taken from 0 to 1 by the event loop with a compare-and-set, so a later write of a connection never
  * overtakes an earlier one or its ack; a lock held while applying keeps the store at one writer at a time (a write
- * of another connection may enter the ring meanwhile). At most {@code inlineMaxBytes} (0: never).
+ * of another connection may enter the ring meanwhile). Nor while a read is in flight ({@link ReadGate}): a write
+ * that waits for arena pages a read pins must not hold up the event loop that is to send that read. At most
+ * {@code inlineMaxBytes} (0: never).
  */
 final class StoreWriter {
   private static final Logger LOG = LoggerFactory.getLogger(StoreWriter.class);
@@ -52,6 +54,7 @@ final class StoreWriter {
   private final Set<Channel> unflushed = new HashSet<>();
   private final Thread thread;
   private final int inlineMaxBytes;
+  private final ReadGate reads;
   /** Writes offered to the ring or being applied whose ack is not yet queued on its channel. */
   private final AtomicInteger pending = new AtomicInteger();
   /**
@@ -63,13 +66,17 @@ final class StoreWriter {
 
   StoreWriter(BlockStore store, HybridLogicalClock clock, Supplier<String> unhealthyReason, WriteListener listener,
       DataServerStats stats, int capacity, String name) {
-    this(store, clock, unhealthyReason, listener, stats, capacity, name, 0);
+    this(store, clock, unhealthyReason, listener, stats, capacity, name, 0, new ReadGate());
   }
 
-  /** @param inlineMaxBytes the largest write an idle event loop applies itself (0: none) */
+  /**
+   * @param inlineMaxBytes the largest write an idle event loop applies itself (0: none)
+   * @param reads the gate shared with the {@link QueryService}: no inline write while a read is in flight
+   */
   StoreWriter(BlockStore store, HybridLogicalClock clock, Supplier<String> unhealthyReason, WriteListener listener,
-      DataServerStats stats, int capacity, String name, int inlineMaxBytes) {
+      DataServerStats stats, int capacity, String name, int inlineMaxBytes, ReadGate reads) {
     this.inlineMaxBytes = inlineMaxBytes;
+    this.reads = reads;
     this.store = store;
     this.clock = clock;
     this.unhealthyReason = unhealthyReason;
@@ -103,6 +110,10 @@ final class StoreWriter {
     if (task.payload().readableBytes() > inlineMaxBytes || !pending.compareAndSet(0, 1)) {
       return false;
     }
+    if (!reads.tryEnterWrite()) {
+      pending.decrementAndGet();
+      return false;
+    }
     try {
       ResponseHeaderProto ack;
       applying.lock();
@@ -114,6 +125,7 @@ final class StoreWriter {
       stats.writesInline.increment();
       Responses.send(task.connection().channel, ack, true);
     } finally {
+      reads.exitWrite();
       pending.decrementAndGet();
     }
     return true;
