@@ -5,11 +5,20 @@ import io.fffs.client.data.ReadResult;
 import io.fffs.client.errors.ClientErrors;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
+import io.fffs.common.security.BlockToken;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.util.Locale;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.fs.ByteBufferReadable;
 import org.apache.hadoop.fs.CanUnbuffer;
 import org.apache.hadoop.fs.FSExceptionMessages;
@@ -19,7 +28,10 @@ import org.apache.hadoop.fs.StreamCapabilities;
 /**
  * Reads a file as of the time it was opened at ({@link FileLayout}): every DataNode read carries that time, so a
  * reader of the past sees exactly that state however long it reads. Sequential reads fetch
- * {@code fffs.client.read.buffer-size} bytes at once; positioned reads go straight to the DataNode. A read the
+ * {@code fffs.client.read.buffer-size} bytes at once (pipelined as several requests by the data-transfer client);
+ * once reading is sequential (from the start, or each fetch beginning where the last ended) the next buffer's worth
+ * is fetched on a read-ahead thread while the caller consumes the current one. A read of at least a buffer's size
+ * that nothing fetched holds, and every positioned read, goes straight into the caller's buffer. A read the
  * DataNode refuses with {@code ACCESS_DENIED} (the block token expired during a long read, or the NameNode's keys
  * changed) is retried once with fresh tokens from the NameNode, which checks the permission again.
  */
@@ -30,12 +42,34 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
     LocatedBlocksProto locate() throws IOException;
   }
 
+  /**
+   * Runs read-aheads: one at a time per stream, so as many threads as streams being read sequentially at once; idle
+   * ones end after a minute.
+   */
+  private static final ExecutorService READ_AHEAD = Executors.newCachedThreadPool(new ThreadFactory() {
+    private final AtomicInteger next = new AtomicInteger();
+
+    @Override
+    public Thread newThread(Runnable task) {
+      Thread thread = new Thread(task, "fffs-read-ahead-" + next.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    }
+  });
+
   private final FileLayout layout;
   private final TokenSource tokens;
   private final DataTransferClient data;
   private final int bufferSize;
+  /** Holds bytes [bufferStart, bufferStart + limit) of the file once fetched and verified. */
   private ByteBuffer buffer;
   private long bufferStart;
+  /** The previous buffer, free for the next read-ahead. */
+  private ByteBuffer spare;
+  /** The read-ahead under way, or null. */
+  private Ahead ahead;
+  /** Where the last fetch (buffer fill, direct read or read-ahead taken) ended; -1 before any. */
+  private long fetchedEnd = -1;
   private long position;
   private boolean closed;
 
@@ -60,34 +94,70 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
   @Override
   public synchronized int read(byte[] b, int off, int len) throws IOException {
     checkOpen();
-    if (len == 0) {
-      return 0;
-    }
-    if (!fill()) {
-      return -1;
-    }
-    int n = Math.min(len, buffer.remaining());
-    buffer.get(b, off, n);
-    position += n;
-    return n;
+    java.util.Objects.checkFromIndexSize(off, len, b.length);
+    return len == 0 ? 0 : readInto(ByteBuffer.wrap(b, off, len));
   }
 
   @Override
   public synchronized int read(ByteBuffer dst) throws IOException {
     checkOpen();
-    if (!dst.hasRemaining()) {
-      return 0;
+    return dst.hasRemaining() ? readInto(dst) : 0;
+  }
+
+  /** Reads at {@link #position} into {@code dst} (which has room): from the buffers, or straight from DataNodes. */
+  private int readInto(ByteBuffer dst) throws IOException {
+    if (!buffered() && !takeAhead()) {
+      if (position >= layout.length) {
+        return -1;
+      }
+      if (dst.remaining() >= bufferSize) {
+        return readDirect(dst);
+      }
+      if (!fill()) {
+        return -1;
+      }
     }
-    if (!fill()) {
-      return -1;
-    }
+    buffer.position((int) (position - bufferStart));
     int n = Math.min(dst.remaining(), buffer.remaining());
     ByteBuffer slice = buffer.duplicate();
     slice.limit(slice.position() + n);
     dst.put(slice);
-    buffer.position(buffer.position() + n);
     position += n;
     return n;
+  }
+
+  /** Whether the buffer holds the byte at {@link #position}. */
+  private boolean buffered() {
+    return buffer != null && position >= bufferStart && position < bufferStart + buffer.limit();
+  }
+
+  /**
+   * A read of at least a buffer's worth goes straight into the caller's buffer, up to the end of the block it starts
+   * in: one copy fewer, as nothing of it would be read from the stream's buffer again.
+   */
+  private int readDirect(ByteBuffer dst) throws IOException {
+    if (position >= layout.length) {
+      return -1;
+    }
+    boolean sequential = isSequential();
+    ByteBuffer window = dst.duplicate();
+    window.limit(window.position() + (int) Math.min(dst.remaining(), layout.length - position));
+    int n = readAt(position, window);
+    if (n <= 0) {
+      return -1;
+    }
+    dst.position(dst.position() + n);
+    position += n;
+    fetchedEnd = position;
+    if (sequential) {
+      startAhead();
+    }
+    return n;
+  }
+
+  /** A fetch at {@link #position} continues the previous one (or starts the file): worth reading ahead. */
+  private boolean isSequential() {
+    return position == fetchedEnd || fetchedEnd < 0 && position == 0;
   }
 
   /** Makes the buffer hold the byte at {@link #position}; false at the end of the file. */
@@ -95,19 +165,98 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
     if (position >= layout.length) {
       return false;
     }
-    if (buffer != null && position >= bufferStart && position < bufferStart + buffer.limit()) {
+    if (buffered()) {
       buffer.position((int) (position - bufferStart));
       return true;
     }
+    boolean sequential = isSequential();
     if (buffer == null) {
       buffer = ByteBuffer.allocate(bufferSize);
     }
     buffer.clear();
-    int n = readAt(position, buffer);
+    int n;
+    try {
+      n = readAt(position, buffer);
+    } catch (IOException | RuntimeException e) {
+      buffer.limit(0);  // holds a partial or unverified fetch: nothing of it may be served
+      throw e;
+    }
     buffer.flip();
     bufferStart = position;
+    fetchedEnd = position + n;
+    if (sequential) {
+      startAhead();
+    }
     return n > 0;
   }
+
+  /**
+   * Starts fetching the buffer's worth after {@link #fetchedEnd} (within its block) on a read-ahead thread, unless
+   * one is under way or the file ends there. It reads as of the stream's time like every other read here.
+   */
+  private void startAhead() {
+    long start = fetchedEnd;
+    if (ahead != null || closed || start >= layout.length) {
+      return;
+    }
+    FileLayout.Block block = layout.blockAt(start);
+    if (block == null) {
+      return;
+    }
+    DatanodeIdProto datanode;
+    try {
+      datanode = FileLayout.firstLocation(layout.path, block.blockId, block.locations);
+    } catch (FffsException e) {
+      return;  // the foreground read reports it
+    }
+    int want = (int) Math.min(bufferSize, block.offset + block.length - start);
+    ByteBuffer into = spare != null ? spare : ByteBuffer.allocate(bufferSize);
+    spare = null;
+    into.clear().limit(want);
+    BlockToken token = block.token;
+    ahead = new Ahead(start, want, into, READ_AHEAD.submit(() ->
+        data.read(datanode, block.blockId, token, start - block.offset, into.duplicate(), layout.time)));
+  }
+
+  /**
+   * Makes the read-ahead buffer the stream's buffer if it holds {@link #position} and arrived whole, and starts the
+   * next one. A read-ahead that failed is forgotten: the foreground fetch then reads the same bytes again and
+   * reports its error itself (after a token renewal, if that is what it needs). One that does not hold the
+   * position (the reader moved away) is abandoned with its buffer, which its thread may still be writing.
+   */
+  private boolean takeAhead() throws IOException {
+    Ahead next = ahead;
+    if (next == null) {
+      return false;
+    }
+    ahead = null;
+    if (position < next.start || position >= next.start + next.want) {
+      next.result.cancel(false);
+      return false;
+    }
+    ReadResult result;
+    try {
+      result = next.result.get();
+    } catch (ExecutionException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted waiting for the read-ahead of " + layout.path);
+    }
+    if (result.bytesRead() < next.want) {
+      return false;
+    }
+    spare = buffer;
+    buffer = next.buffer;
+    buffer.position(0).limit(next.want);
+    bufferStart = next.start;
+    fetchedEnd = next.start + next.want;
+    startAhead();
+    return true;
+  }
+
+  /** A fetch running on a read-ahead thread into a buffer of its own: bytes [start, start + want) of the file. */
+  private record Ahead(long start, int want, ByteBuffer buffer, Future<ReadResult> result) {}
 
   /** Reads from {@code at} into {@code dst}, within one block; returns the bytes read. */
   private int readAt(long at, ByteBuffer dst) throws IOException {
@@ -209,13 +358,24 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
 
   @Override
   public synchronized void unbuffer() {
-    buffer = null;
+    dropBuffers();
   }
 
   @Override
   public synchronized void close() {
     closed = true;
+    dropBuffers();
+  }
+
+  /** Forgets both buffers; a read-ahead still running finishes into its own buffer, which is then garbage. */
+  private void dropBuffers() {
     buffer = null;
+    spare = null;
+    if (ahead != null) {
+      ahead.result.cancel(false);
+      ahead = null;
+    }
+    fetchedEnd = -1;
   }
 
   private void checkOpen() throws IOException {

@@ -33,6 +33,19 @@ public final class DataTransferConfigKeys {
   public static final String LATENCY_MODE_KEY = "fffs.client.latency-mode";
   public static final boolean LATENCY_MODE_DEFAULT = false;
 
+  /**
+   * Bytes a client asks for per READ request. A read of more (a stream's buffer, a positioned read) is split into
+   * requests of this size that are sent back to back on one connection, so the DataNode reads and checksums the
+   * next piece while the client receives and verifies the previous one (at most
+   * {@code fffs.client.read.requests-in-flight} at once).
+   */
+  public static final String READ_REQUEST_SIZE_KEY = "fffs.client.read.request-size";
+  public static final long READ_REQUEST_SIZE_DEFAULT = 256 * 1024;
+
+  /** READ requests one block read keeps outstanding on its connection. */
+  public static final String READ_REQUESTS_IN_FLIGHT_KEY = "fffs.client.read.requests-in-flight";
+  public static final int READ_REQUESTS_IN_FLIGHT_DEFAULT = 8;
+
   /** How long a client waits to connect to a DataNode. */
   public static final String CONNECT_TIMEOUT_KEY = "fffs.client.connect.timeout";
   public static final long CONNECT_TIMEOUT_DEFAULT_MS = 10_000;
@@ -90,6 +103,24 @@ public final class DataTransferConfigKeys {
           + " (" + MAX_FRAME_SIZE_KEY + " minus header room), got " + conf.get(WRITE_PACKET_SIZE_KEY));
     }
     return (int) size;
+  }
+
+  /** At least one 512-byte chunk, at most {@link #maxPayload}. */
+  public static int readRequestSize(Configuration conf) {
+    long size = conf.getLongBytes(READ_REQUEST_SIZE_KEY, READ_REQUEST_SIZE_DEFAULT);
+    if (size < 512 || size > maxPayload(conf)) {
+      throw new IllegalArgumentException(READ_REQUEST_SIZE_KEY + " must be from 512 bytes to " + maxPayload(conf)
+          + " (" + MAX_FRAME_SIZE_KEY + " minus header room), got " + conf.get(READ_REQUEST_SIZE_KEY));
+    }
+    return (int) size;
+  }
+
+  public static int readRequestsInFlight(Configuration conf) {
+    int n = conf.getInt(READ_REQUESTS_IN_FLIGHT_KEY, READ_REQUESTS_IN_FLIGHT_DEFAULT);
+    if (n < 1) {
+      throw new IllegalArgumentException(READ_REQUESTS_IN_FLIGHT_KEY + " must be at least 1, got " + n);
+    }
+    return n;
   }
 
   public static boolean latencyMode(Configuration conf) {

@@ -25,8 +25,10 @@ import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -36,16 +38,17 @@ import org.apache.hadoop.conf.Configuration;
  * The data-transfer client over Netty/TCP ({@link DataTransferConfigKeys}). Connections are pooled per DataNode
  * on the JVM-wide client event loops; requests carry the client clock's largest HLC and every response's HLCs are
  * observed into it. Reads are checked end to end: the DataNode sends a CRC32C per 512-byte chunk of what it read
- * and a mismatch is {@code CORRUPT} naming the block and offset. A read larger than one frame's payload is split
- * into several requests; at {@code latest} these may see different states if the block is written meanwhile (at a
- * system time they cannot).
+ * and a mismatch is {@code CORRUPT} naming the block and offset. A read is split into requests of
+ * {@code fffs.client.read.request-size} that are pipelined on one connection; at {@code latest} these may see
+ * different states if the block is written meanwhile (at a system time they cannot).
  */
 public final class NettyDataTransferClient implements DataTransferClient {
   private final HybridLogicalClock clock;
   private final ConnectionPool pool;
   private final int window;
   private final int packetSize;
-  private final int maxReadBytes;
+  private final int readRequestSize;
+  private final int readsInFlight;
   private final boolean latencyMode;
   private final long timeoutMillis;
   private final Map<String, InetSocketAddress> addresses = new ConcurrentHashMap<>();
@@ -62,7 +65,8 @@ public final class NettyDataTransferClient implements DataTransferClient {
     this.clock = clientClock;
     this.window = DataTransferConfigKeys.writeWindow(conf);
     this.packetSize = DataTransferConfigKeys.writePacketSize(conf);
-    this.maxReadBytes = DataTransferConfigKeys.maxPayload(conf);
+    this.readRequestSize = DataTransferConfigKeys.readRequestSize(conf);
+    this.readsInFlight = DataTransferConfigKeys.readRequestsInFlight(conf);
     this.latencyMode = DataTransferConfigKeys.latencyMode(conf);
     this.timeoutMillis = DataTransferConfigKeys.responseTimeoutMillis(conf);
     this.pool = new ConnectionPool(EventLoops.acquireShared(), DataTransferConfigKeys.maxFrameSize(conf),
@@ -82,55 +86,109 @@ public final class NettyDataTransferClient implements DataTransferClient {
         nextStreamId.getAndIncrement(), window, packetSize, latencyMode, timeoutMillis);
   }
 
+  /**
+   * Reads in requests of {@code fffs.client.read.request-size}, up to {@code fffs.client.read.requests-in-flight}
+   * outstanding on one connection, and consumes the answers in order: each payload is checked against its chunk
+   * CRCs and copied into {@code dst} in one pass over the socket buffers it arrived in. The first answer shorter
+   * than asked ends the read (the block ends there as of {@code time}); answers to requests sent beyond it are
+   * awaited and dropped — an error among them too when it asks past the block's end — so the connection stays
+   * usable.
+   */
   @Override
   public ReadResult read(DatanodeIdProto datanode, long blockId, BlockToken token, long offset, ByteBuffer dst,
       TimeSpec time) throws IOException {
     DataConnection connection = pool.acquire(addressOf(datanode));
+    ArrayDeque<PendingRead> inFlight = new ArrayDeque<>();
     try {
-      int total = 0;
-      long blockLength = 0;
-      HlcTimestamp resolved = null;
       int wanted = dst.remaining();
-      do {
-        int asked = Math.min(wanted - total, maxReadBytes);
-        long at = offset + total;
-        Frame<ResponseHeaderProto> frame = call(connection, withToken(token, RequestHeaderProto.newBuilder())
-            .setOp(OpProto.READ).setRead(ReadRequestProto.newBuilder().setBlockId(blockId).setOffset(at).setLength(asked)
-                .setTime(time.toProto())));
-        int got;
+      int sent = 0;
+      int total = 0;
+      long blockLength = -1;
+      HlcTimestamp resolved = null;
+      boolean ended = false;
+      int requests = 0;
+      while (true) {
+        boolean sending = false;
+        // At least one request, even for no bytes: its answer carries the block's length and resolved HLC.
+        while (!ended && (sent < wanted || requests == 0) && inFlight.size() < readsInFlight) {
+          requests++;
+          int asked = Math.min(wanted - sent, readRequestSize);
+          long at = offset + sent;
+          RequestHeaderProto.Builder request = withToken(token, RequestHeaderProto.newBuilder()).setOp(OpProto.READ)
+              .setRead(ReadRequestProto.newBuilder().setBlockId(blockId).setOffset(at).setLength(asked)
+                  .setTime(time.toProto()))
+              .setHlc(clock.last().toProto());
+          inFlight.add(new PendingRead(at, asked, connection.send(request, null, false)));
+          sent += asked;
+          sending = true;
+        }
+        if (sending) {
+          connection.flush();
+        }
+        PendingRead next = inFlight.poll();
+        if (next == null) {
+          return new ReadResult(total, Math.max(blockLength, 0), resolved);
+        }
+        Frame<ResponseHeaderProto> frame = connection.await(next.call, timeoutMillis);
         try {
-          ReadResponseProto response = checked(frame).getRead();
-          ByteBuf payload = frame.payload();
-          got = payload.readableBytes();
-          if (got > asked) {
-            throw new FffsException(ErrorCode.INTERNAL, "DataNode " + connection.address() + " sent " + got
-                + " bytes of block " + blockId + " for a read of " + asked);
+          if (ended) {
+            continue;  // asked beyond the end: only awaited so the connection can be reused
           }
-          verify(payload, response, blockId, at, connection.address());
-          payload.getBytes(payload.readerIndex(), dst.slice(dst.position(), got));
-          dst.position(dst.position() + got);
+          ResponseHeaderProto header = frame.header();
+          clock.observe(HlcTimestamp.fromProto(header.getHlc()));
+          if (header.hasError()) {
+            if (resolved != null && next.at >= blockLength) {
+              ended = true;  // a request sent ahead past the block's end as of the time read
+              continue;
+            }
+            throw FffsException.fromProto(header.getError());
+          }
+          ReadResponseProto response = header.getRead();
+          ByteBuf payload = frame.payload();
+          int got = payload.readableBytes();
+          if (got > next.asked) {
+            throw new FffsException(ErrorCode.INTERNAL, "DataNode " + connection.address() + " sent " + got
+                + " bytes of block " + blockId + " for a read of " + next.asked);
+          }
+          verifyInto(payload, response, dst, blockId, next.at, connection.address());
           if (resolved == null) {
             resolved = HlcTimestamp.fromProto(response.getResolvedHlc());
             blockLength = response.getBlockLength();
           }
+          total += got;
+          ended = got < next.asked;
         } finally {
           frame.release();
         }
-        total += got;
-        if (got < asked) {
-          break;
-        }
-      } while (total < wanted);
-      return new ReadResult(total, blockLength, resolved);
+      }
     } finally {
+      // After a failure, answers still to come are released as they arrive; the pool closes the connection.
+      for (PendingRead left : inFlight) {
+        left.call.thenAccept(Frame::release);
+      }
       pool.release(connection);
     }
   }
 
-  private static void verify(ByteBuf payload, ReadResponseProto response, long blockId, long offset,
-      InetSocketAddress from) throws FffsException {
-    int bad = ChunkChecksums.firstMismatch(payload.nioBuffer(), response.getChunkCrcsList());
+  /** One READ request on the wire: block offset, bytes asked, and its answer to come. */
+  private record PendingRead(long at, int asked, CompletableFuture<Frame<ResponseHeaderProto>> call) {}
+
+  /**
+   * Copies {@code payload} to {@code dst} while computing its chunk CRCs, piece by piece as it lies in the receive
+   * buffers (each piece is checksummed while it is still in cache, then copied), and checks them against the
+   * DataNode's. On a mismatch {@code dst}'s position is left where it was and the read fails with {@code CORRUPT}.
+   */
+  private static void verifyInto(ByteBuf payload, ReadResponseProto response, ByteBuffer dst, long blockId,
+      long offset, InetSocketAddress from) throws FffsException {
+    int start = dst.position();
+    ChunkChecksums sums = new ChunkChecksums(payload.readableBytes());
+    for (ByteBuffer piece : payload.nioBuffers()) {
+      sums.update(piece.duplicate());
+      dst.put(piece);
+    }
+    int bad = ChunkChecksums.firstMismatch(sums.finish(), response.getChunkCrcsList());
     if (bad >= 0) {
+      dst.position(start);
       long at = offset + (long) bad * ChunkChecksums.CHUNK_BYTES;
       throw new FffsException(ErrorCode.CORRUPT, "block " + blockId + " read from DataNode " + from
           + " failed its CRC32C check in the 512-byte chunk at offset " + at + " ("

@@ -35,9 +35,12 @@ final class ConnectionState {
     this.stats = stats;
   }
 
-  /** Event loop: hands a write to the store writer, or parks it and stops reading while the ring is full. */
+  /**
+   * Event loop: applies a small write here when the write path is idle, else hands it to the store writer, or parks
+   * it and stops reading while the ring is full.
+   */
   void submit(WriteTask task) {
-    if (overflow.isEmpty() && writer.offer(task)) {
+    if (overflow.isEmpty() && (writer.tryApplyHere(task) || writer.offer(task))) {
       return;
     }
     overflow.addLast(task);

@@ -46,9 +46,11 @@ final class QueryService {
   private final ExecutorService handlers;
   private final DataServerStats stats;
   private final int maxPayload;
+  private final ReadGate gate;
 
   QueryService(BlockStore store, HybridLogicalClock clock, ExecutorService handlers, DataServerStats stats,
-      int maxPayload) {
+      int maxPayload, ReadGate gate) {
+    this.gate = gate;
     this.store = store;
     this.clock = clock;
     this.handlers = handlers;
@@ -127,8 +129,18 @@ final class QueryService {
       throw new FffsException(ErrorCode.INVALID_ARGUMENT, "a read of " + read.getLength() + " bytes exceeds the "
           + maxPayload + " bytes one frame can carry; read in smaller pieces");
     }
-    ReadView view = store.read(read.getBlockId(), read.getOffset(), read.getLength(),
-        TimeSpec.fromProto(read.getTime()));
+    gate.enterRead();
+    ReadView view;
+    try {
+      view = store.read(read.getBlockId(), read.getOffset(), read.getLength(), TimeSpec.fromProto(read.getTime()));
+    } catch (FffsException | RuntimeException e) {
+      gate.exitRead();
+      throw e;
+    }
+    Runnable release = () -> {
+      view.close();
+      gate.exitRead();
+    };
     try {
       ReadResponseProto.Builder body = ReadResponseProto.newBuilder().setBlockLength(view.blockLength())
           .setResolvedHlc(view.hlc().toProto());
@@ -137,9 +149,9 @@ final class QueryService {
       }
       ResponseHeaderProto header = ResponseHeaderProto.newBuilder().setCallId(request.getCallId())
           .setHlc(clock.now().toProto()).setRead(body).build();
-      channel.eventLoop().execute(() -> sendRuns(channel, header, view));
+      channel.eventLoop().execute(() -> sendRuns(channel, header, view, release));
     } catch (FffsException | RuntimeException e) {
-      view.close();
+      release.run();
       throw e;
     }
     stats.reads.increment();
@@ -175,8 +187,11 @@ final class QueryService {
     return sums.finish();
   }
 
-  /** Event loop: the header, then each run (arena bytes or a segment-file region), then the view is released. */
-  private static void sendRuns(Channel channel, ResponseHeaderProto header, ReadView view) {
+  /**
+   * Event loop: the header, then each run (arena bytes or a segment-file region), then {@code release} closes the
+   * view (and lets the {@link ReadGate} know) once everything is flushed.
+   */
+  private static void sendRuns(Channel channel, ResponseHeaderProto header, ReadView view, Runnable release) {
     channel.write(FrameFormat.prefix(channel.alloc(), header, view.length()), channel.voidPromise());
     for (ReadView.Run run : view.runs()) {
       if (run.inMemory()) {
@@ -191,6 +206,6 @@ final class QueryService {
       channel.write(new DefaultFileRegion(run.channel(), run.position(), run.length()).retain(),
           channel.voidPromise());
     }
-    channel.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(done -> view.close());
+    channel.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(done -> release.run());
   }
 }

@@ -71,7 +71,14 @@ public final class ChunkChecksums {
    * chunk that does not match, {@code expected.size()} chunks if the counts differ, or -1 when all match.
    */
   public static int firstMismatch(ByteBuffer data, java.util.List<Integer> expected) {
-    int[] actual = of(data);
+    return firstMismatch(of(data), expected);
+  }
+
+  /**
+   * Compares checksums computed here ({@link #finish}) with {@code expected}: the index of the first chunk that
+   * differs, {@code expected.size()} (or {@code actual.length}) if the counts differ, or -1 when all match.
+   */
+  public static int firstMismatch(int[] actual, java.util.List<Integer> expected) {
     int n = Math.min(actual.length, expected.size());
     for (int i = 0; i < n; i++) {
       if (actual[i] != expected.get(i)) {

@@ -24,7 +24,8 @@ import java.util.concurrent.ConcurrentLinkedDeque;
  * as it has calls in flight and gives it back ({@link #release}); a block writer holds one for its whole life, so
  * its packets never queue behind another stream's. Up to {@code fffs.client.connections.max-idle} idle connections
  * stay open per DataNode. Socket buffers are left to the kernel's auto-tuning; {@code TCP_NODELAY} only in latency
- * mode.
+ * mode. Responses are decoded with composite payloads ({@link FrameDecoder}): a READ payload stays in the socket
+ * buffers it arrived in until its reader copies it out.
  */
 public final class ConnectionPool implements AutoCloseable {
   private final Bootstrap bootstrap;
@@ -67,7 +68,7 @@ public final class ConnectionPool implements AutoCloseable {
       @Override
       protected void initChannel(Channel ch) {
         ch.pipeline().addLast(new FrameDecoder<>(ResponseHeaderProto.parser(), maxFrameBytes,
-            DataTransferConfigKeys.MAX_FRAME_SIZE_KEY), connection.handler());
+            DataTransferConfigKeys.MAX_FRAME_SIZE_KEY, true), connection.handler());
       }
     }).connect(address);
     try {

@@ -23,13 +23,18 @@ class FrameDecoderPropertiesTest {
   private static final int MAX_FRAME = 4096;
 
   private static EmbeddedChannel channel() {
-    return new EmbeddedChannel(new FrameDecoder<>(RequestHeaderProto.parser(), MAX_FRAME, "test.max"));
+    return channel(false);
+  }
+
+  /** {@code composite}: the client's mode, payloads (and headers) may span several received pieces. */
+  private static EmbeddedChannel channel(boolean composite) {
+    return new EmbeddedChannel(new FrameDecoder<>(RequestHeaderProto.parser(), MAX_FRAME, "test.max", composite));
   }
 
   @Property(tries = 300)
   void goodFramesSplitAnywhereComeOutWholeAndInOrder(@ForAll @Size(min = 1, max = 6) List<@Size(max = 700)
-      byte[]> payloads, @ForAll @IntRange(min = 1, max = 97) int pieceSize) {
-    EmbeddedChannel channel = channel();
+      byte[]> payloads, @ForAll @IntRange(min = 1, max = 97) int pieceSize, @ForAll boolean composite) {
+    EmbeddedChannel channel = channel(composite);
     ByteBuf wire = Unpooled.buffer();
     for (int i = 0; i < payloads.size(); i++) {
       RequestHeaderProto header = RequestHeaderProto.newBuilder().setCallId(i).setOp(OpProto.WRITE)
