@@ -1,5 +1,6 @@
 package io.fffs.rdma;
 
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 
 /**
@@ -55,6 +56,15 @@ public final class RdmaConfigKeys {
   public static final String SERVER_READ_THREADS_KEY = "fffs.rdma.datanode.read-threads";
   public static final int SERVER_READ_THREADS_DEFAULT = 4;
 
+  /**
+   * How long a UCX worker thread (client and DataNode) keeps polling after its last progress, while operations it
+   * issued are outstanding, before it blocks for network events ({@code ucp_worker_wait}). A time duration
+   * ({@code 0}, {@code 20us}, {@code 1ms}; a bare number is microseconds). Polling answers a completion that is
+   * about to arrive a wake-up sooner but burns a core meanwhile; 0 blocks at once (docs/rdma.md, "Threads").
+   */
+  public static final String WORKER_SPIN_KEY = "fffs.rdma.worker.spin";
+  public static final long WORKER_SPIN_DEFAULT_US = 0;
+
   private RdmaConfigKeys() {}
 
   public static boolean requireDevice(Configuration conf) {
@@ -95,6 +105,15 @@ public final class RdmaConfigKeys {
 
   public static int serverReadThreads(Configuration conf) {
     return atLeastOne(SERVER_READ_THREADS_KEY, conf.getInt(SERVER_READ_THREADS_KEY, SERVER_READ_THREADS_DEFAULT));
+  }
+
+  /** {@link #WORKER_SPIN_KEY} in nanoseconds. */
+  public static long workerSpinNanos(Configuration conf) {
+    long micros = conf.getTimeDuration(WORKER_SPIN_KEY, WORKER_SPIN_DEFAULT_US, TimeUnit.MICROSECONDS);
+    if (micros < 0 || micros > 1_000_000) {
+      throw new IllegalArgumentException(WORKER_SPIN_KEY + " must be from 0 to 1s, got " + micros + "us");
+    }
+    return TimeUnit.MICROSECONDS.toNanos(micros);
   }
 
   private static int atLeastOne(String key, int value) {

@@ -58,7 +58,7 @@ final class UcxDataServer implements ServerTransportProvider.Server {
       Supplier<String> unhealthyReason, WriteListener listener, BlockTokenVerifier blockKeys) throws IOException {
     long timeout = DataTransferConfigKeys.responseTimeoutMillis(conf);
     int maxFrame = DataTransferConfigKeys.maxFrameSize(conf);
-    UcxWorkerLoop loop = new UcxWorkerLoop("fffs-ucx-dn");
+    UcxWorkerLoop loop = new UcxWorkerLoop("fffs-ucx-dn", RdmaConfigKeys.workerSpinNanos(conf));
     EventLoopGroup boss = null;
     EventLoopGroup workers = null;
     ExecutorService readers = null;

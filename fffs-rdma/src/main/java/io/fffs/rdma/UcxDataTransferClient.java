@@ -44,8 +44,8 @@ import org.slf4j.LoggerFactory;
  * with the chunk CRCs, which are checked before the bytes are copied out: {@code CORRUPT} on a mismatch). BLOCK_INFO,
  * SYNC and TRUNCATE carry no data and go over the TCP client, as does everything for a DataNode that does not
  * advertise UCX or refuses it at connection set-up — unless {@code fffs.transport=ucx}, which makes that an
- * {@code UNSUPPORTED} error. The client's worker thread ({@code fffs-ucx-client}) keeps progressing, which UCX's
- * tcp transport needs for the DataNode's GETs. Thread-safe.
+ * {@code UNSUPPORTED} error. The client's worker thread ({@code fffs-ucx-client}) sleeps until the network wakes
+ * it, e.g. for a DataNode's GET, which UCX's tcp transport emulates and the client must serve. Thread-safe.
  */
 final class UcxDataTransferClient implements DataTransferClient {
   private static final Logger LOG = LoggerFactory.getLogger(UcxDataTransferClient.class);
@@ -78,7 +78,7 @@ final class UcxDataTransferClient implements DataTransferClient {
     this.connectTimeoutMillis = (int) Math.min(Integer.MAX_VALUE,
         DataTransferConfigKeys.connectTimeoutMillis(conf));
     this.maxFrame = DataTransferConfigKeys.maxFrameSize(conf);
-    this.loop = new UcxWorkerLoop("fffs-ucx-client");
+    this.loop = new UcxWorkerLoop("fffs-ucx-client", RdmaConfigKeys.workerSpinNanos(conf));
     try {
       this.buffers = new RegisteredBuffers(loop, RdmaConfigKeys.clientBuffers(conf), RdmaConfigKeys.bufferSize(conf));
       ByteBuffer address = loop.address();

@@ -18,11 +18,20 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One UCX context and worker, owned by one thread. A UCP worker is not thread-safe, so every call on it (endpoints,
- * remote keys, PUT/GET) runs on this thread: other threads hand it tasks ({@link #execute}, {@link #call}) and wake
- * it with {@code ucp_worker_signal}. Between tasks the thread progresses the worker; while one-sided operations it
- * issued are outstanding it keeps polling, otherwise it sleeps in {@code ucp_worker_wait} until the network or a
- * task wakes it. That also serves peers' operations on this worker's memory: over UCX's tcp transport a GET is
- * emulated and its target must progress.
+ * remote keys, PUT/GET) runs on this thread: other threads hand it tasks ({@link #execute}, {@link #call}).
+ *
+ * <p>The thread does not busy-poll: it runs queued tasks and calls {@code ucp_worker_progress} until neither
+ * yields anything, optionally spins for {@code fffs.rdma.worker.spin} more (in case the answer to an operation it
+ * just issued is about to arrive), then blocks in {@code ucp_worker_wait} ({@link UcpWorker#waitForEvents}), which
+ * arms the worker and sleeps on its event fd. That fd covers every transport the context chose (the wakeup
+ * feature is requested, {@link UcxProbe#contextParams}): the completion of its own GETs, PUTs and flushes, a peer's
+ * operations on this worker's memory (over UCX's tcp transport a GET is emulated and its target must progress: the
+ * request arrives on the socket and wakes the target's worker), endpoint errors, and {@code ucp_worker_signal}. A
+ * task handed in from another thread signals the worker only when the thread may be asleep ({@link #sleeping}):
+ * a signal is sticky (it makes the next arm return busy), so a task queued just before the thread sleeps is never
+ * missed; the worst case is one spurious wake-up. {@link #close} signals too, so a sleeping thread wakes and exits.
+ * Before this the thread polled while its operations were outstanding, which cost ~120–210 µs of CPU per 64 KiB
+ * packet (docs/benchmarks.md, RDMA section).
  */
 final class UcxWorkerLoop implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(UcxWorkerLoop.class);
@@ -31,10 +40,15 @@ final class UcxWorkerLoop implements Closeable {
   private final UcpWorker worker;
   private final Thread thread;
   private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+  private final long spinNanos;
   private int outstanding;
   private volatile boolean running = true;
+  /** True while the thread is (about to be) blocked in {@code ucp_worker_wait}: a new task must signal it. */
+  private volatile boolean sleeping;
 
-  UcxWorkerLoop(String name) {
+  /** {@code spinNanos}: how long to keep polling after the last progress before blocking (0: block at once). */
+  UcxWorkerLoop(String name, long spinNanos) {
+    this.spinNanos = Math.max(0, spinNanos);
     this.context = new UcpContext(UcxProbe.contextParams());
     try {
       this.worker = context.newWorker(new UcpWorkerParams());
@@ -67,7 +81,9 @@ final class UcxWorkerLoop implements Closeable {
       throw new IllegalStateException("the UCX worker " + thread.getName() + " is stopped");
     }
     tasks.add(task);
-    worker.signal();
+    if (sleeping) {
+      worker.signal();
+    }
   }
 
   <T> CompletableFuture<T> call(Callable<T> task) {
@@ -118,23 +134,45 @@ final class UcxWorkerLoop implements Closeable {
   }
 
   private void run() {
+    long idleSince = 0;
     while (running) {
       try {
+        boolean worked = false;
         for (Runnable task = tasks.poll(); task != null; task = tasks.poll()) {
           task.run();
+          worked = true;
         }
-        if (worker.progress() != 0 || !tasks.isEmpty()) {
+        if (worker.progress() != 0 || worked) {
+          idleSince = 0;
           continue;
         }
-        if (outstanding > 0) {
-          Thread.onSpinWait();
-        } else {
+        if (spinNanos > 0 && outstanding > 0) {
+          long now = System.nanoTime();
+          if (idleSince == 0) {
+            idleSince = now;
+          }
+          if (now - idleSince < spinNanos) {
+            Thread.onSpinWait();
+            continue;
+          }
+        }
+        idleSince = 0;
+        sleeping = true;
+        // A task queued before the flag was visible did not signal: look once more before sleeping.
+        if (tasks.isEmpty() && running) {
           worker.waitForEvents();
         }
+        sleeping = false;
       } catch (Exception e) {
+        sleeping = false;
         LOG.warn("UCX worker {}: {}", thread.getName(), e.toString());
       }
     }
+  }
+
+  /** True once the thread has exited (after {@link #close}). */
+  boolean stopped() {
+    return !thread.isAlive();
   }
 
   private void assertOnLoop() {

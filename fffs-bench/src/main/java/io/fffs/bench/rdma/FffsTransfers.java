@@ -38,6 +38,12 @@ final class FffsTransfers implements AutoCloseable {
     // A/B of the DataNode's write path: -Dfffs.bench.rdma.write-into-arena=false measures the staged path.
     conf.setBoolean(RdmaConfigKeys.WRITE_INTO_ARENA_KEY,
         Boolean.parseBoolean(System.getProperty("fffs.bench.rdma.write-into-arena", "true")));
+    // A/B of the UCX worker threads' polling before they block (DataNode and clients): e.g.
+    // -Dfffs.bench.rdma.worker-spin=50us; unset, the default of fffs.rdma.worker.spin.
+    String spin = System.getProperty("fffs.bench.rdma.worker-spin");
+    if (spin != null) {
+      conf.set(RdmaConfigKeys.WORKER_SPIN_KEY, spin);
+    }
     cluster = Clusters.fffs(dir, conf, arenaBytes);
     String transport = cluster.getDataNode(0).datanodeId().getTransport();
     if (!transport.equals("ucx")) {

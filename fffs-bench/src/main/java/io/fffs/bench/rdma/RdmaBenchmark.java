@@ -37,6 +37,8 @@ import org.knowm.xchart.XYChart;
  * <p>For tests, system properties narrow the run: {@code fffs.bench.rdma.tls} (settings, e.g. {@code tcp}),
  * {@code fffs.bench.rdma.sizes} (bytes, comma-separated), {@code fffs.bench.rdma.bytes} (per file); and
  * {@code fffs.bench.rdma.write-into-arena=false} measures the DataNode's staged write path instead (A/B);
+ * {@code fffs.bench.rdma.worker-spin=50us} sets {@code fffs.rdma.worker.spin} (how long the UCX worker threads
+ * poll before they block; A/B);
  * {@code fffs.bench.rdma.jfr=DIR} records each child with JFR into {@code DIR/rdma-<setting>.jfr};
  * {@code fffs.bench.rdma.threads=true} prints the CPU per GB of each FFFS phase by thread ({@link ThreadCpu}). Every
  * {@code fffs.bench.rdma.*} property is passed on to the child JVMs.
