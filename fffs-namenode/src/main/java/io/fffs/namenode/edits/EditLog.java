@@ -25,12 +25,21 @@ import org.slf4j.LoggerFactory;
  * {@code force} (group commit). {@link #awaitSynced} returns once a txid is on disk; a mutation is acknowledged
  * only then. Segments roll at checkpoints ({@link #roll}). Layout: {@link EditLogFormat}.
  *
+ * <p>The open segment is preallocated with zeros {@link #PREALLOCATE_BYTES} at a time ahead of the records, as
+ * HDFS does: an {@code fdatasync} of a write into blocks the file already has need not commit a size change, which
+ * measured 135 µs against 180–210 µs per 600-byte record + {@code fdatasync} appended to a growing file (ext4,
+ * quiet machine). The zeros are cut at {@link #roll} and {@link #close}; after a crash {@link EditLogReader} reads
+ * a zero tail as the end of the log and start-up cuts it.
+ *
  * <p>Two conditions on one lock: appends wake only the writer ({@code queued}), a finished batch wakes only the
  * handlers waiting for durability ({@code synced}). With one monitor every append woke every waiting handler just
  * to have it sleep again, which on two cores cost a third of a mutation's CPU (profiled with 8 mkdirs clients).
  */
 public final class EditLog implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(EditLog.class);
+  /** Zeros written ahead of the records of the open segment at a time. */
+  static final int PREALLOCATE_BYTES = 1 << 20;
+  private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(PREALLOCATE_BYTES);
 
   /** A queued record, or a request to start a new segment at {@code rollTo}. */
   private static final class Pending {
@@ -55,6 +64,9 @@ public final class EditLog implements Closeable {
   private IOException failure;
   private boolean closed;
   private FileChannel channel;
+  /** Writer thread only: the end of the records of {@link #channel}, and of the zeros written ahead of them. */
+  private long written;
+  private long allocated;
   private final Thread writer;
 
   /**
@@ -212,7 +224,7 @@ public final class EditLog implements Closeable {
         continue;
       }
       flush(buffers);
-      channel.close();
+      closeSegment();
       channel = openSegment(pending.rollTo);
       last = Math.max(last, pending.rollTo - 1);
     }
@@ -229,6 +241,8 @@ public final class EditLog implements Closeable {
     for (ByteBuffer buffer : array) {
       remaining += buffer.remaining();
     }
+    preallocate(channel, written + remaining);
+    written += remaining;
     while (remaining > 0) {
       remaining -= channel.write(array);
     }
@@ -236,14 +250,35 @@ public final class EditLog implements Closeable {
     buffers.clear();
   }
 
+  /** Writes zeros ahead of the channel's position until the file reaches {@code end} (its position unchanged). */
+  private void preallocate(FileChannel segment, long end) throws IOException {
+    while (allocated < end) {
+      ByteBuffer zeros = ZEROS.duplicate();
+      while (zeros.hasRemaining()) {
+        segment.write(zeros, allocated + zeros.position());
+      }
+      allocated += PREALLOCATE_BYTES;
+    }
+  }
+
   private FileChannel openSegment(long firstTxid) throws IOException {
     Path file = dir.resolve(EditLogFormat.fileName(firstTxid));
     FileChannel segment = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
         StandardOpenOption.TRUNCATE_EXISTING);
+    allocated = 0;
+    preallocate(segment, EditLogFormat.FILE_HEADER_BYTES);
     segment.write(EditLogFormat.fileHeader(firstTxid));
+    written = EditLogFormat.FILE_HEADER_BYTES;
     segment.force(true);
     forceDirectory(dir);
     return segment;
+  }
+
+  /** Cuts the zeros after the last record of the open segment and closes it. */
+  private void closeSegment() throws IOException {
+    channel.truncate(written);
+    channel.force(true);
+    channel.close();
   }
 
   /** Forces a directory entry change (a new or renamed file) to disk. */
@@ -271,7 +306,11 @@ public final class EditLog implements Closeable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    channel.close();
+    if (failure == null) {
+      closeSegment();
+    } else {
+      channel.close();
+    }
   }
 
   /** Lists the segment files of {@code dir}, oldest first. */

@@ -12,7 +12,11 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.function.Consumer;
 
-/** Reads one segment file ({@link EditLogFormat}), telling a torn tail from damage in the middle. */
+/**
+ * Reads one segment file ({@link EditLogFormat}), telling a torn tail from damage in the middle. Zeros after the
+ * last record are space the writer preallocated ({@link EditLog}): the end of the log, not damage; a record that
+ * fails its CRC with only zeros after it in the newest segment is a torn write into that space.
+ */
 public final class EditLogReader {
   private EditLogReader() {}
 
@@ -44,6 +48,9 @@ public final class EditLogReader {
         return tornOrCorrupt(file, newest, offset, "a record header is cut short");
       }
       int length = in.getInt(offset);
+      if (length == 0 && allZero(bytes, offset)) {
+        return offset;  // preallocated space after the last record
+      }
       if (length < 0 || length > EditLogFormat.MAX_BODY_BYTES) {
         return tornOrCorrupt(file, newest && allZero(bytes, offset), offset, "a record length of " + length
             + " bytes is impossible");
@@ -54,7 +61,7 @@ public final class EditLogReader {
       }
       int crc = EditLogFormat.crc(bytes, offset + 8, 16 + length);
       if (crc != in.getInt(offset + 4)) {
-        return tornOrCorrupt(file, newest && end == bytes.length, offset, "a record fails its CRC32C");
+        return tornOrCorrupt(file, newest && allZero(bytes, end), offset, "a record fails its CRC32C");
       }
       long txid = in.getLong(offset + 8);
       if (txid != expectedTxid) {
@@ -68,6 +75,13 @@ public final class EditLogReader {
     return offset;
   }
 
+  /** Whether {@code file} holds only zeros from {@code offset} on: preallocated space, not a torn record. */
+  public static boolean zerosFrom(Path file, long offset) throws IOException {
+    byte[] bytes = Files.readAllBytes(file);
+    return offset <= bytes.length && allZero(bytes, (int) offset);
+  }
+
+  /** Whether {@code bytes} hold only zeros from {@code from} on (true at the end). */
   private static boolean allZero(byte[] bytes, int from) {
     for (int i = from; i < bytes.length; i++) {
       if (bytes[i] != 0) {

@@ -125,8 +125,12 @@ public final class NameStorage {
         throw e.getCause();
       }
       if (newest && validEnd < Files.size(segment)) {
-        LOG.warn("Cutting a torn tail of {} at offset {} ({} bytes)", segment, validEnd,
-            Files.size(segment) - validEnd);
+        if (EditLogReader.zerosFrom(segment, validEnd)) {
+          LOG.info("Cutting the preallocated space of {} after its last record (offset {})", segment, validEnd);
+        } else {
+          LOG.warn("Cutting a torn tail of {} at offset {} ({} bytes)", segment, validEnd,
+              Files.size(segment) - validEnd);
+        }
         try (FileChannel channel = FileChannel.open(segment, StandardOpenOption.WRITE)) {
           channel.truncate(validEnd);
           channel.force(true);

@@ -8,6 +8,7 @@ import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.namenode.edits.EditLog;
+import io.fffs.namenode.edits.EditLogReader;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,6 +53,65 @@ class EditLogRecoveryTest {
     nn.restart();
     assertThat(nn.fs.queries.getFileInfo(ADMIN, "/after", TimeSpec.latest())).isNotNull();
     nn.close();
+  }
+
+  @Test
+  void openSegmentIsPreallocatedAndCutToItsRecordsOnClose() throws Exception {
+    NamesystemFixture nn = withDirectories(5);
+    Path segment = newestSegment();
+    assertThat(Files.size(segment)).isGreaterThanOrEqualTo(1 << 20);
+    long recordsEnd = EditLogReader.read(segment, true, record -> { });
+    assertThat(recordsEnd).isLessThan(4096);
+    nn.fs.close();
+    assertThat(Files.size(segment)).isEqualTo(recordsEnd);
+  }
+
+  /** The name directory as a crash leaves it: copied while the NameNode runs, preallocated zeros and all. */
+  private Path crashedCopy() throws Exception {
+    Path copy = dir.resolveSibling(dir.getFileName() + "-crashed");
+    try (var files = Files.walk(dir)) {
+      for (Path from : (Iterable<Path>) files::iterator) {
+        Files.copy(from, copy.resolve(dir.relativize(from).toString()));
+      }
+    }
+    return copy;
+  }
+
+  @Test
+  void afterACrashThePreallocatedZerosEndTheLogAndAreCut() throws Exception {
+    NamesystemFixture nn = withDirectories(5);
+    Path copy = crashedCopy();
+    nn.close();
+    Path segment = EditLog.segments(copy.resolve("current")).get(0);
+    assertThat(Files.size(segment)).isGreaterThanOrEqualTo(1 << 20);
+
+    NamesystemFixture recovered = new NamesystemFixture(copy, NamesystemFixture.conf());
+    for (int i = 0; i < 5; i++) {
+      assertThat(recovered.fs.queries.getFileInfo(ADMIN, "/d" + i, TimeSpec.latest())).isNotNull();
+    }
+    assertThat(Files.size(segment)).isLessThan(4096);
+    recovered.close();
+  }
+
+  @Test
+  void aRecordTornInsideThePreallocatedSpaceIsCut() throws Exception {
+    NamesystemFixture nn = withDirectories(5);
+    Path copy = crashedCopy();
+    nn.close();
+    Path segment = EditLog.segments(copy.resolve("current")).get(0);
+    long recordsEnd = EditLogReader.read(segment, true, record -> { });
+    try (RandomAccessFile file = new RandomAccessFile(segment.toFile(), "rw")) {
+      file.seek(recordsEnd);  // a header promising 40 bytes and a CRC, then the crash: zeros follow
+      file.write(new byte[] {0, 0, 0, 40, 1, 2, 3, 4, 0, 0, 0, 0, 0, 0, 0, 6});
+    }
+    assertThat(EditLogReader.read(segment, true, record -> { })).isEqualTo(recordsEnd);
+    assertThatThrownBy(() -> EditLogReader.read(segment, false, record -> { }))
+        .isInstanceOfSatisfying(FffsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CORRUPT));
+
+    NamesystemFixture recovered = new NamesystemFixture(copy, NamesystemFixture.conf());
+    assertThat(recovered.fs.queries.getFileInfo(ADMIN, "/d4", TimeSpec.latest())).isNotNull();
+    assertThat(Files.size(segment)).isEqualTo(recordsEnd);
+    recovered.close();
   }
 
   @Test
