@@ -3,7 +3,6 @@ package io.fffs.bench.e2e;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Locale;
 import org.apache.log4j.Level;
 import org.apache.log4j.LogManager;
 
@@ -52,9 +51,7 @@ public final class EndToEndBenchmark {
       Progress.say("%s benchmark, %s mode, %s; output to %s", args.name(), args.quick() ? "quick" : "full",
           Machine.describe(), args.out().toAbsolutePath());
       String summary = run.run(args, tmp);
-      System.out.printf(Locale.ROOT, "%nCSV: %s%nPlot: %s%n", args.csv(), args.png());
-      Report.appendSummary(args, summary);
-      Progress.say("done");
+      Report.finish(args, summary);
     } catch (Exception | LinkageError e) {
       e.printStackTrace();
       status = 1;

@@ -48,6 +48,13 @@ public final class Report {
     Files.write(file, lines, StandardCharsets.UTF_8);
   }
 
+  /** The end of a benchmark run: where its CSV and plot are, its summary appended to the run log, "done". */
+  public static void finish(BenchArgs args, String summary) {
+    System.out.printf(Locale.ROOT, "%nCSV: %s%nPlot: %s%n", args.csv(), args.png());
+    appendSummary(args, summary);
+    Progress.say("done");
+  }
+
   /** Appends {@code - date · command · machine · summary} to docs/benchmarks.md; says where, or why not. */
   public static void appendSummary(BenchArgs args, String summary) {
     String line = String.format(Locale.ROOT, "- %s · `%s` · %s, load %.1f · %s", Machine.now(), args.command(),

@@ -99,9 +99,7 @@ public final class RdmaBenchmark {
       Progress.say("rdma benchmark, %s mode, %s; output to %s", args.quick() ? "quick" : "full",
           Machine.describe(), args.out().toAbsolutePath());
       String summary = run(args);
-      System.out.printf(Locale.ROOT, "%nCSV: %s%nPlot: %s%n", args.csv(), args.png());
-      Report.appendSummary(args, summary);
-      Progress.say("done");
+      Report.finish(args, summary);
     } catch (Exception | LinkageError e) {
       e.printStackTrace();
       status = 1;

@@ -115,13 +115,7 @@ final class StoreWriter {
       return false;
     }
     try {
-      ResponseHeaderProto ack;
-      applying.lock();
-      try {
-        ack = apply(task);
-      } finally {
-        applying.unlock();
-      }
+      ResponseHeaderProto ack = applyAlone(task);
       stats.writesInline.increment();
       Responses.send(task.connection().channel, ack, true);
     } finally {
@@ -141,14 +135,7 @@ final class StoreWriter {
       try {
         WriteTask task = ring.poll(10, TimeUnit.MILLISECONDS);
         if (task != null) {
-          ResponseHeaderProto ack;
-          applying.lock();
-          try {
-            ack = apply(task);
-          } finally {
-            applying.unlock();
-          }
-          queueAck(task.connection().channel, ack);
+          queueAck(task.connection().channel, applyAlone(task));
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -184,6 +171,16 @@ final class StoreWriter {
       return;
     }
     unflushed.add(channel);
+  }
+
+  /** {@link #apply} with the store to itself: at most one write is applied at a time, on any thread. */
+  private ResponseHeaderProto applyAlone(WriteTask task) {
+    applying.lock();
+    try {
+      return apply(task);
+    } finally {
+      applying.unlock();
+    }
   }
 
   /** Applies one write (on this thread, or on an event loop that found the path idle); returns its ack. */
