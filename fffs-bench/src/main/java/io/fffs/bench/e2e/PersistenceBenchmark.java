@@ -21,7 +21,8 @@ import org.knowm.xchart.XYChart;
  * Paper Figs. 9 and 10 on this machine: one client writes a file into an FFFS DataNode with persistence on (the
  * default: a background thread writes every entry to segment files on disk) and into a second one with it off
  * ({@code fffs.datanode.persistence.enabled=false}), for packet sizes 128 KiB, 512 KiB and 2 MiB; the data always
- * fits in memory. Each size runs twice per side in alternating order (on, off, off, on). During the first "on" run
+ * fits in memory. Each size runs {@value #WRITES_PER_SIDE} times per side in alternating order (on, off, off, on, on,
+ * off, off, on): single writes of 0.4–0.9 s swing by ±20 % on 2 cores, so the ratio needs several. During the first "on" run
  * of each size a sampler records every 50 ms the client's bytes written, the DataNode's persisted bytes
  * ({@code StoreStats.bytesPersisted}) and this JVM's {@code write_bytes} from {@code /proc/self/io} (the DataNode
  * runs in this JVM), until persistence goes quiet. File size: 256 MiB full, 64 MiB quick. Segment files are
@@ -31,6 +32,7 @@ import org.knowm.xchart.XYChart;
 final class PersistenceBenchmark implements EndToEndBenchmark.Run {
   private static final int[] PACKETS = {128 << 10, 512 << 10, 2 << 20};
   private static final long SAMPLE_MILLIS = 50;
+  private static final int WRITES_PER_SIDE = 4;
 
   /** One sample of the timeline; bytes are cumulative since the run's start. */
   record Sample(int packet, double seconds, long clientBytes, long persistedBytes, long procWriteBytes) {}
@@ -39,7 +41,7 @@ final class PersistenceBenchmark implements EndToEndBenchmark.Run {
   public String run(BenchArgs args, Path tmp) throws Exception {
     long fileSize = args.quick() ? 64L << 20 : 256L << 20;
     long warmUp = args.quick() ? 16L << 20 : 64L << 20;
-    long arena = 2L * PACKETS.length * fileSize + (128L << 20) + warmUp;
+    long arena = (long) WRITES_PER_SIDE * PACKETS.length * fileSize + (128L << 20) + warmUp;
     double[][] onNanos = new double[PACKETS.length][1];
     double[][] offNanos = new double[PACKETS.length][1];
     long backpressure;
@@ -78,10 +80,9 @@ final class PersistenceBenchmark implements EndToEndBenchmark.Run {
         long bytes0 = stats.bytesPersisted.sum();
         try (FileSystem onFs = Clusters.client(on, io.fffs.client.data.DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, p);
             FileSystem offFs = Clusters.client(off, io.fffs.client.data.DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, p)) {
-          boolean[] order = {true, false, false, true};
-          for (int k = 0; k < order.length; k++) {
+          for (int k = 0; k < 2 * WRITES_PER_SIDE; k++) {
             org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path("/persistence/p" + packet + "-" + k);
-            boolean persist = order[k];
+            boolean persist = k % 4 == 0 || k % 4 == 3; // on, off, off, on, ...
             long cpu0 = processCpuNanos();
             long persistCpu0 = persistenceThreadCpuNanos();
             double nanos;
@@ -117,7 +118,7 @@ final class PersistenceBenchmark implements EndToEndBenchmark.Run {
         on.close();
       }
     }
-    double gib = 2.0 * PACKETS.length * fileSize / (1L << 30);
+    double gib = (double) WRITES_PER_SIDE * PACKETS.length * fileSize / (1L << 30);
     String cpu = String.format(Locale.ROOT, "CPU per GiB written (this JVM, all threads; 'on' until the last byte"
         + " persisted): on %.2f s, off %.2f s (on/off %.2f), of which the persistence thread %.2f s", cpuOn[0] / 1e9 / gib,
         cpuOff[0] / 1e9 / gib, cpuOn[0] / cpuOff[0], persistCpu[0] / 1e9 / gib);
@@ -243,16 +244,16 @@ final class PersistenceBenchmark implements EndToEndBenchmark.Run {
       List<Sample> samples, long backpressure) throws IOException {
     double[] onRate = new double[PACKETS.length];
     double[] offRate = new double[PACKETS.length];
-    System.out.printf(Locale.ROOT, "%npersistence: %d MiB per write, 2 writes per side and size, GB/s%n%n",
-        fileSize >> 20);
+    System.out.printf(Locale.ROOT, "%npersistence: %d MiB per write, %d writes per side and size, GB/s%n%n",
+        fileSize >> 20, WRITES_PER_SIDE);
     System.out.println("| packet | persistence on | persistence off | on/off |");
     System.out.println("|---|---|---|---|");
     Report csv = new Report("kind", "packet_bytes", "seconds", "on_gbps", "off_gbps", "on_over_off",
         "client_bytes", "persisted_bytes", "proc_write_bytes");
     double minRatio = Double.MAX_VALUE;
     for (int i = 0; i < PACKETS.length; i++) {
-      onRate[i] = 2.0 * fileSize / onNanos[i][0];
-      offRate[i] = 2.0 * fileSize / offNanos[i][0];
+      onRate[i] = (double) WRITES_PER_SIDE * fileSize / onNanos[i][0];
+      offRate[i] = (double) WRITES_PER_SIDE * fileSize / offNanos[i][0];
       minRatio = Math.min(minRatio, onRate[i] / offRate[i]);
       System.out.printf(Locale.ROOT, "| %s | %.3f | %.3f | %.2f |%n", ThroughputBenchmark.size(PACKETS[i]),
           onRate[i], offRate[i], onRate[i] / offRate[i]);

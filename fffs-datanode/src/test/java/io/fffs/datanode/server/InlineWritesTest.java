@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -65,17 +66,21 @@ class InlineWritesTest {
       int record = 1024;
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
       ExecutorService pool = Executors.newFixedThreadPool(4);
+      // A reader starts once its block exists (after the writer's first acknowledged write), else NOT_FOUND.
+      List<CountDownLatch> created = List.of(new CountDownLatch(1), new CountDownLatch(1));
       try {
         List<Future<Integer>> writers = new ArrayList<>();
         for (int w = 0; w < 2; w++) {
           long blockId = 200 + w;
+          CountDownLatch exists = created.get(w);
           NettyDataTransferClient client = f.client();
           writers.add(pool.submit(() -> {
             int n = 0;
             try (BlockWriter writer = client.openWriter(dn, blockId, new WriteOptions(64 << 20, null))) {
-              while (System.nanoTime() < deadline) {
+              while (n == 0 || System.nanoTime() < deadline) {
                 writer.write((long) n * record, ByteBuffer.wrap(recordBytes(blockId, n, record)));
                 writer.flush();
+                exists.countDown();
                 n++;
               }
             }
@@ -85,10 +90,12 @@ class InlineWritesTest {
         List<Future<Integer>> readers = new ArrayList<>();
         for (int r = 0; r < 2; r++) {
           long blockId = 200 + r;
+          CountDownLatch exists = created.get(r);
           NettyDataTransferClient client = f.client();
           readers.add(pool.submit(() -> {
+            assertThat(exists.await(60, TimeUnit.SECONDS)).as("block %d created", blockId).isTrue();
             int reads = 0;
-            while (System.nanoTime() < deadline) {
+            while (reads == 0 || System.nanoTime() < deadline) {
               ByteBuffer first = ByteBuffer.allocate(64 * record);
               int got = client.read(dn, blockId, 0, first, TimeSpec.latest()).bytesRead();
               for (int i = 0; i < got / record; i++) {
