@@ -3,6 +3,7 @@ package io.fffs.rdma;
 import io.fffs.client.data.BlockWriter;
 import io.fffs.client.data.WriteFailure;
 import io.fffs.client.data.WriteOptions;
+import io.fffs.client.data.WriteWindow;
 import io.fffs.client.data.frame.ChunkChecksums;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.DataTransferProtos.OpProto;
@@ -14,11 +15,8 @@ import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.rdma.SideChannelFormat.Descriptor;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@link BlockWriter} over UCX: each packet (at most {@code fffs.client.write.packet-size} and one registered
@@ -40,9 +38,7 @@ final class UcxBlockWriter implements BlockWriter {
   private final long streamId;
   private final int packetSize;
   private final long timeoutMillis;
-  private final boolean latencyMode;
-  private final Semaphore window;
-  private long unflushedBytes;
+  private final WriteWindow window;
   private CompletableFuture<Void> lastAck = CompletableFuture.completedFuture(null);
   private final WriteFailure failure = new WriteFailure();
   private volatile long blockLength;
@@ -60,8 +56,8 @@ final class UcxBlockWriter implements BlockWriter {
     this.streamId = streamId;
     this.packetSize = Math.min(packetSize, buffers.slotSize());
     this.timeoutMillis = timeoutMillis;
-    this.latencyMode = latencyMode;
-    this.window = new Semaphore(window);
+    this.window = new WriteWindow(window, this.packetSize, latencyMode, timeoutMillis,
+        "DataNode " + channel.address(), "UCX write of block " + blockId);
   }
 
   @Override
@@ -81,12 +77,12 @@ final class UcxBlockWriter implements BlockWriter {
   }
 
   private void sendPacket(long offset, ByteBuffer piece) throws IOException {
-    acquireSlot();
+    window.acquire(channel::flush, failure);
     RegisteredBuffers.Slot free = buffers.tryTake();
     try {
       if (free == null) {
         channel.flush();
-        unflushedBytes = 0;
+        window.flushed();
         free = buffers.take(timeoutMillis, "a write of block " + blockId);
       }
     } catch (IOException e) {
@@ -108,11 +104,7 @@ final class UcxBlockWriter implements BlockWriter {
     if (options.userTimePlugin() != null) {
       write.setUserTimePlugin(options.userTimePlugin());
     }
-    unflushedBytes += n;
-    boolean flush = latencyMode || unflushedBytes >= packetSize;
-    if (flush) {
-      unflushedBytes = 0;
-    }
+    boolean flush = window.queued(n);
     RequestHeaderProto.Builder request = RequestHeaderProto.newBuilder();
     if (token != null) {
       request.addTokens(token.toProto());
@@ -128,27 +120,6 @@ final class UcxBlockWriter implements BlockWriter {
       }
       return null;
     });
-  }
-
-  private void acquireSlot() throws IOException {
-    if (window.tryAcquire()) {
-      return;
-    }
-    channel.flush();
-    unflushedBytes = 0;
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-    try {
-      while (!window.tryAcquire(50, TimeUnit.MILLISECONDS)) {
-        throwFailure();
-        if (System.nanoTime() > deadline) {
-          throw new IOException("DataNode " + channel.address() + " acknowledged no UCX write of block " + blockId
-              + " within " + timeoutMillis + " ms");
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted waiting for write acknowledgements of block " + blockId);
-    }
   }
 
   private void onAck(ResponseHeaderProto response, Throwable error) {
@@ -179,7 +150,7 @@ final class UcxBlockWriter implements BlockWriter {
   public long flush() throws IOException {
     throwFailure();
     channel.flush();
-    unflushedBytes = 0;
+    window.flushed();
     failure.awaitAck(lastAck, timeoutMillis, "the UCX writes of block " + blockId
         + " to DataNode " + channel.address());
     return blockLength;

@@ -15,11 +15,8 @@ import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@link BlockWriter} over one leased {@link DataConnection}: data is cut into packets of at most
@@ -41,14 +38,12 @@ public final class NettyBlockWriter implements BlockWriter {
   private final WriteOptions options;
   private final long streamId;
   private final int packetSize;
-  private final boolean latencyMode;
   private final long timeoutMillis;
-  private final Semaphore window;
+  private final WriteWindow window;
   private CompletableFuture<Void> lastAck = CompletableFuture.completedFuture(null);
   private final WriteFailure failure = new WriteFailure();
   private volatile long blockLength;
   private volatile HlcTimestamp lastEntryHlc = HlcTimestamp.ZERO;
-  private long unflushedBytes;
   private boolean closed;
 
   NettyBlockWriter(ConnectionPool pool, DataConnection connection, HybridLogicalClock clock, long blockId,
@@ -61,9 +56,9 @@ public final class NettyBlockWriter implements BlockWriter {
     this.options = options;
     this.streamId = streamId;
     this.packetSize = packetSize;
-    this.latencyMode = latencyMode;
     this.timeoutMillis = timeoutMillis;
-    this.window = new Semaphore(window);
+    this.window = new WriteWindow(window, packetSize, latencyMode, timeoutMillis, "DataNode " + connection.address(),
+        "write of block " + blockId);
   }
 
   @Override
@@ -83,7 +78,7 @@ public final class NettyBlockWriter implements BlockWriter {
   }
 
   private void sendPacket(long offset, ByteBuffer piece) throws IOException {
-    acquireSlot();
+    window.acquire(connection::flush, failure);
     int n = piece.remaining();
     WriteRequestProto.Builder write = WriteRequestProto.newBuilder().setBlockId(blockId).setOffset(offset)
         .setStreamId(streamId);
@@ -98,11 +93,7 @@ public final class NettyBlockWriter implements BlockWriter {
     }
     ByteBuf payload = connection.alloc().directBuffer(n);
     payload.writeBytes(piece.duplicate());
-    unflushedBytes += n;
-    boolean flush = latencyMode || unflushedBytes >= packetSize;
-    if (flush) {
-      unflushedBytes = 0;
-    }
+    boolean flush = window.queued(n);
     RequestHeaderProto.Builder request = RequestHeaderProto.newBuilder();
     if (token != null) {
       request.addTokens(token);
@@ -117,27 +108,6 @@ public final class NettyBlockWriter implements BlockWriter {
       }
       return null;
     });
-  }
-
-  private void acquireSlot() throws IOException {
-    if (window.tryAcquire()) {
-      return;
-    }
-    connection.flush();
-    unflushedBytes = 0;
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-    try {
-      while (!window.tryAcquire(50, TimeUnit.MILLISECONDS)) {
-        throwFailure();
-        if (System.nanoTime() > deadline) {
-          throw new IOException("DataNode " + connection.address() + " acknowledged no write of block " + blockId
-              + " within " + timeoutMillis + " ms");
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted waiting for write acknowledgements of block " + blockId);
-    }
   }
 
   private void onAck(Frame<ResponseHeaderProto> frame, Throwable error) {
@@ -173,7 +143,7 @@ public final class NettyBlockWriter implements BlockWriter {
   public long flush() throws IOException {
     throwFailure();
     connection.flush();
-    unflushedBytes = 0;
+    window.flushed();
     failure.awaitAck(lastAck, timeoutMillis, "the writes of block " + blockId + " to DataNode "
         + connection.address());
     return blockLength;
