@@ -48,6 +48,14 @@ public final class RdmaConfigKeys {
   public static final String WRITE_INTO_ARENA_KEY = "fffs.rdma.datanode.write-into-arena";
   public static final boolean WRITE_INTO_ARENA_DEFAULT = true;
 
+  /**
+   * How many consecutive writes of one stream a DataNode fetches into the arena at once (each GET into pages
+   * reserved to follow the one before, {@code PageReservation.reserveNext}); they are checked, committed and
+   * acknowledged in order. 1 fetches one write at a time.
+   */
+  public static final String WRITE_DEPTH_KEY = "fffs.rdma.datanode.write-depth";
+  public static final int WRITE_DEPTH_DEFAULT = 8;
+
   /** Port of the DataNode's UCX side channel (control messages); 0 picks a free one. */
   public static final String SERVER_PORT_KEY = "fffs.rdma.datanode.port";
   public static final int SERVER_PORT_DEFAULT = 0;
@@ -97,6 +105,10 @@ public final class RdmaConfigKeys {
 
   public static boolean writeIntoArena(Configuration conf) {
     return conf.getBoolean(WRITE_INTO_ARENA_KEY, WRITE_INTO_ARENA_DEFAULT);
+  }
+
+  public static int writeDepth(Configuration conf) {
+    return atLeastOne(WRITE_DEPTH_KEY, conf.getInt(WRITE_DEPTH_KEY, WRITE_DEPTH_DEFAULT));
   }
 
   public static int serverPort(Configuration conf) {

@@ -68,7 +68,7 @@ final class UcxDataServer implements ServerTransportProvider.Server {
           RdmaConfigKeys.bufferSize(conf));
       MappedFiles arena = new MappedFiles(loop);
       writes = new UcxWriteApplier(store, clock, unhealthyReason, listener, loop, staging, arena,
-          RdmaConfigKeys.writeIntoArena(conf), timeout);
+          RdmaConfigKeys.writeIntoArena(conf), RdmaConfigKeys.writeDepth(conf), timeout);
       readers = Executors.newFixedThreadPool(RdmaConfigKeys.serverReadThreads(conf),
           new DefaultThreadFactory("fffs-ucx-read", true));
       UcxReadService reads = new UcxReadService(store, clock, readers, loop, arena, staging,

@@ -18,8 +18,7 @@ import io.fffs.datanode.store.WriteResult;
 import io.fffs.rdma.SideChannelFormat.Descriptor;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -40,11 +39,15 @@ import org.slf4j.LoggerFactory;
  *   <li><b>into the arena</b> (default, {@code fffs.rdma.datanode.write-into-arena}): merges the client's HLC
  *       ({@code CLOCK_SKEW}), reserves the arena pages the write will occupy ({@link PageReservation}: the store's
  *       checks run here, and the previous version's bytes are copied around an unaligned range), GETs the packet
- *       from the client's registered buffer straight into them — one GET per run of adjacent pages (a write has
- *       one run, or two where it straddles an arena file; the arena files are registered once,
- *       {@link MappedFiles}) — checks its CRC32C per 512-byte chunk on the pages and commits; any failure releases
- *       the pages, so nothing of the write becomes visible. (When a write has two faults this path may report
- *       a different one than TCP, which checks the CRCs first, on arrival.)</li>
+ *       from the client's registered buffer straight into them ({@link ArenaFetch}; the arena files are registered
+ *       once, {@link MappedFiles}), checks its CRC32C per 512-byte chunk on the pages and commits; any failure
+ *       releases the pages, so nothing of the write becomes visible. While a write's bytes are on their way, the
+ *       next queued writes of the same stream that continue it from a page boundary are reserved to follow it
+ *       ({@link PageReservation#reserveNext}) and fetched too, up to {@code fffs.rdma.datanode.write-depth} at
+ *       once: the GETs overlap as the client's packets do, and each write is still checked, committed (its own
+ *       entry) and acknowledged in order. Anything else — another stream or block, an unaligned continuation, a
+ *       refused write — waits until the writes in flight are done. (When a write has two faults this path may
+ *       report a different one than TCP, which checks the CRCs first, on arrival.)</li>
  *   <li><b>staged</b> (the switch off, or a store that cannot reserve): the event loop takes a registered staging
  *       buffer on arrival, if one is free, and has the worker GET the packet into it at once, so fetches overlap;
  *       the applier waits for the bytes, checks the CRCs, merges the HLC and copies them in with
@@ -78,6 +81,9 @@ final class UcxWriteApplier {
     }
   }
 
+  /** Put in the queue when a fetch completes, to wake the applier. */
+  private static final Object FETCHED = new Object();
+
   private final BlockStore store;
   private final HybridLogicalClock clock;
   private final Supplier<String> unhealthyReason;
@@ -86,14 +92,19 @@ final class UcxWriteApplier {
   private final RegisteredBuffers staging;
   private final MappedFiles arena;
   private volatile boolean intoArena;
+  private final int depth;
   private final long timeoutMillis;
-  private final LinkedBlockingQueue<Job> queue = new LinkedBlockingQueue<>();
+  private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
+  /** Applier thread: the writes into the arena whose bytes are being fetched, oldest first, one stream's. */
+  private final ArrayDeque<ArenaFetch> inFlight = new ArrayDeque<>();
+  /** Applier thread: a write taken from the queue that waits for the writes in flight. */
+  private Job held;
   private final Thread thread;
   private volatile boolean running = true;
 
   UcxWriteApplier(BlockStore store, HybridLogicalClock clock, Supplier<String> unhealthyReason,
       WriteListener listener, UcxWorkerLoop loop, RegisteredBuffers staging, MappedFiles arena, boolean intoArena,
-      long timeoutMillis) {
+      int depth, long timeoutMillis) {
     this.store = store;
     this.clock = clock;
     this.unhealthyReason = unhealthyReason;
@@ -102,6 +113,7 @@ final class UcxWriteApplier {
     this.staging = staging;
     this.arena = arena;
     this.intoArena = intoArena;
+    this.depth = depth;
     this.timeoutMillis = timeoutMillis;
     this.thread = new Thread(this::run, "fffs-ucx-writer");
     thread.setDaemon(true);
@@ -141,85 +153,140 @@ final class UcxWriteApplier {
   }
 
   private void run() {
-    while (running || !queue.isEmpty()) {
-      Job job;
+    while (running || held != null || !queue.isEmpty() || !inFlight.isEmpty()) {
       try {
-        job = queue.poll(10, TimeUnit.MILLISECONDS);
+        step();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+        while (!inFlight.isEmpty()) {
+          finish(inFlight.poll());
+        }
         return;
-      }
-      if (job != null) {
-        try {
-          apply(job);
-        } catch (RuntimeException e) {
-          LOG.error("UCX write applier: unexpected failure", e);
-        } finally {
-          if (job.slot != null) {
-            staging.give(job.slot);
-          }
-        }
+      } catch (RuntimeException e) {
+        LOG.error("UCX write applier: unexpected failure", e);
       }
     }
-  }
-
-  private void apply(Job job) {
-    WriteRequestProto request = job.request;
-    ResponseHeaderProto.Builder response = ResponseHeaderProto.newBuilder().setCallId(job.callId);
-    try {
-      if (job.refusal != null) {
-        throw job.refusal;
-      }
-      if (request.hasStreamId()) {
-        FffsException earlier = job.peer.failedStream(request.getStreamId());
-        if (earlier != null) {
-          throw new FffsException(earlier.code(), "not applied: an earlier write of this stream failed ("
-              + earlier.detail() + ")");
-        }
-      }
-      String unhealthy = unhealthyReason.get();
-      if (unhealthy != null) {
-        throw new FffsException(ErrorCode.NODE_UNHEALTHY, "this DataNode takes no writes: " + unhealthy);
-      }
-      String plugin = request.hasUserTimePlugin() ? request.getUserTimePlugin() : null;
-      WriteOptions options = new WriteOptions(request.getBlockSize(), plugin);
-      WriteResult result = intoArena && job.descriptor.length() > 0 && job.slot == null
-          ? intoArena(job, options) : null;
-      if (result == null) {
-        ByteBuffer data = fetched(job);
-        verify(request, data, job);
-        clock.merge(HlcTimestamp.fromProto(job.hlc));
-        result = store.write(request.getBlockId(), request.getOffset(), data, options);
-      }
-      listener.written(request.getBlockId(), result.blockLength());
-      response.setWrite(WriteResponseProto.newBuilder().setEntryHlc(result.hlc().toProto())
-          .setBlockLength(result.blockLength()));
-    } catch (FffsException | RuntimeException e) {
-      FffsException failure = e instanceof FffsException ? (FffsException) e
-          : new FffsException(ErrorCode.INTERNAL, "the DataNode failed writing block " + request.getBlockId()
-              + ": " + e);
-      if (!(e instanceof FffsException)) {
-        LOG.error("UCX write of block {} failed unexpectedly", request.getBlockId(), e);
-      }
-      if (request.hasStreamId()) {
-        job.peer.streamFailed(request.getStreamId(), failure);
-      }
-      response.setError(failure.toProto());
-    }
-    job.peer.channel.writeAndFlush(FrameFormat.prefix(job.peer.channel.alloc(),
-        response.setHlc(clock.now().toProto()).build(), 0), job.peer.channel.voidPromise());
   }
 
   /**
-   * Merges the HLC, reserves the write's pages, GETs the bytes into them, checks the CRCs and commits; null (and
-   * the staged path from now on) if the store cannot reserve pages. Any failure releases the pages.
+   * One turn: acknowledges the writes in flight whose bytes have arrived (in order), takes the next write, and
+   * starts it — alone, or after the write in flight that it continues — or, if it must wait, finishes the oldest
+   * write in flight.
    */
-  private WriteResult intoArena(Job job, WriteOptions options) throws FffsException {
+  private void step() throws InterruptedException {
+    while (!inFlight.isEmpty() && inFlight.peek().fetched.isDone()) {
+      finish(inFlight.poll());
+    }
+    if (held == null) {
+      Object next = inFlight.isEmpty() ? queue.poll(10, TimeUnit.MILLISECONDS)
+          : queue.poll(Math.max(0, inFlight.peek().remainingNanos()), TimeUnit.NANOSECONDS);
+      if (next == null) {
+        if (!inFlight.isEmpty() && inFlight.peek().remainingNanos() <= 0) {
+          finish(inFlight.poll()); // times out
+        }
+        return;
+      }
+      if (next == FETCHED) {
+        return;
+      }
+      held = (Job) next;
+    }
+    if (inFlight.isEmpty()) {
+      Job job = held;
+      held = null;
+      start(job);
+    } else if (inFlight.size() < depth && follow(inFlight.peekLast(), held)) {
+      held = null;
+    } else {
+      finish(inFlight.poll());
+    }
+  }
+
+  /** Nothing in flight: applies {@code job}, or starts fetching it into the arena. */
+  private void start(Job job) {
+    ArenaFetch fetch = null;
+    try {
+      try {
+        check(job);
+        if (intoArena && job.descriptor.length() > 0 && job.slot == null) {
+          fetch = intoArena(job);
+        }
+        if (fetch == null) {
+          acknowledge(job, staged(job), null);
+        }
+      } finally {
+        if (job.slot != null) {
+          giveBack(job);
+        }
+      }
+    } catch (FffsException | RuntimeException e) {
+      acknowledge(job, null, e);
+    }
+    if (fetch != null) {
+      track(fetch);
+    }
+  }
+
+  /**
+   * Returns the job's staging buffer once no GET can land in it any more: a refused or timed-out write's GET may
+   * still be on its way. One that does not end even after its endpoint is closed keeps the buffer out of use.
+   */
+  private void giveBack(Job job) {
+    try {
+      try {
+        job.fetched.handle((ok, error) -> null).get(timeoutMillis, TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        job.peer.channel.close(); // force-closes the endpoint, which cancels the GET
+        job.fetched.handle((ok, error) -> null).get(timeoutMillis, TimeUnit.MILLISECONDS);
+      }
+      staging.give(job.slot);
+    } catch (ExecutionException | TimeoutException e) {
+      LOG.error("A UCX GET into a staging buffer did not end after its endpoint was closed; the buffer is no"
+          + " longer used");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void track(ArenaFetch fetch) {
+    inFlight.add(fetch);
+    fetch.fetched.whenComplete((ok, error) -> queue.add(FETCHED));
+  }
+
+  /** The refusals that need no bytes: the request's own, a failed stream, an unhealthy node. */
+  private void check(Job job) throws FffsException {
+    if (job.refusal != null) {
+      throw job.refusal;
+    }
+    if (job.request.hasStreamId()) {
+      FffsException earlier = job.peer.failedStream(job.request.getStreamId());
+      if (earlier != null) {
+        throw new FffsException(earlier.code(), "not applied: an earlier write of this stream failed ("
+            + earlier.detail() + ")");
+      }
+    }
+    String unhealthy = unhealthyReason.get();
+    if (unhealthy != null) {
+      throw new FffsException(ErrorCode.NODE_UNHEALTHY, "this DataNode takes no writes: " + unhealthy);
+    }
+  }
+
+  private static WriteOptions options(WriteRequestProto request) {
+    String plugin = request.hasUserTimePlugin() ? request.getUserTimePlugin() : null;
+    return new WriteOptions(request.getBlockSize(), plugin);
+  }
+
+  /**
+   * Merges the HLC, reserves the write's pages and starts the GETs into them; null (and the staged path from now
+   * on) if the store cannot reserve pages.
+   */
+  private ArenaFetch intoArena(Job job) throws FffsException {
     WriteRequestProto request = job.request;
     clock.merge(HlcTimestamp.fromProto(job.hlc)); // before the store's checks, as on TCP
     PageReservation reservation;
     try {
-      reservation = store.reserve(request.getBlockId(), request.getOffset(), job.descriptor.length(), options);
+      reservation = store.reserve(request.getBlockId(), request.getOffset(), job.descriptor.length(),
+          options(request));
     } catch (FffsException e) {
       if (e.code() != ErrorCode.UNSUPPORTED) {
         throw e;
@@ -228,71 +295,82 @@ final class UcxWriteApplier {
       intoArena = false;
       return null;
     }
-    try (reservation) {
-      getInto(job, reservation);
-      verify(request, reservation.bytes(), job);
-      return reservation.commit();
-    }
+    return ArenaFetch.start(loop, arena, job, reservation, timeoutMillis);
   }
 
   /**
-   * GETs the write's bytes into the reserved regions, all issued at once, and waits for them. If they do not
-   * complete in time the client's side channel is closed (which force-closes its endpoint and so cancels the
-   * GETs) and they are waited for once more: the pages are released only when no GET can still land in them.
+   * Starts {@code job} behind {@code last} if it continues it: the same peer, stream, block and options, at the
+   * offset where {@code last} ends, which is a page boundary. False (and nothing started) otherwise, or if any
+   * check would refuse it; it is then started on its own once the writes in flight are done, so its answer keeps
+   * its place.
    */
-  private void getInto(Job job, PageReservation reservation) throws FffsException {
-    Descriptor where = job.descriptor;
-    List<CompletableFuture<Void>> gets = new ArrayList<>(reservation.regions().size());
+  private boolean follow(ArenaFetch last, Job job) {
+    WriteRequestProto before = last.job.request;
+    WriteRequestProto request = job.request;
+    if (job.refusal != null || job.slot != null || job.peer != last.job.peer || !request.hasStreamId()
+        || request.getStreamId() != before.getStreamId() || request.getBlockId() != before.getBlockId()
+        || request.getBlockSize() != before.getBlockSize()
+        || !request.getUserTimePlugin().equals(before.getUserTimePlugin())
+        || request.getOffset() != last.reservation.offset() + last.reservation.length()
+        || job.descriptor.length() == 0 || job.peer.failedStream(request.getStreamId()) != null
+        || unhealthyReason.get() != null) {
+      return false;
+    }
+    PageReservation next;
     try {
-      List<long[]> targets = new ArrayList<>(reservation.regions().size());
-      for (PageReservation.Region region : reservation.regions()) {
-        MappedFiles.Mapped file = arena.of(region.channel());
-        targets.add(new long[] {where.address() + region.writeOffset(), file.address() + region.position(),
-            region.length()});
-        gets.add(new CompletableFuture<>());
-      }
-      loop.execute(() -> {
-        for (int i = 0; i < targets.size(); i++) {
-          long[] t = targets.get(i);
-          CompletableFuture<Void> done = gets.get(i);
-          try {
-            UcxCallback callback = loop.track(done, "GET of " + t[2] + " bytes into the arena");
-            UcpRequest get = job.peer.endpoint().getNonBlocking(t[0], job.peer.rkey(where.rkey()), t[1], t[2],
-                callback);
-            UcxWorkerLoop.issued(get, callback);
-          } catch (RuntimeException e) {
-            done.completeExceptionally(e);
-          }
-        }
-      });
-      CompletableFuture.allOf(gets.toArray(new CompletableFuture<?>[0])).get(timeoutMillis, TimeUnit.MILLISECONDS);
-    } catch (IOException | IllegalStateException | ExecutionException | TimeoutException e) {
-      if (e instanceof TimeoutException) {
-        job.peer.channel.close();
-        awaitQuietly(gets);
-      }
-      String why = job.peer.brokenReason() != null ? job.peer.brokenReason()
-          : e instanceof ExecutionException ? e.getCause().getMessage()
-          : e instanceof TimeoutException ? "no answer within " + timeoutMillis + " ms" : e.getMessage();
-      throw new FffsException(ErrorCode.IO_ERROR, "could not fetch the " + where.length() + " bytes of a write to"
-          + " block " + job.request.getBlockId() + " from " + job.peer.channel.remoteAddress() + " over UCX: " + why
-          + "; nothing was written");
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      awaitQuietly(gets);
-      throw new FffsException(ErrorCode.IO_ERROR, "interrupted fetching a write; nothing was written");
+      clock.merge(HlcTimestamp.fromProto(job.hlc));
+      next = last.reservation.reserveNext(job.descriptor.length());
+    } catch (FffsException e) {
+      return false;
+    }
+    track(ArenaFetch.start(loop, arena, job, next, timeoutMillis));
+    return true;
+  }
+
+  /** The oldest write in flight: waits for its bytes, checks and commits them (or not), and acknowledges. */
+  private void finish(ArenaFetch fetch) {
+    Job job = fetch.job;
+    try (PageReservation reservation = fetch.reservation) {
+      fetch.await();
+      check(job); // an earlier write of the stream may have failed since this one started
+      verify(job.request, reservation.bytes(), job);
+      acknowledge(job, reservation.commit(), null);
+    } catch (FffsException | RuntimeException e) {
+      acknowledge(job, null, e);
     }
   }
 
-  private void awaitQuietly(List<CompletableFuture<Void>> gets) {
-    try {
-      CompletableFuture.allOf(gets.toArray(new CompletableFuture<?>[0])).get(timeoutMillis, TimeUnit.MILLISECONDS);
-    } catch (ExecutionException expected) {
-      // cancelled by the endpoint's close: nothing more will land
-    } catch (InterruptedException | TimeoutException e) {
-      LOG.error("{} UCX GET(s) into the arena did not finish after their endpoint was closed; their pages are"
-          + " released anyway", gets.size());
+  /** The staged path: the write's bytes from its staging buffer, checked, copied in by the store. */
+  private WriteResult staged(Job job) throws FffsException {
+    WriteRequestProto request = job.request;
+    ByteBuffer data = fetched(job);
+    verify(request, data, job);
+    clock.merge(HlcTimestamp.fromProto(job.hlc));
+    return store.write(request.getBlockId(), request.getOffset(), data, options(request));
+  }
+
+  /** Sends the write's ack: its result, or {@code error} (which also fails its stream). */
+  private void acknowledge(Job job, WriteResult result, Exception error) {
+    WriteRequestProto request = job.request;
+    ResponseHeaderProto.Builder response = ResponseHeaderProto.newBuilder().setCallId(job.callId);
+    if (error == null) {
+      listener.written(request.getBlockId(), result.blockLength());
+      response.setWrite(WriteResponseProto.newBuilder().setEntryHlc(result.hlc().toProto())
+          .setBlockLength(result.blockLength()));
+    } else {
+      FffsException failure = error instanceof FffsException f ? f
+          : new FffsException(ErrorCode.INTERNAL, "the DataNode failed writing block " + request.getBlockId()
+              + ": " + error);
+      if (!(error instanceof FffsException)) {
+        LOG.error("UCX write of block {} failed unexpectedly", request.getBlockId(), error);
+      }
+      if (request.hasStreamId()) {
+        job.peer.streamFailed(request.getStreamId(), failure);
+      }
+      response.setError(failure.toProto());
     }
+    job.peer.channel.writeAndFlush(FrameFormat.prefix(job.peer.channel.alloc(),
+        response.setHlc(clock.now().toProto()).build(), 0), job.peer.channel.voidPromise());
   }
 
   /** The write's bytes in its staging buffer, fetching them now if that did not start on arrival. */

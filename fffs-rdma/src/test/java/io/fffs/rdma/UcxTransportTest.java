@@ -5,10 +5,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fffs.client.data.BlockWriter;
 import io.fffs.client.data.DataTransferClient;
+import io.fffs.client.data.DataTransferConfigKeys;
+import io.fffs.client.data.WriteOptions;
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.time.PhysicalClock;
+import io.fffs.common.time.TimeSpec;
 import io.fffs.common.transport.TransportProbe;
 import io.fffs.datanode.DataNode;
-import io.fffs.common.time.PhysicalClock;
+import io.fffs.datanode.store.BlockStore;
+import io.fffs.datanode.store.DataNodeConfigKeys;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Assumptions;
@@ -54,7 +62,7 @@ class UcxTransportTest extends TransportSuite {
         writer.write(0, ByteBuffer.wrap(data));
       }
       assertThat(f.datanode.serverStats().writes.sum()).isGreaterThan(0);
-      assertThat(read(client, f.datanode.datanodeId(), 3, 0, data.length, io.fffs.common.time.TimeSpec.latest()))
+      assertThat(read(client, f.datanode.datanodeId(), 3, 0, data.length, TimeSpec.latest()))
           .isEqualTo(data);
     }
   }
@@ -71,13 +79,13 @@ class UcxTransportTest extends TransportSuite {
       f.start();
       Configuration clientConf = new Configuration(f.conf);
       clientConf.setLong(RdmaConfigKeys.BUFFER_SIZE_KEY, 256 * 1024);
-      clientConf.setLong(io.fffs.client.data.DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, 256 * 1024);
+      clientConf.setLong(DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, 256 * 1024);
       DataTransferClient client = f.client(clientConf);
       byte[] data = randomBytes(new Random(5), 600_000);
       try (BlockWriter writer = client.openWriter(f.datanode.datanodeId(), 4, OPTIONS)) {
         writer.write(0, ByteBuffer.wrap(data));
       }
-      assertThat(read(client, f.datanode.datanodeId(), 4, 0, data.length, io.fffs.common.time.TimeSpec.latest()))
+      assertThat(read(client, f.datanode.datanodeId(), 4, 0, data.length, TimeSpec.latest()))
           .isEqualTo(data);
 
       f.conf.setBoolean(RdmaConfigKeys.WRITE_INTO_ARENA_KEY, false);
@@ -85,11 +93,48 @@ class UcxTransportTest extends TransportSuite {
       DataTransferClient staged = f.client(clientConf);
       BlockWriter writer = staged.openWriter(f.datanode.datanodeId(), 5, OPTIONS);
       writer.write(0, ByteBuffer.wrap(data));
-      assertThatThrownBy(writer::close).isInstanceOfSatisfying(io.fffs.common.error.FffsException.class, e -> {
-        assertThat(e.code()).isEqualTo(io.fffs.common.error.ErrorCode.INVALID_ARGUMENT);
+      assertThatThrownBy(writer::close).isInstanceOfSatisfying(FffsException.class, e -> {
+        assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
         assertThat(e.detail()).contains(RdmaConfigKeys.BUFFER_SIZE_KEY);
       });
-      assertThat(f.datanode.store().info(5, io.fffs.common.time.TimeSpec.latest()).exists()).isFalse();
+      assertThat(f.datanode.store().info(5, TimeSpec.latest()).exists()).isFalse();
+    }
+  }
+
+  /**
+   * A stream's packets that continue one another from page boundaries are fetched together (the DataNode reserves
+   * each behind the one before, {@code PageReservation.reserveNext}), yet committed and acknowledged one by one:
+   * when the block is full mid-stream, the packets before are there and nothing after.
+   */
+  @Test
+  void consecutivePacketsAreFetchedTogetherAndStillFailOneByOne() throws Exception {
+    try (TransportFixture f = new TransportFixture(dir, "ucx")) {
+      f.conf.setLong(DataNodeConfigKeys.MEMORY_CAPACITY_KEY, 64L << 20);
+      f.start();
+      Configuration clientConf = new Configuration(f.conf);
+      clientConf.setInt(DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, 64 * 1024);
+      clientConf.setInt(DataTransferConfigKeys.WRITE_WINDOW_KEY, 16);
+      DataTransferClient client = f.client(clientConf);
+      byte[] data = randomBytes(new Random(21), 8 << 20);
+      try (BlockWriter writer = client.openWriter(f.datanode.datanodeId(), 6, new WriteOptions(8 << 20, null))) {
+        writer.write(0, ByteBuffer.wrap(data));
+        assertThat(writer.flush()).isEqualTo(data.length);
+      }
+      BlockStore store = f.datanode.store();
+      assertThat(store.stats().reservationsChained.sum()).isGreaterThan(0);
+      assertThat(store.info(6, TimeSpec.latest()).logIndex()).isEqualTo(128); // create + 128
+      assertThat(read(client, f.datanode.datanodeId(), 6, 0, data.length, TimeSpec.latest()))
+          .isEqualTo(data);
+
+      int blockSize = 10 * 64 * 1024;
+      BlockWriter full = client.openWriter(f.datanode.datanodeId(), 7,
+          new WriteOptions(blockSize, null));
+      full.write(0, ByteBuffer.wrap(data, 0, 16 * 64 * 1024));
+      assertThatThrownBy(full::close).isInstanceOfSatisfying(FffsException.class,
+          e -> assertThat(e.code()).isEqualTo(ErrorCode.BLOCK_SIZE_EXCEEDED));
+      assertThat(store.info(7, TimeSpec.latest()).length()).isEqualTo(blockSize);
+      assertThat(read(client, f.datanode.datanodeId(), 7, 0, blockSize, TimeSpec.latest()))
+          .isEqualTo(Arrays.copyOf(data, blockSize));
     }
   }
 

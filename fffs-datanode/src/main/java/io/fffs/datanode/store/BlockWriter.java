@@ -88,8 +88,8 @@ final class BlockWriter {
     long firstSeq = arena.allocate(pages);
     try {
       fillAround(block, state.exists ? state.last : -1, state.length, offset, count, firstSeq, pages);
-      return new Reservation(block, state, offset, count, options, firstSeq, pages, regions(offset, count,
-          firstSeq, pages), unlock);
+      return new Reservation(block, offset, count, options, firstSeq, pages, regions(offset, count, firstSeq,
+          pages), new Chain(unlock), null);
     } catch (FffsException | RuntimeException e) {
       arena.release(firstSeq, pages);
       throw e;
@@ -101,29 +101,38 @@ final class BlockWriter {
 
   /** The checks of a write of {@code count} bytes at {@code offset} against the block's latest state. */
   private State check(Block block, long offset, int count, WriteOptions options) throws FffsException {
-    BlockLog log = block.log();
-    int last = log.count() - 1;
-    boolean exists = log.existsAfter(last);
-    long length = exists ? log.lengthAfter(last) : 0;
-    long limit = options.blockSize() == 0 ? maxBlockSize : Math.min(options.blockSize(), maxBlockSize);
+    State state = latest(block);
     if (offset < 0) {
       throw new FffsException(ErrorCode.INVALID_ARGUMENT, "cannot write at negative offset " + offset + " of block "
           + block.id());
     }
-    if (!exists && offset != 0) {
-      throw new FffsException(ErrorCode.WRITE_BEYOND_EOF, "block " + block.id() + (last < 0 ? " does not exist"
-          : " was deleted") + ", so its first write must be at offset 0, not " + offset);
+    if (!state.exists && offset != 0) {
+      throw new FffsException(ErrorCode.WRITE_BEYOND_EOF, "block " + block.id() + (state.last < 0
+          ? " does not exist" : " was deleted") + ", so its first write must be at offset 0, not " + offset);
     }
-    if (offset > length) {
+    if (offset > state.length) {
       throw new FffsException(ErrorCode.WRITE_BEYOND_EOF, "a write at offset " + offset + " of block " + block.id()
-          + " starts beyond its end (" + length + " bytes); write at or below offset " + length);
+          + " starts beyond its end (" + state.length + " bytes); write at or below offset " + state.length);
     }
+    checkBlockSize(block, offset, count, options);
+    return state;
+  }
+
+  private void checkBlockSize(Block block, long offset, int count, WriteOptions options) throws FffsException {
+    long limit = options.blockSize() == 0 ? maxBlockSize : Math.min(options.blockSize(), maxBlockSize);
     if (offset + count > limit) {
       throw new FffsException(ErrorCode.BLOCK_SIZE_EXCEEDED, "a write of " + count + " bytes at offset " + offset
           + " would grow block " + block.id() + " to " + (offset + count) + " bytes, past its block size of "
           + limit + "; start a new block");
     }
-    return new State(exists, last, length, last < 0 ? 0 : log.userTime(last));
+  }
+
+  /** The block's latest committed state. */
+  private static State latest(Block block) {
+    BlockLog log = block.log();
+    int last = log.count() - 1;
+    boolean exists = log.existsAfter(last);
+    return new State(exists, last, exists ? log.lengthAfter(last) : 0, last < 0 ? 0 : log.userTime(last));
   }
 
   /** Stamps and publishes the write's entries (a create entry first for a new block), then queues them. */
@@ -317,30 +326,64 @@ final class BlockWriter {
     return List.copyOf(regions);
   }
 
-  /** A reservation handed out by {@link #reserve}; used by one thread. */
+  /**
+   * The reservations that hold one block's writer lock together: the first from {@link #reserve}, each further one
+   * from {@link Reservation#reserveNext}. When the last open one is committed or closed, the pages of those closed
+   * uncommitted go back to the arena, newest first (so the arena's head moves back over all of them), and the lock
+   * is released.
+   */
+  private final class Chain {
+    private final Runnable unlock;
+    private final List<long[]> unused = new ArrayList<>(1);
+    private int open = 1;
+
+    Chain(Runnable unlock) {
+      this.unlock = unlock;
+    }
+
+    void finished(long firstSeq, int pages, boolean committed) {
+      if (!committed) {
+        unused.add(new long[] {firstSeq, pages});
+      }
+      if (--open > 0) {
+        return;
+      }
+      try {
+        for (int i = unused.size() - 1; i >= 0; i--) {
+          arena.release(unused.get(i)[0], (int) unused.get(i)[1]);
+        }
+      } finally {
+        unlock.run();
+      }
+    }
+  }
+
+  /** A reservation handed out by {@link #reserve} or {@link Reservation#reserveNext}; used by one thread. */
   private final class Reservation implements PageReservation {
     private final Block block;
-    private final State state;
     private final long offset;
     private final int count;
     private final WriteOptions options;
     private final long firstSeq;
     private final int pages;
     private final List<Region> regions;
-    private final Runnable unlock;
+    private final Chain chain;
+    /** The reservation before this one in its chain (committed first), or null. */
+    private final Reservation previous;
     private boolean done;
+    private boolean committed;
 
-    Reservation(Block block, State state, long offset, int count, WriteOptions options, long firstSeq, int pages,
-        List<Region> regions, Runnable unlock) {
+    Reservation(Block block, long offset, int count, WriteOptions options, long firstSeq, int pages,
+        List<Region> regions, Chain chain, Reservation previous) {
       this.block = block;
-      this.state = state;
       this.offset = offset;
       this.count = count;
       this.options = options;
       this.firstSeq = firstSeq;
       this.pages = pages;
       this.regions = regions;
-      this.unlock = unlock;
+      this.chain = chain;
+      this.previous = previous;
     }
 
     @Override
@@ -376,13 +419,62 @@ final class BlockWriter {
     }
 
     @Override
+    public PageReservation reserveNext(int length) throws FffsException {
+      if (done) {
+        throw new FffsException(ErrorCode.INVALID_ARGUMENT, "this reservation of block " + block.id()
+            + " was already committed or released; reserve the next write with BlockStore.reserve");
+      }
+      long next = offset + count;
+      if (next % pageSize != 0) {
+        throw new FffsException(ErrorCode.UNSUPPORTED, "the write to block " + block.id() + " ends at " + next
+            + ", inside a page: the next write's first page needs its bytes, so reserve the next write after"
+            + " committing this one");
+      }
+      if (length < 1) {
+        throw new FffsException(ErrorCode.INVALID_ARGUMENT, "cannot reserve pages for a write of " + length
+            + " bytes to block " + block.id() + "; write at least one byte");
+      }
+      try {
+        checkBlockSize(block, next, length, options);
+        int nextPages = Pages.covering(next, length, pageSize);
+        long nextSeq = arena.allocate(nextPages);
+        try {
+          // Only the last page can be partial, and no earlier write of the chain touches it.
+          State base = latest(block);
+          fillAround(block, base.exists ? base.last : -1, base.length, next, length, nextSeq, nextPages);
+          Reservation reservation = new Reservation(block, next, length, options, nextSeq, nextPages,
+              BlockWriter.this.regions(next, length, nextSeq, nextPages), chain, this);
+          chain.open++;
+          stats.reservationsChained.increment();
+          return reservation;
+        } catch (FffsException | RuntimeException e) {
+          arena.release(nextSeq, nextPages);
+          throw e;
+        }
+      } catch (FffsException e) {
+        stats.writesRefused.increment();
+        throw e;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new FffsException(ErrorCode.IO_ERROR, "interrupted reserving pages of block " + block.id());
+      }
+    }
+
+    @Override
     public WriteResult commit() throws FffsException {
       if (done) {
         throw new FffsException(ErrorCode.INVALID_ARGUMENT, "this reservation of block " + block.id()
             + " was already committed or released");
       }
-      boolean committed = false;
       try {
+        if (previous != null && !previous.committed) {
+          throw new FffsException(ErrorCode.INVALID_ARGUMENT, "the write before this one to block " + block.id()
+              + " (at offset " + previous.offset + ") was " + (previous.done ? "released" : "not yet committed")
+              + ", so this one, reserved to follow it, cannot be committed; nothing was written");
+        }
+        // The chain holds the writer lock, so the state is the one this write was checked against, with the
+        // earlier writes of its chain applied.
+        State state = latest(block);
         UserTimeExtractor.Stream trial = null;
         long userTime = state.previousUserTime;
         if (options.userTimeExtractor() != null) {
@@ -394,11 +486,10 @@ final class BlockWriter {
         return result;
       } finally {
         if (!committed) {
-          arena.release(firstSeq, pages);
           stats.writesRefused.increment();
         }
         done = true;
-        unlock.run();
+        chain.finished(firstSeq, pages, committed);
       }
     }
 
@@ -406,11 +497,7 @@ final class BlockWriter {
     public void close() {
       if (!done) {
         done = true;
-        try {
-          arena.release(firstSeq, pages);
-        } finally {
-          unlock.run();
-        }
+        chain.finished(firstSeq, pages, false);
       }
     }
   }

@@ -23,6 +23,11 @@ import java.util.List;
  * <p>The block's writer lock is held from {@code reserve} to {@code commit}/{@code close} (other writers of the
  * block wait; the block's state cannot change underneath), so both must be called on the thread that reserved, and
  * promptly. {@code close()} after {@code commit()} does nothing; {@code close()} is idempotent.
+ *
+ * <p>A transport that has several writes of one stream in hand can fill them at once: {@link #reserveNext} reserves
+ * the write that directly follows an uncommitted one. Such a <em>chain</em> of reservations holds the writer lock
+ * together until the last of them is committed or closed; they commit in order, and a reservation whose
+ * predecessor was closed uncommitted cannot commit (the transport's stream has failed anyway).
  */
 public interface PageReservation extends AutoCloseable {
   /**
@@ -54,6 +59,20 @@ public interface PageReservation extends AutoCloseable {
 
   /** The write's bytes as they are now: a read-only view of the arena if one run, else a copy. */
   ByteBuffer bytes();
+
+  /**
+   * Reserves the pages of the next write of a stream — {@code length} bytes at {@link #offset()} + {@link #length()},
+   * same options — before this one is committed, so that both can be filled at once. The new reservation is checked
+   * as if this one had committed, belongs to this one's chain and commits only after it ({@code commit} of the new
+   * one fails with {@code INVALID_ARGUMENT}, releasing its pages, if this one was closed uncommitted). Call it before
+   * committing this one.
+   *
+   * @throws FffsException {@code UNSUPPORTED} if this write ends inside a page (the next write's first page would
+   *     need bytes that are not there yet: commit this one, then reserve); {@code BLOCK_SIZE_EXCEEDED};
+   *     {@code INVALID_ARGUMENT} if this one is already committed or closed, or {@code length < 1};
+   *     {@code IO_ERROR} if the arena stays full. Nothing is reserved when it throws.
+   */
+  PageReservation reserveNext(int length) throws FffsException;
 
   /**
    * Publishes the write: the same entry, HLC, stats and persistence as {@link BlockStore#write}. On any error the

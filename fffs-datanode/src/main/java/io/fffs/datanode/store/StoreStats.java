@@ -13,6 +13,8 @@ public final class StoreStats {
   public final LongAdder bytesWritten = new LongAdder();
   /** Writes refused for any reason (the exception says which). */
   public final LongAdder writesRefused = new LongAdder();
+  /** Writes reserved to follow an uncommitted one ({@link PageReservation#reserveNext}). */
+  public final LongAdder reservationsChained = new LongAdder();
   /** Times a writer found the arena full and had to wait for persistence or readers (backpressure). */
   public final LongAdder backpressureWaits = new LongAdder();
   /** Total nanoseconds writers spent waiting for arena space. */
