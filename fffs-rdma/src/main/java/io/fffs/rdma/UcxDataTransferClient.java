@@ -25,8 +25,10 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -62,6 +64,8 @@ final class UcxDataTransferClient implements DataTransferClient {
   private final long timeoutMillis;
   private final int connectTimeoutMillis;
   private final int maxFrame;
+  private final int readRequestSize;
+  private final int readsInFlight;
   private final Map<String, SideChannel> channels = new ConcurrentHashMap<>();
   private final Map<String, String> tcpOnly = new ConcurrentHashMap<>();
   private final AtomicLong nextStreamId = new AtomicLong(1);
@@ -78,6 +82,8 @@ final class UcxDataTransferClient implements DataTransferClient {
     this.connectTimeoutMillis = (int) Math.min(Integer.MAX_VALUE,
         DataTransferConfigKeys.connectTimeoutMillis(conf));
     this.maxFrame = DataTransferConfigKeys.maxFrameSize(conf);
+    this.readRequestSize = DataTransferConfigKeys.readRequestSize(conf);
+    this.readsInFlight = DataTransferConfigKeys.readRequestsInFlight(conf);
     this.loop = new UcxWorkerLoop("fffs-ucx-client", RdmaConfigKeys.workerSpinNanos(conf));
     try {
       this.buffers = new RegisteredBuffers(loop, RdmaConfigKeys.clientBuffers(conf), RdmaConfigKeys.bufferSize(conf));
@@ -143,6 +149,17 @@ final class UcxDataTransferClient implements DataTransferClient {
         packetSize, latencyMode, timeoutMillis);
   }
 
+  /** One READ in flight: the registered buffer the DataNode PUTs into, where it reads from, and its answer. */
+  private record PendingRead(RegisteredBuffers.Slot slot, long at, int asked,
+      CompletableFuture<ResponseHeaderProto> response) {}
+
+  /**
+   * Reads as the TCP client does: requests of {@code fffs.client.read.request-size} (at most one registered
+   * buffer), up to {@code fffs.client.read.requests-in-flight} at once, each into a registered buffer of its own
+   * (the first waits for a free one, the others take what is free), answered in order; each answer's chunk CRCs
+   * are checked before its bytes are copied out. A registered buffer goes back only once its request is answered
+   * (the DataNode PUTs before it answers); one whose request timed out is not used again.
+   */
   @Override
   public ReadResult read(DatanodeIdProto datanode, long blockId, BlockToken token, long offset, ByteBuffer dst,
       TimeSpec time) throws IOException {
@@ -150,50 +167,106 @@ final class UcxDataTransferClient implements DataTransferClient {
     if (channel == null) {
       return tcp.read(datanode, blockId, token, offset, dst, time);
     }
+    int wanted = dst.remaining();
+    int requestSize = Math.min(readRequestSize, buffers.slotSize());
+    ArrayDeque<PendingRead> inFlight = new ArrayDeque<>();
     int total = 0;
+    long sent = 0;
     long blockLength = 0;
     HlcTimestamp resolved = null;
-    int wanted = dst.remaining();
-    RegisteredBuffers.Slot slot = buffers.take(timeoutMillis, "a read of block " + blockId);
+    boolean ended = false;
+    int requests = 0;
     try {
-      do {
-        int asked = Math.min(wanted - total, buffers.slotSize());
-        long at = offset + total;
-        RequestHeaderProto.Builder request = RequestHeaderProto.newBuilder();
-        if (token != null) {
-          request.addTokens(token.toProto());
+      while (true) {
+        while (!ended && (sent < wanted || requests == 0) && inFlight.size() < readsInFlight) {
+          RegisteredBuffers.Slot slot = inFlight.isEmpty()
+              ? buffers.take(timeoutMillis, "a read of block " + blockId) : buffers.tryTake();
+          if (slot == null) {
+            break;
+          }
+          int asked = (int) Math.min(wanted - sent, requestSize);
+          long at = offset + sent;
+          inFlight.add(new PendingRead(slot, at, asked, send(channel, blockId, token, at, asked, time, slot)));
+          sent += asked;
+          requests++;
         }
-        ReadResponseProto response = checked(await(channel, channel.send(request
-            .setOp(OpProto.READ).setHlc(clock.last().toProto()).setRead(ReadRequestProto.newBuilder()
-                .setBlockId(blockId).setOffset(at).setLength(asked).setTime(time.toProto())),
-            new Descriptor(slot.address(), buffers.slotSize(), buffers.rkey()), true))).getRead();
-        int got = (int) Math.max(0, Math.min(asked, response.getBlockLength() - at));
-        ByteBuffer bytes = slot.bytes().duplicate().limit(got);
-        int bad = ChunkChecksums.firstMismatch(bytes, response.getChunkCrcsList());
-        if (bad >= 0) {
-          throw new FffsException(ErrorCode.CORRUPT, "block " + blockId + " read from DataNode "
-              + channel.address() + " over UCX failed its CRC32C check in the 512-byte chunk at offset "
-              + (at + (long) bad * ChunkChecksums.CHUNK_BYTES) + " (" + response.getChunkCrcsCount()
-              + " checksums for " + got + " bytes)");
-        }
-        dst.put(bytes);
-        if (resolved == null) {
-          resolved = HlcTimestamp.fromProto(response.getResolvedHlc());
-          blockLength = response.getBlockLength();
-        }
-        total += got;
-        if (got < asked) {
+        PendingRead next = inFlight.poll();
+        if (next == null) {
           break;
         }
-      } while (total < wanted);
+        ResponseHeaderProto answer;
+        try {
+          answer = await(channel, next.response());
+        } catch (IOException e) {
+          if (next.response().isDone()) { // failed with its channel; a read not answered in time keeps its buffer
+            buffers.give(next.slot());
+          }
+          throw e;
+        }
+        try {
+          ReadResponseProto response = checked(answer).getRead();
+          int got = (int) Math.max(0, Math.min(next.asked(), response.getBlockLength() - next.at()));
+          ByteBuffer bytes = next.slot().bytes().duplicate().limit(got);
+          int bad = ChunkChecksums.firstMismatch(bytes, response.getChunkCrcsList());
+          if (bad >= 0) {
+            throw new FffsException(ErrorCode.CORRUPT, "block " + blockId + " read from DataNode "
+                + channel.address() + " over UCX failed its CRC32C check in the 512-byte chunk at offset "
+                + (next.at() + (long) bad * ChunkChecksums.CHUNK_BYTES) + " (" + response.getChunkCrcsCount()
+                + " checksums for " + got + " bytes)");
+          }
+          dst.put(bytes);
+          if (resolved == null) {
+            resolved = HlcTimestamp.fromProto(response.getResolvedHlc());
+            blockLength = response.getBlockLength();
+          }
+          total += got;
+          ended |= got < next.asked();
+        } finally {
+          buffers.give(next.slot());
+        }
+        if (ended && !inFlight.isEmpty()) {
+          settle(channel, inFlight); // past the end: the answers carry nothing more
+        }
+      }
     } finally {
-      buffers.give(slot);
+      settle(channel, inFlight);
     }
     return new ReadResult(total, blockLength, resolved);
   }
 
-  private ResponseHeaderProto await(SideChannel channel,
-      java.util.concurrent.CompletableFuture<ResponseHeaderProto> response) throws IOException {
+  private CompletableFuture<ResponseHeaderProto> send(SideChannel channel, long blockId, BlockToken token, long at,
+      int asked, TimeSpec time, RegisteredBuffers.Slot slot) {
+    RequestHeaderProto.Builder request = RequestHeaderProto.newBuilder();
+    if (token != null) {
+      request.addTokens(token.toProto());
+    }
+    return channel.send(request.setOp(OpProto.READ).setHlc(clock.last().toProto()).setRead(
+        ReadRequestProto.newBuilder().setBlockId(blockId).setOffset(at).setLength(asked).setTime(time.toProto())),
+        new Descriptor(slot.address(), buffers.slotSize(), buffers.rkey()), true);
+  }
+
+  /**
+   * Waits for the answers of reads whose bytes are not wanted (after an error or the block's end) and gives their
+   * buffers back; a buffer whose read is not answered in time is kept out of use, as the DataNode may still PUT
+   * into it.
+   */
+  private void settle(SideChannel channel, ArrayDeque<PendingRead> left) {
+    for (PendingRead read = left.poll(); read != null; read = left.poll()) {
+      try {
+        read.response().handle((ok, error) -> null).get(timeoutMillis, TimeUnit.MILLISECONDS);
+        buffers.give(read.slot());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        LOG.warn("Interrupted waiting for a UCX read from {}; its registered buffer is not reused",
+            channel.address());
+      } catch (ExecutionException | TimeoutException e) {
+        LOG.warn("A UCX read from {} was not answered within {} ms; its registered buffer is not reused",
+            channel.address(), timeoutMillis);
+      }
+    }
+  }
+
+  private ResponseHeaderProto await(SideChannel channel, CompletableFuture<ResponseHeaderProto> response) throws IOException {
     try {
       return response.get(timeoutMillis, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {

@@ -109,29 +109,43 @@ final class UcxReadService {
         .build(), 0), peer.channel.voidPromise());
   }
 
-  /** PUTs the view's bytes to {@code where}; returns their chunk CRCs once they are in the client's memory. */
+  /**
+   * PUTs the view's bytes to {@code where}; returns their chunk CRCs once they are in the client's memory. The
+   * CRCs of a batch of in-memory runs are computed while its PUTs are on their way (arena pages never change).
+   */
   private int[] put(UcxPeer peer, ReadView view, Descriptor where) throws IOException, FffsException {
     ChunkChecksums sums = new ChunkChecksums(view.length());
     List<long[]> batch = new ArrayList<>(sgEntries);
+    List<ByteBuffer> batchBytes = new ArrayList<>(sgEntries);
     long remote = where.address();
     for (ReadView.Run run : view.runs()) {
       if (run.inMemory()) {
         MappedFiles.Mapped file = arena.of(run.channel());
-        sums.update(file.bytes().slice((int) run.position(), run.length()));
+        batchBytes.add(file.bytes().slice((int) run.position(), run.length()));
         batch.add(new long[] {file.address() + run.position(), run.length(), remote});
         if (batch.size() == sgEntries) {
-          await(putAndFlush(peer, batch, where.rkey()));
-          batch.clear();
+          putBatch(peer, batch, batchBytes, where.rkey(), sums);
         }
       } else {
-        await(putAndFlush(peer, batch, where.rkey()));
-        batch.clear();
+        putBatch(peer, batch, batchBytes, where.rkey(), sums);
         putThroughStaging(peer, run, remote, where.rkey(), sums);
       }
       remote += run.length();
     }
-    await(putAndFlush(peer, batch, where.rkey()));
+    putBatch(peer, batch, batchBytes, where.rkey(), sums);
     return sums.finish();
+  }
+
+  /** PUTs the batch, checksums its bytes meanwhile, waits for the PUTs and empties the batch. */
+  private void putBatch(UcxPeer peer, List<long[]> batch, List<ByteBuffer> bytes, ByteBuffer rkey,
+      ChunkChecksums sums) throws IOException {
+    CompletableFuture<Void> done = putAndFlush(peer, batch, rkey);
+    for (ByteBuffer run : bytes) {
+      sums.update(run);
+    }
+    await(done);
+    batch.clear();
+    bytes.clear();
   }
 
   private void putThroughStaging(UcxPeer peer, ReadView.Run run, long remote, ByteBuffer rkey,

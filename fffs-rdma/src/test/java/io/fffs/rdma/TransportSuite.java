@@ -200,6 +200,36 @@ abstract class TransportSuite {
     }
   }
 
+  /**
+   * A read split into many requests in flight that runs past the block's end returns the bytes up to the end, and
+   * the requests beyond it leave nothing behind: read again and again (a lost registered buffer or connection slot
+   * would soon stall), and an empty read still answers with the block's length.
+   */
+  @Test
+  void readsPastTheEndSpanningManyRequestsStopAtTheEnd() throws Exception {
+    try (TransportFixture f = fixture().start()) {
+      Configuration clientConf = new Configuration(f.conf);
+      clientConf.setInt(DataTransferConfigKeys.READ_REQUEST_SIZE_KEY, 64 * 1024);
+      clientConf.setInt(DataTransferConfigKeys.READ_REQUESTS_IN_FLIGHT_KEY, 8);
+      DataTransferClient client = f.client(clientConf);
+      DatanodeIdProto dn = f.datanode.datanodeId();
+      byte[] data = randomBytes(new Random(13), 600_000);
+      try (BlockWriter writer = client.openWriter(dn, 12, new WriteOptions(8 << 20, null))) {
+        writer.write(0, ByteBuffer.wrap(data));
+      }
+      for (int i = 0; i < 40; i++) {
+        ByteBuffer dst = ByteBuffer.allocate(2 << 20);
+        ReadResult result = client.read(dn, 12, 100, dst, TimeSpec.latest());
+        assertThat(result.bytesRead()).isEqualTo(599_900);
+        assertThat(result.blockLength()).isEqualTo(600_000);
+        assertThat(Arrays.copyOf(dst.array(), 599_900)).isEqualTo(Arrays.copyOfRange(data, 100, 600_000));
+      }
+      ReadResult empty = client.read(dn, 12, 0, ByteBuffer.allocate(0), TimeSpec.latest());
+      assertThat(empty.bytesRead()).isZero();
+      assertThat(empty.blockLength()).isEqualTo(600_000);
+    }
+  }
+
   @Test
   void manyPacketsInFlightThroughASmallWindowAndEvictedPagesReadBack() throws Exception {
     try (TransportFixture f = fixture()) {
