@@ -53,6 +53,15 @@ public final class DataNodeConfigKeys {
   public static final long PERSISTENCE_BATCH_BYTES_DEFAULT = 8L << 20;
 
   /**
+   * Group commit: the least time between the starts of two batches of a persistence thread while no {@code sync}
+   * waits and less than a batch is queued (0: start as soon as an entry is queued). Small acknowledged writes then
+   * share one segment write and fsync per interval instead of costing one each; durability lags the write by at
+   * most this much more, and a {@code sync} does not wait for it.
+   */
+  public static final String PERSISTENCE_BATCH_INTERVAL_KEY = "fffs.datanode.persistence.batch.interval-us";
+  public static final long PERSISTENCE_BATCH_INTERVAL_DEFAULT_US = 1_000;
+
+  /**
    * How segment files are written: {@code auto} with O_DIRECT (no page-cache copy, no writeback) where the data
    * directory's file system takes it and through the page cache where it does not; {@code true} O_DIRECT or refuse
    * to start; {@code false} always through the page cache.
@@ -130,6 +139,15 @@ public final class DataNodeConfigKeys {
   public static long persistenceBatchBytes(Configuration conf) {
     return positive(conf, PERSISTENCE_BATCH_BYTES_KEY,
         conf.getLongBytes(PERSISTENCE_BATCH_BYTES_KEY, PERSISTENCE_BATCH_BYTES_DEFAULT));
+  }
+
+  public static long persistenceBatchIntervalNanos(Configuration conf) {
+    long us = conf.getLong(PERSISTENCE_BATCH_INTERVAL_KEY, PERSISTENCE_BATCH_INTERVAL_DEFAULT_US);
+    if (us < 0 || us > 60_000_000) {
+      throw new IllegalArgumentException(PERSISTENCE_BATCH_INTERVAL_KEY + " must be from 0 to 60000000 µs (1 min), got "
+          + conf.get(PERSISTENCE_BATCH_INTERVAL_KEY));
+    }
+    return us * 1_000;
   }
 
   public static io.fffs.datanode.store.persist.DirectIo.Mode persistenceDirectIo(Configuration conf) {
