@@ -144,8 +144,8 @@ public final class DataNodeConfigKeys {
   public static long persistenceBatchIntervalNanos(Configuration conf) {
     long us = conf.getLong(PERSISTENCE_BATCH_INTERVAL_KEY, PERSISTENCE_BATCH_INTERVAL_DEFAULT_US);
     if (us < 0 || us > 60_000_000) {
-      throw new IllegalArgumentException(PERSISTENCE_BATCH_INTERVAL_KEY + " must be from 0 to 60000000 µs (1 min), got "
-          + conf.get(PERSISTENCE_BATCH_INTERVAL_KEY));
+      throw new IllegalArgumentException(PERSISTENCE_BATCH_INTERVAL_KEY + " must be from 0 to 60000000 µs (1 min),"
+          + " got " + conf.get(PERSISTENCE_BATCH_INTERVAL_KEY));
     }
     return us * 1_000;
   }
