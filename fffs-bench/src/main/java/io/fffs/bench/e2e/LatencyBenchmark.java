@@ -32,7 +32,7 @@ final class LatencyBenchmark implements EndToEndBenchmark.Run {
   public String run(BenchArgs args, Path tmp) throws Exception {
     int rounds = args.quick() ? 4 : 10;
     int perRound = args.quick() ? 500 : 2_000;
-    int warmup = args.quick() ? 300 : 1_000;
+    int warmup = Integer.getInteger("lat3.warmup", args.quick() ? 300 : 1_000);
     byte[] data = FileIo.randomBytes(WRITE, 7);
     long[][] samples = new long[3][rounds * perRound];
     long[] writeCalls = new long[rounds * perRound];
@@ -77,6 +77,12 @@ final class LatencyBenchmark implements EndToEndBenchmark.Run {
                 writeCalls[round * perRound + i] = fffsWriteCall[0];
               }
             }
+          }
+          for (int k = 0; k < 2; k++) {
+            long[] r = Arrays.copyOfRange(samples[k], round * perRound, (round + 1) * perRound);
+            Arrays.sort(r);
+            System.err.printf("LAT3 round %d %s p50 %.0f p90 %.0f p99 %.0f%n", round + 1, k == 0 ? "FFFS" : "HDFS",
+                percentile(r, 50) / 1e3, percentile(r, 90) / 1e3, percentile(r, 99) / 1e3);
           }
           Progress.say("round %d/%d: median so far FFFS %.0f µs, HDFS %.0f µs, socket %.0f µs", round + 1, rounds,
               median(samples[0], (round + 1) * perRound), median(samples[1], (round + 1) * perRound),

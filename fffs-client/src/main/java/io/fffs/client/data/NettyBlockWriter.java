@@ -27,7 +27,9 @@ import java.util.concurrent.CompletableFuture;
  * is applied.
  *
  * <p>In latency mode every packet is flushed to the socket at once; otherwise packets are flushed once a packet's
- * worth of bytes is queued, when the window is full, and by {@link #flush()}. Not thread-safe (one writer thread).
+ * worth of bytes is queued, when the window is full, and by {@link #flush()}, which asks the connection to flush
+ * only when a packet is still held back (a flush from this thread is a task for the event loop, and may wake it).
+ * Not thread-safe (one writer thread).
  */
 public final class NettyBlockWriter implements BlockWriter {
   private final ConnectionPool pool;
@@ -142,8 +144,10 @@ public final class NettyBlockWriter implements BlockWriter {
   @Override
   public long flush() throws IOException {
     throwFailure();
-    connection.flush();
-    window.flushed();
+    if (window.holding()) {
+      connection.flush();
+      window.flushed();
+    }
     failure.awaitAck(lastAck, timeoutMillis, "the writes of block " + blockId + " to DataNode "
         + connection.address());
     return blockLength;

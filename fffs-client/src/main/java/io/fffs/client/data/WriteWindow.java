@@ -24,6 +24,8 @@ public final class WriteWindow {
   private final String peer;
   private final String what;
   private long unflushedBytes;
+  /** A write was queued that no flush has sent yet (a byte count alone would miss an empty write). */
+  private boolean holding;
 
   /**
    * @param timeoutMillis how long a full window may wait for an acknowledgement
@@ -43,15 +45,26 @@ public final class WriteWindow {
   public boolean queued(int bytes) {
     unflushedBytes += bytes;
     if (latencyMode || unflushedBytes >= packetSize) {
-      unflushedBytes = 0;
+      flushed();
       return true;
     }
+    holding = true;
     return false;
+  }
+
+  /**
+   * Whether a write is queued that was not sent with it nor by a flush since. When not, a flush would find nothing
+   * to send: in latency mode every write went out with its own flush, so {@code hflush} need not ask the transport
+   * again (for Netty, a task and a wake-up of the event loop per {@code hflush}, for nothing).
+   */
+  public boolean holding() {
+    return holding;
   }
 
   /** The writer sent everything queued. */
   public void flushed() {
     unflushedBytes = 0;
+    holding = false;
   }
 
   /**

@@ -96,7 +96,8 @@ public final class MultiLogBlockStore implements BlockStore {
       PersistenceService persistence = null;
       if (persistent) {
         persistence = new PersistenceService(dataDir, DataNodeConfigKeys.persistenceThreads(conf),
-            DataNodeConfigKeys.persistenceBatchBytes(conf), DataNodeConfigKeys.segmentFileSize(conf), nextFile,
+            DataNodeConfigKeys.persistenceBatchBytes(conf), DataNodeConfigKeys.persistenceBatchIntervalNanos(conf),
+            DataNodeConfigKeys.segmentFileSize(conf), nextFile,
             arena, tracker, stats, DirectIo.choose(DataNodeConfigKeys.persistenceDirectIo(conf), dataDir,
                 DataNodeConfigKeys.PERSISTENCE_DIRECT_IO_KEY));
         persistence.start();

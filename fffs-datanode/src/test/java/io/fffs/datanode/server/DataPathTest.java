@@ -125,6 +125,50 @@ class DataPathTest {
     }
   }
 
+  /**
+   * {@code flush} asks the connection to send only what a write held back: in throughput mode small writes wait for
+   * it, in latency mode each went out at once. Either way every flush must return the length of everything written
+   * before it; a flush that wrongly thought nothing was held back would wait for an acknowledgement that never comes
+   * and fail after the (short) response timeout.
+   */
+  @Test
+  void everyFlushReturnsTheLengthOfAllWritesBeforeItInBothModes() throws Exception {
+    try (DataNodeFixture f = new DataNodeFixture(dir).start()) {
+      DatanodeIdProto dn = f.datanode.datanodeId();
+      Configuration throughput = new Configuration(f.conf);
+      throughput.setLong(DataTransferConfigKeys.RESPONSE_TIMEOUT_KEY, 5_000);
+      throughput.setInt(DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, 4096);
+      Configuration latency = new Configuration(throughput);
+      latency.setBoolean(DataTransferConfigKeys.LATENCY_MODE_KEY, true);
+      Random random = new Random(8);
+      byte[] model = new byte[0];
+      byte[] latencyModel = new byte[0];
+      try (BlockWriter batched = f.client(throughput).openWriter(dn, 30, OPTIONS);
+          BlockWriter immediate = f.client(latency).openWriter(dn, 31, OPTIONS)) {
+        for (int round = 0; round < 40; round++) {
+          // 1..3 writes of up to 3 KiB: below, at and across the 4 KiB packet, so some flushes find a packet held
+          // back and some find everything sent already (a full packet, or a window that filled up).
+          int writes = 1 + random.nextInt(3);
+          for (int w = 0; w < writes; w++) {
+            byte[] data = randomBytes(random, 1 + random.nextInt(3 * 1024));
+            batched.write(model.length, ByteBuffer.wrap(data));
+            model = apply(model, model.length, data);
+            immediate.write(latencyModel.length, ByteBuffer.wrap(data));
+            latencyModel = apply(latencyModel, latencyModel.length, data);
+          }
+          assertThat(batched.flush()).as("throughput-mode flush in round %d", round).isEqualTo(model.length);
+          assertThat(immediate.flush()).as("latency-mode flush in round %d", round).isEqualTo(latencyModel.length);
+          // a flush with nothing written since returns at once with the same length
+          assertThat(batched.flush()).isEqualTo(model.length);
+          assertThat(immediate.flush()).isEqualTo(latencyModel.length);
+        }
+      }
+      NettyDataTransferClient reader = f.client();
+      assertThat(read(reader, dn, 30, 0, model.length + 100, TimeSpec.latest())).isEqualTo(model);
+      assertThat(read(reader, dn, 31, 0, latencyModel.length + 100, TimeSpec.latest())).isEqualTo(latencyModel);
+    }
+  }
+
   @Test
   void aRestartOnTheSameDirectoriesKeepsDataHistoryAndIdentity() throws Exception {
     try (DataNodeFixture f = new DataNodeFixture(dir).start()) {

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -23,11 +24,18 @@ public final class PersistenceService {
   private final List<PersistenceWorker> workers = new ArrayList<>();
   private final List<Thread> threads = new ArrayList<>();
   private final Object durableMonitor = new Object();
+  /** Threads in {@link #awaitDurable}: while any, workers start batches without waiting for the batch interval. */
+  private final AtomicInteger durableWaiters = new AtomicInteger();
   private volatile String failure;
 
-  /** @param directIoAlignment 0 to write through the page cache, else O_DIRECT with this alignment */
-  public PersistenceService(Path dataDir, int threadCount, long batchBytes, long segmentFileSize,
-      long firstFileNumber, PageArena arena, DurabilityTracker tracker, StoreStats stats, int directIoAlignment) {
+  /**
+   * @param minBatchIntervalNanos group commit: the least time between two batch starts of a thread while nobody
+   *     waits for durability (0: a batch starts as soon as an entry is queued)
+   * @param directIoAlignment 0 to write through the page cache, else O_DIRECT with this alignment
+   */
+  public PersistenceService(Path dataDir, int threadCount, long batchBytes, long minBatchIntervalNanos,
+      long segmentFileSize, long firstFileNumber, PageArena arena, DurabilityTracker tracker, StoreStats stats,
+      int directIoAlignment) {
     this.arena = arena;
     this.tracker = tracker;
     this.stats = stats;
@@ -36,7 +44,8 @@ public final class PersistenceService {
     for (int i = 0; i < threadCount; i++) {
       SegmentWriter writer = new SegmentWriter(dataDir, arena.pageSize(), segmentFileSize, fileNumbers,
           directIoAlignment, batchBytes);
-      PersistenceWorker worker = new PersistenceWorker(this, arena, writer, batchBytes, stats);
+      PersistenceWorker worker = new PersistenceWorker(this, arena, writer, batchBytes, minBatchIntervalNanos,
+          stats);
       workers.add(worker);
       Thread thread = new Thread(worker, "fffs-persist-" + i);
       thread.setDaemon(true);
@@ -91,12 +100,26 @@ public final class PersistenceService {
    * @throws FffsException {@code IO_ERROR} if persistence failed before that
    */
   public void awaitDurable(Block block, int count) throws FffsException, InterruptedException {
-    synchronized (durableMonitor) {
-      while (block.durableCount() < count) {
-        checkHealthy();
-        durableMonitor.wait(100);
-      }
+    if (block.durableCount() >= count) {
+      return;
     }
+    durableWaiters.incrementAndGet();
+    try {
+      workers.forEach(PersistenceWorker::hurry);
+      synchronized (durableMonitor) {
+        while (block.durableCount() < count) {
+          checkHealthy();
+          durableMonitor.wait(100);
+        }
+      }
+    } finally {
+      durableWaiters.decrementAndGet();
+    }
+  }
+
+  /** Whether someone waits in {@link #awaitDurable} (a worker then skips its group-commit wait). */
+  boolean durabilityAwaited() {
+    return durableWaiters.get() > 0;
   }
 
   /** Marks the store failed: no more writes, no more persistence; every waiter gets {@code IO_ERROR}. */
