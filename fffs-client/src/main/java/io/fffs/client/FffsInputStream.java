@@ -145,26 +145,23 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
   }
 
   /**
-   * Reads at {@link #position} through the block's stream, opening it if the read is sequential, until {@code dst}
-   * is full or the block ends. Returns 0 (nothing read) when the read is not sequential, the transport has no
-   * streams, or the stream failed or ended early before returning a byte: the caller then reads the ordinary way.
+   * Reads at {@link #position} through the block's stream straight into {@code dst}, until it is full or the block
+   * ends. Returns 0 (nothing read) when the read is not sequential, the transport has no streams, or the stream
+   * failed or ended early before returning a byte: the caller then reads the ordinary way.
    */
   private int readStreamed(ByteBuffer dst) throws IOException {
-    if (!streams || position >= layout.length) {
-      return 0;
-    }
-    if (stream == null || streamBlockStart + stream.position() != position) {
-      if (!isSequential() || !openStream()) {
-        return 0;
-      }
-    }
     int total = 0;
+    boolean reopened = false;
     try {
-      while (dst.hasRemaining()) {
+      while (dst.hasRemaining() && streamAtPosition()) {
         int n = stream.read(dst);
         if (n < 0) {
-          closeStream();  // the block's end; the next call opens the next block's stream
-          break;
+          closeStream();  // the block's end: the next block's stream, unless this call already has bytes
+          if (total > 0 || reopened) {
+            break;
+          }
+          reopened = true;
+          continue;
         }
         total += n;
         position += n;
@@ -172,11 +169,17 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
       }
     } catch (IOException e) {
       closeStream();
-      if (total == 0) {
-        return 0;
-      }
     }
     return total;
+  }
+
+  /** Whether {@link #stream} reads on at {@link #position}, opening one if the read is sequential. */
+  private boolean streamAtPosition() throws IOException {
+    if (stream != null && streamBlockStart + stream.position() == position) {
+      return true;
+    }
+    closeStream();
+    return streams && position < layout.length && isSequential() && openStream();
   }
 
   /** Opens a stream from {@link #position} to the end of its block; false when there is none to open. */
@@ -405,9 +408,6 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
     }
     if (target > layout.length) {
       throw new EOFException(FSExceptionMessages.CANNOT_SEEK_PAST_EOF + ": " + target + " > " + layout.length);
-    }
-    if (stream != null && streamBlockStart + stream.position() != target) {
-      closeStream();  // a jump: do not keep its connection and answers to come
     }
     position = target;
   }
