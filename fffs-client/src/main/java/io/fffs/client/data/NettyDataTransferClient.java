@@ -221,7 +221,8 @@ public final class NettyDataTransferClient implements DataTransferClient {
   /** {@code CORRUPT} naming the block and the first bad chunk's offset, or null when every checksum matches. */
   private static FffsException mismatch(ChunkChecksums sums, ByteBuf payload, ReadResponseProto response,
       long blockId, long offset, InetSocketAddress from) {
-    int bad = ChunkChecksums.firstMismatch(sums.finish(), response.getChunkCrcsList());
+    int bad = ChunkChecksums.firstMismatch(sums.finish(), response.getChunkCrcsCount(),
+        response::getChunkCrcs);
     if (bad < 0) {
       return null;
     }
