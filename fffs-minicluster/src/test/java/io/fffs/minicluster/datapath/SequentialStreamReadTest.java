@@ -15,7 +15,10 @@ import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -25,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * stream abandoned in the middle of a block (a seek away, with answers still to come) leaves the client able to
  * read on.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SequentialStreamReadTest {
   private static final int BLOCK = 1 << 20;
   private static final int REQUEST = 16 << 10;
@@ -65,6 +69,7 @@ class SequentialStreamReadTest {
   }
 
   @Test
+  @Order(1)  // first: answers to requests an abandoned stream left behind would be counted too
   void everyByteIsAskedOnceInRequestSizePiecesWhateverTheCallSize() throws IOException {
     int length = 2 * BLOCK + 100_000;
     byte[] data = write("/stream/once", length, 1);
@@ -98,6 +103,7 @@ class SequentialStreamReadTest {
   }
 
   @Test
+  @Order(2)
   void streamsAbandonedMidBlockLeaveTheClientReadingTheRightBytes() throws IOException {
     byte[] data = write("/stream/abandoned", 2 * BLOCK, 2);
     Random random = new Random(7);
