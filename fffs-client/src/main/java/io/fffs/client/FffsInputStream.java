@@ -32,7 +32,7 @@ import org.apache.hadoop.fs.StreamCapabilities;
  * each fetch beginning where the last ended), the block is read through a {@link BlockReadStream}: the transport
  * keeps requests in flight ahead of the caller and each read call checks and copies the bytes that arrived straight
  * into the caller's buffer, whatever its size — one copy, no read-ahead thread, no stream buffer (profiled: the
- * hand-off to a read-ahead thread and the copy out of its buffer cost a third of the client's CPU per byte). Other
+ * hand-off to a read-ahead thread and the copy out of its buffer were over a quarter of the client's CPU). Other
  * reads, and all reads over a transport without streams, fetch {@code fffs.client.read.buffer-size} bytes at once
  * (pipelined as several requests by the data-transfer client); there, once reading is sequential, the next
  * buffer's worth is fetched on a read-ahead thread while the caller consumes the current one. A read of at least a
