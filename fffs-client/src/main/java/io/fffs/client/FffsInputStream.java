@@ -1,5 +1,6 @@
 package io.fffs.client;
 
+import io.fffs.client.data.BlockReadStream;
 import io.fffs.client.data.DataTransferClient;
 import io.fffs.client.data.ReadResult;
 import io.fffs.client.errors.ClientErrors;
@@ -27,11 +28,17 @@ import org.apache.hadoop.fs.StreamCapabilities;
 
 /**
  * Reads a file as of the time it was opened at ({@link FileLayout}): every DataNode read carries that time, so a
- * reader of the past sees exactly that state however long it reads. Sequential reads fetch
- * {@code fffs.client.read.buffer-size} bytes at once (pipelined as several requests by the data-transfer client);
- * once reading is sequential (from the start, or each fetch beginning where the last ended) the next buffer's worth
- * is fetched on a read-ahead thread while the caller consumes the current one. A read of at least a buffer's size
- * that nothing fetched holds, and every positioned read, goes straight into the caller's buffer. A read the
+ * reader of the past sees exactly that state however long it reads. Once reading is sequential (from the start, or
+ * each fetch beginning where the last ended), the block is read through a {@link BlockReadStream}: the transport
+ * keeps requests in flight ahead of the caller and each read call checks and copies the bytes that arrived straight
+ * into the caller's buffer, whatever its size — one copy, no read-ahead thread, no stream buffer (profiled: the
+ * hand-off to a read-ahead thread and the copy out of its buffer were over a quarter of the client's CPU). Other
+ * reads, and all reads over a transport without streams, fetch {@code fffs.client.read.buffer-size} bytes at once
+ * (pipelined as several requests by the data-transfer client); there, once reading is sequential, the next
+ * buffer's worth is fetched on a read-ahead thread while the caller consumes the current one. A read of at least a
+ * buffer's size that nothing fetched holds, and every positioned read, goes straight into the caller's buffer. A
+ * stream that fails before returning anything is dropped and the read made the ordinary way, which reports the
+ * error (or renews the tokens). A read the
  * DataNode refuses with {@code ACCESS_DENIED} (the block token expired during a long read, or the NameNode's keys
  * changed) is retried once with fresh tokens from the NameNode, which checks the permission again.
  */
@@ -68,7 +75,12 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
   private ByteBuffer spare;
   /** The read-ahead under way, or null. */
   private Ahead ahead;
-  /** Where the last fetch (buffer fill, direct read or read-ahead taken) ended; -1 before any. */
+  /** The sequential read of the block under way, or null; it reads block offsets, from {@link #streamBlockStart}. */
+  private BlockReadStream stream;
+  private long streamBlockStart;
+  /** False once the transport said it has no streams. */
+  private boolean streams = true;
+  /** Where the last fetch (buffer fill, direct read, read-ahead taken or stream read) ended; -1 before any. */
   private long fetchedEnd = -1;
   private long position;
   private boolean closed;
@@ -106,6 +118,12 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
 
   /** Reads at {@link #position} into {@code dst} (which has room): from the buffers, or straight from DataNodes. */
   private int readInto(ByteBuffer dst) throws IOException {
+    if (!buffered()) {
+      int n = readStreamed(dst);
+      if (n > 0) {
+        return n;
+      }
+    }
     if (!buffered() && !takeAhead()) {
       if (position >= layout.length) {
         return -1;
@@ -124,6 +142,72 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
     dst.put(slice);
     position += n;
     return n;
+  }
+
+  /**
+   * Reads at {@link #position} through the block's stream straight into {@code dst}, until it is full or the block
+   * ends. Returns 0 (nothing read) when the read is not sequential, the transport has no streams, or the stream
+   * failed or ended early before returning a byte: the caller then reads the ordinary way.
+   */
+  private int readStreamed(ByteBuffer dst) throws IOException {
+    int total = 0;
+    boolean reopened = false;
+    try {
+      while (dst.hasRemaining() && streamAtPosition()) {
+        int n = stream.read(dst);
+        if (n < 0) {
+          closeStream();  // the block's end: the next block's stream, unless this call already has bytes
+          if (total > 0 || reopened) {
+            break;
+          }
+          reopened = true;
+          continue;
+        }
+        total += n;
+        position += n;
+        fetchedEnd = position;
+      }
+    } catch (IOException e) {
+      closeStream();
+    }
+    return total;
+  }
+
+  /** Whether {@link #stream} reads on at {@link #position}, opening one if the read is sequential. */
+  private boolean streamAtPosition() throws IOException {
+    if (stream != null && streamBlockStart + stream.position() == position) {
+      return true;
+    }
+    closeStream();
+    return streams && position < layout.length && isSequential() && openStream();
+  }
+
+  /** Opens a stream from {@link #position} to the end of its block; false when there is none to open. */
+  private boolean openStream() throws IOException {
+    closeStream();
+    FileLayout.Block block = layout.blockAt(position);
+    if (block == null) {
+      return false;
+    }
+    try {
+      stream = data.openStream(FileLayout.firstLocation(layout.path, block.blockId, block.locations),
+          block.blockId, block.token, position - block.offset, block.length, layout.time);
+    } catch (IOException e) {
+      return false;  // the ordinary read reports it
+    }
+    if (stream == null) {
+      streams = false;
+      return false;
+    }
+    streamBlockStart = block.offset;
+    return true;
+  }
+
+  private void closeStream() {
+    if (stream != null) {
+      stream.close();
+      stream = null;
+    }
   }
 
   /** Whether the buffer holds the byte at {@link #position}. */
@@ -196,7 +280,7 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
    */
   private void startAhead() {
     long start = fetchedEnd;
-    if (ahead != null || closed || start >= layout.length) {
+    if (streams || ahead != null || closed || start >= layout.length) {
       return;
     }
     FileLayout.Block block = layout.blockAt(start);
@@ -369,6 +453,7 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
 
   /** Forgets both buffers; a read-ahead still running finishes into its own buffer, which is then garbage. */
   private void dropBuffers() {
+    closeStream();
     buffer = null;
     spare = null;
     if (ahead != null) {

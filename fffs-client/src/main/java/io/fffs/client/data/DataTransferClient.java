@@ -32,6 +32,16 @@ public interface DataTransferClient extends Closeable {
   ReadResult read(DatanodeIdProto datanode, long blockId, BlockToken token, long offset, ByteBuffer dst,
       TimeSpec time) throws IOException;
 
+  /**
+   * A {@link BlockReadStream} of bytes [{@code offset}, {@code end}) of a block as of {@code time}, showing
+   * {@code token} (READ), that reads ahead on the connection itself; null when this transport has none (the caller
+   * then reads with {@link #read}).
+   */
+  default BlockReadStream openStream(DatanodeIdProto datanode, long blockId, BlockToken token, long offset, long end,
+      TimeSpec time) throws IOException {
+    return null;
+  }
+
   /** A block's length and resolved HLC as of {@code time} ({@code token}: READ or WRITE). */
   BlockInfo blockInfo(DatanodeIdProto datanode, long blockId, BlockToken token, TimeSpec time) throws IOException;
 

@@ -170,6 +170,18 @@ public final class NettyDataTransferClient implements DataTransferClient {
     }
   }
 
+  /**
+   * A {@link NettyBlockReadStream} on a connection leased from the pool until the stream is closed: bytes
+   * [offset, end) of the block, requests of {@code fffs.client.read.request-size} with up to
+   * {@code fffs.client.read.requests-in-flight} on the wire.
+   */
+  @Override
+  public BlockReadStream openStream(DatanodeIdProto datanode, long blockId, BlockToken token, long offset,
+      long end, TimeSpec time) throws IOException {
+    return new NettyBlockReadStream(pool, pool.acquire(addressOf(datanode)), clock, blockId, token, time, offset,
+        end, readRequestSize, readsInFlight, timeoutMillis);
+  }
+
   /** One READ request on the wire: block offset, bytes asked, and its answer to come. */
   private record PendingRead(long at, int asked, CompletableFuture<Frame<ResponseHeaderProto>> call) {}
 
@@ -178,7 +190,7 @@ public final class NettyDataTransferClient implements DataTransferClient {
    * buffers (each piece is checksummed while it is still in cache, then copied), and checks them against the
    * DataNode's. On a mismatch {@code dst}'s position is left where it was and the read fails with {@code CORRUPT}.
    */
-  private static void verifyInto(ByteBuf payload, ReadResponseProto response, ByteBuffer dst, long blockId,
+  static void verifyInto(ByteBuf payload, ReadResponseProto response, ByteBuffer dst, long blockId,
       long offset, InetSocketAddress from) throws FffsException {
     int start = dst.position();
     ChunkChecksums sums = new ChunkChecksums(payload.readableBytes());
@@ -186,14 +198,38 @@ public final class NettyDataTransferClient implements DataTransferClient {
       sums.update(piece.duplicate());
       dst.put(piece);
     }
-    int bad = ChunkChecksums.firstMismatch(sums.finish(), response.getChunkCrcsList());
-    if (bad >= 0) {
+    FffsException corrupt = mismatch(sums, payload, response, blockId, offset, from);
+    if (corrupt != null) {
       dst.position(start);
-      long at = offset + (long) bad * ChunkChecksums.CHUNK_BYTES;
-      throw new FffsException(ErrorCode.CORRUPT, "block " + blockId + " read from DataNode " + from
-          + " failed its CRC32C check in the 512-byte chunk at offset " + at + " ("
-          + response.getChunkCrcsCount() + " checksums for " + payload.readableBytes() + " bytes)");
+      throw corrupt;
     }
+  }
+
+  /** Checks {@code payload} (its readable bytes, not moved) against its chunk CRCs without copying it. */
+  static void verify(ByteBuf payload, ReadResponseProto response, long blockId, long offset,
+      InetSocketAddress from) throws FffsException {
+    ChunkChecksums sums = new ChunkChecksums(payload.readableBytes());
+    for (ByteBuffer piece : payload.nioBuffers()) {
+      sums.update(piece);
+    }
+    FffsException corrupt = mismatch(sums, payload, response, blockId, offset, from);
+    if (corrupt != null) {
+      throw corrupt;
+    }
+  }
+
+  /** {@code CORRUPT} naming the block and the first bad chunk's offset, or null when every checksum matches. */
+  private static FffsException mismatch(ChunkChecksums sums, ByteBuf payload, ReadResponseProto response,
+      long blockId, long offset, InetSocketAddress from) {
+    int bad = ChunkChecksums.firstMismatch(sums.finish(), response.getChunkCrcsCount(),
+        response::getChunkCrcs);
+    if (bad < 0) {
+      return null;
+    }
+    long at = offset + (long) bad * ChunkChecksums.CHUNK_BYTES;
+    return new FffsException(ErrorCode.CORRUPT, "block " + blockId + " read from DataNode " + from
+        + " failed its CRC32C check in the 512-byte chunk at offset " + at + " ("
+        + response.getChunkCrcsCount() + " checksums for " + payload.readableBytes() + " bytes)");
   }
 
   @Override

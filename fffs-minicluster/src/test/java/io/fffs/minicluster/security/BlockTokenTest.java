@@ -55,6 +55,9 @@ class BlockTokenTest {
     conf.setLong("fffs.blocksize", 1 << 20);
     conf.setLong(BlockTokenConfigKeys.LIFETIME_KEY, LIFETIME_MS);
     conf.setInt("fffs.client.read.buffer-size", 4096);
+    // A sequential read keeps this many bytes asked ahead (requests-in-flight x request-size): small, so that a
+    // read paused past the tokens' lifetime still has to ask the DataNode again.
+    conf.setInt("fffs.client.read.request-size", 4096);
     cluster = MiniFffsCluster.builder().baseDir(base).conf(conf).numDataNodes(1).build();
     fs = cluster.getFileSystem();
     raw = new NettyDataTransferClient(conf, new HybridLogicalClock(PhysicalClock.system(), conf));

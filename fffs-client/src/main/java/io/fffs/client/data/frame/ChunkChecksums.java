@@ -79,12 +79,20 @@ public final class ChunkChecksums {
    * differs, {@code expected.size()} (or {@code actual.length}) if the counts differ, or -1 when all match.
    */
   public static int firstMismatch(int[] actual, java.util.List<Integer> expected) {
-    int n = Math.min(actual.length, expected.size());
+    return firstMismatch(actual, expected.size(), expected::get);
+  }
+
+  /**
+   * As {@link #firstMismatch(int[], java.util.List)}, with the expected checksums read through {@code expected}
+   * (e.g. a protobuf message's {@code getChunkCrcs(int)}, which does not box each value as its list view does).
+   */
+  public static int firstMismatch(int[] actual, int expectedCount, java.util.function.IntUnaryOperator expected) {
+    int n = Math.min(actual.length, expectedCount);
     for (int i = 0; i < n; i++) {
-      if (actual[i] != expected.get(i)) {
+      if (actual[i] != expected.applyAsInt(i)) {
         return i;
       }
     }
-    return actual.length == expected.size() ? -1 : n;
+    return actual.length == expectedCount ? -1 : n;
   }
 }
