@@ -54,6 +54,31 @@ class PersistenceGroupCommitTest {
     }
   }
 
+  /**
+   * A writer that finds the arena full waits for pages to be persisted (and evicted): that cuts the group-commit
+   * wait short too, or the writer would wait out the interval (here 30 s, beyond the arena's 20 s wait timeout).
+   */
+  @Test
+  @Timeout(value = 15, unit = TimeUnit.SECONDS)
+  void aWriterWaitingForRoomInTheArenaDoesNotWaitForTheInterval() throws Exception {
+    Path dataDir = PersistMode.DIRECT.dataDir(tempDir);
+    try (StoreFixture fixture = new StoreFixture(dataDir, PersistMode.DIRECT)) {
+      fixture.conf.setLong(DataNodeConfigKeys.PERSISTENCE_BATCH_INTERVAL_KEY, 30_000_000);
+      fixture.open();  // a 1 MiB arena
+      StoreStats stats = fixture.store.stats();
+      WriteOptions options = new WriteOptions(8L << 20, null);
+      for (int i = 0; i < 64; i++) {  // 4 MiB: four times the arena
+        fixture.store.write(1, i * 65_536L, bytes(65_536, i), options);
+      }
+      assertThat(stats.backpressureWaits.sum()).isGreaterThan(0);
+      assertThat(stats.pagesEvicted.sum()).isGreaterThan(0);
+      assertThat(fixture.store.info(1, TimeSpec.latest()).length()).isEqualTo(64 * 65_536L);
+      try (ReadView view = fixture.store.read(1, 0, 65_536, TimeSpec.latest())) {
+        assertThat(view.toBytes()).isEqualTo(bytes(65_536, 0).array());
+      }
+    }
+  }
+
   @Test
   void anIntervalOutOfRangeIsRefusedNamingTheKey() throws Exception {
     try (StoreFixture fixture = new StoreFixture(tempDir)) {

@@ -36,6 +36,8 @@ public final class PageArena implements AutoCloseable {
   private long head;
   private long tail;
   private int waiters;
+  /** Run when a writer starts to wait for room (persistence should not hold its batch back then). */
+  private volatile Runnable onFull = () -> { };
   /** Slots [touchFrom, touchTo) are being pre-touched and must not be handed out yet. */
   private long touchFrom = -1;
   private long touchTo = -1;
@@ -52,6 +54,16 @@ public final class PageArena implements AutoCloseable {
     this.evictable = evictable;
     this.waitTimeoutNanos = waitTimeoutNanos;
     this.stats = stats;
+  }
+
+  /** Sets what runs (under this arena's lock: keep it short) when a writer starts to wait for room. */
+  public void onFull(Runnable action) {
+    this.onFull = action;
+  }
+
+  /** Whether a writer waits for room now. */
+  public synchronized boolean writersWaiting() {
+    return waiters > 0;
   }
 
   public ArenaFiles files() {
@@ -131,6 +143,7 @@ public final class PageArena implements AutoCloseable {
         waitStart = now;
         deadline = now + waitTimeoutNanos;
         stats.backpressureWaits.increment();
+        onFull.run();
       } else if (now - deadline >= 0) {
         stats.backpressureNanos.add(now - waitStart);
         throw new FffsException(ErrorCode.IO_ERROR, "the page arena stayed full for "

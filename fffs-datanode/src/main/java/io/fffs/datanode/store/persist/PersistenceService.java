@@ -51,6 +51,8 @@ public final class PersistenceService {
       thread.setDaemon(true);
       threads.add(thread);
     }
+    // A writer waiting for room waits for persisted pages: no group-commit wait then.
+    arena.onFull(() -> workers.forEach(PersistenceWorker::hurry));
   }
 
   /** Whether a persistence thread may still be appending to {@code file} (its current file). */

@@ -25,8 +25,8 @@ import java.util.zip.CRC32C;
  * writer's aligned staging buffer while it is still in the CPU cache (one pass over memory for both), and the
  * staging buffer goes to the disk around the page cache.
  *
- * <p>Group commit: a batch starts at most once per {@code minBatchIntervalNanos} (unless a {@code sync} waits, or a
- * full batch is queued). A stream of small writes, each acknowledged before the next is sent, would otherwise cost
+ * <p>Group commit: a batch starts at most once per {@code minBatchIntervalNanos} (unless a {@code sync} waits, a
+ * full batch is queued, or a writer waits for room in the arena, which only persisted pages can make). A stream of small writes, each acknowledged before the next is sent, would otherwise cost
  * a wake-up of this thread, a segment write and an fsync every few writes — CPU that, on a machine with few cores,
  * the event loops of the very next writes wait for (1 KiB write + hflush on 2 cores: runs that fell into one
  * fsync per 4–10 writes had 2–4× the p90 of runs with one per 50 or more). Entries queued meanwhile go out together
@@ -107,7 +107,7 @@ final class PersistenceWorker implements Runnable {
     try {
       for (long left = until - System.nanoTime(); left > 0; left = until - System.nanoTime()) {
         if (service.durabilityAwaited() || firstBytes + queuedBytes.get() >= batchBytes || stopQueued
-            || service.failed()) {
+            || service.failed() || arena.writersWaiting()) {
           return;
         }
         LockSupport.parkNanos(this, left);
