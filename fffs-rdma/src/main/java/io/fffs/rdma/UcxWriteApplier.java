@@ -161,6 +161,10 @@ final class UcxWriteApplier {
         while (!inFlight.isEmpty()) {
           finish(inFlight.poll());
         }
+        if (held != null) {
+          acknowledge(held, null, new FffsException(ErrorCode.IO_ERROR, "the DataNode's UCX write path was"
+              + " interrupted; nothing of this write was applied"));
+        }
         return;
       } catch (RuntimeException e) {
         LOG.error("UCX write applier: unexpected failure", e);
