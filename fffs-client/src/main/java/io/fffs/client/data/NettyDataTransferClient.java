@@ -71,7 +71,7 @@ public final class NettyDataTransferClient implements DataTransferClient {
     this.timeoutMillis = DataTransferConfigKeys.responseTimeoutMillis(conf);
     this.pool = new ConnectionPool(EventLoops.acquireShared(), DataTransferConfigKeys.maxFrameSize(conf),
         DataTransferConfigKeys.maxIdleConnections(conf), latencyMode,
-        DataTransferConfigKeys.connectTimeoutMillis(conf));
+        DataTransferConfigKeys.connectTimeoutMillis(conf), timeoutMillis);
   }
 
   private InetSocketAddress addressOf(DatanodeIdProto datanode) {

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * on one connection, each answer checked and copied straight into the caller's buffer. Whatever the size of the
  * read calls, every byte of the file is asked of the DataNode exactly once, in request-size pieces per block; a
  * stream abandoned in the middle of a block (a seek away, with answers still to come) leaves the client able to
- * read on.
+ * read on, and its connection goes back to the pool once those answers are in.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SequentialStreamReadTest {
@@ -130,6 +130,30 @@ class SequentialStreamReadTest {
     // Other readers on the same client still read whole files.
     try (FSDataInputStream in = fs.open(new org.apache.hadoop.fs.Path("/stream/abandoned"))) {
       assertThat(in.readAllBytes()).isEqualTo(data);
+    }
+  }
+
+  /**
+   * A stream left with answers still to come (its reader closed after the first byte of a block, with three
+   * 256 KiB requests in flight) gives its connection back to the pool once those answers are in, instead of closing
+   * it: 40 such readers reuse the pool's connections, where closing each would open a new one nearly every time.
+   */
+  @Test
+  @Order(3)
+  void aConnectionLeftWithAnswersToComeRejoinsThePool() throws IOException {
+    byte[] data = write("/stream/left", BLOCK, 3);
+    Configuration conf = new Configuration(cluster.getConfiguration());
+    conf.setInt("fffs.client.read.request-size", BLOCK / 4);
+    conf.setInt("fffs.client.read.requests-in-flight", 4);
+    try (FileSystem client = FileSystem.newInstance(cluster.getURI(), conf)) {
+      long connectionsBefore = stats().connections.sum();
+      for (int i = 0; i < 40; i++) {
+        try (FSDataInputStream in = client.open(new org.apache.hadoop.fs.Path("/stream/left"))) {
+          assertThat(in.read()).isEqualTo(data[0] & 0xff);  // from the start: a stream, 4 requests in flight
+        }
+      }
+      long opened = stats().connections.sum() - connectionsBefore;
+      assertThat(opened).as("connections opened by 40 readers that left answers behind").isLessThan(10);
     }
   }
 }

@@ -18,11 +18,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Connections to DataNodes, kept per address for reuse. A user leases a connection ({@link #acquire}) for as long
  * as it has calls in flight and gives it back ({@link #release}); a block writer holds one for its whole life, so
- * its packets never queue behind another stream's. Up to {@code fffs.client.connections.max-idle} idle connections
+ * its packets never queue behind another stream's. A connection given back with calls still outstanding (a read
+ * stream left mid-block) rejoins the pool once their answers are in, or is closed if they do not come within the
+ * response timeout — so a reader that keeps jumping does not open and close a connection per jump. Up to {@code fffs.client.connections.max-idle} idle connections
  * stay open per DataNode. Socket buffers are left to the kernel's auto-tuning; {@code TCP_NODELAY} only in latency
  * mode. Responses are decoded with composite payloads ({@link FrameDecoder}): a READ payload stays in the socket
  * buffers it arrived in until its reader copies it out.
@@ -31,14 +34,17 @@ public final class ConnectionPool implements AutoCloseable {
   private final Bootstrap bootstrap;
   private final int maxFrameBytes;
   private final int maxIdle;
+  private final long drainTimeoutMillis;
   private final Map<InetSocketAddress, Deque<DataConnection>> idle = new ConcurrentHashMap<>();
   private final Deque<DataConnection> all = new ConcurrentLinkedDeque<>();
   private volatile boolean closed;
 
+  /** @param drainTimeoutMillis how long a given-back connection may wait for its outstanding answers */
   public ConnectionPool(EventLoopGroup group, int maxFrameBytes, int maxIdle, boolean latencyMode,
-      long connectTimeoutMillis) {
+      long connectTimeoutMillis, long drainTimeoutMillis) {
     this.maxFrameBytes = maxFrameBytes;
     this.maxIdle = maxIdle;
+    this.drainTimeoutMillis = drainTimeoutMillis;
     this.bootstrap = new Bootstrap().group(group).channel(EventLoops.socketChannel())
         .option(ChannelOption.TCP_NODELAY, latencyMode)
         .option(ChannelOption.SO_KEEPALIVE, true)
@@ -89,10 +95,23 @@ public final class ConnectionPool implements AutoCloseable {
     return connection;
   }
 
-  /** Returns a leased connection; broken or surplus ones (and ones with calls still pending) are closed. */
+  /**
+   * Returns a leased connection; broken or surplus ones are closed. One with calls still outstanding comes back
+   * once they are answered (nobody else can send on it meanwhile), or is closed after the drain timeout.
+   */
   public void release(DataConnection connection) {
-    if (closed || !connection.isUsable() || connection.outstanding() > 0) {
+    if (closed || !connection.isUsable()) {
       connection.close();
+      return;
+    }
+    if (connection.outstanding() > 0) {
+      connection.drained().orTimeout(drainTimeoutMillis, TimeUnit.MILLISECONDS).whenComplete((done, late) -> {
+        if (late != null) {
+          connection.close();
+        } else {
+          release(connection);
+        }
+      });
       return;
     }
     Deque<DataConnection> free = idle.computeIfAbsent(connection.address(), a -> new ConcurrentLinkedDeque<>());

@@ -90,6 +90,11 @@ public final class DataConnection {
     return pending.size();
   }
 
+  /** Completes (normally) once every call outstanding now has been answered or has failed. */
+  CompletableFuture<Void> drained() {
+    return CompletableFuture.allOf(pending.values().toArray(new CompletableFuture<?>[0])).handle((ok, e) -> null);
+  }
+
   /**
    * Sends a request (its callId is set here) with {@code payload} (owned by this call from now on; may be null).
    * The returned future completes with the response frame, whose payload the caller must release.
