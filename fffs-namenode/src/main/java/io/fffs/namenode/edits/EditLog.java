@@ -14,6 +14,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.PriorityQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Consumer;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -61,6 +65,8 @@ public final class EditLog implements Closeable {
   private List<Pending> queue = new ArrayList<>();
   private volatile long lastQueuedTxid; // written under the lock, read without it
   private long syncedTxid;
+  /** Batches written and synced since start (each one {@code force}). */
+  private long batchesSynced;
   private IOException failure;
   private boolean closed;
   private FileChannel channel;
@@ -68,6 +74,19 @@ public final class EditLog implements Closeable {
   private long written;
   private long allocated;
   private final Thread writer;
+  /** Callers that asked to be told when their txid is on disk ({@link #whenSynced}), lowest txid first. */
+  private final PriorityQueue<Notice> notices = new PriorityQueue<>((a, b) -> Long.compare(a.txid, b.txid));
+  /** Runs the notices, so that the writer thread goes back to the disk at once. */
+  private final ExecutorService notifier = Executors.newSingleThreadExecutor(r -> {
+    Thread thread = new Thread(r, "fffs-edit-log-notifier");
+    thread.setDaemon(true);
+    return thread;
+  });
+
+  private record Notice(long txid, Runnable synced, Consumer<IOException> failed) {}
+
+  /** Set once close has answered every notice: later ones are refused. */
+  private boolean noticesEnded;
 
   /**
    * Opens a new segment starting at {@code nextTxid} in {@code dir} (replacing an empty segment of that name left
@@ -109,12 +128,9 @@ public final class EditLog implements Closeable {
     lock.lock();
     try {
       while (syncedTxid < txid) {
-        if (failure != null) {
-          throw new FffsException(ErrorCode.IO_ERROR, "the edit log could not be written: " + failure.getMessage()
-              + "; the change may not be durable and the NameNode takes no more changes", failure);
-        }
-        if (closed) {
-          throw new FffsException(ErrorCode.IO_ERROR, "the NameNode is shutting down");
+        IOException refused = unsyncable();
+        if (refused != null) {
+          throw refused;
         }
         try {
           synced.await();
@@ -123,6 +139,108 @@ public final class EditLog implements Closeable {
           throw new InterruptedIOException("interrupted waiting for the edit log");
         }
       }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Batches written and synced since start: with group commit, fewer than the records in them. */
+  public long batchesSynced() {
+    lock.lock();
+    try {
+      return batchesSynced;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Whether every record up to {@code txid} is on disk. */
+  public boolean isSynced(long txid) {
+    lock.lock();
+    try {
+      return syncedTxid >= txid;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Without holding the calling thread: runs {@code synced} once every record up to {@code txid} is on disk, or
+   * {@code failed} with why that will not happen (the log failed or closed) — on the log's notifier thread, or on
+   * the caller's when that is known already.
+   */
+  public void whenSynced(long txid, Runnable synced, Consumer<IOException> failed) {
+    IOException refused = null;
+    lock.lock();
+    try {
+      if (syncedTxid < txid) {
+        refused = failure != null ? unsyncable() : noticesEnded
+            ? new FffsException(ErrorCode.IO_ERROR, "the NameNode is shutting down") : null;
+        if (refused == null) {
+          notices.add(new Notice(txid, synced, failed));
+          return;
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (refused != null) {
+      failed.accept(refused);
+    } else {
+      synced.run();
+    }
+  }
+
+  /** Why records not yet on disk will never be (caller holds the lock), or null. */
+  private IOException unsyncable() {
+    if (failure != null) {
+      return new FffsException(ErrorCode.IO_ERROR, "the edit log could not be written: " + failure.getMessage()
+          + "; the change may not be durable and the NameNode takes no more changes", failure);
+    }
+    if (closed) {
+      return new FffsException(ErrorCode.IO_ERROR, "the NameNode is shutting down");
+    }
+    return null;
+  }
+
+  /**
+   * Hands the notices that are due to the notifier: those whose txid is on disk, and all of them once the log
+   * failed or ({@code ending}) the writer has stopped. Caller holds the lock.
+   */
+  private void releaseNotices(boolean ending) {
+    IOException refused = failure != null ? unsyncable()
+        : ending ? new FffsException(ErrorCode.IO_ERROR, "the NameNode is shutting down") : null;
+    List<Notice> due = new ArrayList<>();
+    while (!notices.isEmpty() && (refused != null || notices.peek().txid <= syncedTxid)) {
+      due.add(notices.poll());
+    }
+    if (due.isEmpty()) {
+      return;
+    }
+    Runnable run = () -> {
+      for (Notice notice : due) {
+        try {
+          if (notice.txid <= syncedTxidNow()) {
+            notice.synced.run();
+          } else {
+            notice.failed.accept(refused);
+          }
+        } catch (RuntimeException e) {
+          LOG.error("An edit-log durability notice failed", e);
+        }
+      }
+    };
+    try {
+      notifier.execute(run);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      run.run(); // closing: answer on this thread
+    }
+  }
+
+  private long syncedTxidNow() {
+    lock.lock();
+    try {
+      return syncedTxid;
     } finally {
       lock.unlock();
     }
@@ -195,7 +313,9 @@ public final class EditLog implements Closeable {
         lock.lock();
         try {
           syncedTxid = Math.max(syncedTxid, written);
+          batchesSynced++;
           synced.signalAll();
+          releaseNotices(false);
         } finally {
           lock.unlock();
         }
@@ -205,6 +325,7 @@ public final class EditLog implements Closeable {
         try {
           failure = e;
           synced.signalAll();
+          releaseNotices(false);
         } finally {
           lock.unlock();
         }
@@ -306,6 +427,14 @@ public final class EditLog implements Closeable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    lock.lock();
+    try {
+      releaseNotices(true);
+      noticesEnded = true;
+    } finally {
+      lock.unlock();
+    }
+    notifier.shutdown();
     if (failure == null) {
       closeSegment();
     } else {

@@ -155,7 +155,10 @@ public final class Namesystem implements Closeable {
     return blocks;
   }
 
-  /** Runs one change: validated, stamped, logged and applied under the write lock; returns once durable. */
+  /**
+   * Runs one change: validated, stamped, logged and applied under the write lock; returns once durable, or at once
+   * inside a {@link DeferredDurability} span (whose caller answers once the txid noted there is durable).
+   */
   <T> T mutate(String what, Change<T> change) throws IOException {
     safeMode.checkOff(what);
     T result;
@@ -167,9 +170,31 @@ public final class Namesystem implements Closeable {
     } finally {
       lock.writeLock().unlock();
     }
-    editLog.awaitSynced(durableAt);
+    if (!DeferredDurability.note(durableAt)) {
+      editLog.awaitSynced(durableAt);
+    }
     maybeCheckpoint();
     return result;
+  }
+
+  /** Edit-log batches synced since start (each an fsync'd group of changes). */
+  public long editBatchesSynced() {
+    return editLog.batchesSynced();
+  }
+
+  /** Whether the change logged as {@code txid} is on disk. */
+  public boolean isDurable(long txid) {
+    return editLog.isSynced(txid);
+  }
+
+  /** Runs {@code durable} once the change logged as {@code txid} is on disk, or {@code failed} if it never will be. */
+  public void whenDurable(long txid, Runnable durable, java.util.function.Consumer<IOException> failed) {
+    editLog.whenSynced(txid, durable, failed);
+  }
+
+  /** Waits until the change logged as {@code txid} is on disk. */
+  public void awaitDurable(long txid) throws IOException {
+    editLog.awaitSynced(txid);
   }
 
   /** Stamps, logs and applies one op. Caller holds the write lock and has validated the op. */

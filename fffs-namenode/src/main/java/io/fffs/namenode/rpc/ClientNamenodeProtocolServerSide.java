@@ -25,7 +25,7 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
 
   public ClientNamenodeProtocolServerSide(Namesystem fs, ServerDefaultsProto defaults) {
     this.fs = fs;
-    this.call = new ServedCall(fs.clock());
+    this.call = new ServedCall(fs.clock(), fs);
     this.defaults = defaults;
   }
 
