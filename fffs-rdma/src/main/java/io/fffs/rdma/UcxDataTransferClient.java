@@ -4,16 +4,14 @@ import io.fffs.client.data.BlockInfo;
 import io.fffs.client.data.BlockWriter;
 import io.fffs.client.data.DataTransferClient;
 import io.fffs.client.data.DataTransferConfigKeys;
+import io.fffs.client.data.ReadRequests;
 import io.fffs.client.data.ReadResult;
 import io.fffs.client.data.WriteOptions;
 import io.fffs.client.data.frame.ChunkChecksums;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
-import io.fffs.common.proto.DataTransferProtos.OpProto;
-import io.fffs.common.proto.DataTransferProtos.ReadRequestProto;
 import io.fffs.common.proto.DataTransferProtos.ReadResponseProto;
-import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HlcTimestamp;
@@ -236,12 +234,7 @@ final class UcxDataTransferClient implements DataTransferClient {
 
   private CompletableFuture<ResponseHeaderProto> send(SideChannel channel, long blockId, BlockToken token, long at,
       int asked, TimeSpec time, RegisteredBuffers.Slot slot) {
-    RequestHeaderProto.Builder request = RequestHeaderProto.newBuilder();
-    if (token != null) {
-      request.addTokens(token.toProto());
-    }
-    return channel.send(request.setOp(OpProto.READ).setHlc(clock.last().toProto()).setRead(
-        ReadRequestProto.newBuilder().setBlockId(blockId).setOffset(at).setLength(asked).setTime(time.toProto())),
+    return channel.send(ReadRequests.of(token, blockId, at, asked, time, clock.last()),
         new Descriptor(slot.address(), buffers.slotSize(), buffers.rkey()), true);
   }
 

@@ -5,8 +5,6 @@ import io.fffs.client.data.netty.ConnectionPool;
 import io.fffs.client.data.netty.DataConnection;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
-import io.fffs.common.proto.DataTransferProtos.OpProto;
-import io.fffs.common.proto.DataTransferProtos.ReadRequestProto;
 import io.fffs.common.proto.DataTransferProtos.ReadResponseProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
@@ -159,11 +157,7 @@ final class NettyBlockReadStream implements BlockReadStream {
     boolean sent = false;
     while (!ended && nextAsk < end && inFlight.size() < inFlightMax) {
       int asked = (int) Math.min(end - nextAsk, requestSize);
-      RequestHeaderProto.Builder request = NettyDataTransferClient.withToken(token, RequestHeaderProto.newBuilder())
-          .setOp(OpProto.READ)
-          .setRead(ReadRequestProto.newBuilder().setBlockId(blockId).setOffset(nextAsk).setLength(asked)
-              .setTime(time.toProto()))
-          .setHlc(clock.last().toProto());
+      RequestHeaderProto.Builder request = ReadRequests.of(token, blockId, nextAsk, asked, time, clock.last());
       inFlight.add(new PendingRead(nextAsk, asked, connection.send(request, null, false)));
       nextAsk += asked;
       sent = true;

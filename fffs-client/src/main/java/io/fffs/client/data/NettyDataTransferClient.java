@@ -11,7 +11,6 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.DataTransferProtos.BlockInfoRequestProto;
 import io.fffs.common.proto.DataTransferProtos.BlockInfoResponseProto;
 import io.fffs.common.proto.DataTransferProtos.OpProto;
-import io.fffs.common.proto.DataTransferProtos.ReadRequestProto;
 import io.fffs.common.proto.DataTransferProtos.ReadResponseProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
@@ -114,10 +113,7 @@ public final class NettyDataTransferClient implements DataTransferClient {
           requests++;
           int asked = Math.min(wanted - sent, readRequestSize);
           long at = offset + sent;
-          RequestHeaderProto.Builder request = withToken(token, RequestHeaderProto.newBuilder()).setOp(OpProto.READ)
-              .setRead(ReadRequestProto.newBuilder().setBlockId(blockId).setOffset(at).setLength(asked)
-                  .setTime(time.toProto()))
-              .setHlc(clock.last().toProto());
+          RequestHeaderProto.Builder request = ReadRequests.of(token, blockId, at, asked, time, clock.last());
           inFlight.add(new PendingRead(at, asked, connection.send(request, null, false)));
           sent += asked;
           sending = true;

@@ -217,10 +217,11 @@ public final class EditLog implements Closeable {
     if (due.isEmpty()) {
       return;
     }
+    long syncedAt = syncedTxid;
     Runnable run = () -> {
       for (Notice notice : due) {
         try {
-          if (notice.txid <= syncedTxidNow()) {
+          if (notice.txid <= syncedAt) {
             notice.synced.run();
           } else {
             notice.failed.accept(refused);
@@ -234,15 +235,6 @@ public final class EditLog implements Closeable {
       notifier.execute(run);
     } catch (java.util.concurrent.RejectedExecutionException e) {
       run.run(); // closing: answer on this thread
-    }
-  }
-
-  private long syncedTxidNow() {
-    lock.lock();
-    try {
-      return syncedTxid;
-    } finally {
-      lock.unlock();
     }
   }
 

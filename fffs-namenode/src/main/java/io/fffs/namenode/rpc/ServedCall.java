@@ -52,17 +52,20 @@ final class ServedCall {
     if (durability == null) {
       return run(callerHlc, true, work);
     }
-    T answer;
-    long txid = 0;
+    T answer = null;
+    ServiceException failure = null;
+    long txid;
     DeferredDurability.begin();
     try {
       answer = run(callerHlc, true, work);
-      txid = DeferredDurability.end();
     } catch (ServiceException e) {
-      await(DeferredDurability.end()); // a change made before the failure is durable before the error goes out
-      throw e;
+      failure = e;
     } finally {
-      DeferredDurability.end(); // harmless when already ended; clears the span if anything else escaped
+      txid = DeferredDurability.end();
+    }
+    if (failure != null) {
+      await(txid); // a change made before the failure is durable before the error goes out
+      throw failure;
     }
     if (txid == 0 || durability.isDurable(txid) || !(answer instanceof Message)) {
       await(txid);
@@ -71,7 +74,7 @@ final class ServedCall {
     Message message = (Message) answer;
     ProtobufRpcEngineCallback2 deferred = ProtobufRpcEngine2.Server.registerForDeferredResponse2();
     durability.whenDurable(txid, () -> deferred.setResponse(message),
-        failure -> deferred.error(RemoteErrors.toServiceException(failure).getCause()));
+        error -> deferred.error(RemoteErrors.toServiceException(error).getCause()));
     return null;
   }
 
