@@ -1,5 +1,7 @@
 package io.fffs.datanode.store;
 
+import static io.fffs.datanode.store.PageReservationTest.fill;
+import static io.fffs.datanode.store.StoreFixture.array;
 import static io.fffs.datanode.store.StoreFixture.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -36,19 +38,6 @@ class ChainedReservationTest {
   private BlockStore open() throws Exception {
     fixture = new StoreFixture(dataDir).open();
     return fixture.store;
-  }
-
-  private static void fill(PageReservation reservation, ByteBuffer data) {
-    for (PageReservation.Region region : reservation.regions()) {
-      region.buffer().put(data.duplicate().position(region.writeOffset()).limit(region.writeOffset()
-          + region.length()));
-    }
-  }
-
-  private static byte[] array(ByteBuffer buffer) {
-    byte[] out = new byte[buffer.remaining()];
-    buffer.duplicate().get(out);
-    return out;
   }
 
   private static byte[] read(BlockStore store, long block, int logIndex, int length) throws FffsException {

@@ -1,5 +1,6 @@
 package io.fffs.datanode.store;
 
+import static io.fffs.datanode.store.StoreFixture.array;
 import static io.fffs.datanode.store.StoreFixture.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -40,12 +41,6 @@ class MultiLogBlockStoreTest {
     try (ReadView view = store.read(block, offset, length, time)) {
       return view.toBytes();
     }
-  }
-
-  private static byte[] array(ByteBuffer buffer) {
-    byte[] bytes = new byte[buffer.remaining()];
-    buffer.duplicate().get(bytes);
-    return bytes;
   }
 
   private static void assertCode(ThrowingRead call, ErrorCode code, String... fragments) {

@@ -1,5 +1,6 @@
 package io.fffs.datanode.store;
 
+import static io.fffs.datanode.store.StoreFixture.array;
 import static io.fffs.datanode.store.StoreFixture.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -41,7 +42,7 @@ class PageReservationTest {
   }
 
   /** What a transport does: put the bytes into the reserved regions. */
-  private static void fill(PageReservation reservation, ByteBuffer data) {
+  static void fill(PageReservation reservation, ByteBuffer data) {
     int covered = 0;
     for (PageReservation.Region region : reservation.regions()) {
       assertThat(region.writeOffset()).isEqualTo(covered);
@@ -57,12 +58,6 @@ class PageReservationTest {
     try (ReadView view = store.read(block, 0, (int) length, time)) {
       return view.toBytes();
     }
-  }
-
-  private static byte[] array(ByteBuffer buffer) {
-    byte[] out = new byte[buffer.remaining()];
-    buffer.duplicate().get(out);
-    return out;
   }
 
   @Test

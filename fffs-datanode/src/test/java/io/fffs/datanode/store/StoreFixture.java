@@ -80,6 +80,13 @@ final class StoreFixture implements AutoCloseable {
     return ByteBuffer.wrap(bytes);
   }
 
+  /** The remaining bytes of {@code buffer}, copied out (its position unchanged). */
+  static byte[] array(ByteBuffer buffer) {
+    byte[] out = new byte[buffer.remaining()];
+    buffer.duplicate().get(out);
+    return out;
+  }
+
   @Override
   public void close() throws IOException {
     try {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fffs.datanode.server.DataServerStats;
 import io.fffs.minicluster.MiniFffsCluster;
+import io.fffs.minicluster.RandomFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -11,7 +12,6 @@ import java.util.Arrays;
 import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
-import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -56,12 +56,7 @@ class SequentialStreamReadTest {
   }
 
   private static byte[] write(String name, int length, long seed) throws IOException {
-    byte[] data = new byte[length];
-    new Random(seed).nextBytes(data);
-    try (FSDataOutputStream out = fs.create(new org.apache.hadoop.fs.Path(name), true)) {
-      out.write(data);
-    }
-    return data;
+    return RandomFiles.write(fs, name, length, seed);
   }
 
   private static DataServerStats stats() {

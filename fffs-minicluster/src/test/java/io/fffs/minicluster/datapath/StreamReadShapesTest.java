@@ -8,6 +8,7 @@ import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.minicluster.MiniFffsCluster;
+import io.fffs.minicluster.RandomFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -15,7 +16,6 @@ import java.util.Arrays;
 import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
-import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -57,12 +57,7 @@ class StreamReadShapesTest {
   }
 
   private static byte[] write(String name, int length, long seed) throws IOException {
-    byte[] data = new byte[length];
-    new Random(seed).nextBytes(data);
-    try (FSDataOutputStream out = fs.create(new org.apache.hadoop.fs.Path(name), true)) {
-      out.write(data);
-    }
-    return data;
+    return RandomFiles.write(fs, name, length, seed);
   }
 
   @Test

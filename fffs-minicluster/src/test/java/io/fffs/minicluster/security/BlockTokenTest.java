@@ -21,6 +21,7 @@ import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.minicluster.MiniFffsCluster;
+import io.fffs.minicluster.RandomFiles;
 import io.fffs.namenode.permission.Caller;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -77,12 +78,7 @@ class BlockTokenTest {
   }
 
   private static byte[] write(String path, int length, long seed) throws IOException {
-    byte[] data = new byte[length];
-    new Random(seed).nextBytes(data);
-    try (FSDataOutputStream out = fs.create(new org.apache.hadoop.fs.Path(path))) {
-      out.write(data);
-    }
-    return data;
+    return RandomFiles.write(fs, path, length, seed);
   }
 
   private static LocatedBlockProto firstBlock(String path) throws IOException {
