@@ -1,10 +1,9 @@
 package io.fffs.bench.e2e;
 
+import io.fffs.bench.BenchLogging;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.apache.log4j.Level;
-import org.apache.log4j.LogManager;
 
 /**
  * {@code bin/fffs bench <name> [--quick] [--out DIR]}: one end-to-end benchmark of issue 7, FFFS beside its
@@ -34,7 +33,7 @@ public final class EndToEndBenchmark {
       return;
     }
     System.setProperty("java.awt.headless", "true");
-    quietLogging();
+    BenchLogging.quiet();
     Run run = switch (args.name()) {
       case "throughput" -> new ThroughputBenchmark();
       case "latency" -> new LatencyBenchmark();
@@ -64,13 +63,5 @@ public final class EndToEndBenchmark {
     }
     // Clusters that failed half-way can leave non-daemon threads behind.
     System.exit(status);
-  }
-
-  /** Per-operation INFO lines of both systems would cost more than the operations measured. */
-  private static void quietLogging() {
-    for (String name : new String[] {"org.apache.hadoop", "BlockStateChange", "org.eclipse.jetty", "io.netty",
-        "io.fffs"}) {
-      LogManager.getLogger(name).setLevel(Level.WARN);
-    }
   }
 }

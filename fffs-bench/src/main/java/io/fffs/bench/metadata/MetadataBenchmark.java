@@ -1,132 +1,136 @@
 package io.fffs.bench.metadata;
 
+import io.fffs.bench.BenchFiles;
+import io.fffs.bench.BenchLogging;
+import io.fffs.bench.e2e.BenchArgs;
+import io.fffs.bench.e2e.Report;
+import io.fffs.bench.metadata.MetadataSide.Measured;
 import io.fffs.bench.metadata.ThroughputRunner.Measurement;
-import io.fffs.client.FreezeFrameFileSystem;
-import io.fffs.common.time.TimeSpec;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
-import org.apache.hadoop.fs.FileStatus;
-import org.apache.hadoop.fs.FileSystem;
-import org.apache.log4j.Level;
-import org.apache.log4j.LogManager;
 
 /**
  * NameNode metadata throughput, FFFS against HDFS in one run through the Hadoop {@code FileSystem} API (issue 3,
  * "Benchmarks"): create+close of an empty file, mkdirs, getFileStatus, getFileStatus at a past time (FFFS only,
  * compared with its own latest lookup), and listStatus of a 1,000-entry directory, each with 1 and 8 client
- * threads, every thread on its own client. Prints a Markdown table and writes {@code metadata.csv} to the output
- * directory. Usage: {@code bin/fffs bench metadata [--quick] [--out DIR]}.
+ * threads, every thread on its own client. Each system runs in a JVM of its own ({@link ChildSide}; with
+ * {@code -Dfffs.bench.metadata.jvm=shared} both run in this one, as before 2026-11-21 19:00 UTC). Prints a Markdown
+ * table, writes {@code metadata.csv} and {@code metadata.png} to the output directory and appends a summary line
+ * to {@code docs/benchmarks.md}. Usage: {@code bin/fffs bench metadata [--quick] [--out DIR]}.
  */
 public final class MetadataBenchmark {
   private static final int[] THREADS = {1, 8};
-  /** A modification time no live file has: set after the past time, so a past lookup must reach into history. */
-  private static final long TOUCHED_MTIME = 1_000_000_000_000L;
+  static final String JVM_PROPERTY = "fffs.bench.metadata.jvm";
 
   private final BenchSettings settings;
-  private final SideBySideClusters clusters;
-  private final MetadataOps ops = new MetadataOps(new org.apache.hadoop.fs.Path("/bench"));
-  private final ThroughputRunner runner = new ThroughputRunner();
+  private final MetadataSide fffs;
+  private final MetadataSide hdfs;
   private final ResultTable table = new ResultTable();
 
-  private MetadataBenchmark(BenchSettings settings, SideBySideClusters clusters) {
+  private MetadataBenchmark(BenchSettings settings, MetadataSide fffs, MetadataSide hdfs) {
     this.settings = settings;
-    this.clusters = clusters;
+    this.fffs = fffs;
+    this.hdfs = hdfs;
   }
 
   public static void main(String[] args) throws Exception {
     BenchSettings settings;
+    boolean separate;
     try {
       settings = BenchSettings.parse(args);
+      separate = separateJvms(System.getProperty(JVM_PROPERTY, "separate"));
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage());
       System.exit(2);
       return;
     }
-    quietLogging();
+    BenchLogging.quiet();
     long started = System.nanoTime();
-    ResultTable table;
-    try (SideBySideClusters clusters = SideBySideClusters.start(max(THREADS))) {
-      table = new MetadataBenchmark(settings, clusters).run();
+    Path base = Files.createTempDirectory("fffs-metabench-");
+    ResultTable table = null;
+    try (MetadataSide fffs = start("FFFS", separate, base.resolve("fffs"));
+        MetadataSide hdfs = start("HDFS", separate, base.resolve("hdfs"))) {
+      table = new MetadataBenchmark(settings, fffs, hdfs).run();
     } catch (Exception | LinkageError e) {
       e.printStackTrace();
+    } finally {
+      BenchFiles.deleteRecursively(base);
+    }
+    if (table == null) {
       // A cluster that failed half-way through start-up can leave non-daemon threads behind.
       System.exit(1);
       return;
     }
-    System.out.printf(Locale.ROOT, "%nmetadata benchmark, %s mode, %s, Java %s, %d cores; warm-up %d ms, %d x %d ms"
-        + " per contender and row%n%n", settings.quick() ? "quick" : "full", Instant.now(),
-        System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(), settings.warmupMillis(),
-        settings.rounds(), settings.measureMillis());
+    String jvms = separate ? "each system in its own JVM" : "both systems in one JVM";
+    System.out.printf(Locale.ROOT, "%nmetadata benchmark, %s mode, %s, Java %s, %d cores, %s; warm-up %d ms per op"
+        + " and side, then per contender and row %d ms and %d x %d ms measured%n%n", settings.quick() ? "quick"
+        : "full", Instant.now(), System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(), jvms,
+        settings.jitWarmupMillis(), settings.warmupMillis(), settings.rounds(), settings.measureMillis());
     table.print(System.out);
-    Path csv = settings.out().resolve("metadata.csv");
-    table.writeCsv(csv);
-    System.out.printf(Locale.ROOT, "%nCSV: %s; total %.1f s%n", csv, (System.nanoTime() - started) / 1e9);
+    BenchArgs report = settings.report();
+    table.writeCsv(report.csv());
+    table.plot(report.png(), jvms);
+    System.out.printf(Locale.ROOT, "%nCSV: %s%nPlot: %s%ntotal %.1f s%n", report.csv(), report.png(),
+        (System.nanoTime() - started) / 1e9);
+    Report.appendSummary(report, table.summary() + "; " + jvms);
     System.exit(0);
   }
 
-  private ResultTable run() throws IOException {
-    List<FileSystem> fffs = clusters.fffsClients();
-    List<FileSystem> hdfs = clusters.hdfsClients();
-    runner.forEach(fffs, ops.populate(), MetadataOps.LISTING_SIZE);
-    runner.forEach(hdfs, ops.populate(), MetadataOps.LISTING_SIZE);
-    TimeSpec past = markPastAndTouch(fffs, hdfs);
+  static boolean separateJvms(String value) {
+    return switch (value) {
+      case "separate" -> true;
+      case "shared" -> false;
+      default -> throw new IllegalArgumentException(JVM_PROPERTY + " must be separate or shared, got " + value);
+    };
+  }
 
+  private static MetadataSide start(String name, boolean separate, Path dir) throws IOException {
+    int clients = max(THREADS);
+    return separate ? ChildSide.start(name, clients, dir) : LocalSide.start(name, clients, dir);
+  }
+
+  private ResultTable run() throws IOException {
+    fffs.prepare();
+    hdfs.prepare();
+    for (Measured op : Measured.values()) {
+      fffs.run(op, max(THREADS), settings.jitWarmupNanos());
+      if (op != Measured.STAT_PAST) {
+        hdfs.run(op, max(THREADS), settings.jitWarmupNanos());
+      }
+    }
     for (int threads : THREADS) {
-      Measurement[] m = measure(threads, new Contender(fffs, ops.create()), new Contender(hdfs, ops.create()));
+      Measurement[] m = measure(threads, new Contender(fffs, Measured.CREATE), new Contender(hdfs, Measured.CREATE));
       add("create+close", threads, m[0], m[1], null);
     }
     for (int threads : THREADS) {
-      Measurement[] m = measure(threads, new Contender(fffs, ops.mkdirs()), new Contender(hdfs, ops.mkdirs()));
+      Measurement[] m = measure(threads, new Contender(fffs, Measured.MKDIRS), new Contender(hdfs, Measured.MKDIRS));
       add("mkdirs", threads, m[0], m[1], null);
     }
     for (int threads : THREADS) {
-      Measurement[] m = measure(threads, new Contender(fffs, ops.statLatest()),
-          new Contender(hdfs, ops.statLatest()), new Contender(fffs, ops.statPast(past)));
+      Measurement[] m = measure(threads, new Contender(fffs, Measured.STAT), new Contender(hdfs, Measured.STAT),
+          new Contender(fffs, Measured.STAT_PAST));
       add("getFileStatus", threads, m[0], m[1], null);
       add("getFileStatus, past time", threads, m[2], null, m[0]);
     }
     for (int threads : THREADS) {
-      Measurement[] m = measure(threads, new Contender(fffs, ops.list()), new Contender(hdfs, ops.list()));
+      Measurement[] m = measure(threads, new Contender(fffs, Measured.LIST), new Contender(hdfs, Measured.LIST));
       add("listStatus (1,000 entries)", threads, m[0], m[1], null);
     }
     return table;
   }
 
-  /**
-   * Takes the past time right after the listing files were created, then changes every file's times on both
-   * sides, so that at the past time each file has a newer state to look past. Checks that FFFS answers the past.
-   */
-  private TimeSpec markPastAndTouch(List<FileSystem> fffsClients, List<FileSystem> hdfsClients) throws IOException {
-    FileSystem fffs = fffsClients.get(0);
-    TimeSpec past = TimeSpec.system(((FreezeFrameFileSystem) fffs).currentTime().physicalMicros());
-    try {
-      Thread.sleep(2);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted", e);
-    }
-    runner.forEach(fffsClients, ops.touch(TOUCHED_MTIME), MetadataOps.LISTING_SIZE);
-    runner.forEach(hdfsClients, ops.touch(TOUCHED_MTIME), MetadataOps.LISTING_SIZE);
-    FileStatus then = ((FreezeFrameFileSystem) fffs).getFileStatus(ops.file(0), past);
-    FileStatus now = fffs.getFileStatus(ops.file(0));
-    if (then.getModificationTime() == TOUCHED_MTIME || now.getModificationTime() != TOUCHED_MTIME) {
-      throw new IOException("past lookup did not see the past: mtime then " + then.getModificationTime()
-          + ", now " + now.getModificationTime());
-    }
-    return past;
-  }
-
-  private record Contender(List<FileSystem> clients, MetadataOp op) {}
+  private record Contender(MetadataSide side, Measured op) {}
 
   /** Warms every contender up, then measures them in rounds of alternating order. */
   private Measurement[] measure(int threads, Contender... contenders) throws IOException {
     for (Contender c : contenders) {
-      runner.run(c.clients(), threads, c.op(), settings.warmupNanos());
+      c.side().run(c.op(), threads, settings.warmupNanos());
     }
     Measurement[] total = new Measurement[contenders.length];
     java.util.Arrays.fill(total, Measurement.ZERO);
@@ -137,7 +141,7 @@ public final class MetadataBenchmark {
     for (int round = 0; round < settings.rounds(); round++) {
       for (int i : order) {
         Contender c = contenders[i];
-        total[i] = total[i].plus(runner.run(c.clients(), threads, c.op(), settings.measureNanos()));
+        total[i] = total[i].plus(c.side().run(c.op(), threads, settings.measureNanos()));
       }
       Collections.reverse(order);
     }
@@ -151,13 +155,6 @@ public final class MetadataBenchmark {
     System.err.printf(Locale.ROOT, "%-28s %d thread(s): FFFS %,.0f ops/s, %s%n", op, threads, row.fffs(),
         hdfs != null ? String.format(Locale.ROOT, "HDFS %,.0f ops/s", row.hdfs())
             : String.format(Locale.ROOT, "latest %,.0f ops/s", row.latest()));
-  }
-
-  /** The NameNodes' per-operation INFO lines (HDFS's state-change and audit logs) would cost more than the ops. */
-  private static void quietLogging() {
-    for (String name : new String[] {"org.apache.hadoop", "BlockStateChange", "org.eclipse.jetty", "io.netty"}) {
-      LogManager.getLogger(name).setLevel(Level.WARN);
-    }
   }
 
   private static int max(int[] values) {

@@ -1,5 +1,6 @@
 package io.fffs.bench.wave;
 
+import io.fffs.bench.BenchLogging;
 import io.fffs.common.time.PhysicalClock;
 import java.io.Closeable;
 import java.io.IOException;
@@ -7,8 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.log4j.Level;
-import org.apache.log4j.LogManager;
 
 /**
  * The paper's wave experiment (§1, Figure 1; issue 8): a simulated wave over a square tank, one sensor stream per
@@ -43,7 +42,7 @@ public final class WaveExperiment {
       return;
     }
     System.setProperty("java.awt.headless", "true");
-    quietLogging();
+    BenchLogging.quiet();
     WaveProgress progress = new WaveProgress(System.err);
     try {
       List<Movie> movies = new WaveExperiment(settings, PhysicalClock.system(), progress).run();
@@ -122,14 +121,6 @@ public final class WaveExperiment {
     }
     if (failure != null) {
       throw failure;
-    }
-  }
-
-  /** The NameNodes' and DataNodes' per-operation INFO lines would drown the progress lines. */
-  static void quietLogging() {
-    for (String name : new String[] {"org.apache.hadoop", "BlockStateChange", "org.eclipse.jetty", "io.netty",
-        "io.fffs"}) {
-      LogManager.getLogger(name).setLevel(Level.WARN);
     }
   }
 }

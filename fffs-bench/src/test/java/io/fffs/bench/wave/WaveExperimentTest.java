@@ -2,6 +2,7 @@ package io.fffs.bench.wave;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fffs.bench.BenchLogging;
 import io.fffs.common.time.PhysicalClock;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +22,7 @@ class WaveExperimentTest {
 
   @BeforeAll
   static void runExperiment() throws Exception {
-    WaveExperiment.quietLogging();
+    BenchLogging.quiet();
     System.setProperty("java.awt.headless", "true");
     settings = WaveSettings.defaults().withSize(4, 3).withHdfs(false).withOut(null);
     movies = new WaveExperiment(settings, PhysicalClock.system(), WaveProgress.silent()).run();

@@ -1,0 +1,170 @@
+package io.fffs.bench.metadata;
+
+import io.fffs.bench.BenchFiles;
+import io.fffs.bench.metadata.ThroughputRunner.Measurement;
+import io.fffs.client.FreezeFrameFileSystem;
+import io.fffs.common.time.TimeSpec;
+import io.fffs.minicluster.MiniFffsCluster;
+import io.fffs.namenode.NameNodeConfigKeys;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hdfs.DFSConfigKeys;
+import org.apache.hadoop.hdfs.HdfsConfiguration;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+
+/**
+ * A contender in this JVM: an FFFS {@link MiniFffsCluster} or an HDFS {@link MiniDFSCluster}, both set up alike —
+ * one DataNode, replication 1, the same block size, ten NameNode handlers, one name directory, and an edit log that
+ * is fsync'd before a mutation is acknowledged (MiniDFSCluster skips that fsync unless told not to) — and one
+ * {@link FileSystem} client per benchmark thread. Everything lives under {@code baseDir}, which {@link #close()}
+ * removes.
+ */
+final class LocalSide implements MetadataSide {
+  static final long BLOCK_SIZE = 64L << 20;
+  private static final int HANDLERS = 10;
+  /** A modification time no live file has: set after the past time, so a past lookup must reach into history. */
+  private static final long TOUCHED_MTIME = 1_000_000_000_000L;
+
+  private final String name;
+  private final AutoCloseable cluster;
+  private final Path baseDir;
+  private final List<FileSystem> clients = new ArrayList<>();
+  private final MetadataOps ops = new MetadataOps(new org.apache.hadoop.fs.Path("/bench"));
+  private final ThroughputRunner runner = new ThroughputRunner();
+  private TimeSpec past;
+
+  private LocalSide(String name, AutoCloseable cluster, Path baseDir) {
+    this.name = name;
+    this.cluster = cluster;
+    this.baseDir = baseDir;
+  }
+
+  /** Starts a side by its {@link #name()}. */
+  static LocalSide start(String name, int clients, Path baseDir) throws IOException {
+    return switch (name) {
+      case "FFFS" -> fffs(clients, baseDir);
+      case "HDFS" -> hdfs(clients, baseDir);
+      default -> throw new IllegalArgumentException("no side named " + name + "; FFFS or HDFS");
+    };
+  }
+
+  static LocalSide fffs(int clients, Path baseDir) throws IOException {
+    Configuration conf = new Configuration();
+    conf.setLong(NameNodeConfigKeys.BLOCK_SIZE_KEY, BLOCK_SIZE);
+    conf.setInt(NameNodeConfigKeys.REPLICATION_KEY, 1);
+    conf.setInt(NameNodeConfigKeys.RPC_HANDLERS_KEY, HANDLERS);
+    MiniFffsCluster fffs = MiniFffsCluster.builder().baseDir(baseDir).numDataNodes(1).conf(conf).build();
+    LocalSide side = new LocalSide("FFFS", fffs, baseDir);
+    return side.connect(clients, () -> FileSystem.newInstance(fffs.getURI(), fffs.getConfiguration()));
+  }
+
+  static LocalSide hdfs(int clients, Path baseDir) throws IOException {
+    Configuration conf = new HdfsConfiguration();
+    conf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, baseDir.toString());
+    conf.setInt(DFSConfigKeys.DFS_REPLICATION_KEY, 1);
+    conf.setLong(DFSConfigKeys.DFS_BLOCK_SIZE_KEY, BLOCK_SIZE);
+    conf.setInt(DFSConfigKeys.DFS_NAMENODE_HANDLER_COUNT_KEY, HANDLERS);
+    MiniDFSCluster hdfs = new MiniDFSCluster.Builder(conf)
+        .numDataNodes(1)
+        .skipFsyncForTesting(false)
+        .enableManagedDfsDirsRedundancy(false)
+        .build();
+    LocalSide side = new LocalSide("HDFS", () -> hdfs.shutdown(true), baseDir);
+    try {
+      hdfs.waitActive();
+    } catch (IOException | RuntimeException e) {
+      side.close();
+      throw e;
+    }
+    return side.connect(clients, () -> FileSystem.newInstance(hdfs.getURI(), hdfs.getConfiguration(0)));
+  }
+
+  private interface ClientFactory {
+    FileSystem newClient() throws IOException;
+  }
+
+  private LocalSide connect(int count, ClientFactory factory) throws IOException {
+    try {
+      for (int i = 0; i < count; i++) {
+        clients.add(factory.newClient());
+      }
+      return this;
+    } catch (IOException | RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public void prepare() throws IOException {
+    runner.forEach(clients, ops.populate(), MetadataOps.LISTING_SIZE);
+    if (clients.get(0) instanceof FreezeFrameFileSystem fffs) {
+      past = TimeSpec.system(fffs.currentTime().physicalMicros());
+      try {
+        Thread.sleep(2);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted", e);
+      }
+    }
+    runner.forEach(clients, ops.touch(TOUCHED_MTIME), MetadataOps.LISTING_SIZE);
+    if (past != null) {
+      FreezeFrameFileSystem fffs = (FreezeFrameFileSystem) clients.get(0);
+      FileStatus then = fffs.getFileStatus(ops.file(0), past);
+      FileStatus now = fffs.getFileStatus(ops.file(0));
+      if (then.getModificationTime() == TOUCHED_MTIME || now.getModificationTime() != TOUCHED_MTIME) {
+        throw new IOException("past lookup did not see the past: mtime then " + then.getModificationTime()
+            + ", now " + now.getModificationTime());
+      }
+    }
+  }
+
+  @Override
+  public Measurement run(Measured op, int threads, long nanos) throws IOException {
+    MetadataOp action = switch (op) {
+      case CREATE -> ops.create();
+      case MKDIRS -> ops.mkdirs();
+      case STAT -> ops.statLatest();
+      case STAT_PAST -> {
+        if (past == null) {
+          throw new IOException(name + " has no past time: prepare() first, and only FFFS reads the past");
+        }
+        yield ops.statPast(past);
+      }
+      case LIST -> ops.list();
+    };
+    return runner.run(clients, threads, action, nanos);
+  }
+
+  /** Closes the clients, shuts the cluster down and removes its directory; reports the first failure. */
+  @Override
+  public void close() throws IOException {
+    IOException failure = null;
+    for (FileSystem client : clients) {
+      try {
+        client.close();
+      } catch (IOException e) {
+        failure = failure == null ? e : failure;
+      }
+    }
+    try {
+      cluster.close();
+    } catch (Exception e) {
+      failure = failure == null ? new IOException("stopping " + name + ": " + e, e) : failure;
+    }
+    BenchFiles.deleteRecursively(baseDir);
+    if (failure != null) {
+      throw failure;
+    }
+  }
+}

@@ -1,0 +1,53 @@
+package io.fffs.bench.metadata;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fffs.bench.metadata.MetadataSide.Measured;
+import io.fffs.bench.metadata.ThroughputRunner.Measurement;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The metadata benchmark's contenders: one in a JVM of its own, driven over its stdin and stdout. */
+class MetadataSidesTest {
+  @TempDir
+  Path tmp;
+
+  @Test
+  void aSideInItsOwnJvmPreparesMeasuresAndStops() throws IOException {
+    Path dir = tmp.resolve("fffs");
+    try (ChildSide side = ChildSide.start("FFFS", 2, dir)) {
+      IOException early = assertThrows(IOException.class, () -> side.run(Measured.STAT_PAST, 1, 1_000_000L));
+      assertTrue(early.getMessage().contains("no past time"), early.getMessage());
+      side.prepare();
+      for (Measured op : Measured.values()) {
+        Measurement m = side.run(op, 2, 100_000_000L);
+        assertTrue(m.ops() > 0, op + ": " + m);
+        assertTrue(m.nanos() >= 100_000_000L, op + ": " + m);
+      }
+    }
+    assertTrue(Files.notExists(dir), "the child removed its cluster's directory");
+  }
+
+  @Test
+  void anUnknownSideIsRefusedByTheChild() {
+    IOException e = assertThrows(IOException.class, () -> ChildSide.start("GFS", 1, tmp.resolve("gfs")).close());
+    assertTrue(e.getMessage().contains("no side named GFS"), e.getMessage());
+  }
+
+  @Test
+  void theSummarySaysWhereFffsIsBehind() {
+    ResultTable table = new ResultTable();
+    table.add(new ResultTable.Row("mkdirs", 1, 1200, 1000, Double.NaN));
+    table.add(new ResultTable.Row("mkdirs", 8, 900, 1000, Double.NaN));
+    table.add(new ResultTable.Row("getFileStatus, past time", 8, 950, Double.NaN, 1000));
+    assertEquals("FFFS/HDFS: mkdirs 1.20 / 0.90 (1 / 8 threads); past/latest 0.95 (goal FFFS ≥ HDFS on every op:"
+        + " missed at mkdirs with 8 threads)", table.summary());
+    assertEquals("shared", MetadataBenchmark.separateJvms("shared") ? "separate" : "shared");
+    assertThrows(IllegalArgumentException.class, () -> MetadataBenchmark.separateJvms("both"));
+  }
+}
