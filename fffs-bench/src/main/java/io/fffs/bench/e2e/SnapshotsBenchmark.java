@@ -29,7 +29,8 @@ import org.knowm.xchart.XYChart;
  *
  * <p>Whole-file reads of 30–70 ms swing by 2× on two shared cores, so a second estimator reads each state
  * interleaved with the latest: three streams open at once (the state, and the latest twice), the file read 3 times
- * (quick: once; {@code -Dfffs.bench.snapshots.passes=N}) through each in 4 MiB positional reads ({@code -Dfffs.bench.snapshots.piece=BYTES} to change), piece by piece in rotating order (state, A, B; A, B, state; ...).
+ * (quick: once; {@code -Dfffs.bench.snapshots.passes=N}) through each in 4 MiB positional reads
+ * ({@code -Dfffs.bench.snapshots.piece=BYTES}), piece by piece in rotating order (state, A, B; A, B, state; ...).
  * A state's ratio is the mean of its latest reads' time over its own; its control is latest A over latest B — the
  * same bytes, the same estimator, so what the control shows below 0.90 is the noise alone. Both are also given as
  * the median of the per-piece ratios, which one stalled piece cannot move.
@@ -195,24 +196,24 @@ final class SnapshotsBenchmark implements EndToEndBenchmark.Run {
     double[] medianRatio = new double[states];
     double[] medianControl = new double[states];
     byte[] buffer = new byte[PIECE];
-    int pieces = (int) ((passes * fileSize + PIECE - 1) / PIECE);
+    int piecesPerPass = (int) ((fileSize + PIECE - 1) / PIECE);
+    int pieces = passes * piecesPerPass;
     for (int s = 0; s < states; s++) {
       long[] nanos = new long[3];
       long[][] pieceNanos = new long[3][pieces];
       CRC32C[] crcs = {new CRC32C(), new CRC32C(), new CRC32C()};
       FSDataInputStream[] in = {fs.open(path, TimeSpec.system(stateMicros[s])), fs.open(path), fs.open(path)};
       try {
-        long piece = 0;
-        for (long at = 0; at < (long) passes * fileSize; at += PIECE, piece++) {
-          long offset = at % fileSize;
+        for (int piece = 0; piece < pieces; piece++) {
+          long offset = (long) (piece % piecesPerPass) * PIECE;
           int n = (int) Math.min(PIECE, fileSize - offset);
           for (int j = 0; j < 3; j++) {
-            int which = (int) ((j + piece) % 3);
+            int which = (j + piece) % 3;
             long t0 = System.nanoTime();
             in[which].readFully(offset, buffer, 0, n);
             long took = System.nanoTime() - t0;
             nanos[which] += took;
-            pieceNanos[which][(int) piece] = took;
+            pieceNanos[which][piece] = took;
             crcs[which].update(buffer, 0, n);
           }
         }
@@ -222,7 +223,8 @@ final class SnapshotsBenchmark implements EndToEndBenchmark.Run {
         }
       }
       // The last state was taken after the last write: it is the latest state; every earlier one differs from it.
-      if (crcs[1].getValue() != crcs[2].getValue() || (s < states - 1) == (crcs[0].getValue() == crcs[1].getValue())) {
+      boolean sameAsLatest = crcs[0].getValue() == crcs[1].getValue();
+      if (crcs[1].getValue() != crcs[2].getValue() || sameAsLatest == (s < states - 1)) {
         throw new IOException("state " + s + " of " + states + ": the two latest reads must match, and the state must"
             + " differ from them unless it is the last");
       }
