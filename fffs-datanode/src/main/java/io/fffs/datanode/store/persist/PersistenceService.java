@@ -34,8 +34,8 @@ public final class PersistenceService {
    * @param directIoAlignment 0 to write through the page cache, else O_DIRECT with this alignment
    */
   public PersistenceService(Path dataDir, int threadCount, long batchBytes, long minBatchIntervalNanos,
-      long segmentFileSize, long firstFileNumber, PageArena arena, DurabilityTracker tracker, StoreStats stats,
-      int directIoAlignment) {
+      int inPlaceMinPages, long segmentFileSize, long firstFileNumber, PageArena arena, DurabilityTracker tracker,
+      StoreStats stats, int directIoAlignment) {
     this.arena = arena;
     this.tracker = tracker;
     this.stats = stats;
@@ -45,7 +45,7 @@ public final class PersistenceService {
       SegmentWriter writer = new SegmentWriter(dataDir, arena.pageSize(), segmentFileSize, fileNumbers,
           directIoAlignment, batchBytes);
       PersistenceWorker worker = new PersistenceWorker(this, arena, writer, batchBytes, minBatchIntervalNanos,
-          stats);
+          inPlaceMinPages, stats);
       workers.add(worker);
       Thread thread = new Thread(worker, "fffs-persist-" + i);
       thread.setDaemon(true);

@@ -21,9 +21,12 @@ import java.util.zip.CRC32C;
  * One persistence thread: the only consumer of its FIFO queue (the blocks hashed to it) and the only writer of its
  * segment files. It takes whatever is queued, up to the batch size, writes it, fsyncs once, and then reports every
  * entry of the batch durable. Through the page cache the batch is one gathering write of each entry's pages
- * straight from the arena mapping, then its record. With O_DIRECT each page is checksummed and then copied into the
- * writer's aligned staging buffer while it is still in the CPU cache (one pass over memory for both), and the
- * staging buffer goes to the disk around the page cache.
+ * straight from the arena mapping, then its record. With O_DIRECT, an entry of at least
+ * {@code fffs.datanode.persistence.in-place-min-pages} pages (32) is preceded by a padding record that makes its pages start on the alignment; its pages are checksummed and
+ * then written from the arena mapping as they are, and the records around them go through the writer's aligned
+ * staging buffer, all in one gathering write around the page cache. A smaller entry's pages are checksummed and
+ * copied into the staging buffer while they are still in the CPU cache (one pass over memory for both): the padding
+ * (up to one alignment block per entry) would cost more than the copy.
  *
  * <p>Group commit: a batch starts at most once per {@code minBatchIntervalNanos} (unless a {@code sync} waits, a
  * full batch is queued, or a writer waits for room in the arena, which only persisted pages can make). A stream of small writes, each acknowledged before the next is sent, would otherwise cost
@@ -41,6 +44,8 @@ final class PersistenceWorker implements Runnable {
   private final SegmentWriter writer;
   private final long batchBytes;
   private final long minBatchIntervalNanos;
+  /** O_DIRECT: entries of at least this many pages are written from the arena in place. */
+  private final int inPlaceMinPages;
   private final StoreStats stats;
   private long lastBatchStart = System.nanoTime() - (1L << 40);
   private volatile Thread thread;
@@ -55,8 +60,9 @@ final class PersistenceWorker implements Runnable {
   record Task(Block block, EntryMeta meta) {}
 
   PersistenceWorker(PersistenceService service, PageArena arena, SegmentWriter writer, long batchBytes,
-      long minBatchIntervalNanos, StoreStats stats) {
+      long minBatchIntervalNanos, int inPlaceMinPages, StoreStats stats) {
     this.minBatchIntervalNanos = minBatchIntervalNanos;
+    this.inPlaceMinPages = inPlaceMinPages;
     this.service = service;
     this.arena = arena;
     this.writer = writer;
@@ -171,7 +177,8 @@ final class PersistenceWorker implements Runnable {
   }
 
   private void writeBatch(List<Task> batch, long bytes) throws IOException {
-    writer.ensureRoom(bytes);
+    // O_DIRECT: room for a padding record before each entry written in place.
+    writer.ensureRoom(bytes + batch.size() * (writer.alignment() + (long) SegmentFormat.PAD_MIN_BYTES));
     if (writer.direct()) {
       writeBatchDirect(batch, bytes);
       return;
@@ -222,12 +229,20 @@ final class PersistenceWorker implements Runnable {
     boolean piecewise = StoreFaultInjector.isActive();
     long[] locations = new long[batch.size()];
     long start = writer.position();
+    boolean inPlace = !piecewise && writer.inPlace(arena.pageSize());
     for (int t = 0; t < batch.size(); t++) {
       EntryMeta meta = batch.get(t).meta();
+      boolean pagesInPlace = inPlace && meta.pageCount() >= inPlaceMinPages;
+      if (pagesInPlace) {
+        int pad = writer.paddingBefore(SegmentFormat.PREFIX_BYTES);
+        if (pad > 0) {
+          writer.stage(SegmentFormat.padding(pad));
+        }
+      }
       locations[t] = SegmentFormat.location(writer.fileNumber(), writer.position());
       ByteBuffer prefix = SegmentFormat.prefix(meta.pageCount());
       writer.stage(prefix.duplicate());
-      int[] crcs = stagePages(meta);
+      int[] crcs = pagesInPlace ? appendPagesInPlace(meta) : stagePages(meta);
       ByteBuffer body = SegmentFormat.body(prefix, meta, crcs);
       if (piecewise) {
         writer.flushStaged();
@@ -270,6 +285,43 @@ final class PersistenceWorker implements Runnable {
     return crcs;
   }
 
+  /**
+   * Checksums each page of the entry and hands it to the writer to be written from the arena mapping (adjacent
+   * slots as one block); returns the CRCs.
+   */
+  private int[] appendPagesInPlace(EntryMeta meta) throws IOException {
+    ArenaFiles files = arena.files();
+    int pageSize = arena.pageSize();
+    int[] crcs = new int[meta.pageCount()];
+    int runStart = -1;
+    int runSlots = 0;
+    for (int j = 0; j < crcs.length; j++) {
+      int slot = arena.slot(meta.firstSeq() + j);
+      crc.reset();
+      crc.update(files.map(slot).slice(files.offsetInFile(slot), pageSize));
+      crcs[j] = (int) crc.getValue();
+      if (runStart >= 0 && files.adjacent(runStart + runSlots - 1, slot)) {
+        runSlots++;
+      } else {
+        if (runSlots > 0) {
+          writer.appendInPlace(run(runStart, runSlots));
+        }
+        runStart = slot;
+        runSlots = 1;
+      }
+    }
+    if (runSlots > 0) {
+      writer.appendInPlace(run(runStart, runSlots));
+    }
+    return crcs;
+  }
+
+  /** {@code slots} adjacent arena pages from {@code firstSlot}, as a slice of the mapping. */
+  private ByteBuffer run(int firstSlot, int slots) {
+    ArenaFiles files = arena.files();
+    return files.map(firstSlot).slice(files.offsetInFile(firstSlot), slots * arena.pageSize());
+  }
+
   /** Adds the entry's pages as slices of the arena mapping (adjacent slots merged) and returns their CRC32Cs. */
   private int[] addPages(EntryMeta meta, List<ByteBuffer> buffers) {
     ArenaFiles files = arena.files();
@@ -297,8 +349,7 @@ final class PersistenceWorker implements Runnable {
 
   private void flushRun(List<ByteBuffer> buffers, int firstSlot, int slots) {
     if (slots > 0) {
-      ArenaFiles files = arena.files();
-      buffers.add(files.map(firstSlot).slice(files.offsetInFile(firstSlot), slots * arena.pageSize()));
+      buffers.add(run(firstSlot, slots));
     }
   }
 

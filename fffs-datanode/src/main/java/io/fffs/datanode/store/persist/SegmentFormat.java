@@ -39,8 +39,10 @@ import java.util.zip.CRC32C;
  *   their own CRCs so a single page can be checked when it is reloaded).
  *
  * Padding record (version 2, only in files with an alignment): fills the rest of a batch up to the next multiple
- * of the alignment, so that the next write starts aligned. At least 12 bytes; when fewer than 12 are left to the
- * boundary it runs on to the boundary after.
+ * of the alignment, so that the next write starts aligned; or stands before an entry record whose pages are
+ * written in place from the memory arena, so that they start on the alignment (its 8-byte prefix ends there). At
+ * least 12 bytes; when fewer than 12 are left to the boundary it runs on to the boundary after. Readers skip it
+ * wherever it is.
  *   0        4                  8                      12
  *  +--------+------------------+----------------------+-----------------------------+
  *  | "FFPD" | length (all of   | CRC32C of bytes 0..7 | length - 12 zero bytes      |

@@ -16,9 +16,12 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Two ways to write. Through the page cache ({@code alignment == 0}): {@link #write} hands the caller's buffers
  * (slices of the arena) to one gathering write. With O_DIRECT ({@code alignment > 0}): the caller {@link #stage}s
- * its bytes into one aligned staging buffer, which goes to the file whenever it is full and at {@link #endBatch},
- * where a padding record first fills the batch up to the alignment; every write therefore starts and ends on the
- * alignment, and no byte is written twice except by {@link #flushStaged} (fault-injection tests only).
+ * its bytes into one aligned staging buffer and, where the bytes so far end on the alignment, may add whole aligned
+ * blocks of memory (arena pages) with {@link #appendInPlace}, which are written from where they are, without a
+ * copy. Everything goes to the file in one gathering write whenever the staging buffer is full and at
+ * {@link #endBatch}, where a padding record first fills the batch up to the alignment; every write therefore starts
+ * and ends on the alignment, and no byte is written twice except by {@link #flushStaged} (fault-injection tests
+ * only).
  */
 final class SegmentWriter {
   /** Staging buffer bounds: big enough for one default batch in one write, small enough per thread. */
@@ -31,10 +34,15 @@ final class SegmentWriter {
   private final AtomicLong fileNumbers;
   private final int alignment;
   private final ByteBuffer staging;
+  /** O_DIRECT: what goes to the file next, in order — sealed parts of the staging buffer and in-place blocks. */
+  private final java.util.List<ByteBuffer> pending = new java.util.ArrayList<>();
+  private long pendingBytes;
+  /** O_DIRECT: staging bytes before this index are in {@link #pending} (always a multiple of the alignment). */
+  private int sealedUpTo;
   private FileChannel channel;
   private volatile Path path;
   private long fileNumber = -1;
-  /** Buffered: the file's size. O_DIRECT: where the first staged byte goes (a multiple of the alignment). */
+  /** Buffered: the file's size. O_DIRECT: where the first pending or staged byte goes (a multiple of the alignment). */
   private long position;
   private long entries;
 
@@ -54,6 +62,11 @@ final class SegmentWriter {
     } else {
       this.staging = null;
     }
+  }
+
+  /** The O_DIRECT alignment; 0 through the page cache. */
+  int alignment() {
+    return alignment;
   }
 
   /** Whether this writer uses O_DIRECT (then bytes go through {@link #stage}, else through {@link #write}). */
@@ -92,7 +105,66 @@ final class SegmentWriter {
 
   /** Where the next byte goes in the file. */
   long position() {
-    return direct() ? position + staging.position() : position;
+    return direct() ? position + pendingBytes + staging.position() - sealedUpTo : position;
+  }
+
+  /** O_DIRECT only: bytes of the padding record that makes the next {@code tail} bytes end on the alignment. */
+  int paddingBefore(int tail) {
+    return SegmentFormat.paddingBytes(position(), tail, alignment);
+  }
+
+  /**
+   * O_DIRECT only: whether {@link #appendInPlace} can take arena pages of {@code pageSize} bytes (they must be whole
+   * multiples of the alignment).
+   */
+  boolean inPlace(int pageSize) {
+    return direct() && pageSize % alignment == 0;
+  }
+
+  /**
+   * O_DIRECT only: adds {@code blocks} — direct memory whose address and length are multiples of the alignment —
+   * to be written after everything staged so far, from where it is. The bytes so far must end on the alignment
+   * ({@link SegmentFormat#paddingBytes} gets them there). The memory must not change until {@link #endBatch} (or
+   * {@link #abandon}) returns.
+   */
+  void appendInPlace(ByteBuffer blocks) throws IOException {
+    if (position() % alignment != 0 || blocks.remaining() % alignment != 0) {
+      throw new IllegalStateException("in-place bytes must start at and cover whole blocks of " + alignment
+          + ": at " + position() + ", " + blocks.remaining() + " bytes");
+    }
+    seal();
+    pending.add(blocks.duplicate());
+    pendingBytes += blocks.remaining();
+  }
+
+  /** Moves the staged bytes not yet pending to the end of {@link #pending} (as a slice; nothing is copied). */
+  private void seal() {
+    int end = staging.position();
+    if (end > sealedUpTo) {
+      pending.add(staging.duplicate().position(sealedUpTo).limit(end).slice());
+      pendingBytes += end - sealedUpTo;
+      sealedUpTo = end;
+    }
+  }
+
+  /** Writes everything pending and staged (which ends on the alignment) in one gathering write and starts over. */
+  private void writePending() throws IOException {
+    seal();
+    ByteBuffer[] out = pending.toArray(new ByteBuffer[0]);
+    channel.position(position);
+    long done = 0;
+    int first = 0;
+    while (done < pendingBytes) {
+      done += channel.write(out, first, out.length - first);
+      while (first < out.length && !out[first].hasRemaining()) {
+        first++;
+      }
+    }
+    position += pendingBytes;
+    pending.clear();
+    pendingBytes = 0;
+    sealedUpTo = 0;
+    staging.clear();
   }
 
   long fileNumber() {
@@ -132,9 +204,7 @@ final class SegmentWriter {
   void stage(ByteBuffer src) throws IOException {
     while (src.hasRemaining()) {
       if (!staging.hasRemaining()) {
-        writeStaged(staging.capacity());
-        position += staging.capacity();
-        staging.clear();
+        writePending();
       }
       int n = Math.min(src.remaining(), staging.remaining());
       staging.put(staging.position(), src, src.position(), n);
@@ -149,9 +219,7 @@ final class SegmentWriter {
     if (pad > 0) {
       stage(SegmentFormat.padding(pad));
     }
-    writeStaged(staging.position());
-    position += staging.position();
-    staging.clear();
+    writePending();
   }
 
   /**
@@ -160,6 +228,9 @@ final class SegmentWriter {
    * again. (Fault-injection tests only: production batches never write a block twice.)
    */
   void flushStaged() throws IOException {
+    if (!pending.isEmpty()) {
+      throw new IllegalStateException("flushStaged with in-place blocks pending");
+    }
     int staged = staging.position();
     int rounded = (staged + alignment - 1) / alignment * alignment;
     for (int i = staged; i < rounded; i++) {
@@ -211,6 +282,9 @@ final class SegmentWriter {
       channel = null;
       if (staging != null) {
         staging.clear();
+        pending.clear();
+        pendingBytes = 0;
+        sealedUpTo = 0;
       }
     }
   }
