@@ -92,7 +92,10 @@ class InPlacePagesTest {
 
   @Test
   void largeEntriesHaveTheirPagesOnTheAlignmentAndReadBackAfterARestart() throws Exception {
-    try (StoreFixture fixture = fixture(64L << 20).open()) {
+    StoreFixture scrubbed = fixture(64L << 20);
+    scrubbed.conf.set(DataNodeConfigKeys.SCRUBBER_RATE_KEY, "1g");
+    scrubbed.conf.set(DataNodeConfigKeys.SCRUBBER_INTERVAL_KEY, "50ms");
+    try (StoreFixture fixture = scrubbed.open()) {
       int alignment = fixture.store.stats().persistenceDirectIoAlignment;
       byte[][] model = writeMix(fixture);
       long padded = fixture.store.stats().bytesPadded.sum();
@@ -115,6 +118,15 @@ class InPlacePagesTest {
       assertThat(large).as("entries written in place").isGreaterThanOrEqualTo(20);
       assertThat(small).as("entries staged").isGreaterThanOrEqualTo(5);
       assertThat(padded).as("padding before the large entries").isGreaterThan(0);
+
+      long deadline = System.nanoTime() + 20_000_000_000L;
+      while (fixture.store.scrubberStatus().passes() < 2 && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      ScrubberStatus scrub = fixture.store.scrubberStatus();
+      assertThat(scrub.passes()).as("scrubber passes").isGreaterThanOrEqualTo(2);
+      assertThat(scrub.bytesVerified()).as("bytes the scrubber verified").isGreaterThan(4L << 20);
+      assertThat(scrub.corruptions()).as("corruptions found: %s", scrub.lastCorruption()).isZero();
     }
   }
 
