@@ -194,7 +194,7 @@ final class PersistenceWorker implements Runnable {
       int start = buffers.size();
       ByteBuffer prefix = SegmentFormat.prefix(meta.pageCount());
       buffers.add(prefix);
-      int[] crcs = addPages(meta, buffers);
+      int[] crcs = pageRuns(meta, buffers::add);
       ByteBuffer body = SegmentFormat.body(prefix, meta, crcs);
       if (piecewise) {
         writer.write(buffers.toArray(new ByteBuffer[0]), start, buffers.size());
@@ -242,7 +242,7 @@ final class PersistenceWorker implements Runnable {
       locations[t] = SegmentFormat.location(writer.fileNumber(), writer.position());
       ByteBuffer prefix = SegmentFormat.prefix(meta.pageCount());
       writer.stage(prefix.duplicate());
-      int[] crcs = pagesInPlace ? appendPagesInPlace(meta) : stagePages(meta);
+      int[] crcs = pagesInPlace ? pageRuns(meta, writer::appendInPlace) : stagePages(meta);
       ByteBuffer body = SegmentFormat.body(prefix, meta, crcs);
       if (piecewise) {
         writer.flushStaged();
@@ -285,11 +285,16 @@ final class PersistenceWorker implements Runnable {
     return crcs;
   }
 
+  /** Where {@link #pageRuns} puts each run of adjacent arena pages. */
+  private interface RunSink {
+    void accept(ByteBuffer run) throws IOException;
+  }
+
   /**
-   * Checksums each page of the entry and hands it to the writer to be written from the arena mapping (adjacent
-   * slots as one block); returns the CRCs.
+   * Checksums each page of the entry and hands the pages to {@code sink} as slices of the arena mapping, adjacent
+   * slots merged into one run; returns the CRC32Cs.
    */
-  private int[] appendPagesInPlace(EntryMeta meta) throws IOException {
+  private int[] pageRuns(EntryMeta meta, RunSink sink) throws IOException {
     ArenaFiles files = arena.files();
     int pageSize = arena.pageSize();
     int[] crcs = new int[meta.pageCount()];
@@ -302,55 +307,18 @@ final class PersistenceWorker implements Runnable {
       crcs[j] = (int) crc.getValue();
       if (runStart >= 0 && files.adjacent(runStart + runSlots - 1, slot)) {
         runSlots++;
-      } else {
-        if (runSlots > 0) {
-          writer.appendInPlace(run(runStart, runSlots));
-        }
-        runStart = slot;
-        runSlots = 1;
+        continue;
       }
+      if (runSlots > 0) {
+        sink.accept(files.map(runStart).slice(files.offsetInFile(runStart), runSlots * pageSize));
+      }
+      runStart = slot;
+      runSlots = 1;
     }
     if (runSlots > 0) {
-      writer.appendInPlace(run(runStart, runSlots));
+      sink.accept(files.map(runStart).slice(files.offsetInFile(runStart), runSlots * pageSize));
     }
     return crcs;
-  }
-
-  /** {@code slots} adjacent arena pages from {@code firstSlot}, as a slice of the mapping. */
-  private ByteBuffer run(int firstSlot, int slots) {
-    ArenaFiles files = arena.files();
-    return files.map(firstSlot).slice(files.offsetInFile(firstSlot), slots * arena.pageSize());
-  }
-
-  /** Adds the entry's pages as slices of the arena mapping (adjacent slots merged) and returns their CRC32Cs. */
-  private int[] addPages(EntryMeta meta, List<ByteBuffer> buffers) {
-    ArenaFiles files = arena.files();
-    int pageSize = arena.pageSize();
-    int[] crcs = new int[meta.pageCount()];
-    int runStart = -1;
-    int runSlots = 0;
-    for (int j = 0; j < crcs.length; j++) {
-      int slot = arena.slot(meta.firstSeq() + j);
-      ByteBuffer page = files.map(slot).slice(files.offsetInFile(slot), pageSize);
-      crc.reset();
-      crc.update(page);
-      crcs[j] = (int) crc.getValue();
-      if (runStart >= 0 && files.adjacent(runStart + runSlots - 1, slot)) {
-        runSlots++;
-      } else {
-        flushRun(buffers, runStart, runSlots);
-        runStart = slot;
-        runSlots = 1;
-      }
-    }
-    flushRun(buffers, runStart, runSlots);
-    return crcs;
-  }
-
-  private void flushRun(List<ByteBuffer> buffers, int firstSlot, int slots) {
-    if (slots > 0) {
-      buffers.add(run(firstSlot, slots));
-    }
   }
 
   /** The segment file this thread writes (or last wrote); null before its first write. */
