@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -57,7 +58,7 @@ final class ResultTable {
    * {@code FFFS/HDFS: create+close 1.92 / 2.45, ...; past/latest 0.94 / 0.98 (goal FFFS ≥ HDFS on every op: met)}.
    */
   String summary() {
-    Map<String, List<Row>> byOp = new java.util.LinkedHashMap<>();
+    Map<String, List<Row>> byOp = new LinkedHashMap<>();
     List<String> past = new ArrayList<>();
     List<String> missed = new ArrayList<>();
     for (Row row : rows) {

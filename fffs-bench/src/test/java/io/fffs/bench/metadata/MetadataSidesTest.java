@@ -27,7 +27,6 @@ class MetadataSidesTest {
       for (Measured op : Measured.values()) {
         Measurement m = side.run(op, 2, 100_000_000L);
         assertTrue(m.ops() > 0, op + ": " + m);
-        assertTrue(m.nanos() >= 100_000_000L, op + ": " + m);
       }
     }
     assertTrue(Files.notExists(dir), "the child removed its cluster's directory");

@@ -178,7 +178,8 @@ final class PersistenceWorker implements Runnable {
 
   private void writeBatch(List<Task> batch, long bytes) throws IOException {
     // O_DIRECT: room for a padding record before each entry written in place.
-    writer.ensureRoom(bytes + batch.size() * (writer.alignment() + (long) SegmentFormat.PAD_MIN_BYTES));
+    writer.ensureRoom(writer.direct()
+        ? bytes + batch.size() * (writer.alignment() + (long) SegmentFormat.PAD_MIN_BYTES) : bytes);
     if (writer.direct()) {
       writeBatchDirect(batch, bytes);
       return;

@@ -150,17 +150,8 @@ final class SegmentWriter {
   /** Writes everything pending and staged (which ends on the alignment) in one gathering write and starts over. */
   private void writePending() throws IOException {
     seal();
-    ByteBuffer[] out = pending.toArray(new ByteBuffer[0]);
     channel.position(position);
-    long done = 0;
-    int first = 0;
-    while (done < pendingBytes) {
-      done += channel.write(out, first, out.length - first);
-      while (first < out.length && !out[first].hasRemaining()) {
-        first++;
-      }
-    }
-    position += pendingBytes;
+    write(pending.toArray(new ByteBuffer[0]));
     pending.clear();
     pendingBytes = 0;
     sealedUpTo = 0;
@@ -179,7 +170,10 @@ final class SegmentWriter {
     entries += count;
   }
 
-  /** Page cache only: writes every remaining byte of {@code buffers}, in order, at the end of the file. */
+  /**
+   * Writes every remaining byte of {@code buffers}, in order, at the channel's position (through the page cache: the
+   * end of the file) and advances {@link #position} by as much.
+   */
   void write(ByteBuffer[] buffers) throws IOException {
     write(buffers, 0, buffers.length);
   }
