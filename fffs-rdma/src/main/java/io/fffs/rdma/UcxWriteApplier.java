@@ -275,9 +275,25 @@ final class UcxWriteApplier {
     }
   }
 
-  private static WriteOptions options(WriteRequestProto request) {
+  /**
+   * The write's options, with its chunk CRCs: the store is handed the write only after {@link #verify} has checked
+   * the bytes against them (the reservation is committed, or the staged bytes written, after it).
+   */
+  private static WriteOptions options(WriteRequestProto request, int length) {
     String plugin = request.hasUserTimePlugin() ? request.getUserTimePlugin() : null;
-    return new WriteOptions(request.getBlockSize(), plugin);
+    return new WriteOptions(request.getBlockSize(), plugin, chunkCrcs(request, length));
+  }
+
+  /** The write's chunk CRCs for the store, or null if there are not as many as chunks ({@link #verify} says so). */
+  private static int[] chunkCrcs(WriteRequestProto request, int length) {
+    if (request.getChunkCrcsCount() != ChunkChecksums.chunksOf(length)) {
+      return null;
+    }
+    int[] crcs = new int[request.getChunkCrcsCount()];
+    for (int i = 0; i < crcs.length; i++) {
+      crcs[i] = request.getChunkCrcs(i);
+    }
+    return crcs;
   }
 
   /**
@@ -290,7 +306,7 @@ final class UcxWriteApplier {
     PageReservation reservation;
     try {
       reservation = store.reserve(request.getBlockId(), request.getOffset(), job.descriptor.length(),
-          options(request));
+          options(request, job.descriptor.length()));
     } catch (FffsException e) {
       if (e.code() != ErrorCode.UNSUPPORTED) {
         throw e;
@@ -323,7 +339,7 @@ final class UcxWriteApplier {
     PageReservation next;
     try {
       clock.merge(HlcTimestamp.fromProto(job.hlc));
-      next = last.reservation.reserveNext(job.descriptor.length());
+      next = last.reservation.reserveNext(job.descriptor.length(), chunkCrcs(job.request, job.descriptor.length()));
     } catch (FffsException e) {
       return false;
     }
@@ -350,7 +366,7 @@ final class UcxWriteApplier {
     ByteBuffer data = fetched(job);
     verify(request, data, job);
     clock.merge(HlcTimestamp.fromProto(job.hlc));
-    return store.write(request.getBlockId(), request.getOffset(), data, options(request));
+    return store.write(request.getBlockId(), request.getOffset(), data, options(request, data.remaining()));
   }
 
   /** Sends the write's ack: its result, or {@code error} (which also fails its stream). */

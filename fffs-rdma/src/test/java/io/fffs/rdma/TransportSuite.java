@@ -249,6 +249,9 @@ abstract class TransportSuite {
         assertThat(writer.flush()).isEqualTo(data.length);
       }
       assertThat(f.datanode.store().stats().pagesEvicted.sum()).isGreaterThan(2048);
+      // The evicted pages were persisted with CRCs derived from the writes' checked chunk CRCs; reading them back
+      // checks those against the bytes on disk.
+      assertThat(f.datanode.store().stats().pageCrcsDerived.sum()).isGreaterThan(2048);
       long reloaded = f.datanode.store().stats().pagesReloaded.sum();
       assertThat(read(client, dn, 9, 0, data.length, TimeSpec.latest())).isEqualTo(data);
       assertThat(f.datanode.store().stats().pagesReloaded.sum() - reloaded).isGreaterThan(2048);

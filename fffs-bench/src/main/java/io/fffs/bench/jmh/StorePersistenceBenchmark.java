@@ -1,5 +1,6 @@
 package io.fffs.bench.jmh;
 
+import io.fffs.client.data.frame.ChunkChecksums;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.datanode.store.WriteOptions;
 import java.io.IOException;
@@ -34,6 +35,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>{@code mode}: {@code off} (persistence disabled), {@code direct} (segment files written with O_DIRECT) or
  * {@code page-cache} (written through the page cache, {@code fffs.datanode.persistence.direct-io=false}).
+ *
+ * <p>{@code chunkCrcs}: {@code given} hands each write its CRC32C per 512-byte chunk, as the data server does with
+ * the checksums it checked on arrival (computed once here, outside the measurement), so persistence derives the
+ * page CRCs from them; {@code none} writes bare bytes, and persistence checksums every page it writes.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.SingleShotTime)
@@ -51,8 +56,12 @@ public class StorePersistenceBenchmark {
   @Param({"131072", "1048576"})
   public int writeSize;
 
+  @Param({"given", "none"})
+  public String chunkCrcs;
+
   private StoreBenchSupport support;
   private ByteBuffer source;
+  private WriteOptions options;
 
   @Setup(Level.Iteration)
   public void setUp() throws IOException {
@@ -61,6 +70,8 @@ public class StorePersistenceBenchmark {
     byte[] bytes = new byte[writeSize];
     ThreadLocalRandom.current().nextBytes(bytes);
     source = ByteBuffer.allocateDirect(writeSize).put(bytes).flip();
+    options = chunkCrcs.equals("given") ? WriteOptions.defaults().withChunkCrcs(ChunkChecksums.of(source))
+        : WriteOptions.defaults();
   }
 
   @TearDown(Level.Iteration)
@@ -70,7 +81,6 @@ public class StorePersistenceBenchmark {
 
   @Benchmark
   public long append() throws IOException {
-    WriteOptions options = WriteOptions.defaults();
     long length = 0;
     for (long done = 0; done < ROUND_BYTES; done += writeSize) {
       length += support.store.write(done / BLOCK_BYTES, done % BLOCK_BYTES, source, options).blockLength();

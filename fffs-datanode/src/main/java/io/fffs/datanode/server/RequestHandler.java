@@ -51,8 +51,10 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
     FffsException denied = accessDenied(request);
     switch (request.getOp()) {
       case WRITE:
+        int[] crcs = denied == null && request.hasWrite() ? ChunkChecksums.of(frame.payload().nioBuffer()) : null;
+        FffsException refusal = denied != null ? denied : verify(request, crcs, frame.payload(), ctx);
         connection.submit(new WriteTask(connection, request.getCallId(), request.getHlc(), request.getWrite(),
-            frame.payload(), denied != null ? denied : verify(request, frame.payload(), ctx)));
+            frame.payload(), refusal == null ? crcs : null, refusal));
         break;
       default:
         frame.release();
@@ -75,13 +77,17 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** Null if the write is well formed and its payload matches its CRCs; else the refusal. */
-  private static FffsException verify(RequestHeaderProto request, ByteBuf payload, ChannelHandlerContext ctx) {
+  /**
+   * Null if the write is well formed and its payload's CRCs, {@code actual} (computed on arrival), match those it
+   * carries; else the refusal.
+   */
+  private static FffsException verify(RequestHeaderProto request, int[] actual, ByteBuf payload,
+      ChannelHandlerContext ctx) {
     if (!request.hasWrite()) {
       return new FffsException(ErrorCode.INVALID_ARGUMENT, "a WRITE request without its write fields");
     }
     WriteRequestProto write = request.getWrite();
-    int bad = ChunkChecksums.firstMismatch(payload.nioBuffer(), write.getChunkCrcsList());
+    int bad = ChunkChecksums.firstMismatch(actual, write.getChunkCrcsCount(), write::getChunkCrcs);
     if (bad < 0) {
       return null;
     }

@@ -192,7 +192,7 @@ final class StoreWriter {
       clock.merge(HlcTimestamp.fromProto(task.hlc()));
       String plugin = request.hasUserTimePlugin() ? request.getUserTimePlugin() : null;
       WriteResult result = store.write(request.getBlockId(), request.getOffset(), task.payload().nioBuffer(),
-          new WriteOptions(request.getBlockSize(), plugin));
+          new WriteOptions(request.getBlockSize(), plugin, task.chunkCrcs()));
       stats.writes.increment();
       stats.writeBytes.add(task.payload().readableBytes());
       listener.written(request.getBlockId(), result.blockLength());

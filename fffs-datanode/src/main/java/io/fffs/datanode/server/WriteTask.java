@@ -7,8 +7,9 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * One decoded WRITE on its way from an event loop to the store writer: the request, its payload (a slice of the
- * receive buffer, released by the writer) and, when the event loop already refused it (bad CRC, malformed), the
- * error to answer with in its turn, so acks keep request order.
+ * receive buffer, released by the writer), the payload's CRC32C per 512-byte chunk as computed and checked on
+ * arrival (null if refused) and, when the event loop already refused it (bad CRC, malformed), the error to answer
+ * with in its turn, so acks keep request order.
  */
 record WriteTask(ConnectionState connection, long callId, HlcProto hlc, WriteRequestProto request, ByteBuf payload,
-    FffsException refusal) {}
+    int[] chunkCrcs, FffsException refusal) {}

@@ -1,5 +1,6 @@
 package io.fffs.datanode.store;
 
+import io.fffs.client.data.frame.ChunkChecksums;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.time.HlcTimestamp;
@@ -115,7 +116,17 @@ final class BlockWriter {
           + " starts beyond its end (" + state.length + " bytes); write at or below offset " + state.length);
     }
     checkBlockSize(block, offset, count, options);
+    checkChunkCrcs(block, count, options);
     return state;
+  }
+
+  private static void checkChunkCrcs(Block block, int count, WriteOptions options) throws FffsException {
+    int[] crcs = options.chunkCrcs();
+    if (crcs != null && crcs.length != ChunkChecksums.chunksOf(count)) {
+      throw new FffsException(ErrorCode.INVALID_ARGUMENT, "a write of " + count + " bytes to block " + block.id()
+          + " came with " + crcs.length + " chunk checksums instead of " + ChunkChecksums.chunksOf(count)
+          + "; nothing was written");
+    }
   }
 
   private void checkBlockSize(Block block, long offset, int count, WriteOptions options) throws FffsException {
@@ -155,7 +166,7 @@ final class BlockWriter {
       block.setUserTimeStream(options.userTimeExtractor(), trial);
     }
     stats.bytesWritten.add(count);
-    return queue(block, entries);
+    return queue(block, entries, options.chunkCrcs());
   }
 
   WriteResult truncate(Block block, long newLength) throws FffsException {
@@ -193,7 +204,7 @@ final class BlockWriter {
     }
     // A partial record carried by the user-time stream no longer continues the block's end.
     block.setUserTimeStream(null, null);
-    return queue(block, List.of(entry));
+    return queue(block, List.of(entry), null);
   }
 
   private EntryMeta append(Block block, BlockOp op, long userTime, long offset, int length, long lengthAfter,
@@ -206,10 +217,11 @@ final class BlockWriter {
         Pages.ofEntry(op, offset, length, pageSize));
   }
 
-  private WriteResult queue(Block block, List<EntryMeta> entries) {
+  /** Queues the entries for persistence; {@code chunkCrcs} (or null) are those of the WRITE entry's bytes. */
+  private WriteResult queue(Block block, List<EntryMeta> entries, int[] chunkCrcs) {
     for (EntryMeta entry : entries) {
       if (persistence != null) {
-        persistence.enqueue(block, entry);
+        persistence.enqueue(block, entry, entry.op() == BlockOp.WRITE ? chunkCrcs : null);
       }
     }
     block.setEnqueuedCount(block.log().count());
@@ -419,7 +431,7 @@ final class BlockWriter {
     }
 
     @Override
-    public PageReservation reserveNext(int length) throws FffsException {
+    public PageReservation reserveNext(int length, int[] chunkCrcs) throws FffsException {
       if (done) {
         throw new FffsException(ErrorCode.INVALID_ARGUMENT, "this reservation of block " + block.id()
             + " was already committed or released; reserve the next write with BlockStore.reserve");
@@ -434,15 +446,17 @@ final class BlockWriter {
         throw new FffsException(ErrorCode.INVALID_ARGUMENT, "cannot reserve pages for a write of " + length
             + " bytes to block " + block.id() + "; write at least one byte");
       }
+      WriteOptions nextOptions = options.withChunkCrcs(chunkCrcs);
       try {
-        checkBlockSize(block, next, length, options);
+        checkBlockSize(block, next, length, nextOptions);
+        checkChunkCrcs(block, length, nextOptions);
         int nextPages = Pages.covering(next, length, pageSize);
         long nextSeq = arena.allocate(nextPages);
         try {
           // Only the last page can be partial, and no earlier write of the chain touches it.
           State base = latest(block);
           fillAround(block, base.exists ? base.last : -1, base.length, next, length, nextSeq, nextPages);
-          Reservation reservation = new Reservation(block, next, length, options, nextSeq, nextPages,
+          Reservation reservation = new Reservation(block, next, length, nextOptions, nextSeq, nextPages,
               BlockWriter.this.regions(next, length, nextSeq, nextPages), chain, this);
           chain.open++;
           stats.reservationsChained.increment();

@@ -72,7 +72,18 @@ public interface PageReservation extends AutoCloseable {
    *     {@code INVALID_ARGUMENT} if this one is already committed or closed, or {@code length < 1};
    *     {@code IO_ERROR} if the arena stays full. Nothing is reserved when it throws.
    */
-  PageReservation reserveNext(int length) throws FffsException;
+  default PageReservation reserveNext(int length) throws FffsException {
+    return reserveNext(length, null);
+  }
+
+  /**
+   * {@link #reserveNext(int)} for a write whose bytes come with their CRC32C per 512-byte chunk
+   * ({@link WriteOptions#chunkCrcs}; null for none): the next write has this one's options but its own checksums.
+   *
+   * @throws FffsException as {@link #reserveNext(int)}; {@code INVALID_ARGUMENT} if there are not as many checksums
+   *     as chunks
+   */
+  PageReservation reserveNext(int length, int[] chunkCrcs) throws FffsException;
 
   /**
    * Publishes the write: the same entry, HLC, stats and persistence as {@link BlockStore#write}. On any error the

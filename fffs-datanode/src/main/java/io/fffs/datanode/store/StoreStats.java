@@ -38,6 +38,11 @@ public final class StoreStats {
    * go through the page cache ({@code fffs.datanode.persistence.direct-io}).
    */
   public volatile int persistenceDirectIoAlignment;
+  /**
+   * Persisted pages whose CRC32C was derived from the checked chunk CRCs their write came with
+   * ({@link WriteOptions#chunkCrcs}) instead of read from the page.
+   */
+  public final LongAdder pageCrcsDerived = new LongAdder();
   /** fsyncs of segment files. */
   public final LongAdder fsyncs = new LongAdder();
   /** CRC32C mismatches found on reload or recovery. */

@@ -3,8 +3,14 @@ package io.fffs.datanode.store;
 /**
  * How a write is checked: the file's block size (a write past it is {@code BLOCK_SIZE_EXCEEDED}; 0 means the store's
  * {@code fffs.datanode.block.max-size}) and the name of the file's user-time extractor (null for none).
+ *
+ * <p>{@code chunkCrcs}, when not null, are the CRC32Cs of the data's 512-byte chunks (the first starting at the data's
+ * first byte, the last possibly shorter) that the caller has already checked against the bytes, as the data server
+ * does on arrival. Persistence then derives the checksums of the pages the write covers whole from them instead of
+ * reading those pages once more. Checksums that do not match the bytes are not silently accepted: the pages they
+ * describe fail their check when read back from disk ({@code CORRUPT}).
  */
-public record WriteOptions(long blockSize, String userTimeExtractor) {
+public record WriteOptions(long blockSize, String userTimeExtractor, int[] chunkCrcs) {
   private static final WriteOptions DEFAULTS = new WriteOptions(0, null);
 
   public WriteOptions {
@@ -13,15 +19,24 @@ public record WriteOptions(long blockSize, String userTimeExtractor) {
     }
   }
 
+  public WriteOptions(long blockSize, String userTimeExtractor) {
+    this(blockSize, userTimeExtractor, null);
+  }
+
   public static WriteOptions defaults() {
     return DEFAULTS;
   }
 
   public WriteOptions withBlockSize(long size) {
-    return new WriteOptions(size, userTimeExtractor);
+    return new WriteOptions(size, userTimeExtractor, chunkCrcs);
   }
 
   public WriteOptions withUserTimeExtractor(String name) {
-    return new WriteOptions(blockSize, name);
+    return new WriteOptions(blockSize, name, chunkCrcs);
+  }
+
+  /** These options for data whose chunks have the given, already checked, CRC32Cs. */
+  public WriteOptions withChunkCrcs(int[] crcs) {
+    return new WriteOptions(blockSize, userTimeExtractor, crcs);
   }
 }

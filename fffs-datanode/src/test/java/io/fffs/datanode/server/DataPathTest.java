@@ -170,6 +170,24 @@ class DataPathTest {
   }
 
   @Test
+  void pagesOfWritesThroughTheServerArePersistedWithCrcsFromTheCheckedChunkCrcs() throws Exception {
+    try (DataNodeFixture f = new DataNodeFixture(dir).start()) {
+      byte[] data = randomBytes(new Random(9), 64 << 10);
+      try (BlockWriter writer = f.client().openWriter(f.datanode.datanodeId(), 4, OPTIONS)) {
+        writer.write(0, ByteBuffer.wrap(data));
+        writer.write(100, ByteBuffer.wrap(data, 0, 5000)); // off every chunk boundary: checksummed from its pages
+      }
+      f.client().sync(f.datanode.datanodeId(), List.of(4L));
+      // 512-byte pages: the 128 of the first write come from its chunk CRCs, none of the second.
+      assertThat(f.datanode.store().stats().pageCrcsDerived.sum()).isEqualTo(128);
+      f.restart(); // the segment is closed cleanly: every page is read back from disk and checked against its CRC
+      byte[] expected = apply(data, 100, Arrays.copyOf(data, 5000));
+      assertThat(read(f.client(), f.datanode.datanodeId(), 4, 0, 1 << 20, TimeSpec.latest())).isEqualTo(expected);
+      assertThat(f.datanode.store().stats().crcFailures.sum()).isZero();
+    }
+  }
+
+  @Test
   void aRestartOnTheSameDirectoriesKeepsDataHistoryAndIdentity() throws Exception {
     try (DataNodeFixture f = new DataNodeFixture(dir).start()) {
       String uuid = f.datanode.uuid();

@@ -6,6 +6,7 @@ import static io.fffs.datanode.store.StoreFixture.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fffs.client.data.frame.ChunkChecksums;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.time.TimeSpec;
@@ -55,6 +56,30 @@ class ChainedReservationTest {
         throw new IllegalStateException(e);
       }
     });
+  }
+
+  @Test
+  void eachWriteOfAChainIsPersistedWithItsOwnChunkCrcs() throws Exception {
+    BlockStore store = open();
+    ByteBuffer a = bytes(2048, 4);
+    ByteBuffer b = bytes(1536, 5);
+    PageReservation first = store.reserve(9, 0, 2048, OPTIONS.withChunkCrcs(ChunkChecksums.of(a)));
+    PageReservation second = first.reserveNext(1536, ChunkChecksums.of(b));
+    assertThatThrownBy(() -> second.reserveNext(512, new int[2]))
+        .isInstanceOfSatisfying(FffsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT));
+    fill(second, b);
+    fill(first, a);
+    first.commit();
+    second.commit();
+    store.sync(java.util.List.of(9L));
+    assertThat(fixture.store.stats().pageCrcsDerived.sum()).as("pages, 512 bytes each").isEqualTo(7);
+
+    fixture.restart(); // every page now comes back from disk and is checked against the CRC it was persisted with
+    byte[] expected = new byte[3584];
+    a.duplicate().get(expected, 0, 2048);
+    b.duplicate().get(expected, 2048, 1536);
+    assertThat(read(fixture.store, 9, 2, 3584)).isEqualTo(expected);
+    assertThat(fixture.store.stats().crcFailures.sum()).isZero();
   }
 
   @Test

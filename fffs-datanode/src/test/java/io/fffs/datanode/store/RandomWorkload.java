@@ -3,6 +3,7 @@ package io.fffs.datanode.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import io.fffs.client.data.frame.ChunkChecksums;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.time.HlcTimestamp;
@@ -92,10 +93,16 @@ final class RandomWorkload {
           ErrorCode.BLOCK_SIZE_EXCEEDED);
     } else {
       int offset = random.nextInt(4) == 0 ? current.length : random.nextInt(current.length + 1);
+      if (random.nextInt(4) == 0) {
+        offset -= offset % ChunkChecksums.CHUNK_BYTES; // on a chunk boundary: whole pages get derived CRCs
+      }
       int size = (int) Math.min(1 + random.nextInt(MAX_WRITE), BLOCK_SIZE - offset);
       if (size > 0) {
         byte[] bytes = data(size);
-        record(store, block, store.write(block, offset, ByteBuffer.wrap(bytes), plain), offset, bytes);
+        // Half the writes carry their chunk CRCs, as writes through the data server do.
+        WriteOptions options = random.nextBoolean() ? plain
+            : plain.withChunkCrcs(ChunkChecksums.of(ByteBuffer.wrap(bytes)));
+        record(store, block, store.write(block, offset, ByteBuffer.wrap(bytes), options), offset, bytes);
       }
     }
   }

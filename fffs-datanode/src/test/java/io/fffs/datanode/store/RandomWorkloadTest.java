@@ -44,6 +44,8 @@ class RandomWorkloadTest {
 
       workload.verifyReads(fixture.store, 500);
       assertThat(fixture.store.stats().pagesReloaded.sum()).isPositive();
+      assertThat(fixture.store.stats().pageCrcsDerived.sum()).as("pages persisted with CRCs from chunk CRCs")
+          .isPositive();
 
       fixture.restart();
       workload.verifyReads(fixture.store, 500);

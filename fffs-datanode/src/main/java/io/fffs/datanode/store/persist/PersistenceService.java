@@ -69,10 +69,13 @@ public final class PersistenceService {
     threads.forEach(Thread::start);
   }
 
-  /** Queues an entry just published in {@code block}'s log; called by the block's writer, in log order. */
-  public void enqueue(Block block, EntryMeta meta) {
+  /**
+   * Queues an entry just published in {@code block}'s log; called by the block's writer, in log order.
+   * {@code chunkCrcs}: the checked CRC32Cs of a WRITE entry's 512-byte chunks, or null.
+   */
+  public void enqueue(Block block, EntryMeta meta, int[] chunkCrcs) {
     workers.get(Math.floorMod(Long.hashCode(block.id()), workers.size()))
-        .enqueue(new PersistenceWorker.Task(block, meta));
+        .enqueue(new PersistenceWorker.Task(block, meta, chunkCrcs));
   }
 
   /** Called by a worker once the entry is fsync'd at {@code location}. */

@@ -22,11 +22,15 @@ import java.util.zip.CRC32C;
  * segment files. It takes whatever is queued, up to the batch size, writes it, fsyncs once, and then reports every
  * entry of the batch durable. Through the page cache the batch is one gathering write of each entry's pages
  * straight from the arena mapping, then its record. With O_DIRECT, an entry of at least
- * {@code fffs.datanode.persistence.in-place-min-pages} pages (32) is preceded by a padding record that makes its pages start on the alignment; its pages are checksummed and
- * then written from the arena mapping as they are, and the records around them go through the writer's aligned
- * staging buffer, all in one gathering write around the page cache. A smaller entry's pages are checksummed and
- * copied into the staging buffer while they are still in the CPU cache (one pass over memory for both): the padding
- * (up to one alignment block per entry) would cost more than the copy.
+ * {@code fffs.datanode.persistence.in-place-min-pages} pages (32) is preceded by a padding record that makes its
+ * pages start on the alignment; its pages are then written from the arena mapping as they are, and the records
+ * around them go through the writer's aligned staging buffer, all in one gathering write around the page cache. A
+ * smaller entry's pages are copied into the staging buffer: the padding (up to one alignment block per entry) would
+ * cost more than the copy.
+ *
+ * <p>Each page's CRC32C goes into the entry's record. A page the write covered whole, on a chunk boundary of the
+ * write, gets it from the write's checked chunk CRCs ({@link PageChecksums}) without being read; any other page is
+ * checksummed here (while it is in the CPU cache, for one staged right after).
  *
  * <p>Group commit: a batch starts at most once per {@code minBatchIntervalNanos} (unless a {@code sync} waits, a
  * full batch is queued, or a writer waits for room in the arena, which only persisted pages can make). A stream of small writes, each acknowledged before the next is sent, would otherwise cost
@@ -37,7 +41,7 @@ import java.util.zip.CRC32C;
  * waits.
  */
 final class PersistenceWorker implements Runnable {
-  static final Task STOP = new Task(null, null);
+  static final Task STOP = new Task(null, null, null);
 
   private final PersistenceService service;
   private final PageArena arena;
@@ -55,9 +59,11 @@ final class PersistenceWorker implements Runnable {
   private volatile boolean stopQueued;
   private final BlockingQueue<Task> queue = new LinkedBlockingQueue<>();
   private final CRC32C crc = new CRC32C();
+  /** Page CRCs derived from chunk CRCs since the last batch was counted. */
+  private long pagesDerived;
 
-  /** An entry to persist. */
-  record Task(Block block, EntryMeta meta) {}
+  /** An entry to persist; {@code chunkCrcs}: the checked CRC32Cs of a WRITE entry's 512-byte chunks, or null. */
+  record Task(Block block, EntryMeta meta, int[] chunkCrcs) {}
 
   PersistenceWorker(PersistenceService service, PageArena arena, SegmentWriter writer, long batchBytes,
       long minBatchIntervalNanos, int inPlaceMinPages, StoreStats stats) {
@@ -195,7 +201,7 @@ final class PersistenceWorker implements Runnable {
       int start = buffers.size();
       ByteBuffer prefix = SegmentFormat.prefix(meta.pageCount());
       buffers.add(prefix);
-      int[] crcs = pageRuns(meta, buffers::add);
+      int[] crcs = pageRuns(batch.get(t), buffers::add);
       ByteBuffer body = SegmentFormat.body(prefix, meta, crcs);
       if (piecewise) {
         writer.write(buffers.toArray(new ByteBuffer[0]), start, buffers.size());
@@ -219,6 +225,8 @@ final class PersistenceWorker implements Runnable {
     stats.persistBatches.increment();
     stats.fsyncs.increment();
     stats.bytesPersisted.add(bytes);
+    stats.pageCrcsDerived.add(pagesDerived);
+    pagesDerived = 0;
     for (int t = 0; t < batch.size(); t++) {
       service.entryDurable(batch.get(t), locations[t]);
     }
@@ -243,7 +251,7 @@ final class PersistenceWorker implements Runnable {
       locations[t] = SegmentFormat.location(writer.fileNumber(), writer.position());
       ByteBuffer prefix = SegmentFormat.prefix(meta.pageCount());
       writer.stage(prefix.duplicate());
-      int[] crcs = pagesInPlace ? pageRuns(meta, writer::appendInPlace) : stagePages(meta);
+      int[] crcs = pagesInPlace ? pageRuns(batch.get(t), writer::appendInPlace) : stagePages(batch.get(t));
       ByteBuffer body = SegmentFormat.body(prefix, meta, crcs);
       if (piecewise) {
         writer.flushStaged();
@@ -265,25 +273,44 @@ final class PersistenceWorker implements Runnable {
     stats.fsyncs.increment();
     stats.bytesPersisted.add(bytes);
     stats.bytesPadded.add(writer.position() - start - bytes);
+    stats.pageCrcsDerived.add(pagesDerived);
+    pagesDerived = 0;
     for (int t = 0; t < batch.size(); t++) {
       service.entryDurable(batch.get(t), locations[t]);
     }
   }
 
   /** Checksums each page of the entry and stages it right after, while it is in the cache; returns the CRCs. */
-  private int[] stagePages(EntryMeta meta) throws IOException {
+  private int[] stagePages(Task task) throws IOException {
+    EntryMeta meta = task.meta();
     ArenaFiles files = arena.files();
     int pageSize = arena.pageSize();
     int[] crcs = new int[meta.pageCount()];
     for (int j = 0; j < crcs.length; j++) {
       int slot = arena.slot(meta.firstSeq() + j);
       ByteBuffer page = files.map(slot).slice(files.offsetInFile(slot), pageSize);
-      crc.reset();
-      crc.update(page.duplicate());
-      crcs[j] = (int) crc.getValue();
+      crcs[j] = pageCrc(task, j, page.duplicate());
       writer.stage(page);
     }
     return crcs;
+  }
+
+  /**
+   * The CRC32C of page {@code j} of the task's entry: derived from the write's checked chunk CRCs where they cover
+   * the page whole ({@link PageChecksums}), else computed from {@code page} (whose position it moves).
+   */
+  private int pageCrc(Task task, int j, ByteBuffer page) {
+    if (task.chunkCrcs() != null) {
+      EntryMeta meta = task.meta();
+      long derived = PageChecksums.derive(task.chunkCrcs(), meta.offset(), meta.length(), arena.pageSize(), j);
+      if (derived >= 0) {
+        pagesDerived++;
+        return (int) derived;
+      }
+    }
+    crc.reset();
+    crc.update(page);
+    return (int) crc.getValue();
   }
 
   /** Where {@link #pageRuns} puts each run of adjacent arena pages. */
@@ -295,7 +322,8 @@ final class PersistenceWorker implements Runnable {
    * Checksums each page of the entry and hands the pages to {@code sink} as slices of the arena mapping, adjacent
    * slots merged into one run; returns the CRC32Cs.
    */
-  private int[] pageRuns(EntryMeta meta, RunSink sink) throws IOException {
+  private int[] pageRuns(Task task, RunSink sink) throws IOException {
+    EntryMeta meta = task.meta();
     ArenaFiles files = arena.files();
     int pageSize = arena.pageSize();
     int[] crcs = new int[meta.pageCount()];
@@ -303,9 +331,7 @@ final class PersistenceWorker implements Runnable {
     int runSlots = 0;
     for (int j = 0; j < crcs.length; j++) {
       int slot = arena.slot(meta.firstSeq() + j);
-      crc.reset();
-      crc.update(files.map(slot).slice(files.offsetInFile(slot), pageSize));
-      crcs[j] = (int) crc.getValue();
+      crcs[j] = pageCrc(task, j, files.map(slot).slice(files.offsetInFile(slot), pageSize));
       if (runStart >= 0 && files.adjacent(runStart + runSlots - 1, slot)) {
         runSlots++;
         continue;
