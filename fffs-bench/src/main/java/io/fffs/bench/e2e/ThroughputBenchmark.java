@@ -1,15 +1,10 @@
 package io.fffs.bench.e2e;
 
-import io.fffs.client.FffsClientConfigKeys;
-import io.fffs.datanode.store.StoreStats;
-import io.fffs.minicluster.MiniFffsCluster;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.knowm.xchart.XYChart;
 
 /**
@@ -23,6 +18,12 @@ import org.knowm.xchart.XYChart;
  * 10 GbE ≈ 10 GiB; the issue: 1 GiB). FFFS runs with persistence on (the default); after each system's turn its
  * persistence is let go quiet, so that a write starts with an idle disk thread, and the bytes its persistence had
  * not yet written when {@code close()} returned are recorded (they are still being written during the 1st read).
+ *
+ * <p>Each system — its cluster and its client — runs in a JVM of its own ({@link ChildFileSide}), as a DataNode
+ * and a Hadoop job do; this JVM only drives them and measures the socket. Measured with both in one JVM, the JIT's
+ * compiler threads took 10–30 % of a core through every phase of the run, recompiling the code both systems share
+ * (Hadoop's streams, protobuf, Netty) as the two alternated. {@code -Dfffs.bench.throughput.jvm=shared} keeps both
+ * in this JVM ({@link LocalFileSide}) for comparison.
  */
 final class ThroughputBenchmark implements EndToEndBenchmark.Run {
   private static final int[] PACKETS = {1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20};
@@ -41,38 +42,33 @@ final class ThroughputBenchmark implements EndToEndBenchmark.Run {
     for (int packet : PACKETS) {
       arena += reps * (packet < PAGE ? fileSize / packet * PAGE : fileSize); // a sub-page packet takes a page
     }
-    Progress.say("file %d MiB per packet size, %d repetition(s); FFFS arena %d MiB; starting FFFS and HDFS",
-        fileSize >> 20, reps, arena >> 20);
+    boolean shared = "shared".equals(System.getProperty("fffs.bench.throughput.jvm"));
+    Progress.say("file %d MiB per packet size, %d repetition(s); FFFS arena %d MiB; starting FFFS and HDFS, %s",
+        fileSize >> 20, reps, arena >> 20, shared ? "both in this JVM" : "each in a JVM of its own");
     List<Row> rows = new ArrayList<>();
     String readBreakdown;
-    MiniFffsCluster fffs = null;
-    MiniDFSCluster hdfs = null;
-    try {
-      fffs = Clusters.fffs(tmp.resolve("fffs"), new Configuration(), arena);
-      hdfs = Clusters.hdfs(tmp.resolve("hdfs"), new Configuration());
+    try (FileSide fffs = start("FFFS", tmp.resolve("fffs"), arena, shared);
+        FileSide hdfs = start("HDFS", tmp.resolve("hdfs"), arena, shared)) {
       Progress.say("clusters up; warming up (%d MiB written and read twice per system, not measured)",
           warmUp >> 20);
-      try (FileSystem f = Clusters.client(fffs); FileSystem h = Clusters.client(hdfs)) {
-        FileIo.warmUp(f, warmUp);
-        FileIo.warmUp(h, warmUp);
-      }
-      FileIo.awaitPersistenceQuiet(fffs);
+      fffs.warmUp(warmUp);
+      hdfs.warmUp(warmUp);
       for (int i = 0; i < PACKETS.length; i++) {
         rows.add(measure(fffs, hdfs, PACKETS[i], fileSize, reps, i % 2 == 0));
       }
       readBreakdown = readBufferBreakdown(fffs, fileSize);
-    } finally {
-      Clusters.shutdown(hdfs);
-      if (fffs != null) {
-        fffs.close();
-      }
     }
     print(rows, fileSize);
     System.out.printf(Locale.ROOT, "%nFFFS read of the 1 MiB-packet file, 1 MiB application reads, by"
         + " fffs.client.read.buffer-size%n(one DataNode round trip per buffer): %s%n", readBreakdown);
     write(args, rows);
     plot(args, rows, fileSize);
-    return summary(rows, fileSize) + "; FFFS read by read-buffer size: " + readBreakdown;
+    return summary(rows, fileSize) + "; FFFS read by read-buffer size: " + readBreakdown
+        + (shared ? "; both systems in one JVM" : "");
+  }
+
+  private static FileSide start(String name, Path dir, long arena, boolean shared) throws IOException {
+    return shared ? LocalFileSide.start(name, dir, arena) : ChildFileSide.start(name, dir, arena);
   }
 
   /**
@@ -80,27 +76,16 @@ final class ThroughputBenchmark implements EndToEndBenchmark.Run {
    * trip and waits for each before asking for the next. Reading the same file with other buffer sizes (each read
    * twice, alternating) shows how much of the read time is those round trips.
    */
-  private static String readBufferBreakdown(MiniFffsCluster cluster, long fileSize) throws Exception {
+  private static String readBufferBreakdown(FileSide fffs, long fileSize) throws IOException {
     // 16 MiB is not tried: the DataNode's answer then exceeds the 16 MiB max frame and the client drops the
     // connection instead of splitting the fetch (reported in docs/benchmarks.md).
     int[] buffers = {256 << 10, 1 << 20, 4 << 20, 8 << 20};
     double[] nanos = new double[buffers.length];
-    org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path("/throughput/p" + (1 << 20));
-    byte[] buffer = new byte[1 << 20];
-    List<FileSystem> clients = new ArrayList<>();
-    try {
-      for (int b : buffers) {
-        clients.add(Clusters.client(cluster, FffsClientConfigKeys.READ_BUFFER_SIZE_KEY, String.valueOf(b)));
-      }
-      for (int rep = 0; rep < 2; rep++) {
-        for (int k = 0; k < buffers.length; k++) {
-          int i = rep == 0 ? k : buffers.length - 1 - k;
-          nanos[i] += fileSize / FileIo.read(clients.get(i), path, fileSize, buffer);
-        }
-      }
-    } finally {
-      for (FileSystem fs : clients) {
-        fs.close();
+    String path = "/throughput/p" + (1 << 20);
+    for (int rep = 0; rep < 2; rep++) {
+      for (int k = 0; k < buffers.length; k++) {
+        int i = rep == 0 ? k : buffers.length - 1 - k;
+        nanos[i] += fileSize / fffs.read(path, fileSize, 1 << 20, buffers[i]);
       }
     }
     StringBuilder out = new StringBuilder();
@@ -112,44 +97,37 @@ final class ThroughputBenchmark implements EndToEndBenchmark.Run {
     return out.toString();
   }
 
-  private Row measure(MiniFffsCluster fffsCluster, MiniDFSCluster hdfsCluster, int packet, long fileSize,
-      int reps, boolean fffsFirst) throws Exception {
-    String p = String.valueOf(packet);
-    byte[] data = FileIo.randomBytes(packet, packet);
-    byte[] buffer = new byte[packet];
-    StoreStats stats = fffsCluster.getDataNode(0).store().stats();
+  private Row measure(FileSide fffs, FileSide hdfs, int packet, long fileSize, int reps, boolean fffsFirst)
+      throws IOException {
     double socketNanos = 0;
     double[] f = new double[3];
     double[] h = new double[3];
     double unpersisted = 0;
-    org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path("/throughput/p" + packet);
-    try (FileSystem fffs = Clusters.client(fffsCluster, io.fffs.client.data.DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, p);
-        FileSystem hdfs = Clusters.client(hdfsCluster, "dfs.client-write-packet-size", p)) {
-      for (int rep = 0; rep < reps; rep++) {
-        double socket = LoopbackSocket.stream(fileSize, packet);
-        socketNanos += fileSize / socket;
-        Progress.say("%s: loopback socket %.2f GB/s", size(packet), socket);
-        for (int turn = 0; turn < 2; turn++) {
-          boolean doFffs = (turn == 0) == (fffsFirst == (rep % 2 == 0));
-          FileSystem fs = doFffs ? fffs : hdfs;
-          double[] r = new double[3];
-          long persisted0 = stats.bytesPersisted.sum();
-          r[0] = FileIo.write(fs, path, fileSize, data);
-          long persistedDuringWrite = stats.bytesPersisted.sum() - persisted0;
-          r[1] = FileIo.read(fs, path, fileSize, buffer);
-          r[2] = FileIo.read(fs, path, fileSize, buffer);
-          double[] sum = doFffs ? f : h;
-          for (int k = 0; k < 3; k++) {
-            sum[k] += fileSize / r[k]; // nanoseconds: the rates combine as total bytes over total time
-          }
-          Progress.say("%s: %s write %.3f GB/s, 1st read %.3f, 2nd read %.3f", size(packet),
-              doFffs ? "FFFS" : "HDFS", r[0], r[1], r[2]);
-          double waited = FileIo.awaitPersistenceQuiet(fffsCluster);
-          if (doFffs) {
-            unpersisted += Math.max(0, fileSize - persistedDuringWrite);
-            Progress.say("  FFFS: %.0f MiB of the file not yet persisted when close() returned; persistence quiet"
-                + " %.1f s after the 2nd read", Math.max(0, fileSize - persistedDuringWrite) / 1048576.0, waited);
-          }
+    String path = "/throughput/p" + packet;
+    for (int rep = 0; rep < reps; rep++) {
+      double socket = LoopbackSocket.stream(fileSize, packet);
+      socketNanos += fileSize / socket;
+      Progress.say("%s: loopback socket %.2f GB/s", size(packet), socket);
+      for (int turn = 0; turn < 2; turn++) {
+        boolean doFffs = (turn == 0) == (fffsFirst == (rep % 2 == 0));
+        FileSide side = doFffs ? fffs : hdfs;
+        double[] r = new double[3];
+        long persisted0 = fffs.persistedBytes();
+        r[0] = side.write(path, fileSize, packet);
+        long persistedDuringWrite = fffs.persistedBytes() - persisted0;
+        r[1] = side.read(path, fileSize, packet, 0);
+        r[2] = side.read(path, fileSize, packet, 0);
+        double[] sum = doFffs ? f : h;
+        for (int k = 0; k < 3; k++) {
+          sum[k] += fileSize / r[k]; // nanoseconds: the rates combine as total bytes over total time
+        }
+        Progress.say("%s: %s write %.3f GB/s, 1st read %.3f, 2nd read %.3f", size(packet), side.name(), r[0], r[1],
+            r[2]);
+        double waited = fffs.awaitQuiet();
+        if (doFffs) {
+          unpersisted += Math.max(0, fileSize - persistedDuringWrite);
+          Progress.say("  FFFS: %.0f MiB of the file not yet persisted when close() returned; persistence quiet"
+              + " %.1f s after the 2nd read", Math.max(0, fileSize - persistedDuringWrite) / 1048576.0, waited);
         }
       }
     }

@@ -1,0 +1,110 @@
+package io.fffs.bench.e2e;
+
+import io.fffs.client.FffsClientConfigKeys;
+import io.fffs.client.data.DataTransferConfigKeys;
+import io.fffs.minicluster.MiniFffsCluster;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+
+/**
+ * A {@link FileSide} in this JVM: an FFFS {@code MiniFffsCluster} (persistence on, the default) or an HDFS
+ * {@code MiniDFSCluster}, one DataNode each, and one client per packet and read-buffer size, kept until closed.
+ */
+final class LocalFileSide implements FileSide {
+  private final String name;
+  private final MiniFffsCluster fffs;
+  private final MiniDFSCluster hdfs;
+  private final Map<String, FileSystem> clients = new HashMap<>();
+  private final Map<Integer, byte[]> data = new HashMap<>();
+
+  private LocalFileSide(String name, MiniFffsCluster fffs, MiniDFSCluster hdfs) {
+    this.name = name;
+    this.fffs = fffs;
+    this.hdfs = hdfs;
+  }
+
+  /** {@code FFFS} with an arena of {@code arena} bytes, or {@code HDFS}, under {@code dir}. */
+  static LocalFileSide start(String name, Path dir, long arena) throws IOException {
+    switch (name) {
+      case "FFFS":
+        return new LocalFileSide(name, Clusters.fffs(dir, new Configuration(), arena), null);
+      case "HDFS":
+        return new LocalFileSide(name, null, Clusters.hdfs(dir, new Configuration()));
+      default:
+        throw new IllegalArgumentException("unknown system " + name + "; FFFS or HDFS");
+    }
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  private FileSystem client(int packet, int readBuffer) throws IOException {
+    String key = packet + "/" + readBuffer;
+    FileSystem fs = clients.get(key);
+    if (fs == null) {
+      String p = String.valueOf(packet);
+      if (fffs != null) {
+        fs = readBuffer > 0
+            ? Clusters.client(fffs, DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, p,
+                FffsClientConfigKeys.READ_BUFFER_SIZE_KEY, String.valueOf(readBuffer))
+            : Clusters.client(fffs, DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, p);
+      } else {
+        fs = Clusters.client(hdfs, "dfs.client-write-packet-size", p);
+      }
+      clients.put(key, fs);
+    }
+    return fs;
+  }
+
+  @Override
+  public void warmUp(long bytes) throws IOException {
+    try (FileSystem fs = fffs != null ? Clusters.client(fffs) : Clusters.client(hdfs)) {
+      FileIo.warmUp(fs, bytes);
+    }
+    awaitQuiet();
+  }
+
+  @Override
+  public double write(String path, long total, int packet) throws IOException {
+    byte[] bytes = data.computeIfAbsent(packet, p -> FileIo.randomBytes(p, p));
+    return FileIo.write(client(packet, 0), new org.apache.hadoop.fs.Path(path), total, bytes);
+  }
+
+  @Override
+  public double read(String path, long total, int packet, int readBuffer) throws IOException {
+    return FileIo.read(client(packet, readBuffer), new org.apache.hadoop.fs.Path(path), total, new byte[packet]);
+  }
+
+  @Override
+  public long persistedBytes() {
+    return fffs == null ? 0 : fffs.getDataNode(0).store().stats().bytesPersisted.sum();
+  }
+
+  @Override
+  public double awaitQuiet() throws IOException {
+    return fffs == null ? 0 : FileIo.awaitPersistenceQuiet(fffs);
+  }
+
+  @Override
+  public void close() throws IOException {
+    try {
+      for (FileSystem fs : clients.values()) {
+        fs.close();
+      }
+    } finally {
+      if (hdfs != null) {
+        Clusters.shutdown(hdfs);
+      }
+      if (fffs != null) {
+        fffs.close();
+      }
+    }
+  }
+}
