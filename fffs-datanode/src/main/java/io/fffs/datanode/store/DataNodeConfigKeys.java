@@ -75,6 +75,15 @@ public final class DataNodeConfigKeys {
   public static final int PERSISTENCE_IN_PLACE_MIN_PAGES_DEFAULT = 32;
 
   /**
+   * Heap for the checked chunk CRCs that queued writes carry to persistence ({@code WriteOptions.chunkCrcs}, 4
+   * bytes per 512 bytes written), from which it derives page CRCs instead of reading the pages. While the queued
+   * entries hold this much, further writes are queued without theirs, and persistence checksums their pages. Bounds
+   * the heap a persistence backlog takes (default 16 MiB: a 2 GiB backlog); 0 turns the derivation off.
+   */
+  public static final String PERSISTENCE_CHUNK_CRC_BUDGET_KEY = "fffs.datanode.persistence.chunk-crc-budget";
+  public static final long PERSISTENCE_CHUNK_CRC_BUDGET_DEFAULT = 16L << 20;
+
+  /**
    * How segment files are written: {@code auto} with O_DIRECT (no page-cache copy, no writeback) where the data
    * directory's file system takes it and through the page cache where it does not; {@code true} O_DIRECT or refuse
    * to start; {@code false} always through the page cache.
@@ -161,6 +170,16 @@ public final class DataNodeConfigKeys {
           + " got " + conf.get(PERSISTENCE_BATCH_INTERVAL_KEY));
     }
     return us * 1_000;
+  }
+
+  /** {@link #PERSISTENCE_CHUNK_CRC_BUDGET_KEY} in bytes. */
+  public static long persistenceChunkCrcBudget(Configuration conf) {
+    long bytes = conf.getLongBytes(PERSISTENCE_CHUNK_CRC_BUDGET_KEY, PERSISTENCE_CHUNK_CRC_BUDGET_DEFAULT);
+    if (bytes < 0) {
+      throw new IllegalArgumentException(PERSISTENCE_CHUNK_CRC_BUDGET_KEY + " must be 0 (off) or a size such as 16m,"
+          + " got " + conf.get(PERSISTENCE_CHUNK_CRC_BUDGET_KEY));
+    }
+    return bytes;
   }
 
   /** {@link #PERSISTENCE_IN_PLACE_MIN_PAGES_KEY}; {@link Integer#MAX_VALUE} for 0 (never). */

@@ -97,7 +97,8 @@ public final class MultiLogBlockStore implements BlockStore {
       if (persistent) {
         persistence = new PersistenceService(dataDir, DataNodeConfigKeys.persistenceThreads(conf),
             DataNodeConfigKeys.persistenceBatchBytes(conf), DataNodeConfigKeys.persistenceBatchIntervalNanos(conf),
-            DataNodeConfigKeys.persistenceInPlaceMinPages(conf), DataNodeConfigKeys.segmentFileSize(conf), nextFile,
+            DataNodeConfigKeys.persistenceInPlaceMinPages(conf), DataNodeConfigKeys.persistenceChunkCrcBudget(conf),
+            DataNodeConfigKeys.segmentFileSize(conf), nextFile,
             arena, tracker, stats, DirectIo.choose(DataNodeConfigKeys.persistenceDirectIo(conf), dataDir,
                 DataNodeConfigKeys.PERSISTENCE_DIRECT_IO_KEY));
         persistence.start();

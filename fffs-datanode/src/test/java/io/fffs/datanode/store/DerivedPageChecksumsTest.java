@@ -112,6 +112,36 @@ class DerivedPageChecksumsTest {
     }
   }
 
+  @ParameterizedTest
+  @EnumSource(PersistMode.class)
+  void theChunkCrcsQueuedForPersistenceStayWithinTheirBudget(PersistMode mode) throws Exception {
+    StoreFixture small = fixture(mode, 4L << 20);
+    small.conf.setLong(DataNodeConfigKeys.PERSISTENCE_CHUNK_CRC_BUDGET_KEY, 600); // one 64 KiB write's 512 bytes
+    try (StoreFixture fixture = small.open()) {
+      for (int i = 0; i < 10; i++) { // each durable before the next: the budget is given back every time
+        ByteBuffer data = bytes(64 << 10, i);
+        fixture.store.write(1, (long) i << 16, data.duplicate(), withCrcs(data));
+        fixture.store.sync(List.of(1L));
+      }
+      assertThat(fixture.store.stats().pageCrcsDerived.sum()).isEqualTo(10 * 16);
+    }
+    StoreFixture off = fixture(mode, 4L << 20);
+    off.conf.setLong(DataNodeConfigKeys.PERSISTENCE_CHUNK_CRC_BUDGET_KEY, 0);
+    try (StoreFixture fixture = off.open()) {
+      ByteBuffer data = bytes(64 << 10, 1);
+      fixture.store.write(1, 0, data.duplicate(), withCrcs(data));
+      fixture.store.sync(List.of(1L));
+      assertThat(fixture.store.stats().pageCrcsDerived.sum()).as("budget 0: derivation off").isZero();
+      fixture.restart();
+      assertBlock(fixture, data.array());
+    }
+    StoreFixture negative = fixture(mode, 4L << 20);
+    negative.conf.set(DataNodeConfigKeys.PERSISTENCE_CHUNK_CRC_BUDGET_KEY, "-1");
+    try (negative) {
+      assertThatThrownBy(negative::open).hasMessageContaining(DataNodeConfigKeys.PERSISTENCE_CHUNK_CRC_BUDGET_KEY);
+    }
+  }
+
   private static byte[] apply(byte[] model, int offset, ByteBuffer data) {
     byte[] next = Arrays.copyOf(model, Math.max(model.length, offset + data.remaining()));
     data.duplicate().get(next, offset, data.remaining());

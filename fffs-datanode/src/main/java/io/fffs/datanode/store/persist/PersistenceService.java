@@ -27,15 +27,21 @@ public final class PersistenceService {
   /** Threads in {@link #awaitDurable}: while any, workers start batches without waiting for the batch interval. */
   private final AtomicInteger durableWaiters = new AtomicInteger();
   private volatile String failure;
+  private final long chunkCrcBudget;
+  /** Bytes of chunk CRCs held by entries queued and not yet durable. */
+  private final AtomicLong chunkCrcBytes = new AtomicLong();
 
   /**
    * @param minBatchIntervalNanos group commit: the least time between two batch starts of a thread while nobody
    *     waits for durability (0: a batch starts as soon as an entry is queued)
+   * @param chunkCrcBudget bytes of chunk CRCs the queued entries may hold ({@code
+   *     fffs.datanode.persistence.chunk-crc-budget}); a write queued beyond it goes without
    * @param directIoAlignment 0 to write through the page cache, else O_DIRECT with this alignment
    */
   public PersistenceService(Path dataDir, int threadCount, long batchBytes, long minBatchIntervalNanos,
-      int inPlaceMinPages, long segmentFileSize, long firstFileNumber, PageArena arena, DurabilityTracker tracker,
-      StoreStats stats, int directIoAlignment) {
+      int inPlaceMinPages, long chunkCrcBudget, long segmentFileSize, long firstFileNumber, PageArena arena,
+      DurabilityTracker tracker, StoreStats stats, int directIoAlignment) {
+    this.chunkCrcBudget = chunkCrcBudget;
     this.arena = arena;
     this.tracker = tracker;
     this.stats = stats;
@@ -74,14 +80,22 @@ public final class PersistenceService {
    * {@code chunkCrcs}: the checked CRC32Cs of a WRITE entry's 512-byte chunks, or null.
    */
   public void enqueue(Block block, EntryMeta meta, int[] chunkCrcs) {
+    int[] kept = chunkCrcs;
+    if (kept != null && chunkCrcBytes.addAndGet(4L * kept.length) > chunkCrcBudget) {
+      chunkCrcBytes.addAndGet(-4L * kept.length);
+      kept = null; // over the budget: persistence checksums this entry's pages itself
+    }
     workers.get(Math.floorMod(Long.hashCode(block.id()), workers.size()))
-        .enqueue(new PersistenceWorker.Task(block, meta, chunkCrcs));
+        .enqueue(new PersistenceWorker.Task(block, meta, kept));
   }
 
   /** Called by a worker once the entry is fsync'd at {@code location}. */
   void entryDurable(PersistenceWorker.Task task, long location) {
     Block block = task.block();
     EntryMeta meta = task.meta();
+    if (task.chunkCrcs() != null) {
+      chunkCrcBytes.addAndGet(-4L * task.chunkCrcs().length);
+    }
     block.writeLock().lock();
     try {
       block.log().setDiskLoc(meta.logIndex(), location);
