@@ -8,7 +8,9 @@ package io.fffs.datanode.store;
  * first byte, the last possibly shorter) that the caller has already checked against the bytes, as the data server
  * does on arrival. Persistence then derives the checksums of the pages the write covers whole from them instead of
  * reading those pages once more. Checksums that do not match the bytes are not silently accepted: the pages they
- * describe fail their check when read back from disk ({@code CORRUPT}).
+ * describe fail their check when read back from disk ({@code CORRUPT}). The store keeps the array until the write
+ * is persisted, so it must not be changed after the write; like any record component array it is compared by
+ * identity in {@code equals}.
  */
 public record WriteOptions(long blockSize, String userTimeExtractor, int[] chunkCrcs) {
   private static final WriteOptions DEFAULTS = new WriteOptions(0, null);
