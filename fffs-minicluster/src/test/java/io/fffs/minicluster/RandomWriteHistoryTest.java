@@ -99,6 +99,8 @@ class RandomWriteHistoryTest {
       checkUserTime(again, userTimes, new Random(14));
     } finally {
       again.close();
+      // The arena directory is this test's own (a cluster removes only one it chose): hundreds of MiB of tmpfs.
+      org.apache.hadoop.fs.FileUtil.fullyDelete(memory.toFile());
     }
   }
 
