@@ -38,7 +38,10 @@ final class ThroughputBenchmark implements EndToEndBenchmark.Run {
   public String run(BenchArgs args, Path tmp) throws Exception {
     long fileSize = args.quick() ? 32L << 20 : 256L << 20;
     int reps = args.quick() ? 1 : Integer.getInteger("fffs.bench.throughput.reps", 4);
-    long warmUp = args.quick() ? 16L << 20 : 64L << 20;
+    // Each system's JVM first writes and reads 2 GiB unmeasured: FFFS's 1 MiB writes only reach their steady rate
+    // after some 3 GiB in a fresh JVM (0.55-0.8 GB/s at first, 1.0-1.4 later; with C1 alone 0.9 from the start),
+    // while C2 compiles, and on 2 cores the compiler threads take the measured threads' cores.
+    long warmUp = args.quick() ? 16L << 20 : 2L << 30;
     long arena = (128L << 20) + warmUp;
     for (int packet : PACKETS) {
       arena += reps * (packet < PAGE ? fileSize / packet * PAGE : fileSize); // a sub-page packet takes a page
