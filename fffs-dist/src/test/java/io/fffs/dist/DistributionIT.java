@@ -57,6 +57,7 @@ class DistributionIT {
 
     Process cluster = new ProcessBuilder(home.resolve("bin/fffs").toString(), "minicluster", "--port", "0",
         "--http-port", "0", "--dir", work.resolve("data").toString()).redirectErrorStream(true).start();
+    String memory = null;
     try {
       String defaultFs = null;
       BufferedReader lines = new BufferedReader(new InputStreamReader(cluster.getInputStream(),
@@ -66,6 +67,9 @@ class DistributionIT {
         seen.append(line).append('\n');
         if (line.startsWith("fs.defaultFS=")) {
           defaultFs = line.substring("fs.defaultFS=".length());
+        }
+        if (line.startsWith("memory=")) {
+          memory = line.substring("memory=".length());
         }
         if (line.equals("READY")) {
           break;
@@ -79,5 +83,7 @@ class DistributionIT {
       cluster.destroy();
       assertThat(cluster.waitFor(60, TimeUnit.SECONDS)).as("minicluster stops on SIGTERM").isTrue();
     }
+    assertThat(memory).as("the minicluster names its arena directory").isNotNull();
+    assertThat(java.nio.file.Paths.get(memory)).as("the arena directory is removed on stop").doesNotExist();
   }
 }

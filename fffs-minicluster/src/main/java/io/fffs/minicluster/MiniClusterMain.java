@@ -47,10 +47,11 @@ public final class MiniClusterMain {
       }
     }
     Path absolute = dir.toAbsolutePath();
+    Path memory = Paths.get("/dev/shm", "fffs-" + Integer.toHexString(absolute.toString().hashCode()));
     MiniFffsCluster cluster = MiniFffsCluster.builder()
         .conf(conf)
         .baseDir(absolute)
-        .memoryDir(Paths.get("/dev/shm", "fffs-" + Integer.toHexString(absolute.toString().hashCode())))
+        .memoryDir(memory)
         .numDataNodes(datanodes)
         .nameNodePort(port)
         .httpPort(httpPort)
@@ -59,6 +60,8 @@ public final class MiniClusterMain {
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {
         cluster.close();
+        // Everything is on disk under the base directory now; the arena would hold its memory until reboot.
+        org.apache.hadoop.fs.FileUtil.fullyDelete(memory.toFile());
       } catch (Exception e) {
         System.err.println("minicluster did not stop cleanly: " + e);
       }
@@ -67,6 +70,7 @@ public final class MiniClusterMain {
     System.out.println("fs.defaultFS=" + cluster.getURI());
     System.out.println("http=" + cluster.getHttpURI());
     System.out.println("dir=" + absolute);
+    System.out.println("memory=" + memory);
     System.out.println("READY");
     System.out.flush();
     stopped.await();
