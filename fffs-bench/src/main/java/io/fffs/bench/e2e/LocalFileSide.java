@@ -1,5 +1,6 @@
 package io.fffs.bench.e2e;
 
+import io.fffs.bench.Closeables;
 import io.fffs.client.FffsClientConfigKeys;
 import io.fffs.client.data.DataTransferConfigKeys;
 import io.fffs.minicluster.MiniFffsCluster;
@@ -95,9 +96,7 @@ final class LocalFileSide implements FileSide {
   @Override
   public void close() throws IOException {
     try {
-      for (FileSystem fs : clients.values()) {
-        fs.close();
-      }
+      Closeables.closeAll(clients.values());
     } finally {
       if (hdfs != null) {
         Clusters.shutdown(hdfs);

@@ -135,20 +135,14 @@ final class SnapshotsBenchmark implements EndToEndBenchmark.Run {
     System.out.println("|---|---|---|---|---|---|---|---|");
     System.out.printf(Locale.ROOT, "| ratio | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %d of %d |%n", sorted[0],
         q(sorted, 0.05), q(sorted, 0.25), q(sorted, 0.5), q(sorted, 0.75), sorted[states - 1], below, states);
-    double[] ilSorted = interleaved.ratio().clone();
-    Arrays.sort(ilSorted);
-    long ilBelow = Arrays.stream(interleaved.ratio()).filter(r -> r < 0.9).count();
-    long ilControlBelow = Arrays.stream(interleaved.control()).filter(r -> r < 0.9).count();
-    System.out.printf(Locale.ROOT, "| interleaved, %d MiB pieces | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %d of %d"
-        + " (control: %d) |%n", PIECE >> 20, ilSorted[0], q(ilSorted, 0.05), q(ilSorted, 0.25), q(ilSorted, 0.5),
-        q(ilSorted, 0.75), ilSorted[states - 1], ilBelow, states, ilControlBelow);
-    double[] medSorted = interleaved.medianRatio().clone();
-    Arrays.sort(medSorted);
-    long medBelow = Arrays.stream(medSorted).filter(r -> r < 0.9).count();
-    long medControlBelow = Arrays.stream(interleaved.medianControl()).filter(r -> r < 0.9).count();
-    System.out.printf(Locale.ROOT, "| interleaved, median of pieces | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %d of"
-        + " %d (control: %d) |%n", medSorted[0], q(medSorted, 0.05), q(medSorted, 0.25), q(medSorted, 0.5),
-        q(medSorted, 0.75), medSorted[states - 1], medBelow, states, medControlBelow);
+    double[] ilSorted = printRow("interleaved, " + (PIECE >> 20) + " MiB pieces", interleaved.ratio(),
+        interleaved.control());
+    long ilBelow = below(interleaved.ratio());
+    long ilControlBelow = below(interleaved.control());
+    double[] medSorted = printRow("interleaved, median of pieces", interleaved.medianRatio(),
+        interleaved.medianControl());
+    long medBelow = below(interleaved.medianRatio());
+    long medControlBelow = below(interleaved.medianControl());
     Report csv = new Report("kind", "index", "writes_applied", "state_time_us", "read_gbps", "over_latest");
     for (int s = 0; s < states; s++) {
       csv.row("state", s, (long) (s + 1) * stride, stateMicros[s], rate[s], ratio[s]);
@@ -305,6 +299,24 @@ final class SnapshotsBenchmark implements EndToEndBenchmark.Run {
     Charts.line(il, "past state / latest (median of pieces)", x, interleaved.medianRatio());
     Charts.plain(il, "goal: 0.90", new double[] {0, n - 1}, new double[] {0.9, 0.9});
     Charts.save(args.png(), List.of(chart, rel, il));
+  }
+
+  /**
+   * Prints one table row of an estimator's ratios: quantiles, states below 0.90 and its control's; returns them
+   * sorted.
+   */
+  private static double[] printRow(String label, double[] ratios, double[] controls) {
+    double[] sorted = ratios.clone();
+    Arrays.sort(sorted);
+    System.out.printf(Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %d of %d (control: %d) |%n", label,
+        sorted[0], q(sorted, 0.05), q(sorted, 0.25), q(sorted, 0.5), q(sorted, 0.75), sorted[sorted.length - 1],
+        below(ratios), ratios.length, below(controls));
+    return sorted;
+  }
+
+  /** How many of {@code ratios} are below the goal, 0.90. */
+  private static long below(double[] ratios) {
+    return Arrays.stream(ratios).filter(r -> r < 0.9).count();
   }
 
   private static String verdict(long below) {

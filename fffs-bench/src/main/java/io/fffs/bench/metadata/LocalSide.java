@@ -1,6 +1,7 @@
 package io.fffs.bench.metadata;
 
 import io.fffs.bench.BenchFiles;
+import io.fffs.bench.Closeables;
 import io.fffs.bench.metadata.ThroughputRunner.Measurement;
 import io.fffs.client.FreezeFrameFileSystem;
 import io.fffs.common.time.TimeSpec;
@@ -150,12 +151,10 @@ final class LocalSide implements MetadataSide {
   @Override
   public void close() throws IOException {
     IOException failure = null;
-    for (FileSystem client : clients) {
-      try {
-        client.close();
-      } catch (IOException e) {
-        failure = failure == null ? e : failure;
-      }
+    try {
+      Closeables.closeAll(clients);
+    } catch (IOException e) {
+      failure = e;
     }
     try {
       cluster.close();

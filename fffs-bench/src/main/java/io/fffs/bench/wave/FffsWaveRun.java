@@ -1,5 +1,6 @@
 package io.fffs.bench.wave;
 
+import io.fffs.bench.Closeables;
 import io.fffs.client.FreezeFrameFileSystem;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.minicluster.MiniFffsCluster;
@@ -56,7 +57,7 @@ final class FffsWaveRun {
         fleet.start(sinks);
         stats = fleet.await();
       } finally {
-        WaveExperiment.closeAll(sinks);
+        Closeables.closeAll(sinks);
       }
       progress.writers("FFFS", stats);
       try (FreezeFrameFileSystem reader = cluster.getFileSystem()) {

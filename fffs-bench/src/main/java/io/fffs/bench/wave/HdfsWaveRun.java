@@ -1,5 +1,6 @@
 package io.fffs.bench.wave;
 
+import io.fffs.bench.Closeables;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.plugins.WaveRecord;
 import java.io.IOException;
@@ -73,7 +74,7 @@ final class HdfsWaveRun {
         }
         stats = fleet.await();
       } finally {
-        WaveExperiment.closeAll(sinks);
+        Closeables.closeAll(sinks);
       }
       progress.writers("HDFS", stats);
       progress.phase("HDFS: reading " + schedule.frames() + " frames from the snapshots");

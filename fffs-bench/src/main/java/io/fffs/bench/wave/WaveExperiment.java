@@ -1,8 +1,8 @@
 package io.fffs.bench.wave;
 
 import io.fffs.bench.BenchLogging;
+import io.fffs.bench.Closeables;
 import io.fffs.common.time.PhysicalClock;
-import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -105,22 +105,8 @@ public final class WaveExperiment {
       }
       fleet.await();
     } finally {
-      closeAll(sinks);
+      Closeables.closeAll(sinks);
     }
   }
 
-  /** Closes every one of {@code all}; throws the first failure after trying them all. */
-  static void closeAll(List<? extends Closeable> all) throws IOException {
-    IOException failure = null;
-    for (Closeable c : all) {
-      try {
-        c.close();
-      } catch (IOException e) {
-        failure = failure == null ? e : failure;
-      }
-    }
-    if (failure != null) {
-      throw failure;
-    }
-  }
 }

@@ -337,15 +337,21 @@ final class PersistenceWorker implements Runnable {
         continue;
       }
       if (runSlots > 0) {
-        sink.accept(files.map(runStart).slice(files.offsetInFile(runStart), runSlots * pageSize));
+        sink.accept(run(runStart, runSlots));
       }
       runStart = slot;
       runSlots = 1;
     }
     if (runSlots > 0) {
-      sink.accept(files.map(runStart).slice(files.offsetInFile(runStart), runSlots * pageSize));
+      sink.accept(run(runStart, runSlots));
     }
     return crcs;
+  }
+
+  /** {@code slots} adjacent arena slots from {@code firstSlot} as one slice of the mapping. */
+  private ByteBuffer run(int firstSlot, int slots) {
+    ArenaFiles files = arena.files();
+    return files.map(firstSlot).slice(files.offsetInFile(firstSlot), slots * arena.pageSize());
   }
 
   /** The segment file this thread writes (or last wrote); null before its first write. */

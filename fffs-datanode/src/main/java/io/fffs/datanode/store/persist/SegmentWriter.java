@@ -7,6 +7,8 @@ import java.nio.channels.FileChannel;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -35,7 +37,7 @@ final class SegmentWriter {
   private final int alignment;
   private final ByteBuffer staging;
   /** O_DIRECT: what goes to the file next, in order — sealed parts of the staging buffer and in-place blocks. */
-  private final java.util.List<ByteBuffer> pending = new java.util.ArrayList<>();
+  private final List<ByteBuffer> pending = new ArrayList<>();
   private long pendingBytes;
   /** O_DIRECT: staging bytes before this index are in {@link #pending} (always a multiple of the alignment). */
   private int sealedUpTo;
