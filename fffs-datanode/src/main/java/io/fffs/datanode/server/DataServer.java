@@ -9,6 +9,7 @@ import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.datanode.DataNodeServiceConfigKeys;
 import io.fffs.datanode.store.BlockStore;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -51,6 +52,18 @@ import org.slf4j.LoggerFactory;
  */
 public final class DataServer implements java.io.Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(DataServer.class);
+  /**
+   * Socket reads of a connection are sized between these (Netty's adaptive guess: larger after reads that filled
+   * their buffer, smaller after short ones). Frames are sliced out of the reads as they are (composite cumulation),
+   * so a WRITE payload that lies within one read reaches the store without a copy, and one that spans reads is
+   * copied once ({@link RequestHandler}). Before, reads were capped at Netty's default 64 KiB and merged into one
+   * growing buffer, so every 64 KiB packet spanned two reads and was copied, often more than once as the buffer
+   * grew. Measured with a client streaming 64 KiB packets: a third of the payloads are copied now, and the event
+   * loop's CPU per GiB fell from 0.60–0.71 s (4 runs) to 0.52–0.64 s (10 runs; noisy machine).
+   */
+  private static final int MIN_READ_BYTES = 64;
+  private static final int INITIAL_READ_BYTES = 64 * 1024;
+  private static final int MAX_READ_BYTES = 1024 * 1024;
 
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
@@ -97,11 +110,14 @@ public final class DataServer implements java.io.Closeable {
           .option(ChannelOption.SO_REUSEADDR, true)
           .childOption(ChannelOption.TCP_NODELAY, true)
           .childOption(ChannelOption.SO_KEEPALIVE, true)
+          .childOption(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator(MIN_READ_BYTES,
+              INITIAL_READ_BYTES, MAX_READ_BYTES))
           .childHandler(new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
               ch.pipeline().addLast(
-                  new FrameDecoder<>(RequestHeaderProto.parser(), maxFrame, DataTransferConfigKeys.MAX_FRAME_SIZE_KEY),
+                  new FrameDecoder<>(RequestHeaderProto.parser(), maxFrame, DataTransferConfigKeys.MAX_FRAME_SIZE_KEY,
+                      true),
                   new RequestHandler(writer, queries, stats, blockKeys));
             }
           })

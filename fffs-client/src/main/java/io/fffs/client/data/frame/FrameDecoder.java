@@ -13,13 +13,13 @@ import org.slf4j.LoggerFactory;
  * Splits the byte stream into {@link Frame}s ({@link FrameFormat}): parses the header with {@code parser} straight
  * from the receive buffer and hands the payload on as a retained slice of it, without copying.
  *
- * <p>By default the receive buffer is one contiguous cumulation, so that a payload is a single buffer (the
- * DataNode hands WRITE payloads to the store as one {@code ByteBuffer}). A client that receives large READ payloads
- * asks for {@linkplain #FrameDecoder(Parser, int, String, boolean) composite payloads} instead: Netty's merging
- * cumulation grows its buffer by reallocating and copying as a megabyte frame trickles in, and each new pool chunk
- * is fresh zeroed memory (profiled: most of the client event loop's time on a read); a composite keeps the socket
- * reads as they are and the payload becomes a slice over them, so a payload's bytes are copied exactly once, by
- * whoever consumes them. Read such a payload with {@code nioBuffers()}, not {@code nioBuffer()} (which would merge).
+ * <p>By default the receive buffer is one contiguous cumulation, so that a payload is a single buffer. Netty's
+ * merging cumulation, though, grows its buffer by reallocating and copying as a large frame trickles in, and each new
+ * pool chunk is fresh zeroed memory (profiled: most of the client event loop's time on a read). Both the client
+ * receiving READ payloads and the DataNode receiving WRITE payloads ask for {@linkplain #FrameDecoder(Parser, int,
+ * String, boolean) composite payloads} instead: a composite keeps the socket reads as they are and a payload becomes
+ * a slice over them, so its bytes are copied at most once, by whoever consumes them. Read such a payload with
+ * {@code nioBuffers()}, not {@code nioBuffer()} (which would merge into a heap buffer when it spans reads).
  *
  * <p>A frame length above {@code maxFrameBytes} is refused as soon as its four bytes arrive, before anything is
  * allocated for it; that, a header length that does not fit the frame, or a header that does not parse closes the
