@@ -22,8 +22,8 @@ import java.util.concurrent.CompletableFuture;
  * {@link BlockWriter} over UCX: each packet (at most {@code fffs.client.write.packet-size} and one registered
  * buffer) is copied into a registered buffer, checksummed (CRC32C per 512-byte chunk) and announced with a small
  * WRITE request on the side channel naming the buffer; the DataNode GETs the bytes and acknowledges. Up to
- * {@code fffs.client.write.window} packets are in flight (and at most as many as there are free registered
- * buffers); a buffer is reused once its packet is acknowledged. As on TCP, requests wait in the send buffer until a
+ * {@link io.fffs.client.data.DataTransferConfigKeys#writeWindow} packets are in flight (and at most as many as
+ * there are free registered buffers); a buffer is reused once its packet is acknowledged. As on TCP, requests wait in the send buffer until a
  * packet's worth is queued, the window is full or {@link #flush()} (latency mode: never). Acks come back in order; each one's HLCs are
  * observed into the client clock. The first failure is kept and thrown by the next call; the DataNode refuses the
  * stream's packets after a failed one, so nothing after a failure is applied. Not thread-safe (one writer thread).

@@ -237,6 +237,7 @@ abstract class TransportSuite {
       f.start();
       Configuration clientConf = new Configuration(f.conf);
       clientConf.setInt(DataTransferConfigKeys.WRITE_WINDOW_KEY, 4);
+      clientConf.setLong(DataTransferConfigKeys.WRITE_WINDOW_BYTES_KEY, 0);
       clientConf.setInt(DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, 1024);
       DataTransferClient client = f.client(clientConf);
       DatanodeIdProto dn = f.datanode.datanodeId();

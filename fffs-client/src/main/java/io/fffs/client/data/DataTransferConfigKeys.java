@@ -21,9 +21,25 @@ public final class DataTransferConfigKeys {
   /** Room kept in a frame for its header: payloads are at most the max frame size minus this. */
   public static final int HEADER_ROOM_BYTES = 64 * 1024;
 
-  /** Packets a block writer keeps in flight before {@code write} blocks for an acknowledgement. */
+  /**
+   * Packets a block writer keeps in flight before {@code write} blocks for an acknowledgement: at least this many,
+   * and more when {@link #WRITE_WINDOW_BYTES_KEY} holds more packets of the configured size.
+   */
   public static final String WRITE_WINDOW_KEY = "fffs.client.write.window";
   public static final int WRITE_WINDOW_DEFAULT = 16;
+
+  /**
+   * Bytes a block writer keeps in flight: the window is at least as many packets as fill this (at most
+   * {@link #WRITE_WINDOW_MAX_PACKETS}); 0 leaves it at {@link #WRITE_WINDOW_KEY} packets. With 16 packets of 64 KiB
+   * (1 MiB in flight) a writer waited for acknowledgements that the DataNode sends in batches, and writes ran at
+   * 0.39–0.56 GB/s; with 8 MiB in flight at 0.68–0.73 (4 KiB packets: 0.17–0.20 against 0.28–0.29). Packets of 512 KiB
+   * and more keep their 16.
+   */
+  public static final String WRITE_WINDOW_BYTES_KEY = "fffs.client.write.window.bytes";
+  public static final long WRITE_WINDOW_BYTES_DEFAULT = 8L << 20;
+
+  /** The most packets {@link #WRITE_WINDOW_BYTES_KEY} puts in flight (each one holds a future and a frame). */
+  public static final int WRITE_WINDOW_MAX_PACKETS = 8192;
 
   /** Bytes of block data per WRITE packet; each packet is one entry of the block log. */
   public static final String WRITE_PACKET_SIZE_KEY = "fffs.client.write.packet-size";
@@ -90,12 +106,23 @@ public final class DataTransferConfigKeys {
     return (int) (payload - payload % 512);
   }
 
+  /**
+   * Packets in flight per block writer: {@link #WRITE_WINDOW_KEY}, or as many packets of
+   * {@link #writePacketSize} as fill {@link #WRITE_WINDOW_BYTES_KEY} (at most {@link #WRITE_WINDOW_MAX_PACKETS}),
+   * whichever is more.
+   */
   public static int writeWindow(Configuration conf) {
     int window = conf.getInt(WRITE_WINDOW_KEY, WRITE_WINDOW_DEFAULT);
     if (window < 1) {
       throw new IllegalArgumentException(WRITE_WINDOW_KEY + " must be at least 1, got " + window);
     }
-    return window;
+    long bytes = conf.getLongBytes(WRITE_WINDOW_BYTES_KEY, WRITE_WINDOW_BYTES_DEFAULT);
+    if (bytes < 0) {
+      throw new IllegalArgumentException(WRITE_WINDOW_BYTES_KEY + " must be 0 or more, got "
+          + conf.get(WRITE_WINDOW_BYTES_KEY));
+    }
+    long packets = Math.min(WRITE_WINDOW_MAX_PACKETS, bytes / writePacketSize(conf));
+    return (int) Math.max(window, packets);
   }
 
   /** At most {@link #maxPayload}. */

@@ -14,15 +14,20 @@ import io.fffs.datanode.store.WriteResult;
 import java.nio.ByteBuffer;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** A store whose writes take at least {@code delayMicros} and that records the largest number of concurrent writes. */
+/**
+ * A store whose writes take at least {@code delayMicros}, wait while it is {@link #hold() held}, and that records the
+ * largest number of concurrent writes.
+ */
 final class SlowStore implements BlockStore {
   private final BlockStore store;
   private final long delayMicros;
   private final AtomicInteger inside = new AtomicInteger();
   final AtomicInteger maxConcurrentWrites = new AtomicInteger();
+  private volatile CountDownLatch gate = new CountDownLatch(0);
 
   SlowStore(BlockStore store, long delayMicros) {
     this.store = store;
@@ -33,6 +38,7 @@ final class SlowStore implements BlockStore {
   public WriteResult write(long blockId, long offset, ByteBuffer data, WriteOptions options) throws FffsException {
     maxConcurrentWrites.accumulateAndGet(inside.incrementAndGet(), Math::max);
     try {
+      awaitGate();
       long until = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(delayMicros);
       while (System.nanoTime() < until) {
         Thread.onSpinWait();
@@ -40,6 +46,24 @@ final class SlowStore implements BlockStore {
       return store.write(blockId, offset, data, options);
     } finally {
       inside.decrementAndGet();
+    }
+  }
+
+  /** Writes wait from now until {@link #open()}. */
+  void hold() {
+    gate = new CountDownLatch(1);
+  }
+
+  void open() {
+    gate.countDown();
+  }
+
+  private void awaitGate() {
+    try {
+      gate.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while the store was held", e);
     }
   }
 
