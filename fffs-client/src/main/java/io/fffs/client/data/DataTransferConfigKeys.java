@@ -45,6 +45,17 @@ public final class DataTransferConfigKeys {
   public static final String WRITE_PACKET_SIZE_KEY = "fffs.client.write.packet-size";
   public static final long WRITE_PACKET_SIZE_DEFAULT = 128 * 1024;
 
+  /**
+   * Bytes of queued packets a TCP block writer sends with one flush (at least one packet): packets wait in the
+   * client until this many are queued, the window is full, or {@code hflush}, {@code hsync} or {@code close} asks
+   * (latency mode sends each at once). At 64 KiB packets a flush per packet made half of the TCP segments
+   * 600-byte tails (each packet is 64 KiB of data plus its header and chunk CRCs); with 256 KiB per flush the
+   * client's event loop took about a fifth less CPU per byte and writes ran at 0.61–0.80 GB/s against 0.48–0.74
+   * (medians of six interleaved runs each: 0.67 against 0.56). Not used by UCX, whose requests carry no data.
+   */
+  public static final String WRITE_FLUSH_BYTES_KEY = "fffs.client.write.flush-bytes";
+  public static final long WRITE_FLUSH_BYTES_DEFAULT = 256 * 1024;
+
   /** Latency mode: {@code TCP_NODELAY} and every packet flushed at once (else packets are batched per flush). */
   public static final String LATENCY_MODE_KEY = "fffs.client.latency-mode";
   public static final boolean LATENCY_MODE_DEFAULT = false;
@@ -133,6 +144,16 @@ public final class DataTransferConfigKeys {
           + " (" + MAX_FRAME_SIZE_KEY + " minus header room), got " + conf.get(WRITE_PACKET_SIZE_KEY));
     }
     return (int) size;
+  }
+
+  /** {@link #WRITE_FLUSH_BYTES_KEY}, and never less than one packet of {@link #writePacketSize}. */
+  public static int writeFlushBytes(Configuration conf) {
+    long bytes = conf.getLongBytes(WRITE_FLUSH_BYTES_KEY, WRITE_FLUSH_BYTES_DEFAULT);
+    if (bytes < 0 || bytes > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(WRITE_FLUSH_BYTES_KEY + " must be from 0 to 2 GiB, got "
+          + conf.get(WRITE_FLUSH_BYTES_KEY));
+    }
+    return (int) Math.max(bytes, writePacketSize(conf));
   }
 
   /** At least one 512-byte chunk, at most {@link #maxPayload}. */

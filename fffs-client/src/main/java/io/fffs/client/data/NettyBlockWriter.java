@@ -21,15 +21,15 @@ import java.util.concurrent.CompletableFuture;
 /**
  * {@link BlockWriter} over one leased {@link DataConnection}: data is cut into packets of at most
  * {@code fffs.client.write.packet-size}, each with a CRC32C per 512-byte chunk, and up to
- * {@code fffs.client.write.window} packets are in flight. Acks come back in order on the event loop; each one's HLCs
- * are observed into the client clock and frees a window slot. The first failure is kept and thrown by the next
- * call; the DataNode refuses the stream's packets after a failed one ({@code streamId}), so nothing after a failure
- * is applied.
+ * {@link DataTransferConfigKeys#writeWindow} packets are in flight. Acks come back in order on the event loop; each
+ * one's HLCs are observed into the client clock and frees a window slot. The first failure is kept and thrown by the
+ * next call; the DataNode refuses the stream's packets after a failed one ({@code streamId}), so nothing after a
+ * failure is applied.
  *
- * <p>In latency mode every packet is flushed to the socket at once; otherwise packets are flushed once a packet's
- * worth of bytes is queued, when the window is full, and by {@link #flush()}, which asks the connection to flush
- * only when a packet is still held back (a flush from this thread is a task for the event loop, and may wake it).
- * Not thread-safe (one writer thread).
+ * <p>In latency mode every packet is flushed to the socket at once; otherwise packets are flushed once
+ * {@code fffs.client.write.flush-bytes} (at least a packet) are queued, when the window is full, and by
+ * {@link #flush()}, which asks the connection to flush only when a packet is still held back (a flush from this
+ * thread is a task for the event loop, and may wake it). Not thread-safe (one writer thread).
  */
 public final class NettyBlockWriter implements BlockWriter {
   private final ConnectionPool pool;
@@ -49,7 +49,8 @@ public final class NettyBlockWriter implements BlockWriter {
   private boolean closed;
 
   NettyBlockWriter(ConnectionPool pool, DataConnection connection, HybridLogicalClock clock, long blockId,
-      BlockToken token, WriteOptions options, long streamId, int window, int packetSize, boolean latencyMode, long timeoutMillis) {
+      BlockToken token, WriteOptions options, long streamId, int window, int packetSize, int flushBytes,
+      boolean latencyMode, long timeoutMillis) {
     this.pool = pool;
     this.connection = connection;
     this.clock = clock;
@@ -59,7 +60,7 @@ public final class NettyBlockWriter implements BlockWriter {
     this.streamId = streamId;
     this.packetSize = packetSize;
     this.timeoutMillis = timeoutMillis;
-    this.window = new WriteWindow(window, packetSize, latencyMode, timeoutMillis, "DataNode " + connection.address(),
+    this.window = new WriteWindow(window, flushBytes, latencyMode, timeoutMillis, "DataNode " + connection.address(),
         "write of block " + blockId);
   }
 

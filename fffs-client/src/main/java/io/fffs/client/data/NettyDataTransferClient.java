@@ -46,6 +46,7 @@ public final class NettyDataTransferClient implements DataTransferClient {
   private final ConnectionPool pool;
   private final int window;
   private final int packetSize;
+  private final int flushBytes;
   private final int readRequestSize;
   private final int readsInFlight;
   private final boolean latencyMode;
@@ -64,6 +65,7 @@ public final class NettyDataTransferClient implements DataTransferClient {
     this.clock = clientClock;
     this.window = DataTransferConfigKeys.writeWindow(conf);
     this.packetSize = DataTransferConfigKeys.writePacketSize(conf);
+    this.flushBytes = DataTransferConfigKeys.writeFlushBytes(conf);
     this.readRequestSize = DataTransferConfigKeys.readRequestSize(conf);
     this.readsInFlight = DataTransferConfigKeys.readRequestsInFlight(conf);
     this.latencyMode = DataTransferConfigKeys.latencyMode(conf);
@@ -82,7 +84,7 @@ public final class NettyDataTransferClient implements DataTransferClient {
   public BlockWriter openWriter(DatanodeIdProto datanode, long blockId, BlockToken token, WriteOptions options)
       throws IOException {
     return new NettyBlockWriter(pool, pool.acquire(addressOf(datanode)), clock, blockId, token, options,
-        nextStreamId.getAndIncrement(), window, packetSize, latencyMode, timeoutMillis);
+        nextStreamId.getAndIncrement(), window, packetSize, flushBytes, latencyMode, timeoutMillis);
   }
 
   /**

@@ -7,8 +7,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The in-flight limit of a pipelined block writer and when it sends, whatever its transport: at most {@code slots}
- * writes unacknowledged; queued bytes are sent at once in latency mode, else once a packet's worth is queued, when
- * the window is full, and on flush. One writer thread takes slots; acknowledgements (any thread) give them back.
+ * writes unacknowledged; queued bytes are sent at once in latency mode, else once {@code sendBytes} are queued (a
+ * packet or more), when the window is full, and on flush. One writer thread takes slots; acknowledgements (any
+ * thread) give them back.
  */
 public final class WriteWindow {
   /** Sends what the transport has queued. */
@@ -18,7 +19,7 @@ public final class WriteWindow {
   }
 
   private final Semaphore slots;
-  private final int packetSize;
+  private final int sendBytes;
   private final boolean latencyMode;
   private final long timeoutMillis;
   private final String peer;
@@ -32,9 +33,9 @@ public final class WriteWindow {
    * @param peer names the DataNode in a timeout message, e.g. "DataNode 127.0.0.1:9866"
    * @param what names one write in messages, e.g. "write of block 7"
    */
-  public WriteWindow(int slots, int packetSize, boolean latencyMode, long timeoutMillis, String peer, String what) {
+  public WriteWindow(int slots, int sendBytes, boolean latencyMode, long timeoutMillis, String peer, String what) {
     this.slots = new Semaphore(slots);
-    this.packetSize = packetSize;
+    this.sendBytes = sendBytes;
     this.latencyMode = latencyMode;
     this.timeoutMillis = timeoutMillis;
     this.peer = peer;
@@ -44,7 +45,7 @@ public final class WriteWindow {
   /** Counts {@code bytes} queued for sending; true when they (and what is queued before them) go out now. */
   public boolean queued(int bytes) {
     unflushedBytes += bytes;
-    if (latencyMode || unflushedBytes >= packetSize) {
+    if (latencyMode || unflushedBytes >= sendBytes) {
       flushed();
       return true;
     }

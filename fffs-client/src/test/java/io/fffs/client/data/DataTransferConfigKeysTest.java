@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 
-/** The write window: packets in flight from {@code fffs.client.write.window} and {@code ...window.bytes}. */
+/**
+ * The write window (packets in flight, from {@code fffs.client.write.window} and {@code ...window.bytes}) and the
+ * bytes sent per flush ({@code fffs.client.write.flush-bytes}).
+ */
 class DataTransferConfigKeysTest {
   private static int window(String packetSize, String windowBytes, int windowPackets) {
     Configuration conf = new Configuration(false);
@@ -50,5 +53,21 @@ class DataTransferConfigKeysTest {
     conf.setInt(DataTransferConfigKeys.WRITE_WINDOW_KEY, 0);
     assertThatThrownBy(() -> DataTransferConfigKeys.writeWindow(conf)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(DataTransferConfigKeys.WRITE_WINDOW_KEY);
+  }
+
+  @Test
+  void flushBytesAreAtLeastOnePacket() {
+    Configuration conf = new Configuration(false);
+    conf.set(DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, "64k");
+    assertThat(DataTransferConfigKeys.writeFlushBytes(conf)).isEqualTo(256 << 10);
+    conf.set(DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, "1m");
+    assertThat(DataTransferConfigKeys.writeFlushBytes(conf)).isEqualTo(1 << 20);
+    conf.set(DataTransferConfigKeys.WRITE_FLUSH_BYTES_KEY, "0");
+    conf.set(DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, "4k");
+    assertThat(DataTransferConfigKeys.writeFlushBytes(conf)).isEqualTo(4 << 10);
+    conf.set(DataTransferConfigKeys.WRITE_FLUSH_BYTES_KEY, "-5");
+    assertThatThrownBy(() -> DataTransferConfigKeys.writeFlushBytes(conf))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(DataTransferConfigKeys.WRITE_FLUSH_BYTES_KEY);
   }
 }

@@ -14,6 +14,7 @@ import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.datanode.store.MultiLogBlockStore;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Random;
@@ -22,15 +23,17 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * How many packets a block writer keeps in flight. The DataNode's store is held, so no write is applied and no ack
- * comes back: a writer of 64 KiB packets gets every packet of {@code fffs.client.write.window.bytes} (8 MiB by
- * default) out before it waits, and only {@code fffs.client.write.window} (16) with the bytes window off. Once the
- * store is let go, every byte lands in order.
+ * How a TCP block writer paces its packets, with 64 KiB packets. In flight: with the DataNode's store held (no write
+ * applied, no ack), the writer gets every packet of {@code fffs.client.write.window.bytes} (8 MiB by default) out
+ * before it waits, and only {@code fffs.client.write.window} (16) with the bytes window off; once the store is let
+ * go, every byte lands in order. Sent: packets wait in the client until {@code fffs.client.write.flush-bytes}
+ * (256 KiB by default) are queued or the writer flushes.
  */
 class WriteWindowTest {
   private static final int PACKET = 64 << 10;
@@ -50,31 +53,41 @@ class WriteWindowTest {
     assertThat(writesReturnedWhileHeld(0L)).isEqualTo(DataTransferConfigKeys.WRITE_WINDOW_DEFAULT);
   }
 
+  @Test
+  void packetsAreSentOnceFlushBytesAreQueuedOrOnFlush() throws Exception {
+    assertThat(DataTransferConfigKeys.WRITE_FLUSH_BYTES_DEFAULT).isEqualTo(4 * PACKET);
+    try (Rig rig = new Rig(dir, null)) {
+      byte[] data = randomBytes(new Random(3), 9 * PACKET);
+      LongSupplier applied = rig.server.stats().writes::sum;
+      try (BlockWriter writer = rig.client.openWriter(rig.dn, 1, new WriteOptions(16 << 20, null))) {
+        for (int i = 0; i < 7; i++) {
+          writer.write((long) i * PACKET, ByteBuffer.wrap(data, i * PACKET, PACKET));
+          if (i == 3) {
+            awaitAtLeast(applied, 4);
+          }
+        }
+        Thread.sleep(300);  // packets 5 to 7 would arrive meanwhile if each were sent on its own
+        assertThat(applied.getAsLong()).isEqualTo(4);
+        assertThat(writer.flush()).isEqualTo(7L * PACKET);
+        assertThat(applied.getAsLong()).isEqualTo(7);
+        writer.write(7L * PACKET, ByteBuffer.wrap(data, 7 * PACKET, 2 * PACKET));  // two packets, one flush
+        assertThat(writer.flush()).isEqualTo(data.length);
+      }
+      assertThat(read(rig.client, rig.dn, 1, 0, data.length, TimeSpec.latest())).isEqualTo(data);
+    }
+  }
+
   /** Writes {@link #PACKETS} packets with the store held; the count of write calls that returned meanwhile. */
   private int writesReturnedWhileHeld(Long windowBytes) throws Exception {
-    try (DataNodeFixture f = new DataNodeFixture(dir)) {
-      Configuration conf = f.conf;
-      conf.setInt(DataServer.INLINE_WRITE_MAX_KEY, 0);
-      conf.unset(DataTransferConfigKeys.WRITE_WINDOW_KEY);
-      conf.setInt(DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, PACKET);
-      if (windowBytes != null) {
-        conf.setLong(DataTransferConfigKeys.WRITE_WINDOW_BYTES_KEY, windowBytes);
-      }
-      int window = DataTransferConfigKeys.writeWindow(conf);
-      HybridLogicalClock clock = new HybridLogicalClock(PhysicalClock.system(), conf);
-      SlowStore store = new SlowStore(MultiLogBlockStore.open(conf, clock), 0);
-      store.hold();
+    try (Rig rig = new Rig(dir, windowBytes)) {
+      int window = DataTransferConfigKeys.writeWindow(rig.conf);
+      rig.store.hold();
       byte[] data = randomBytes(new Random(7), PACKETS * PACKET);
       AtomicInteger returned = new AtomicInteger();
       ExecutorService pool = Executors.newSingleThreadExecutor();
-      try (DataServer server = DataServer.start(conf, store, clock, () -> null, (block, length) -> { },
-          new BlockTokenVerifier(false, PhysicalClock.system()));
-          NettyDataTransferClient client = new NettyDataTransferClient(conf,
-              new HybridLogicalClock(PhysicalClock.system(), conf))) {
-        DatanodeIdProto dn = DatanodeIdProto.newBuilder().setDatanodeUuid("test").setHost("127.0.0.1")
-            .setDataPort(server.address().getPort()).setIpcPort(0).build();
+      try {
         Future<Long> written = pool.submit(() -> {
-          try (BlockWriter writer = client.openWriter(dn, 1, new WriteOptions(16 << 20, null))) {
+          try (BlockWriter writer = rig.client.openWriter(rig.dn, 1, new WriteOptions(16 << 20, null))) {
             for (int at = 0; at < data.length; at += PACKET) {
               writer.write(at, ByteBuffer.wrap(data, at, PACKET));
               returned.incrementAndGet();
@@ -82,18 +95,57 @@ class WriteWindowTest {
             return writer.flush();
           }
         });
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (returned.get() < Math.min(window, PACKETS) && System.nanoTime() < deadline) {
-          Thread.sleep(10);
-        }
+        awaitAtLeast(returned::get, Math.min(window, PACKETS));
         Thread.sleep(300);  // a writer with a larger window than it should have would send more meanwhile
         int whileHeld = returned.get();
-        store.open();
+        rig.store.open();
         assertThat(written.get(60, TimeUnit.SECONDS)).isEqualTo(data.length);
-        assertThat(read(client, dn, 1, 0, data.length, TimeSpec.latest())).isEqualTo(data);
+        assertThat(read(rig.client, rig.dn, 1, 0, data.length, TimeSpec.latest())).isEqualTo(data);
         return whileHeld;
       } finally {
         pool.shutdownNow();
+      }
+    }
+  }
+
+  private static void awaitAtLeast(LongSupplier value, long atLeast) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (value.getAsLong() < atLeast && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+  }
+
+  /** A DataServer over a {@link SlowStore} (writes through the ring) and a TCP client of 64 KiB packets. */
+  private static final class Rig implements AutoCloseable {
+    final DataNodeFixture fixture;
+    final Configuration conf;
+    final SlowStore store;
+    final DataServer server;
+    final NettyDataTransferClient client;
+    final DatanodeIdProto dn;
+
+    Rig(Path dir, Long windowBytes) throws IOException {
+      fixture = new DataNodeFixture(dir);
+      conf = fixture.conf;
+      conf.setInt(DataServer.INLINE_WRITE_MAX_KEY, 0);
+      conf.unset(DataTransferConfigKeys.WRITE_WINDOW_KEY);
+      conf.setInt(DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, PACKET);
+      if (windowBytes != null) {
+        conf.setLong(DataTransferConfigKeys.WRITE_WINDOW_BYTES_KEY, windowBytes);
+      }
+      HybridLogicalClock clock = new HybridLogicalClock(PhysicalClock.system(), conf);
+      store = new SlowStore(MultiLogBlockStore.open(conf, clock), 0);
+      server = DataServer.start(conf, store, clock, () -> null, (block, length) -> { },
+          new BlockTokenVerifier(false, PhysicalClock.system()));
+      client = new NettyDataTransferClient(conf, new HybridLogicalClock(PhysicalClock.system(), conf));
+      dn = DatanodeIdProto.newBuilder().setDatanodeUuid("test").setHost("127.0.0.1")
+          .setDataPort(server.address().getPort()).setIpcPort(0).build();
+    }
+
+    @Override
+    public void close() throws Exception {
+      store.open();
+      try (fixture; server; client) {
         store.close();
       }
     }
