@@ -20,6 +20,8 @@ import org.knowm.xchart.XYChart;
  * reads 2 GiB unmeasured (16 MiB quick). FFFS runs with persistence on (the default); after each system's turn its
  * persistence is let go quiet, so that a write starts with an idle disk thread, and the bytes its persistence had
  * not yet written when {@code close()} returned are recorded (they are still being written during the 1st read).
+ * After each HDFS turn the page cache's dirty pages (HDFS's block files) are written out ({@link DirtyPages}) for
+ * the same reason: before session 7 the write after an HDFS turn ran during HDFS's writeback.
  *
  * <p>Each system — its cluster and its client — runs in a JVM of its own ({@link ChildFileSide}), as a DataNode
  * and a Hadoop job do; this JVM only drives them and measures the socket. Measured with both in one JVM, the JIT's
@@ -129,6 +131,9 @@ final class ThroughputBenchmark implements EndToEndBenchmark.Run {
         Progress.say("%s: %s write %.3f GB/s, 1st read %.3f, 2nd read %.3f", size(packet), side.name(), r[0], r[1],
             r[2]);
         double waited = fffs.awaitQuiet();
+        if (!doFffs) {
+          Progress.say("  HDFS: its dirty pages written out in %.1f s", DirtyPages.writeOut());
+        }
         if (doFffs) {
           unpersisted += Math.max(0, fileSize - persistedDuringWrite);
           Progress.say("  FFFS: %.0f MiB of the file not yet persisted when close() returned; persistence quiet"
