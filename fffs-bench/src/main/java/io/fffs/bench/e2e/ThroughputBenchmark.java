@@ -21,7 +21,7 @@ import org.knowm.xchart.XYChart;
  * persistence is let go quiet, so that a write starts with an idle disk thread, and the bytes its persistence had
  * not yet written when {@code close()} returned are recorded (they are still being written during the 1st read).
  * After each HDFS turn the page cache's dirty pages (HDFS's block files) are written out ({@link DirtyPages}) for
- * the same reason: before session 7 the write after an HDFS turn ran during HDFS's writeback.
+ * the same reason: else the write after an HDFS turn runs during HDFS's writeback.
  *
  * <p>Each system — its cluster and its client — runs in a JVM of its own ({@link ChildFileSide}), as a DataNode
  * and a Hadoop job do; this JVM only drives them and measures the socket. Measured with both in one JVM, the JIT's
@@ -133,8 +133,7 @@ final class ThroughputBenchmark implements EndToEndBenchmark.Run {
         double waited = fffs.awaitQuiet();
         if (!doFffs) {
           Progress.say("  HDFS: its dirty pages written out in %.1f s", DirtyPages.writeOut());
-        }
-        if (doFffs) {
+        } else {
           unpersisted += Math.max(0, fileSize - persistedDuringWrite);
           Progress.say("  FFFS: %.0f MiB of the file not yet persisted when close() returned; persistence quiet"
               + " %.1f s after the 2nd read", Math.max(0, fileSize - persistedDuringWrite) / 1048576.0, waited);
