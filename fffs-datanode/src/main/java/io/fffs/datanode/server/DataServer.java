@@ -55,11 +55,12 @@ public final class DataServer implements java.io.Closeable {
   /**
    * Socket reads of a connection are sized between these (Netty's adaptive guess: larger after reads that filled
    * their buffer, smaller after short ones). Frames are sliced out of the reads as they are (composite cumulation),
-   * so a WRITE payload that lies within one read reaches the store without a copy, and one that spans reads is
-   * copied once ({@link RequestHandler}). Before, reads were capped at Netty's default 64 KiB and merged into one
-   * growing buffer, so every 64 KiB packet spanned two reads and was copied, often more than once as the buffer
-   * grew. Measured with a client streaming 64 KiB packets: a third of the payloads are copied now, and the event
-   * loop's CPU per GiB fell from 0.60–0.71 s (4 runs) to 0.52–0.64 s (10 runs; noisy machine).
+   * so a WRITE payload's only copy is the store's, into the arena: from its one read, or piece by piece from the
+   * reads it spans ({@link PayloadWrite}; such payloads used to be merged into a buffer of their own on the event
+   * loop first). Before that, reads were capped at Netty's default 64 KiB and merged into one growing buffer, so
+   * every 64 KiB packet spanned two reads and was copied, often more than once as the buffer grew. Measured with a
+   * client streaming 64 KiB packets then: a third of the payloads spanned reads, and the event loop's CPU per GiB
+   * fell from 0.60–0.71 s (4 runs) to 0.52–0.64 s (10 runs; noisy machine).
    */
   private static final int MIN_READ_BYTES = 64;
   private static final int INITIAL_READ_BYTES = 64 * 1024;

@@ -10,7 +10,12 @@ public final class DataServerStats {
   public final LongAdder writeBytes = new LongAdder();
   /** Of those applied or refused, the ones an idle event loop applied itself instead of the store writer. */
   public final LongAdder writesInline = new LongAdder();
-  /** WRITE payloads that spanned socket reads and were copied into one buffer (the others were not copied). */
+  /**
+   * WRITE payloads that spanned socket reads, so went to the store in pieces (into reserved arena pages, no copy of
+   * their own; {@link PayloadWrite}).
+   */
+  public final LongAdder writePayloadsGathered = new LongAdder();
+  /** Of those, the ones merged into one buffer first because the store cannot reserve pages. */
   public final LongAdder writePayloadsCopied = new LongAdder();
   /** WRITE requests refused (bad CRC, store error, unhealthy node, skewed clock, earlier failure of the stream). */
   public final LongAdder writesRefused = new LongAdder();

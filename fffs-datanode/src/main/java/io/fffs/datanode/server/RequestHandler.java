@@ -51,8 +51,9 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
     FffsException denied = accessDenied(request);
     switch (request.getOp()) {
       case WRITE:
-        ByteBuf payload = contiguous(frame.payload(), ctx, stats);
-        int[] crcs = denied == null && request.hasWrite() ? ChunkChecksums.of(payload.nioBuffer()) : null;
+        // The payload stays the slice of the socket reads it arrived in, in one piece or several (PayloadWrite).
+        ByteBuf payload = frame.payload();
+        int[] crcs = denied == null && request.hasWrite() ? ChunkChecksums.of(payload.nioBuffers()) : null;
         FffsException refusal = denied != null ? denied : verify(request, crcs, payload, ctx);
         connection.submit(new WriteTask(connection, request.getCallId(), request.getHlc(), request.getWrite(),
             payload, refusal == null ? crcs : null, refusal));
@@ -64,26 +65,6 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
         } else {
           queries.submit(ctx.channel(), request);
         }
-    }
-  }
-
-  /**
-   * The payload as one buffer, as the checksum and the store take it: as it is when it lies in one socket read
-   * (about two thirds of 64 KiB packets in a stream, see {@link DataServer}), else copied once into a buffer of its
-   * own.
-   */
-  private static ByteBuf contiguous(ByteBuf payload, ChannelHandlerContext ctx, DataServerStats stats) {
-    // Not nioBufferCount(): a slice answers it for the whole buffer it slices, not for its own range.
-    if (payload.nioBuffers().length <= 1) {
-      return payload;
-    }
-    stats.writePayloadsCopied.increment();
-    try {
-      ByteBuf copy = ctx.alloc().directBuffer(payload.readableBytes());
-      copy.writeBytes(payload, payload.readerIndex(), payload.readableBytes());
-      return copy;
-    } finally {
-      payload.release();
     }
   }
 

@@ -222,8 +222,8 @@ final class StoreWriter {
       check(task);
       clock.merge(HlcTimestamp.fromProto(task.hlc()));
       String plugin = request.hasUserTimePlugin() ? request.getUserTimePlugin() : null;
-      WriteResult result = store.write(request.getBlockId(), request.getOffset(), task.payload().nioBuffer(),
-          new WriteOptions(request.getBlockSize(), plugin, task.chunkCrcs()));
+      WriteResult result = PayloadWrite.apply(store, request.getBlockId(), request.getOffset(), task.payload(),
+          new WriteOptions(request.getBlockSize(), plugin, task.chunkCrcs()), stats);
       stats.writes.increment();
       stats.writeBytes.add(task.payload().readableBytes());
       listener.written(request.getBlockId(), result.blockLength());

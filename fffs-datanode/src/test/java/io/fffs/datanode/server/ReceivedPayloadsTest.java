@@ -1,5 +1,6 @@
 package io.fffs.datanode.server;
 
+import static io.fffs.datanode.server.DataPathTest.read;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fffs.client.data.BlockWriter;
@@ -16,9 +17,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The data server slices WRITE payloads out of its socket reads as they are; only a payload that spans two reads is
- * copied into a buffer of its own ({@link DataServerStats#writePayloadsCopied}). Either way the block must hold
- * exactly the bytes written.
+ * The data server slices WRITE payloads out of its socket reads as they are; a payload that spans reads goes to the
+ * store in pieces ({@link DataServerStats#writePayloadsGathered}), copied straight into reserved arena pages, or,
+ * for a store that cannot reserve pages, merged into one buffer first ({@link DataServerStats#writePayloadsCopied}).
+ * Every way, the block must hold exactly the bytes written.
  */
 class ReceivedPayloadsTest {
   @TempDir
@@ -33,20 +35,51 @@ class ReceivedPayloadsTest {
       DataServerStats stats = f.datanode.serverStats();
       assertThat(stats.writes.sum()).isEqualTo(writes);
       // Eight packets go out per flush (the fixture's window); a read holds several whole frames.
-      assertThat(stats.writePayloadsCopied.sum()).as("payloads copied").isLessThan(writes / 2);
+      assertThat(stats.writePayloadsGathered.sum()).as("payloads in pieces").isLessThan(writes / 2);
+      assertThat(stats.writePayloadsCopied.sum()).isZero();
     }
   }
 
   @Test
-  void aPayloadLargerThanTheLargestSocketReadIsCopiedOnceAndArrivesWhole() throws Exception {
+  void payloadsLargerThanTheLargestSocketReadGoInPiecesIntoReservedPagesAndArriveWhole() throws Exception {
     try (DataNodeFixture f = new DataNodeFixture(dir).start()) {
-      int size = 3 << 19;  // 1.5 MiB: more than one socket read takes (1 MiB)
+      // 1.5 MiB packets, more than one socket read takes (1 MiB); three of them, the second starting mid-page and
+      // the third overwriting part of the first two, so that pieces meet page edges at every offset.
+      int size = 3 << 19;
       Configuration clientConf = new Configuration(f.conf);
       clientConf.setLong(DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, size);
-      writeAndCheck(f, f.client(clientConf), 301, bytes(size, 2), size);
+      NettyDataTransferClient client = f.client(clientConf);
+      DatanodeIdProto dn = f.datanode.datanodeId();
+      byte[] expected = bytes(2 * size + 1000, 2);
+      byte[] over = bytes(size, 3);
+      try (BlockWriter writer = client.openWriter(dn, 301, new WriteOptions(8 << 20, null))) {
+        writer.write(0, ByteBuffer.wrap(expected, 0, size + 1000));
+        writer.write(size + 1000, ByteBuffer.wrap(expected, size + 1000, size));
+        writer.write(777, ByteBuffer.wrap(over));
+        assertThat(writer.flush()).isEqualTo(expected.length);
+      }
+      System.arraycopy(over, 0, expected, 777, size);
+      assertThat(read(client, dn, 301, 0, expected.length, TimeSpec.latest())).isEqualTo(expected);
       DataServerStats stats = f.datanode.serverStats();
-      assertThat(stats.writes.sum()).isEqualTo(1);
-      assertThat(stats.writePayloadsCopied.sum()).isEqualTo(1);
+      assertThat(stats.writes.sum()).isEqualTo(4);  // the first call's last 1000 bytes are a packet of their own
+      assertThat(stats.writePayloadsGathered.sum()).isBetween(3L, 4L);
+      assertThat(stats.writePayloadsCopied.sum()).isZero();
+    }
+  }
+
+  @Test
+  void aStoreThatCannotReservePagesGetsSuchAPayloadMergedIntoOneBuffer() throws Exception {
+    int size = 3 << 19;
+    try (SlowStoreServer rig = new SlowStoreServer(dir,
+        conf -> conf.setLong(DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, size))) {
+      byte[] data = bytes(size, 4);
+      try (BlockWriter writer = rig.client.openWriter(rig.dn, 302, new WriteOptions(4 << 20, null))) {
+        writer.write(0, ByteBuffer.wrap(data));
+        assertThat(writer.flush()).isEqualTo(size);
+      }
+      assertThat(read(rig.client, rig.dn, 302, 0, size, TimeSpec.latest())).isEqualTo(data);
+      assertThat(rig.server.stats().writePayloadsGathered.sum()).isEqualTo(1);
+      assertThat(rig.server.stats().writePayloadsCopied.sum()).isEqualTo(1);
     }
   }
 
@@ -59,9 +92,7 @@ class ReceivedPayloadsTest {
       }
       assertThat(writer.flush()).isEqualTo(data.length);
     }
-    ByteBuffer read = ByteBuffer.allocate(data.length);
-    assertThat(f.client().read(dn, blockId, 0, read, TimeSpec.latest()).bytesRead()).isEqualTo(data.length);
-    assertThat(read.array()).isEqualTo(data);
+    assertThat(read(f.client(), dn, blockId, 0, data.length, TimeSpec.latest())).isEqualTo(data);
   }
 
   private static byte[] bytes(int size, long seed) {

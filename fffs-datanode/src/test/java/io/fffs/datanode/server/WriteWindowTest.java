@@ -6,14 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fffs.client.data.BlockWriter;
 import io.fffs.client.data.DataTransferConfigKeys;
-import io.fffs.client.data.NettyDataTransferClient;
 import io.fffs.client.data.WriteOptions;
-import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
-import io.fffs.common.security.BlockTokenVerifier;
-import io.fffs.common.time.HybridLogicalClock;
-import io.fffs.common.time.PhysicalClock;
 import io.fffs.common.time.TimeSpec;
-import io.fffs.datanode.store.MultiLogBlockStore;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -24,7 +18,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
-import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -56,7 +49,7 @@ class WriteWindowTest {
   @Test
   void packetsAreSentOnceFlushBytesAreQueuedOrOnFlush() throws Exception {
     assertThat(DataTransferConfigKeys.WRITE_FLUSH_BYTES_DEFAULT).isEqualTo(4 * PACKET);
-    try (Rig rig = new Rig(dir, null)) {
+    try (SlowStoreServer rig = rig(dir, null)) {
       byte[] data = randomBytes(new Random(3), 9 * PACKET);
       LongSupplier applied = rig.server.stats().writes::sum;
       try (BlockWriter writer = rig.client.openWriter(rig.dn, 1, new WriteOptions(16 << 20, null))) {
@@ -79,7 +72,7 @@ class WriteWindowTest {
 
   /** Writes {@link #PACKETS} packets with the store held; the count of write calls that returned meanwhile. */
   private int writesReturnedWhileHeld(Long windowBytes) throws Exception {
-    try (Rig rig = new Rig(dir, windowBytes)) {
+    try (SlowStoreServer rig = rig(dir, windowBytes)) {
       int window = DataTransferConfigKeys.writeWindow(rig.conf);
       rig.store.hold();
       byte[] data = randomBytes(new Random(7), PACKETS * PACKET);
@@ -115,39 +108,14 @@ class WriteWindowTest {
     }
   }
 
-  /** A DataServer over a {@link SlowStore} (writes through the ring) and a TCP client of 64 KiB packets. */
-  private static final class Rig implements AutoCloseable {
-    final DataNodeFixture fixture;
-    final Configuration conf;
-    final SlowStore store;
-    final DataServer server;
-    final NettyDataTransferClient client;
-    final DatanodeIdProto dn;
-
-    Rig(Path dir, Long windowBytes) throws IOException {
-      fixture = new DataNodeFixture(dir);
-      conf = fixture.conf;
-      conf.setInt(DataServer.INLINE_WRITE_MAX_KEY, 0);
+  /** A server over a store that can be held, a client of 64 KiB packets, the window bytes given (null: default). */
+  private static SlowStoreServer rig(Path dir, Long windowBytes) throws IOException {
+    return new SlowStoreServer(dir, conf -> {
       conf.unset(DataTransferConfigKeys.WRITE_WINDOW_KEY);
       conf.setInt(DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, PACKET);
       if (windowBytes != null) {
         conf.setLong(DataTransferConfigKeys.WRITE_WINDOW_BYTES_KEY, windowBytes);
       }
-      HybridLogicalClock clock = new HybridLogicalClock(PhysicalClock.system(), conf);
-      store = new SlowStore(MultiLogBlockStore.open(conf, clock), 0);
-      server = DataServer.start(conf, store, clock, () -> null, (block, length) -> { },
-          new BlockTokenVerifier(false, PhysicalClock.system()));
-      client = new NettyDataTransferClient(conf, new HybridLogicalClock(PhysicalClock.system(), conf));
-      dn = DatanodeIdProto.newBuilder().setDatanodeUuid("test").setHost("127.0.0.1")
-          .setDataPort(server.address().getPort()).setIpcPort(0).build();
-    }
-
-    @Override
-    public void close() throws Exception {
-      store.open();
-      try (fixture; server; client) {
-        store.close();
-      }
-    }
+    });
   }
 }

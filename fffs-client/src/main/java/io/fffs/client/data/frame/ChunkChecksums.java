@@ -34,6 +34,19 @@ public final class ChunkChecksums {
     return sums.finish();
   }
 
+  /** The checksums of a payload held in {@code pieces}, in order (each from position to limit; none is moved). */
+  public static int[] of(ByteBuffer[] pieces) {
+    long total = 0;
+    for (ByteBuffer piece : pieces) {
+      total += piece.remaining();
+    }
+    ChunkChecksums sums = new ChunkChecksums(total);
+    for (ByteBuffer piece : pieces) {
+      sums.update(piece.duplicate());
+    }
+    return sums.finish();
+  }
+
   /** Adds the next bytes of the payload (position to limit; the position advances to the limit). */
   public void update(ByteBuffer bytes) {
     while (bytes.hasRemaining()) {
