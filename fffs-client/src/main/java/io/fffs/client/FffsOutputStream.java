@@ -102,6 +102,14 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       if (packetLength == packet.length) {
         sendPacket();
       }
+      if (packetLength == 0 && len >= packet.length) {
+        // A whole packet lies in the caller's array: it goes out from there (a block writer copies what it sends
+        // before it returns) instead of through the packet buffer, one pass over the bytes fewer.
+        send(b, off, packet.length);
+        off += packet.length;
+        len -= packet.length;
+        continue;
+      }
       int n = Math.min(len, packet.length - packetLength);
       System.arraycopy(b, off, packet, packetLength, n);
       packetLength += n;
@@ -134,19 +142,24 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   }
 
   private void sendPacket() throws IOException {
+    send(packet, 0, packetLength);
+    packetLength = 0;
+  }
+
+  /** Sends {@code count} bytes of {@code bytes} from {@code from} at the write position, split at block ends. */
+  private void send(byte[] bytes, int from, int count) throws IOException {
     int sent = 0;
-    while (sent < packetLength) {
+    while (sent < count) {
       long at = packetStart + sent;
       int index = (int) (at / blockSize);
       long inBlock = at - index * blockSize;
-      int n = (int) Math.min(packetLength - sent, blockSize - inBlock);
+      int n = (int) Math.min(count - sent, blockSize - inBlock);
       BlockWriter writer = writerFor(index);
-      writer.write(inBlock, ByteBuffer.wrap(packet, sent, n));
+      writer.write(inBlock, ByteBuffer.wrap(bytes, from + sent, n));
       unsynced.add(blockIds.get(index));
       sent += n;
     }
-    packetStart += packetLength;
-    packetLength = 0;
+    packetStart += count;
     length = Math.max(length, packetStart);
   }
 

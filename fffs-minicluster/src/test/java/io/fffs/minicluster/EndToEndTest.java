@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fffs.client.FffsDataOutputStream;
 import io.fffs.client.FileVersion;
 import io.fffs.client.FreezeFrameFileSystem;
+import io.fffs.client.data.DataTransferConfigKeys;
 import io.fffs.client.errors.CodedException;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
@@ -21,6 +22,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import java.util.stream.Collectors;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
@@ -155,6 +157,36 @@ class EndToEndTest {
       in.readFully(data.length - 2, tail);
       assertThat(tail).containsExactly(data[data.length - 2], data[data.length - 1], 1, 2, 3);
     }
+  }
+
+  /**
+   * Write calls of every shape around the packet size: bytes left in the packet buffer, then calls that hold whole
+   * packets (sent from the caller's array, not through the buffer) from unaligned offsets of a larger array, across
+   * block ends; the caller reuses its array at once. The file holds every byte in order.
+   */
+  @Test
+  void writeCallsOfEveryShapeAroundThePacketSizeLandInOrder() throws Exception {
+    int packet = 4096;
+    Configuration conf = cluster.getConfiguration();
+    conf.setInt(DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, packet);
+    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/e2e/shapes.bin");
+    ByteArrayOutputStream expected = new ByteArrayOutputStream();
+    Random random = new Random(11);
+    int[] sizes = {100, packet, 3 * packet + 17, 1, packet - 1, packet, 5 * packet, 500_000, packet + 1, 2 * packet};
+    try (FileSystem client = FileSystem.newInstance(cluster.getURI(), conf);
+        FSDataOutputStream out = client.create(file, true)) {
+      byte[] array = new byte[600_000];
+      for (int round = 0; round < 4; round++) {
+        for (int size : sizes) {
+          random.nextBytes(array);
+          int offset = random.nextInt(array.length - size);
+          out.write(array, offset, size);
+          expected.write(array, offset, size);
+        }
+      }
+    }
+    assertThat(expected.size()).isGreaterThan(2 << 20);  // past two block ends (1 MiB blocks)
+    assertThat(read(fs, file)).isEqualTo(expected.toByteArray());
   }
 
   @Test

@@ -32,6 +32,9 @@ import java.util.concurrent.CompletableFuture;
  * thread is a task for the event loop, and may wake it). Not thread-safe (one writer thread).
  */
 public final class NettyBlockWriter implements BlockWriter {
+  /** Bytes copied and checksummed together (a multiple of the 512-byte chunk). */
+  static final int COPY_SLICE = 64 * 1024;
+
   private final ConnectionPool pool;
   private final DataConnection connection;
   private final HybridLogicalClock clock;
@@ -85,7 +88,8 @@ public final class NettyBlockWriter implements BlockWriter {
     int n = piece.remaining();
     WriteRequestProto.Builder write = WriteRequestProto.newBuilder().setBlockId(blockId).setOffset(offset)
         .setStreamId(streamId);
-    for (int crc : ChunkChecksums.of(piece)) {
+    ByteBuf payload = connection.alloc().directBuffer(n);
+    for (int crc : copyAndChecksum(piece, payload)) {
       write.addChunkCrcs(crc);
     }
     if (options.blockSize() > 0) {
@@ -94,8 +98,6 @@ public final class NettyBlockWriter implements BlockWriter {
     if (options.userTimePlugin() != null) {
       write.setUserTimePlugin(options.userTimePlugin());
     }
-    ByteBuf payload = connection.alloc().directBuffer(n);
-    payload.writeBytes(piece.duplicate());
     boolean flush = window.queued(n);
     RequestHeaderProto.Builder request = RequestHeaderProto.newBuilder();
     if (token != null) {
@@ -111,6 +113,21 @@ public final class NettyBlockWriter implements BlockWriter {
       }
       return null;
     });
+  }
+
+  /**
+   * Copies {@code piece} into {@code payload} and returns its chunk CRCs, {@value #COPY_SLICE} bytes at a time, so
+   * that the checksum reads bytes the copy has just brought into the cache. One pass over the whole packet and then
+   * another reads a packet larger than the core's L2 cache (2 MiB here) from memory twice.
+   */
+  private static int[] copyAndChecksum(ByteBuffer piece, ByteBuf payload) {
+    ChunkChecksums sums = new ChunkChecksums(piece.remaining());
+    for (int at = piece.position(); at < piece.limit(); at += COPY_SLICE) {
+      ByteBuffer slice = piece.slice(at, Math.min(COPY_SLICE, piece.limit() - at));
+      payload.writeBytes(slice.duplicate());
+      sums.update(slice);
+    }
+    return sums.finish();
   }
 
   private void onAck(Frame<ResponseHeaderProto> frame, Throwable error) {
