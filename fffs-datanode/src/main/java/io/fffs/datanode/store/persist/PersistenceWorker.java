@@ -245,7 +245,7 @@ final class PersistenceWorker implements Runnable {
       if (pagesInPlace) {
         int pad = writer.paddingBefore(SegmentFormat.PREFIX_BYTES);
         if (pad > 0) {
-          writer.stage(SegmentFormat.padding(pad));
+          writer.stagePadding(pad);
         }
       }
       locations[t] = SegmentFormat.location(writer.fileNumber(), writer.position());

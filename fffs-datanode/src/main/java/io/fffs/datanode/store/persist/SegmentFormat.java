@@ -176,9 +176,12 @@ public final class SegmentFormat {
     return gap == 0 || gap >= PAD_MIN_BYTES ? gap : gap + alignment;
   }
 
-  /** A padding record of {@code bytes} bytes (at least {@link #PAD_MIN_BYTES}). */
-  public static ByteBuffer padding(int bytes) {
-    ByteBuffer pad = ByteBuffer.allocate(bytes).order(ByteOrder.LITTLE_ENDIAN);
+  /**
+   * The first {@link #PAD_MIN_BYTES} bytes of a padding record of {@code bytes} bytes (at least that many); zeros
+   * fill the rest of it.
+   */
+  public static ByteBuffer paddingHeader(int bytes) {
+    ByteBuffer pad = ByteBuffer.allocate(PAD_MIN_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     pad.putInt(PAD_MAGIC).putInt(bytes);
     pad.putInt(crc(pad.array(), 0, 8));
     return pad.clear();

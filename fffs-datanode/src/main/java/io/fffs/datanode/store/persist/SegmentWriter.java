@@ -29,6 +29,11 @@ final class SegmentWriter {
   /** Staging buffer bounds: big enough for one default batch in one write, small enough per thread. */
   private static final int MIN_STAGING = 1 << 20;
   private static final int MAX_STAGING = 16 << 20;
+  /**
+   * Zeros that padding records are filled from. A padding record's own zeroed buffer for each entry written in
+   * place was half of the persistence thread's CPU time with 128 KiB writes (allocation and zeroing, then the copy).
+   */
+  private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(64 << 10).asReadOnlyBuffer();
 
   private final Path dir;
   private final int pageSize;
@@ -209,11 +214,21 @@ final class SegmentWriter {
     }
   }
 
+  /** O_DIRECT only: stages a padding record of {@code bytes} bytes (at least {@link SegmentFormat#PAD_MIN_BYTES}). */
+  void stagePadding(int bytes) throws IOException {
+    stage(SegmentFormat.paddingHeader(bytes));
+    for (int zeros = bytes - SegmentFormat.PAD_MIN_BYTES; zeros > 0; ) {
+      int n = Math.min(zeros, ZEROS.capacity());
+      stage(ZEROS.duplicate().limit(n));
+      zeros -= n;
+    }
+  }
+
   /** O_DIRECT only: pads the staged bytes to the alignment with a padding record and writes them. */
   void endBatch() throws IOException {
     int pad = SegmentFormat.paddingBytes(position(), 0, alignment);
     if (pad > 0) {
-      stage(SegmentFormat.padding(pad));
+      stagePadding(pad);
     }
     writePending();
   }
@@ -254,7 +269,7 @@ final class SegmentWriter {
       if (direct()) {
         int pad = SegmentFormat.paddingBytes(position(), SegmentFormat.FOOTER_BYTES, alignment);
         if (pad > 0) {
-          stage(SegmentFormat.padding(pad));
+          stagePadding(pad);
         }
         stage(footer);
         endBatch();
