@@ -17,8 +17,8 @@ import java.nio.ByteBuffer;
  * store that cannot reserve pages gets the pieces merged into one buffer first.
  *
  * <p>Before, a payload that spanned reads was first merged into a buffer of its own on the event loop: one more
- * pass over every byte of every packet of 1 MiB and larger (the largest read is 1 MiB), and of a third of 64 KiB
- * packets, on the DataNode's busiest thread.
+ * pass over every byte of every packet of 1 MiB and larger (the largest read is 1 MiB), and of some 64 KiB packets,
+ * on the DataNode's busiest thread.
  */
 final class PayloadWrite {
   private PayloadWrite() {}

@@ -43,8 +43,8 @@ class ReceivedPayloadsTest {
   @Test
   void payloadsLargerThanTheLargestSocketReadGoInPiecesIntoReservedPagesAndArriveWhole() throws Exception {
     try (DataNodeFixture f = new DataNodeFixture(dir).start()) {
-      // 1.5 MiB packets, more than one socket read takes (1 MiB); three of them, the second starting mid-page and
-      // the third overwriting part of the first two, so that pieces meet page edges at every offset.
+      // 1.5 MiB packets, more than one socket read takes (1 MiB): one from offset 0, one from mid-page, and one
+      // that overwrites parts of both from another unaligned offset (partly covered first and last pages).
       int size = 3 << 19;
       Configuration clientConf = new Configuration(f.conf);
       clientConf.setLong(DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, size);
