@@ -29,7 +29,7 @@ final class PayloadWrite {
     // Not nioBufferCount(): a slice answers it for the whole buffer it slices, not for its own range.
     ByteBuffer[] pieces = payload.nioBuffers();
     if (pieces.length <= 1) {
-      return store.write(blockId, offset, payload.nioBuffer(), options);
+      return store.write(blockId, offset, pieces.length == 1 ? pieces[0] : payload.nioBuffer(), options);
     }
     stats.writePayloadsGathered.increment();
     PageReservation reservation;

@@ -29,9 +29,7 @@ public final class ChunkChecksums {
 
   /** The checksums of {@code data} from position to limit (the buffer is not moved). */
   public static int[] of(ByteBuffer data) {
-    ChunkChecksums sums = new ChunkChecksums(data.remaining());
-    sums.update(data.duplicate());
-    return sums.finish();
+    return of(new ByteBuffer[] {data});
   }
 
   /** The checksums of a payload held in {@code pieces}, in order (each from position to limit; none is moved). */
