@@ -2,6 +2,7 @@ package io.fffs.bench.jmh;
 
 import io.fffs.client.data.frame.ChunkChecksums;
 import io.fffs.common.time.PhysicalClock;
+import io.fffs.datanode.store.MultiLogBlockStore;
 import io.fffs.datanode.store.WriteOptions;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -81,23 +82,34 @@ public class StorePersistenceBenchmark {
 
   @Benchmark
   public long append() throws IOException {
-    long length = 0;
-    for (long done = 0; done < ROUND_BYTES; done += writeSize) {
-      length += support.store.write(done / BLOCK_BYTES, done % BLOCK_BYTES, source, options).blockLength();
-    }
-    return length;
+    return appendRound(support.store, source, options);
   }
 
   @Benchmark
   public long appendUntilDurable() throws IOException {
     long length = append();
     if (!mode.equals("off")) {
-      List<Long> blocks = new ArrayList<>();
-      for (long block = 0; block * BLOCK_BYTES < ROUND_BYTES; block++) {
-        blocks.add(block);
-      }
-      support.store.sync(blocks);
+      syncRound(support.store);
     }
     return length;
+  }
+
+  /** Appends {@value #ROUND_BYTES} bytes as writes of {@code source} to blocks of {@value #BLOCK_BYTES} bytes. */
+  static long appendRound(MultiLogBlockStore store, ByteBuffer source, WriteOptions options) throws IOException {
+    int writeSize = source.remaining();
+    long length = 0;
+    for (long done = 0; done < ROUND_BYTES; done += writeSize) {
+      length += store.write(done / BLOCK_BYTES, done % BLOCK_BYTES, source, options).blockLength();
+    }
+    return length;
+  }
+
+  /** Returns once every block {@link #appendRound} wrote is durable. */
+  static void syncRound(MultiLogBlockStore store) throws IOException {
+    List<Long> blocks = new ArrayList<>();
+    for (long block = 0; block * BLOCK_BYTES < ROUND_BYTES; block++) {
+      blocks.add(block);
+    }
+    store.sync(blocks);
   }
 }
