@@ -9,6 +9,7 @@ import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.datanode.DataNodeServiceConfigKeys;
 import io.fffs.datanode.store.BlockStore;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -65,6 +66,8 @@ public final class DataServer implements java.io.Closeable {
   private static final int MIN_READ_BYTES = 64;
   private static final int INITIAL_READ_BYTES = 64 * 1024;
   private static final int MAX_READ_BYTES = 1024 * 1024;
+  /** Released socket-read buffers kept for reuse, at most ({@link ReceiveBufferAllocator}). */
+  private static final long KEPT_READ_BUFFER_BYTES = 32L << 20;
 
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
@@ -72,15 +75,17 @@ public final class DataServer implements java.io.Closeable {
   private final StoreWriter writer;
   private final Channel serverChannel;
   private final DataServerStats stats;
+  private final ReceiveBufferAllocator buffers;
 
   private DataServer(EventLoopGroup boss, EventLoopGroup workers, ExecutorService handlers, StoreWriter writer,
-      Channel serverChannel, DataServerStats stats) {
+      Channel serverChannel, DataServerStats stats, ReceiveBufferAllocator buffers) {
     this.boss = boss;
     this.workers = workers;
     this.handlers = handlers;
     this.writer = writer;
     this.serverChannel = serverChannel;
     this.stats = stats;
+    this.buffers = buffers;
   }
 
   /**
@@ -106,11 +111,14 @@ public final class DataServer implements java.io.Closeable {
     EventLoopGroup workers = EventLoops.newGroup(DataNodeServiceConfigKeys.serverIoThreads(conf), "fffs-data-io",
         true);
     InetSocketAddress bind = DataNodeServiceConfigKeys.dataAddress(conf);
+    ReceiveBufferAllocator buffers = new ReceiveBufferAllocator(INITIAL_READ_BYTES, MAX_READ_BYTES,
+        KEPT_READ_BUFFER_BYTES, ByteBufAllocator.DEFAULT, stats);
     try {
       Channel channel = new ServerBootstrap().group(boss, workers).channel(EventLoops.serverChannel())
           .option(ChannelOption.SO_REUSEADDR, true)
           .childOption(ChannelOption.TCP_NODELAY, true)
           .childOption(ChannelOption.SO_KEEPALIVE, true)
+          .childOption(ChannelOption.ALLOCATOR, buffers)
           .childOption(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator(MIN_READ_BYTES,
               INITIAL_READ_BYTES, MAX_READ_BYTES))
           .childHandler(new ChannelInitializer<Channel>() {
@@ -124,7 +132,7 @@ public final class DataServer implements java.io.Closeable {
           })
           .bind(bind).syncUninterruptibly().channel();
       writer.start();
-      DataServer server = new DataServer(boss, workers, handlers, writer, channel, stats);
+      DataServer server = new DataServer(boss, workers, handlers, writer, channel, stats, buffers);
       LOG.info("Data server listening on {} ({}, max frame {} bytes)", server.address(),
           EventLoops.epoll() ? "epoll" : "nio", maxFrame);
       return server;
@@ -178,6 +186,8 @@ public final class DataServer implements java.io.Closeable {
       Thread.currentThread().interrupt();
       handlers.shutdownNow();
       throw new java.io.InterruptedIOException("interrupted stopping the data server");
+    } finally {
+      buffers.close();
     }
   }
 }

@@ -9,6 +9,7 @@ import io.fffs.client.data.NettyDataTransferClient;
 import io.fffs.client.data.WriteOptions;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.time.TimeSpec;
+import io.fffs.datanode.store.DataNodeConfigKeys;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Random;
@@ -37,6 +38,23 @@ class ReceivedPayloadsTest {
       // Eight packets go out per flush (the fixture's window); a read holds several whole frames.
       assertThat(stats.writePayloadsGathered.sum()).as("payloads in pieces").isLessThan(writes / 2);
       assertThat(stats.writePayloadsCopied.sum()).isZero();
+    }
+  }
+
+  @Test
+  void socketReadBuffersAreReusedOnceTheirPayloadsAreInTheStore() throws Exception {
+    DataNodeFixture fixture = new DataNodeFixture(dir);
+    fixture.conf.setLong(DataNodeConfigKeys.MEMORY_CAPACITY_KEY, 40L << 20);
+    try (DataNodeFixture f = fixture.start()) {
+      int blocks = 8;
+      for (int block = 0; block < blocks; block++) {
+        writeAndCheck(f, f.client(), 310 + block, bytes(4 << 20, block), 65536);
+      }
+      DataServerStats stats = f.datanode.serverStats();
+      assertThat(stats.writes.sum()).isEqualTo(blocks * 64);
+      // 32 MiB arrive in reads of 64 KiB - 1 MiB; each buffer is allocated once and reused by later reads.
+      assertThat(stats.receiveBuffersReused.sum()).as("reused read buffers")
+          .isGreaterThan(stats.receiveBuffersAllocated.sum());
     }
   }
 
