@@ -70,9 +70,11 @@ public final class NettyDataTransferClient implements DataTransferClient {
     this.readsInFlight = DataTransferConfigKeys.readRequestsInFlight(conf);
     this.latencyMode = DataTransferConfigKeys.latencyMode(conf);
     this.timeoutMillis = DataTransferConfigKeys.responseTimeoutMillis(conf);
+    // Packet buffers live until they are on the socket, so up to a window of them at once: keep that many.
+    long keptBufferBytes = Math.max(16L << 20, Math.min(64L << 20, (long) window * packetSize));
     this.pool = new ConnectionPool(EventLoops.acquireShared(), DataTransferConfigKeys.maxFrameSize(conf),
         DataTransferConfigKeys.maxIdleConnections(conf), latencyMode,
-        DataTransferConfigKeys.connectTimeoutMillis(conf), timeoutMillis);
+        DataTransferConfigKeys.connectTimeoutMillis(conf), timeoutMillis, keptBufferBytes);
   }
 
   private InetSocketAddress addressOf(DatanodeIdProto datanode) {
@@ -299,6 +301,11 @@ public final class NettyDataTransferClient implements DataTransferClient {
 
   public HybridLogicalClock clock() {
     return clock;
+  }
+
+  /** This client's connections to DataNodes. */
+  public ConnectionPool connections() {
+    return pool;
   }
 
   @Override

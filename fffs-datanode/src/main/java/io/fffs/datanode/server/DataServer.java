@@ -2,6 +2,7 @@ package io.fffs.datanode.server;
 
 import io.fffs.client.data.DataTransferConfigKeys;
 import io.fffs.client.data.frame.FrameDecoder;
+import io.fffs.client.data.netty.KeptBufferAllocator;
 import io.fffs.client.data.netty.EventLoops;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.security.BlockTokenVerifier;
@@ -66,8 +67,8 @@ public final class DataServer implements java.io.Closeable {
   private static final int MIN_READ_BYTES = 64;
   private static final int INITIAL_READ_BYTES = 64 * 1024;
   private static final int MAX_READ_BYTES = 1024 * 1024;
-  /** Released socket-read buffers kept for reuse, at most ({@link ReceiveBufferAllocator}). */
-  private static final long KEPT_READ_BUFFER_BYTES = 32L << 20;
+  /** Released socket-read buffers kept for reuse, at most ({@link KeptBufferAllocator}). */
+  private static final long KEPT_READ_BUFFER_BYTES = 64L << 20;
 
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
@@ -75,10 +76,10 @@ public final class DataServer implements java.io.Closeable {
   private final StoreWriter writer;
   private final Channel serverChannel;
   private final DataServerStats stats;
-  private final ReceiveBufferAllocator buffers;
+  private final KeptBufferAllocator buffers;
 
   private DataServer(EventLoopGroup boss, EventLoopGroup workers, ExecutorService handlers, StoreWriter writer,
-      Channel serverChannel, DataServerStats stats, ReceiveBufferAllocator buffers) {
+      Channel serverChannel, DataServerStats stats, KeptBufferAllocator buffers) {
     this.boss = boss;
     this.workers = workers;
     this.handlers = handlers;
@@ -111,8 +112,8 @@ public final class DataServer implements java.io.Closeable {
     EventLoopGroup workers = EventLoops.newGroup(DataNodeServiceConfigKeys.serverIoThreads(conf), "fffs-data-io",
         true);
     InetSocketAddress bind = DataNodeServiceConfigKeys.dataAddress(conf);
-    ReceiveBufferAllocator buffers = new ReceiveBufferAllocator(INITIAL_READ_BYTES, MAX_READ_BYTES,
-        KEPT_READ_BUFFER_BYTES, ByteBufAllocator.DEFAULT, stats);
+    KeptBufferAllocator buffers = new KeptBufferAllocator(INITIAL_READ_BYTES, MAX_READ_BYTES,
+        KEPT_READ_BUFFER_BYTES, ByteBufAllocator.DEFAULT, stats.receiveBuffersAllocated, stats.receiveBuffersReused);
     try {
       Channel channel = new ServerBootstrap().group(boss, workers).channel(EventLoops.serverChannel())
           .option(ChannelOption.SO_REUSEADDR, true)

@@ -42,19 +42,23 @@ class ReceivedPayloadsTest {
   }
 
   @Test
-  void socketReadBuffersAreReusedOnceTheirPayloadsAreInTheStore() throws Exception {
+  void socketReadAndPacketBuffersAreReused() throws Exception {
     DataNodeFixture fixture = new DataNodeFixture(dir);
     fixture.conf.setLong(DataNodeConfigKeys.MEMORY_CAPACITY_KEY, 40L << 20);
     try (DataNodeFixture f = fixture.start()) {
       int blocks = 8;
+      NettyDataTransferClient client = f.client();
       for (int block = 0; block < blocks; block++) {
-        writeAndCheck(f, f.client(), 310 + block, bytes(4 << 20, block), 65536);
+        writeAndCheck(f, client, 310 + block, bytes(4 << 20, block), 65536);
       }
       DataServerStats stats = f.datanode.serverStats();
       assertThat(stats.writes.sum()).isEqualTo(blocks * 64);
       // 32 MiB arrive in reads of 64 KiB - 1 MiB; each buffer is allocated once and reused by later reads.
       assertThat(stats.receiveBuffersReused.sum()).as("reused read buffers")
           .isGreaterThan(stats.receiveBuffersAllocated.sum());
+      // The client's 64 KiB packets likewise: 512 of them, from a few buffers.
+      assertThat(client.connections().buffersReused()).as("reused packet buffers")
+          .isGreaterThan(client.connections().buffersAllocated());
     }
   }
 

@@ -4,6 +4,7 @@ import io.fffs.client.data.DataTransferConfigKeys;
 import io.fffs.client.data.frame.FrameDecoder;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
@@ -19,6 +20,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Connections to DataNodes, kept per address for reuse. A user leases a connection ({@link #acquire}) for as long
@@ -28,10 +30,15 @@ import java.util.concurrent.TimeUnit;
  * response timeout — so a reader that keeps jumping does not open and close a connection per jump. Up to {@code fffs.client.connections.max-idle} idle connections
  * stay open per DataNode. Socket buffers are left to the kernel's auto-tuning; {@code TCP_NODELAY} only in latency
  * mode. Responses are decoded with composite payloads ({@link FrameDecoder}): a READ payload stays in the socket
- * buffers it arrived in until its reader copies it out.
+ * buffers it arrived in until its reader copies it out. Direct buffers of 64 KiB – 16 MiB (a writer's packets, socket
+ * reads) are kept for reuse once released ({@link KeptBufferAllocator}, at most {@code keptBufferBytes}), and freed
+ * at {@link #close()}.
  */
 public final class ConnectionPool implements AutoCloseable {
   private final Bootstrap bootstrap;
+  private final KeptBufferAllocator buffers;
+  private final LongAdder buffersAllocated = new LongAdder();
+  private final LongAdder buffersReused = new LongAdder();
   private final int maxFrameBytes;
   private final int maxIdle;
   private final long drainTimeoutMillis;
@@ -39,15 +46,21 @@ public final class ConnectionPool implements AutoCloseable {
   private final Deque<DataConnection> all = new ConcurrentLinkedDeque<>();
   private volatile boolean closed;
 
-  /** @param drainTimeoutMillis how long a given-back connection may wait for its outstanding answers */
+  /**
+   * @param drainTimeoutMillis how long a given-back connection may wait for its outstanding answers
+   * @param keptBufferBytes how many bytes of released direct buffers to keep for reuse
+   */
   public ConnectionPool(EventLoopGroup group, int maxFrameBytes, int maxIdle, boolean latencyMode,
-      long connectTimeoutMillis, long drainTimeoutMillis) {
+      long connectTimeoutMillis, long drainTimeoutMillis, long keptBufferBytes) {
     this.maxFrameBytes = maxFrameBytes;
     this.maxIdle = maxIdle;
     this.drainTimeoutMillis = drainTimeoutMillis;
+    this.buffers = new KeptBufferAllocator(64 << 10, 16 << 20, keptBufferBytes, ByteBufAllocator.DEFAULT,
+        buffersAllocated, buffersReused);
     this.bootstrap = new Bootstrap().group(group).channel(EventLoops.socketChannel())
         .option(ChannelOption.TCP_NODELAY, latencyMode)
         .option(ChannelOption.SO_KEEPALIVE, true)
+        .option(ChannelOption.ALLOCATOR, buffers)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeoutMillis));
   }
 
@@ -122,6 +135,16 @@ public final class ConnectionPool implements AutoCloseable {
     }
   }
 
+  /** Direct buffers of the kept sizes (64 KiB – 16 MiB) that were allocated ({@link KeptBufferAllocator}). */
+  public long buffersAllocated() {
+    return buffersAllocated.sum();
+  }
+
+  /** Requests for a direct buffer of a kept size that a released one served. */
+  public long buffersReused() {
+    return buffersReused.sum();
+  }
+
   @Override
   public void close() {
     closed = true;
@@ -130,5 +153,6 @@ public final class ConnectionPool implements AutoCloseable {
     for (DataConnection connection : open) {
       connection.close();
     }
+    buffers.close();
   }
 }

@@ -1,4 +1,4 @@
-package io.fffs.datanode.server;
+package io.fffs.client.data.netty;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,15 +6,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.internal.PlatformDependent;
+import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Read buffers of the kept sizes are reused once released; other sizes and other buffers are not kept. */
-class ReceiveBufferAllocatorTest {
+/** Buffers of the kept sizes are reused once released; other sizes and other buffers are not kept. */
+class KeptBufferAllocatorTest {
   private static final int KIB = 1024;
-  private final DataServerStats stats = new DataServerStats();
-  private final ReceiveBufferAllocator allocator = new ReceiveBufferAllocator(64 * KIB, 1024 * KIB, 2048 * KIB,
-      PooledByteBufAllocator.DEFAULT, stats);
+  private final LongAdder allocated = new LongAdder();
+  private final LongAdder reused = new LongAdder();
+  private final KeptBufferAllocator allocator = new KeptBufferAllocator(64 * KIB, 1024 * KIB, 2048 * KIB,
+      PooledByteBufAllocator.DEFAULT, allocated, reused);
 
   @BeforeEach
   void needsUnsafe() {
@@ -23,7 +25,7 @@ class ReceiveBufferAllocatorTest {
   }
 
   @Test
-  void aReleasedReadBufferIsHandedToTheNextReadOfItsSize() {
+  void aReleasedBufferIsHandedToTheNextRequestOfItsSize() {
     ByteBuf first = allocator.ioBuffer(1024 * KIB);
     long address = first.memoryAddress();
     first.writeLong(42);
@@ -34,8 +36,8 @@ class ReceiveBufferAllocatorTest {
     assertThat(second.readableBytes()).isZero();
     ByteBuf other = allocator.ioBuffer(64 * KIB);
     assertThat(other.memoryAddress()).isNotEqualTo(address);
-    assertThat(stats.receiveBuffersAllocated.sum()).isEqualTo(2);
-    assertThat(stats.receiveBuffersReused.sum()).isEqualTo(1);
+    assertThat(allocated.sum()).isEqualTo(2);
+    assertThat(reused.sum()).isEqualTo(1);
     second.release();
     other.release();
   }
@@ -50,8 +52,8 @@ class ReceiveBufferAllocatorTest {
     ByteBuf heap = allocator.heapBuffer(1024 * KIB);
     assertThat(heap.hasArray()).isTrue();
     heap.release();
-    assertThat(stats.receiveBuffersAllocated.sum()).isZero();
-    assertThat(stats.receiveBuffersReused.sum()).isZero();
+    assertThat(allocated.sum()).isZero();
+    assertThat(reused.sum()).isZero();
   }
 
   @Test
@@ -66,8 +68,8 @@ class ReceiveBufferAllocatorTest {
     for (int i = 0; i < buffers.length; i++) {
       buffers[i] = allocator.ioBuffer(1024 * KIB);
     }
-    assertThat(stats.receiveBuffersReused.sum()).isEqualTo(2);
-    assertThat(stats.receiveBuffersAllocated.sum()).isEqualTo(4);
+    assertThat(reused.sum()).isEqualTo(2);
+    assertThat(allocated.sum()).isEqualTo(4);
     for (ByteBuf buffer : buffers) {
       buffer.release();
     }
@@ -86,7 +88,7 @@ class ReceiveBufferAllocatorTest {
     }
     assertThat(buffer.readLong()).isEqualTo(-1);
     ByteBuf next = allocator.ioBuffer(64 * KIB); // the memory the buffer grew out of
-    assertThat(stats.receiveBuffersReused.sum()).isEqualTo(1);
+    assertThat(reused.sum()).isEqualTo(1);
     buffer.release();
     next.release();
   }
@@ -99,13 +101,13 @@ class ReceiveBufferAllocatorTest {
     allocator.close();
     late.release();
     allocator.ioBuffer(256 * KIB).release();
-    assertThat(stats.receiveBuffersReused.sum()).isZero();
-    assertThat(stats.receiveBuffersAllocated.sum()).isEqualTo(3);
+    assertThat(reused.sum()).isZero();
+    assertThat(allocated.sum()).isEqualTo(3);
   }
 
   @Test
   void sizesMustBePowersOfTwo() {
-    assertThatThrownBy(() -> new ReceiveBufferAllocator(60 * KIB, 1024 * KIB, 0, PooledByteBufAllocator.DEFAULT,
-        stats)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("powers of two");
+    assertThatThrownBy(() -> new KeptBufferAllocator(60 * KIB, 1024 * KIB, 0, PooledByteBufAllocator.DEFAULT,
+        allocated, reused)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("powers of two");
   }
 }

@@ -1,4 +1,4 @@
-package io.fffs.datanode.server;
+package io.fffs.client.data.netty;
 
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
@@ -9,35 +9,42 @@ import java.nio.ByteBuffer;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The allocator of the data server's connections. Socket-read buffers of a power-of-two size from
- * {@code smallest} to {@code largest} (the reads' sizes, {@link DataServer}) are kept once released and handed to
- * the next read of that size; every other buffer comes from {@code others} (Netty's pooled allocator).
+ * An allocator for data connections that keeps released direct buffers of a power-of-two size from
+ * {@code smallest} to {@code largest} and hands them to the next request of that size; every other buffer comes from
+ * {@code others} (Netty's pooled allocator). The DataNode's data server uses it for its socket reads, the client
+ * for the packets it writes.
  *
- * <p>Why: a WRITE payload is a slice of its socket read, held until the store writer has copied it into the arena.
- * Netty's pooled allocator does not cache buffers above 32 KiB per thread, so 1 MiB reads come from its 4 MiB
+ * <p>Why: Netty's pooled allocator keeps no per-thread cache for buffers above 32 KiB. Those come from its 4 MiB
  * chunks, and a chunk whose buffers are all released again is given back — and a new one allocated, zeroed and
- * first-touched for the next reads. With 64 KiB writes streaming in, that was about a third of the DataNode event
- * loop's CPU (async-profiler, {@code ByteBuffer.allocateDirect} under {@code PoolArena.newChunk}). Here a read
+ * first-touched for the next buffers. A DataNode receiving 64 KiB writes in reads of up to 1 MiB spent about a third
+ * of its event loop's CPU that way, and a client writing 4 MiB packets (a whole chunk each) more than half of its
+ * writer thread's (async-profiler: {@code ByteBuffer.allocateDirect} under {@code PoolArena.newChunk}). Here a
  * buffer is allocated (and its pages touched, by the JDK's zeroing) once and then reused.
  *
  * <p>At most {@code retainBytes} of released buffers are kept; beyond that, and after {@link #close()}, a released
- * buffer is freed. Thread-safe: buffers are taken on event loops and released wherever their last slice is.
+ * buffer is freed. Thread-safe: buffers are taken and released on any thread.
  */
-final class ReceiveBufferAllocator extends AbstractByteBufAllocator implements AutoCloseable {
+public final class KeptBufferAllocator extends AbstractByteBufAllocator implements AutoCloseable {
   private final ByteBufAllocator others;
   private final int smallest;
   private final int largest;
   private final long retainBytes;
-  private final DataServerStats stats;
+  private final LongAdder allocated;
+  private final LongAdder reused;
   private final Queue<ByteBuffer>[] free;
   private final AtomicLong retained = new AtomicLong();
   private volatile boolean closed;
 
+  /**
+   * @param allocated counts the buffers of the kept sizes that had to be allocated
+   * @param reused counts the requests served with a kept buffer
+   */
   @SuppressWarnings("unchecked")
-  ReceiveBufferAllocator(int smallest, int largest, long retainBytes, ByteBufAllocator others,
-      DataServerStats stats) {
+  public KeptBufferAllocator(int smallest, int largest, long retainBytes, ByteBufAllocator others,
+      LongAdder allocated, LongAdder reused) {
     super(true);
     if (Integer.bitCount(smallest) != 1 || Integer.bitCount(largest) != 1 || smallest > largest) {
       throw new IllegalArgumentException("sizes must be powers of two, smallest ≤ largest: " + smallest + ", "
@@ -47,7 +54,8 @@ final class ReceiveBufferAllocator extends AbstractByteBufAllocator implements A
     this.smallest = smallest;
     this.largest = largest;
     this.retainBytes = retainBytes;
-    this.stats = stats;
+    this.allocated = allocated;
+    this.reused = reused;
     this.free = new Queue[Integer.numberOfTrailingZeros(largest) - Integer.numberOfTrailingZeros(smallest) + 1];
     for (int i = 0; i < free.length; i++) {
       free[i] = new ConcurrentLinkedQueue<>();
@@ -96,11 +104,11 @@ final class ReceiveBufferAllocator extends AbstractByteBufAllocator implements A
     int sizeClass = sizeClass(capacity);
     ByteBuffer buffer = sizeClass < 0 ? null : free[sizeClass].poll();
     if (buffer == null) {
-      stats.receiveBuffersAllocated.increment();
-      return ByteBuffer.allocateDirect(capacity); // zeroed: its pages are resident before the first read
+      allocated.increment();
+      return ByteBuffer.allocateDirect(capacity); // zeroed: its pages are resident before first use
     }
     retained.addAndGet(-capacity);
-    stats.receiveBuffersReused.increment();
+    reused.increment();
     return buffer.clear();
   }
 
@@ -121,18 +129,18 @@ final class ReceiveBufferAllocator extends AbstractByteBufAllocator implements A
 
   /** A direct buffer whose memory comes from, and goes back to, the allocator's free lists. */
   private static final class Kept extends UnpooledUnsafeDirectByteBuf {
-    Kept(ReceiveBufferAllocator alloc, int initialCapacity, int maxCapacity) {
+    Kept(KeptBufferAllocator alloc, int initialCapacity, int maxCapacity) {
       super(alloc, initialCapacity, maxCapacity);
     }
 
     @Override
     protected ByteBuffer allocateDirect(int capacity) {
-      return ((ReceiveBufferAllocator) alloc()).take(capacity);
+      return ((KeptBufferAllocator) alloc()).take(capacity);
     }
 
     @Override
     protected void freeDirect(ByteBuffer buffer) {
-      if (!((ReceiveBufferAllocator) alloc()).keep(buffer)) {
+      if (!((KeptBufferAllocator) alloc()).keep(buffer)) {
         super.freeDirect(buffer);
       }
     }
