@@ -2,8 +2,8 @@ package io.fffs.datanode.server;
 
 import io.fffs.client.data.DataTransferConfigKeys;
 import io.fffs.client.data.frame.FrameDecoder;
-import io.fffs.client.data.netty.KeptBufferAllocator;
 import io.fffs.client.data.netty.EventLoops;
+import io.fffs.client.data.netty.KeptBufferAllocator;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.security.BlockTokenVerifier;
 import io.fffs.common.time.HybridLogicalClock;

@@ -29,7 +29,10 @@ public final class DataServerStats {
   public final LongAdder accessDenied = new LongAdder();
   /** Times a connection stopped being read because the write ring was full (backpressure). */
   public final LongAdder backpressurePauses = new LongAdder();
-  /** Socket-read buffers allocated ({@link io.fffs.client.data.netty.KeptBufferAllocator}); each is kept and reused once released. */
+  /**
+   * Socket-read buffers allocated ({@link io.fffs.client.data.netty.KeptBufferAllocator}); each is kept and reused
+   * once released.
+   */
   public final LongAdder receiveBuffersAllocated = new LongAdder();
   /** Socket reads that reused a kept buffer instead. */
   public final LongAdder receiveBuffersReused = new LongAdder();
