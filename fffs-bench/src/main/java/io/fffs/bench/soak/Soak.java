@@ -7,12 +7,16 @@ import io.fffs.common.time.TimeSpec;
 import io.fffs.datanode.store.BlockStore;
 import io.fffs.datanode.store.MemoryUsage;
 import io.fffs.minicluster.MiniFffsCluster;
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -42,31 +46,46 @@ public final class Soak {
 
   private Soak() {}
 
-  static byte[] record(int writer, long sequence) {
-    ByteBuffer record = ByteBuffer.allocate(RECORD);
-    record.putInt(writer).putLong(sequence);
-    Random fill = new Random(writer * 1_000_003L + sequence);
-    while (record.hasRemaining()) {
-      record.put((byte) fill.nextInt());
+  /**
+   * Record {@code sequence} of {@code writer}: the writer and the sequence number, then bytes from a generator seeded
+   * with both (eight at a time, so the writers are not bound by generating their data).
+   */
+  private static void fill(byte[] record, int writer, long sequence) {
+    ByteBuffer bytes = ByteBuffer.wrap(record);
+    bytes.putInt(writer).putLong(sequence);
+    SplittableRandom fill = new SplittableRandom(writer * 1_000_003L + sequence);
+    while (bytes.remaining() >= Long.BYTES) {
+      bytes.putLong(fill.nextLong());
     }
-    return record.array();
+    while (bytes.hasRemaining()) {
+      bytes.put((byte) fill.nextInt());
+    }
   }
 
-  /** Checks that {@code bytes} are records 0..n-1 of {@code writer}; returns n. */
-  static long check(byte[] bytes, int writer, String what) {
-    if (bytes.length % RECORD != 0) {
-      throw new AssertionError(what + ": " + bytes.length + " bytes is not whole records");
-    }
-    long n = bytes.length / RECORD;
-    for (long i = 0; i < n; i++) {
-      byte[] expected = record(writer, i);
-      for (int b = 0; b < RECORD; b++) {
-        if (bytes[(int) (i * RECORD) + b] != expected[b]) {
-          throw new AssertionError(what + ": record " + i + " differs at byte " + b);
-        }
+  /**
+   * Reads {@code in} to its end and checks that it holds records 0..n-1 of {@code writer}, one record at a time
+   * (the files outgrow any heap); returns n and counts the bytes in {@code bytesRead}.
+   */
+  static long check(InputStream in, int writer, String what, AtomicLong bytesRead) throws IOException {
+    byte[] actual = new byte[RECORD];
+    byte[] expected = new byte[RECORD];
+    long n = 0;
+    while (true) {
+      int got = in.readNBytes(actual, 0, RECORD);
+      bytesRead.addAndGet(got);
+      if (got == 0) {
+        return n;
       }
+      if (got < RECORD) {
+        throw new AssertionError(what + ": ends " + got + " bytes into record " + n + ", not on a record boundary");
+      }
+      fill(expected, writer, n);
+      int differs = Arrays.mismatch(actual, expected);
+      if (differs >= 0) {
+        throw new AssertionError(what + ": record " + n + " differs at byte " + differs);
+      }
+      n++;
     }
-    return n;
   }
 
   public static void main(String[] args) throws Exception {
@@ -104,9 +123,11 @@ public final class Soak {
               FSDataOutputStream out = fs.create(new org.apache.hadoop.fs.Path("/soak/w" + writer), true)) {
             long sequence = 0;
             Random random = new Random(writer);
+            byte[] record = new byte[RECORD];
             while (System.nanoTime() < deadline) {
               for (int i = 0; i < 16; i++) {
-                out.write(record(writer, sequence++));
+                fill(record, writer, sequence++);
+                out.write(record);
               }
               if (random.nextInt(8) == 0) {
                 out.hsync();
@@ -139,9 +160,7 @@ public final class Soak {
                   continue;
                 }
                 try (FSDataInputStream in = fs.open(file)) {
-                  byte[] bytes = in.readAllBytes();
-                  bytesRead.addAndGet(bytes.length);
-                  if (check(bytes, writer, "latest of w" + writer) < before) {
+                  if (check(in, writer, "latest of w" + writer, bytesRead) < before) {
                     throw new AssertionError("w" + writer + " lost flushed records");
                   }
                 }
@@ -152,9 +171,7 @@ public final class Soak {
                   Thread.onSpinWait();
                 }
                 try (FSDataInputStream in = fs.open(file, TimeSpec.system(moment[0]))) {
-                  byte[] bytes = in.readAllBytes();
-                  bytesRead.addAndGet(bytes.length);
-                  if (check(bytes, writer, "w" + writer + " at " + moment[0]) < moment[1]) {
+                  if (check(in, writer, "w" + writer + " at " + moment[0], bytesRead) < moment[1]) {
                     throw new AssertionError("w" + writer + " at " + moment[0] + " misses records");
                   }
                 }
@@ -189,7 +206,7 @@ public final class Soak {
         long total = 0;
         for (int w = 0; w < writers; w++) {
           try (FSDataInputStream in = fs.open(new org.apache.hadoop.fs.Path("/soak/w" + w))) {
-            total += check(in.readAllBytes(), w, "final w" + w);
+            total += check(in, w, "final w" + w, new AtomicLong());
           }
         }
         System.out.printf("OK: %d records (%d MiB, arena %d MiB) written and checked; %d MiB read during the run%n",
