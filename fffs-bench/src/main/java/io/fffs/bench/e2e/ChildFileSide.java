@@ -24,8 +24,18 @@ final class ChildFileSide implements FileSide {
   }
 
   @Override
-  public void warmUp(long bytes) throws IOException {
-    child.ask("warmup " + bytes);
+  public JitWarmUp.Result warmUp(int[] packets, long passBytes, int minPasses, int maxPasses) throws IOException {
+    StringBuilder sizes = new StringBuilder();
+    for (int packet : packets) {
+      sizes.append(sizes.length() == 0 ? "" : ",").append(packet);
+    }
+    String[] answer = child.ask("warmup " + sizes + " " + passBytes + " " + minPasses + " " + maxPasses);
+    try {
+      return JitWarmUp.Result.parse(answer);
+    } catch (RuntimeException e) {
+      throw new IOException("the " + name() + " child answered '" + String.join(" ", answer)
+          + "' to warmup; expected passes, bytes and a share", e);
+    }
   }
 
   @Override

@@ -10,8 +10,12 @@ import java.io.IOException;
 interface FileSide extends AutoCloseable {
   String name();
 
-  /** Writes 64 KiB calls to a scratch file of {@code bytes} and reads it twice, not measured (JIT warm-up). */
-  void warmUp(long bytes) throws IOException;
+  /**
+   * Not measured: JIT warm-up passes ({@link JitWarmUp}), {@code minPasses} to {@code maxPasses} of them until the
+   * JIT has settled. A pass writes a scratch file per packet size ({@link JitWarmUp#bytesPerPacket}), in calls of
+   * that size through the client that will be measured with it, reads it twice and deletes it.
+   */
+  JitWarmUp.Result warmUp(int[] packets, long passBytes, int minPasses, int maxPasses) throws IOException;
 
   /** Creates {@code path} and writes {@code total} bytes in {@code packet}-sized calls with that packet size. */
   double write(String path, long total, int packet) throws IOException;

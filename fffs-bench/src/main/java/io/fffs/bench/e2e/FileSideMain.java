@@ -3,12 +3,13 @@ package io.fffs.bench.e2e;
 import io.fffs.bench.BenchLogging;
 import io.fffs.bench.child.ChildLoop;
 import java.nio.file.Paths;
+import java.util.Arrays;
 
 /**
  * The main class of a {@link ChildFileSide}'s JVM: {@code FileSideMain FFFS|HDFS DIR ARENA_BYTES} starts a
  * {@link LocalFileSide} and serves its parent's commands ({@link ChildLoop}):
  * <pre>
- *   warmup BYTES                        → ok
+ *   warmup P1,P2,… PASS MIN MAX         → ok PASSES BYTES COMPILE_SHARE
  *   write PATH TOTAL PACKET             → ok GBPS
  *   read PATH TOTAL PACKET READ_BUFFER  → ok GBPS
  *   persisted                           → ok BYTES
@@ -27,8 +28,9 @@ public final class FileSideMain {
         public String serve(String[] c) throws Exception {
           switch (c[0]) {
             case "warmup" -> {
-              side.warmUp(Long.parseLong(c[1]));
-              return "";
+              int[] packets = Arrays.stream(c[1].split(",")).mapToInt(Integer::parseInt).toArray();
+              return side.warmUp(packets, Long.parseLong(c[2]), Integer.parseInt(c[3]), Integer.parseInt(c[4]))
+                  .encode();
             }
             case "write" -> {
               return String.valueOf(side.write(c[1], Long.parseLong(c[2]), Integer.parseInt(c[3])));

@@ -65,17 +65,33 @@ final class LocalFileSide implements FileSide {
   }
 
   @Override
-  public void warmUp(long bytes) throws IOException {
-    try (FileSystem fs = fffs != null ? Clusters.client(fffs) : Clusters.client(hdfs)) {
-      FileIo.warmUp(fs, bytes);
-    }
+  public JitWarmUp.Result warmUp(int[] packets, long passBytes, int minPasses, int maxPasses) throws IOException {
+    JitWarmUp.Result result = JitWarmUp.run(pass -> {
+      long written = 0;
+      for (int packet : packets) {
+        long bytes = JitWarmUp.bytesPerPacket(packet, passBytes);
+        org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path("/warm-up/p" + packet + "-" + pass);
+        FileSystem fs = client(packet, 0);
+        FileIo.write(fs, path, bytes, data(packet));
+        for (int read = 0; read < 2; read++) {
+          FileIo.read(fs, path, bytes, new byte[packet]);
+        }
+        fs.delete(path, false);
+        written += bytes;
+      }
+      return written;
+    }, minPasses, maxPasses);
     awaitQuiet();
+    return result;
+  }
+
+  private byte[] data(int packet) {
+    return data.computeIfAbsent(packet, p -> FileIo.randomBytes(p, p));
   }
 
   @Override
   public double write(String path, long total, int packet) throws IOException {
-    byte[] bytes = data.computeIfAbsent(packet, p -> FileIo.randomBytes(p, p));
-    return FileIo.write(client(packet, 0), new org.apache.hadoop.fs.Path(path), total, bytes);
+    return FileIo.write(client(packet, 0), new org.apache.hadoop.fs.Path(path), total, data(packet));
   }
 
   @Override

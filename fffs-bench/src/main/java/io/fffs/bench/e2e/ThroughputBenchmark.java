@@ -16,8 +16,10 @@ import org.knowm.xchart.XYChart;
  * always runs on warmer caches; the full run repeats every packet size four times (the order flipped each time;
  * {@code -Dfffs.bench.throughput.reps}) and reports total bytes over total time: 4 × 256 MiB, the issue's 1 GiB
  * per system and packet size, in files that fit the DataNode's arena with every version kept. File size: 256 MiB
- * full, 32 MiB quick (once; the paper: ten seconds at 10 GbE ≈ 10 GiB). Before measuring, each system writes and
- * reads 2 GiB unmeasured (16 MiB quick). FFFS runs with persistence on (the default); after each system's turn its
+ * full, 32 MiB quick (once; the paper: ten seconds at 10 GbE ≈ 10 GiB). Before measuring, each system warms its
+ * JIT up ({@link JitWarmUp}): passes that write and read a scratch file at every packet size through the clients that
+ * will be measured, until a pass spends at most 5 % of its time compiling (3 to 16 passes of 32 MiB per packet size;
+ * quick: 1 to 2 of 4 MiB). FFFS runs with persistence on (the default); after each system's turn its
  * persistence is let go quiet, so that a write starts with an idle disk thread, and the bytes its persistence had
  * not yet written when {@code close()} returned are recorded (they are still being written during the 1st read).
  * After each HDFS turn the page cache's dirty pages (HDFS's block files) are written out ({@link DirtyPages}) for
@@ -41,25 +43,31 @@ final class ThroughputBenchmark implements EndToEndBenchmark.Run {
   public String run(BenchArgs args, Path tmp) throws Exception {
     long fileSize = args.quick() ? 32L << 20 : 256L << 20;
     int reps = args.quick() ? 1 : Integer.getInteger("fffs.bench.throughput.reps", 4);
-    // Each system's JVM first writes and reads 2 GiB unmeasured: FFFS's 1 MiB writes only reach their steady rate
-    // after some 3 GiB in a fresh JVM (0.55-0.8 GB/s at first, 1.0-1.4 later; with C1 alone 0.9 from the start),
-    // while C2 compiles, and on 2 cores the compiler threads take the measured threads' cores.
-    long warmUp = args.quick() ? 16L << 20 : 2L << 30;
-    long arena = (128L << 20) + warmUp;
+    // A fixed 2 GiB warm-up (until 2026-11-24) left FFFS's 64 KiB writes measured while C2 still compiled.
+    long passBytes = args.quick() ? 4L << 20 : 32L << 20;
+    int minPasses = args.quick() ? 1 : 3;
+    int maxPasses = args.quick() ? 2 : 16;
+    long arena = 128L << 20;
     for (int packet : PACKETS) {
-      arena += reps * (packet < PAGE ? fileSize / packet * PAGE : fileSize); // a sub-page packet takes a page
+      arena += reps * arenaBytes(packet, fileSize) + maxPasses * arenaBytes(packet,
+          JitWarmUp.bytesPerPacket(packet, passBytes)); // deleted warm-up files stay in the arena as history
     }
     boolean shared = "shared".equals(System.getProperty("fffs.bench.throughput.jvm"));
     Progress.say("file %d MiB per packet size, %d repetition(s); FFFS arena %d MiB; starting FFFS and HDFS, %s",
         fileSize >> 20, reps, arena >> 20, shared ? "both in this JVM" : "each in a JVM of its own");
     List<Row> rows = new ArrayList<>();
+    StringBuilder warmUps = new StringBuilder();
     String readBreakdown;
     try (FileSide fffs = start("FFFS", tmp.resolve("fffs"), arena, shared);
         FileSide hdfs = start("HDFS", tmp.resolve("hdfs"), arena, shared)) {
-      Progress.say("clusters up; warming up (%d MiB written and read twice per system, not measured)",
-          warmUp >> 20);
-      fffs.warmUp(warmUp);
-      hdfs.warmUp(warmUp);
+      Progress.say("clusters up; warming up until the JIT settles (%d to %d passes per system, not measured)",
+          minPasses, maxPasses);
+      for (FileSide side : List.of(fffs, hdfs)) {
+        JitWarmUp.Result warm = side.warmUp(PACKETS, passBytes, minPasses, maxPasses);
+        warmUps.append(warmUps.length() == 0 ? "" : ", ").append(side.name()).append(' ').append(warm.describe());
+        Progress.say("%s warm: %s", side.name(), warm.describe());
+      }
+      DirtyPages.writeOut();
       for (int i = 0; i < PACKETS.length; i++) {
         rows.add(measure(fffs, hdfs, PACKETS[i], fileSize, reps, i % 2 == 0));
       }
@@ -70,8 +78,13 @@ final class ThroughputBenchmark implements EndToEndBenchmark.Run {
         + " fffs.client.read.buffer-size%n(one DataNode round trip per buffer): %s%n", readBreakdown);
     write(args, rows);
     plot(args, rows, fileSize);
-    return summary(rows, fileSize) + "; FFFS read by read-buffer size: " + readBreakdown
+    return summary(rows, fileSize) + "; FFFS read by read-buffer size: " + readBreakdown + "; warm-up: " + warmUps
         + (shared ? "; both systems in one JVM" : "");
+  }
+
+  /** Arena bytes {@code bytes} written in {@code packet}-sized calls take: a sub-page packet takes a page. */
+  private static long arenaBytes(int packet, long bytes) {
+    return packet < PAGE ? bytes / packet * PAGE : bytes;
   }
 
   private static FileSide start(String name, Path dir, long arena, boolean shared) throws IOException {

@@ -20,7 +20,10 @@ class FileSidesTest {
   void fffsInItsOwnJvmWritesReadsAndPersists() throws IOException {
     try (FileSide fffs = ChildFileSide.start("FFFS", tmp.resolve("fffs"), 64L << 20)) {
       assertEquals("FFFS", fffs.name());
-      fffs.warmUp(1L << 20);
+      JitWarmUp.Result warm = fffs.warmUp(new int[] {4 << 10, 64 << 10}, 1L << 20, 2, 3);
+      assertTrue(warm.passes() >= 2 && warm.passes() <= 3, warm.describe());
+      assertEquals(warm.passes() * (1L << 20) * 2, warm.bytesWritten(), warm.describe());
+      assertTrue(warm.lastCompileShare() >= 0, warm.describe());
       long before = fffs.persistedBytes();
       assertTrue(fffs.write("/f", FILE, 64 << 10) > 0);
       fffs.awaitQuiet();
@@ -35,6 +38,8 @@ class FileSidesTest {
   @Test
   void hdfsInItsOwnJvmWritesAndReadsAndHasNothingToPersist() throws IOException {
     try (FileSide hdfs = ChildFileSide.start("HDFS", tmp.resolve("hdfs"), 0)) {
+      JitWarmUp.Result warm = hdfs.warmUp(new int[] {1 << 10}, 1L << 20, 1, 1);
+      assertEquals(new JitWarmUp.Result(1, 1L << 20, warm.lastCompileShare()), warm, "one pass of 1 MiB");
       assertTrue(hdfs.write("/f", FILE, 64 << 10) > 0);
       assertTrue(hdfs.read("/f", FILE, 64 << 10, 0) > 0);
       assertEquals(0, hdfs.persistedBytes());
