@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one test command (README "Quick start", .ci/run): installs what a fresh machine lacks, then builds and runs
-# every test of every module with `mvn verify`. Extra arguments go to Maven (e.g. -pl fffs-common -Dtest=Foo).
+# every test of every module with `mvn install` (verify, then install: the lifecycle bin/fffs uses to build on first
+# use, so a module that cannot be installed fails here). Extra arguments go to Maven (e.g. -pl fffs-common -Dtest=Foo).
 # Long soak, crash-loop and benchmark runs are separate commands (README) and are not run here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,4 +23,4 @@ fi
 # get it (the poms' fffs.ucx.lib).
 ucx_home="$(bash dev-support/install-ucx.sh)"
 
-exec mvn -B -ntp verify -Dfffs.ucx.lib="$ucx_home/lib" "$@"
+exec mvn -B -ntp install -Dfffs.ucx.lib="$ucx_home/lib" "$@"
