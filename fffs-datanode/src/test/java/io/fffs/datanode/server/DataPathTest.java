@@ -170,6 +170,28 @@ class DataPathTest {
   }
 
   @Test
+  void readAnswersOfEverySizeCarryTheChunkCrcsOfTheirBytes() throws Exception {
+    // Answers of up to 1 MiB are checksummed on the event loop, larger ones on a handler thread: the client checks
+    // every chunk CRC of both (CORRUPT on a mismatch) and the bytes must be the block's.
+    try (DataNodeFixture f = new DataNodeFixture(dir).start()) {
+      Configuration wholeReads = new Configuration(f.conf);
+      wholeReads.setInt(DataTransferConfigKeys.READ_REQUEST_SIZE_KEY, 4 << 20);
+      NettyDataTransferClient client = f.client(wholeReads);
+      DatanodeIdProto dn = f.datanode.datanodeId();
+      byte[] data = randomBytes(new Random(12), 3 << 20);
+      try (BlockWriter writer = client.openWriter(dn, 12, new WriteOptions(4 << 20, null))) {
+        writer.write(0, ByteBuffer.wrap(data));
+      }
+      int[][] ranges = {{0, 100}, {777, 1 << 20}, {0, 1 << 20}, {4096, (1 << 20) + 1}, {333, (3 << 20) - 333}};
+      for (int[] range : ranges) {
+        assertThat(read(client, dn, 12, range[0], range[1], TimeSpec.latest()))
+            .as("%d bytes at %d", range[1], range[0])
+            .isEqualTo(Arrays.copyOfRange(data, range[0], range[0] + range[1]));
+      }
+    }
+  }
+
+  @Test
   void pagesOfWritesThroughTheServerArePersistedWithCrcsFromTheCheckedChunkCrcs() throws Exception {
     try (DataNodeFixture f = new DataNodeFixture(dir).start()) {
       byte[] data = randomBytes(new Random(9), 64 << 10);
