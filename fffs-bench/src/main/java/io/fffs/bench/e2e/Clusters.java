@@ -37,7 +37,10 @@ public final class Clusters {
     return cluster;
   }
 
-  /** Waits until every DataNode's arena is pre-touched (or its toucher stopped), at most 120 s each. */
+  /**
+   * Waits until every DataNode's arena is pre-touched (or its toucher stopped), each at most 120 s or the time a
+   * first touch takes at 0.1 GB/s, whichever is longer (a fresh tmpfs page is touched at 0.3–1 GB/s here).
+   */
   static void awaitPretouch(MiniFffsCluster cluster, long capacity, Configuration conf) throws IOException {
     if (!DataNodeConfigKeys.memoryPretouch(conf)) {
       return;
@@ -49,7 +52,8 @@ public final class Clusters {
 
   private static void awaitPretouch(StoreStats stats, long capacity, Configuration conf) throws IOException {
     long pages = capacity / DataNodeConfigKeys.pageSize(conf);
-    long deadline = System.nanoTime() + 120_000_000_000L;
+    long waitSeconds = Math.max(120, capacity / 100_000_000L);
+    long deadline = System.nanoTime() + waitSeconds * 1_000_000_000L;
     long last = -1;
     long stableSince = System.nanoTime();
     while (System.nanoTime() < deadline) {
@@ -65,7 +69,7 @@ public final class Clusters {
       }
       sleep(50);
     }
-    Progress.say("arena pre-touch not done after 120 s; measuring anyway");
+    Progress.say("arena pre-touch not done after %d s; measuring anyway", waitSeconds);
   }
 
   /** An HDFS 3.4.3 MiniDFSCluster with one DataNode. */

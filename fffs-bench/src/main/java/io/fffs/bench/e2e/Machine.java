@@ -19,16 +19,27 @@ public final class Machine {
 
   /** MemTotal from /proc/meminfo in GiB, or NaN where there is no /proc. */
   public static double memoryGiB() {
+    long kib = meminfoKiB("MemTotal:");
+    return kib < 0 ? Double.NaN : kib / (1024.0 * 1024.0);
+  }
+
+  /** MemAvailable from /proc/meminfo in bytes, or -1 where there is no /proc. */
+  public static long availableMemoryBytes() {
+    long kib = meminfoKiB("MemAvailable:");
+    return kib < 0 ? -1 : kib * 1024;
+  }
+
+  private static long meminfoKiB(String field) {
     try {
       for (String line : Files.readAllLines(Paths.get("/proc/meminfo"))) {
-        if (line.startsWith("MemTotal:")) {
-          return Long.parseLong(line.replaceAll("[^0-9]", "")) / (1024.0 * 1024.0);
+        if (line.startsWith(field)) {
+          return Long.parseLong(line.replaceAll("[^0-9]", ""));
         }
       }
     } catch (IOException | NumberFormatException e) {
       // not Linux: say nothing
     }
-    return Double.NaN;
+    return -1;
   }
 
   /** The 1-minute load average from /proc/loadavg, or NaN. */

@@ -21,11 +21,13 @@ import org.knowm.xchart.XYChart;
  * 4 KiB), the current time taken after every {@code stride} writes, then the whole file read at each of those past
  * states ({@code open(path, TimeSpec.system(t))}), each state's read rate compared with the latest state's read
  * rate measured in the same run. Two passes over the states (ascending, then descending); every read of a past
- * state is followed at once by a read of the latest state, and a state's ratio is its two reads' rate over the rate
- * of its two paired latest reads, so that the load of the shared cores drifts out of the ratio. One state is also
- * read through the {@code @s} path marker and checked to give the same bytes as the API. Scaled down from the
- * paper's 500,000 writes to a 64 MiB file and 500 states: full 64 MiB, 20,000 writes, 100 states; quick 16 MiB,
- * 4,000 writes, 40 states.
+ * state is paired at once with a read of the latest state (after it in the first pass, before it in the second),
+ * and a state's ratio is its two reads' rate over the rate of its two paired latest reads, so that the load of the
+ * shared cores drifts out of the ratio. One state is also read through the {@code @s} path marker and checked to
+ * give the same bytes as the API. The full run is the paper's (and the issue's): a 64 MiB file, 500,000 writes, 500
+ * states, one every 1,000 writes — about 17.4 GiB of arena pages (every write is 9 fresh pages), all kept in memory,
+ * so the machine needs ~22 GiB free; {@code -Dfffs.bench.snapshots.writes=N} and {@code .states=M} shrink it.
+ * Quick: 16 MiB, 4,000 writes, 40 states.
  *
  * <p>Whole-file reads of 30–70 ms swing by 2× on two shared cores, so a second estimator reads each state
  * interleaved with the latest: three streams open at once (the state, and the latest twice), the file read 3 times
@@ -44,10 +46,15 @@ final class SnapshotsBenchmark implements EndToEndBenchmark.Run {
   @Override
   public String run(BenchArgs args, Path tmp) throws Exception {
     long fileSize = args.quick() ? 16L << 20 : 64L << 20;
-    int writes = args.quick() ? 4_000 : 20_000;
-    int states = args.quick() ? 40 : 100;
+    int writes = args.quick() ? 4_000 : Integer.getInteger("fffs.bench.snapshots.writes", 500_000);
+    int states = args.quick() ? 40 : Integer.getInteger("fffs.bench.snapshots.states", 500);
+    if (states < 2 || writes % states != 0) {
+      throw new IllegalArgumentException("fffs.bench.snapshots.writes (" + writes + ") must be a multiple of"
+          + " fffs.bench.snapshots.states (" + states + "), and there must be at least 2 states");
+    }
     int stride = writes / states;
     long arena = fileSize + (long) writes * 9 * 4096 + (128L << 20);
+    requireMemory(arena, writes);
     org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path("/snapshots/file");
     long[] stateMicros = new long[states];
     double[] stateBytes = new double[states];
@@ -89,13 +96,20 @@ final class SnapshotsBenchmark implements EndToEndBenchmark.Run {
         for (int pass = 0; pass < 2; pass++) {
           for (int k = 0; k < states; k++) {
             int s = pass == 0 ? k : states - 1 - k;
-            long t0 = System.nanoTime();
-            FileIo.readAll(fs.open(path, TimeSpec.system(stateMicros[s])), fileSize, buffer, t0);
-            stateNanos[s] += System.nanoTime() - t0;
-            stateBytes[s] += fileSize;
-            long t1 = System.nanoTime();
-            latest.add(FileIo.readAll(fs.open(path), fileSize, buffer, t1));
-            pairedNanos[s] += System.nanoTime() - t1;
+            // The first pass reads the state first, the second the latest first: a read that gains from
+            // following another one gains on both sides alike.
+            for (int turn = 0; turn < 2; turn++) {
+              boolean readState = (turn == 0) == (pass == 0);
+              long t0 = System.nanoTime();
+              if (readState) {
+                FileIo.readAll(fs.open(path, TimeSpec.system(stateMicros[s])), fileSize, buffer, t0);
+                stateNanos[s] += System.nanoTime() - t0;
+                stateBytes[s] += fileSize;
+              } else {
+                latest.add(FileIo.readAll(fs.open(path), fileSize, buffer, t0));
+                pairedNanos[s] += System.nanoTime() - t0;
+              }
+            }
           }
           Progress.say("pass %d of 2 over the states done; latest so far %.2f GB/s (median)", pass + 1,
               median(latest));
@@ -240,6 +254,21 @@ final class SnapshotsBenchmark implements EndToEndBenchmark.Run {
       }
     }
     return new Interleaved(rate, ratio, control, medianRatio, medianControl);
+  }
+
+  /**
+   * The arena is tmpfs memory and every page version stays in it: refuse to start (rather than push the machine
+   * into swapping or the OOM killer) unless the arena and ~4 GiB for the JVM fit in the memory available now.
+   */
+  private static void requireMemory(long arena, int writes) {
+    long available = Machine.availableMemoryBytes();
+    long needed = arena + (4L << 30);
+    if (available >= 0 && available < needed) {
+      throw new IllegalStateException(String.format(Locale.ROOT, "%,d writes need a %.1f GiB arena and ~4 GiB for"
+          + " the JVM, but only %.1f GiB of memory is available; free memory or run fewer writes with"
+          + " -Dfffs.bench.snapshots.writes=N (a multiple of fffs.bench.snapshots.states)", writes,
+          arena / (double) (1L << 30), available / (double) (1L << 30)));
+    }
   }
 
   /** Reads one state through the {@code @s} path marker and through the API; both must give the same bytes. */

@@ -6,6 +6,8 @@ import io.fffs.datanode.store.ReadView;
 import io.fffs.datanode.store.WriteOptions;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -21,15 +23,24 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.runner.IterationType;
 
 /**
  * Reading a whole block as of past states (paper §7.4, Figure 11; issue 4, goal: every state ≥ 90% of the latest
- * state's read rate). Scaled down from the paper's 500,000 random 32 KiB overwrites of a 64 MiB block to
- * {@value #OVERWRITES} overwrites of a {@value #BLOCK_BYTES}-byte block (4 KiB pages, persistence off, so all
- * ~{@value #OVERWRITES} × 9 page versions stay in memory). The 500 states are evenly spaced system times, one every
- * {@value #OVERWRITES}/500 writes; {@code state} picks one of them (0 = the oldest), {@code latest} reads the latest
- * state, and {@code all} cycles through all 500, one per invocation. Each invocation resolves the state and copies the block out; the result
- * is milliseconds per block read.
+ * state's read rate). {@code overwrites} random 32 KiB overwrites of a {@code blockMiB} block (4 KiB pages,
+ * persistence off, so every one of the ~{@code overwrites} × 9 page versions stays in memory): by default 16,000
+ * of a 16 MiB block, scaled down from the paper's 500,000 of a 64 MiB block, which {@code -p overwrites=500000 -p
+ * blockMiB=64} runs (an arena of ~17.3 GiB; each trial writes it anew). The 500 states are evenly spaced system
+ * times, one every {@code overwrites}/500 writes; {@code state} picks one of them (0 = the oldest), {@code latest}
+ * reads the latest state, and {@code all} cycles through all 500, one per invocation. Each invocation resolves the
+ * state and copies the block out; the result is milliseconds per block read.
+ *
+ * <p>{@code pairs} measures every state against the latest in the same moment: each invocation reads the next
+ * state and the latest twice (A, B), in rotating order, and the trial ends with each state's ratio (latest time
+ * over its own, over all measured invocations) and a control (A over B, the same bytes: what it shows below 0.90
+ * is noise); its JMH score is the time of the three reads. To reach all 500 states the measurement must cover 500
+ * invocations: at full scale (~6 ms a read) {@code -i 3 -r 10s}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -38,58 +49,120 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 public class StoreTemporalReadBenchmark {
-  static final int BLOCK_BYTES = 16 << 20;
-  static final int OVERWRITES = 16_000;
   static final int WRITE_BYTES = 32 << 10;
   static final int STATES = 500;
   static final long START_MICROS = 1_763_719_200_000_000L;
   static final long STEP_MICROS = 10;
 
-  @Param({"latest", "0", "125", "250", "375", "499", "all"})
+  @Param({"latest", "0", "125", "250", "375", "499", "all", "pairs"})
   public String state;
+
+  @Param({"16"})
+  public int blockMiB;
+
+  @Param({"16000"})
+  public int overwrites;
 
   private StoreBenchSupport support;
   private ByteBuffer target;
   private int cycle;
+  private boolean measuring;
+  private final long[][] pairNanos = new long[3][STATES];
 
   @Setup(Level.Trial)
   public void setUp() throws IOException {
     ManualPhysicalClock clock = new ManualPhysicalClock(START_MICROS);
-    long capacity = BLOCK_BYTES + (long) OVERWRITES * (WRITE_BYTES + 4096) + (16L << 20);
+    int blockBytes = blockMiB << 20;
+    long capacity = blockBytes + (long) overwrites * (WRITE_BYTES + 4096) + (16L << 20);
     support = new StoreBenchSupport(capacity, 4096, false, clock);
     Random random = new Random(42);
     byte[] bytes = new byte[1 << 20];
     random.nextBytes(bytes);
-    WriteOptions options = WriteOptions.defaults().withBlockSize(BLOCK_BYTES);
-    for (int offset = 0; offset < BLOCK_BYTES; offset += bytes.length) {
+    WriteOptions options = WriteOptions.defaults().withBlockSize(blockBytes);
+    for (int offset = 0; offset < blockBytes; offset += bytes.length) {
       support.store.write(1, offset, ByteBuffer.wrap(bytes), options);
     }
-    for (int i = 0; i < OVERWRITES; i++) {
+    for (int i = 0; i < overwrites; i++) {
       clock.advance(STEP_MICROS);
-      int offset = random.nextInt(BLOCK_BYTES - WRITE_BYTES + 1);
+      int offset = random.nextInt(blockBytes - WRITE_BYTES + 1);
       support.store.write(1, offset, ByteBuffer.wrap(bytes, random.nextInt(bytes.length - WRITE_BYTES),
           WRITE_BYTES), options);
     }
     clock.advance(1_000_000);
-    target = ByteBuffer.allocateDirect(BLOCK_BYTES);
+    target = ByteBuffer.allocateDirect(blockBytes);
+  }
+
+  @Setup(Level.Iteration)
+  public void iteration(IterationParams params) {
+    measuring = params.getType() == IterationType.MEASUREMENT;
   }
 
   @TearDown(Level.Trial)
   public void tearDown() throws IOException {
     support.close();
+    if (state.equals("pairs")) {
+      printPairs();
+    }
   }
 
-  /** System time of past state {@code k}: just after write {@code (k + 1) * OVERWRITES / STATES}. */
-  static TimeSpec stateTime(int k) {
-    return TimeSpec.system(START_MICROS + (long) (k + 1) * (OVERWRITES / STATES) * STEP_MICROS);
+  /** Per state: latest over state and latest A over latest B, as read-time ratios (1.0 = as fast as the latest). */
+  private void printPairs() {
+    double[] ratio = new double[STATES];
+    double[] control = new double[STATES];
+    int measured = 0;
+    for (int k = 0; k < STATES; k++) {
+      if (pairNanos[0][k] > 0) {
+        ratio[measured] = (pairNanos[1][k] + pairNanos[2][k]) / 2.0 / pairNanos[0][k];
+        control[measured] = pairNanos[2][k] / (double) pairNanos[1][k];
+        measured++;
+      }
+    }
+    if (measured == 0) {
+      System.out.println("\npairs: no state was measured; give the measurement more time (-r)");
+      return;
+    }
+    double[] r = Arrays.copyOf(ratio, measured);
+    double[] c = Arrays.copyOf(control, measured);
+    Arrays.sort(r);
+    Arrays.sort(c);
+    System.out.printf(Locale.ROOT, "%npairs (%d MiB block, %d overwrites): %d of %d states measured; state/latest"
+        + " min %.3f, p5 %.3f, median %.3f, %d below 0.90; control latest/latest min %.3f, median %.3f, %d below"
+        + " 0.90%n", blockMiB, overwrites, measured, STATES, r[0], r[(int) (0.05 * (measured - 1))],
+        r[(measured - 1) / 2], below(r), c[0], c[(measured - 1) / 2], below(c));
+  }
+
+  private static long below(double[] ratios) {
+    return Arrays.stream(ratios).filter(v -> v < 0.9).count();
+  }
+
+  /** System time of past state {@code k}: just after write {@code (k + 1) * overwrites / STATES}. */
+  TimeSpec stateTime(int k) {
+    return TimeSpec.system(START_MICROS + (long) (k + 1) * (overwrites / STATES) * STEP_MICROS);
   }
 
   private long readBlock(TimeSpec time) throws IOException {
     target.clear();
-    try (ReadView view = support.store.read(1, 0, BLOCK_BYTES, time)) {
+    try (ReadView view = support.store.read(1, 0, target.capacity(), time)) {
       view.copyTo(target);
       return view.logIndex();
     }
+  }
+
+  /** The next state, latest A and latest B, in rotating order; times kept per state when measuring. */
+  private long readPairs() throws IOException {
+    int k = cycle % STATES;
+    int rotation = (cycle / STATES) % 3;
+    cycle++;
+    long sum = 0;
+    for (int j = 0; j < 3; j++) {
+      int which = (j + rotation) % 3;
+      long t0 = System.nanoTime();
+      sum += readBlock(which == 0 ? stateTime(k) : TimeSpec.latest());
+      if (measuring) {
+        pairNanos[which][k] += System.nanoTime() - t0;
+      }
+    }
+    return sum;
   }
 
   @Benchmark
@@ -100,6 +173,8 @@ public class StoreTemporalReadBenchmark {
       case "all":
         cycle = (cycle + 1) % STATES;
         return readBlock(stateTime(cycle));
+      case "pairs":
+        return readPairs();
       default:
         return readBlock(stateTime(Integer.parseInt(state)));
     }
