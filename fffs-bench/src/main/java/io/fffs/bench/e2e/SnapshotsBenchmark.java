@@ -32,7 +32,9 @@ import org.knowm.xchart.XYChart;
  * <p>Whole-file reads of 30–70 ms swing by 2× on two shared cores, so a second estimator reads each state
  * interleaved with the latest: three streams open at once (the state, and the latest twice), the file read 3 times
  * (quick: once; {@code -Dfffs.bench.snapshots.passes=N}) through each in 4 MiB positional reads
- * ({@code -Dfffs.bench.snapshots.piece=BYTES}), piece by piece in rotating order (state, A, B; A, B, state; ...).
+ * ({@code -Dfffs.bench.snapshots.piece=BYTES}), piece by piece in rotating order (state, A, B; A, B, state; ...),
+ * each stream at a different piece of the file at each step (so no read finds the bytes it reads in the cache
+ * from the read just before it).
  * A state's ratio is the mean of its latest reads' time over its own; its control is latest A over latest B — the
  * same bytes, the same estimator, so what the control shows below 0.90 is the noise alone. Both are also given as
  * the median of the per-piece ratios, which one stalled piece cannot move.
@@ -206,23 +208,30 @@ final class SnapshotsBenchmark implements EndToEndBenchmark.Run {
     byte[] buffer = new byte[PIECE];
     int piecesPerPass = (int) ((fileSize + PIECE - 1) / PIECE);
     int pieces = passes * piecesPerPass;
+    // Stream w reads piece (step + w * shift) at each step, so no read follows a read of the same bytes: the 32 MiB
+    // L3 cache would otherwise hand the second of two reads of one 4 MiB piece warm pages (latest B after latest A).
+    int shift = Math.max(1, piecesPerPass / 3);
+    CRC32C crc = new CRC32C();
     for (int s = 0; s < states; s++) {
       long[] nanos = new long[3];
       long[][] pieceNanos = new long[3][pieces];
-      CRC32C[] crcs = {new CRC32C(), new CRC32C(), new CRC32C()};
+      long[][] pieceCrcs = new long[3][piecesPerPass];
       FSDataInputStream[] in = {fs.open(path, TimeSpec.system(stateMicros[s])), fs.open(path), fs.open(path)};
       try {
         for (int piece = 0; piece < pieces; piece++) {
-          long offset = (long) (piece % piecesPerPass) * PIECE;
-          int n = (int) Math.min(PIECE, fileSize - offset);
           for (int j = 0; j < 3; j++) {
             int which = (j + piece) % 3;
+            int at = (piece + which * shift) % piecesPerPass;
+            long offset = (long) at * PIECE;
+            int n = (int) Math.min(PIECE, fileSize - offset);
             long t0 = System.nanoTime();
             in[which].readFully(offset, buffer, 0, n);
             long took = System.nanoTime() - t0;
             nanos[which] += took;
             pieceNanos[which][piece] = took;
-            crcs[which].update(buffer, 0, n);
+            crc.reset();
+            crc.update(buffer, 0, n);
+            pieceCrcs[which][at] = crc.getValue();
           }
         }
       } finally {
@@ -231,8 +240,8 @@ final class SnapshotsBenchmark implements EndToEndBenchmark.Run {
         }
       }
       // The last state was taken after the last write: it is the latest state; every earlier one differs from it.
-      boolean sameAsLatest = crcs[0].getValue() == crcs[1].getValue();
-      if (crcs[1].getValue() != crcs[2].getValue() || sameAsLatest == (s < states - 1)) {
+      boolean sameAsLatest = Arrays.equals(pieceCrcs[0], pieceCrcs[1]);
+      if (!Arrays.equals(pieceCrcs[1], pieceCrcs[2]) || sameAsLatest == (s < states - 1)) {
         throw new IOException("state " + s + " of " + states + ": the two latest reads must match, and the state must"
             + " differ from them unless it is the last");
       }
