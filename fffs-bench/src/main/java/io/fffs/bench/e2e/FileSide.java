@@ -13,7 +13,8 @@ interface FileSide extends AutoCloseable {
   /**
    * Not measured: JIT warm-up passes ({@link JitWarmUp}), {@code minPasses} to {@code maxPasses} of them until the
    * JIT has settled. A pass writes a scratch file per packet size ({@link JitWarmUp#bytesPerPacket}), in calls of
-   * that size through the client that will be measured with it, reads it twice and deletes it.
+   * that size through the client that will be measured with it, reads it {@link LocalFileSide#WARM_UP_READS} times
+   * and deletes it.
    */
   JitWarmUp.Result warmUp(int[] packets, long passBytes, int minPasses, int maxPasses) throws IOException;
 
