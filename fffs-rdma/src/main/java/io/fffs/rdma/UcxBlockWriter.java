@@ -95,9 +95,7 @@ final class UcxBlockWriter implements BlockWriter {
     slot.bytes().put(piece.duplicate()).flip();
     WriteRequestProto.Builder write = WriteRequestProto.newBuilder().setBlockId(blockId).setOffset(offset)
         .setStreamId(streamId);
-    for (int crc : ChunkChecksums.of(slot.bytes())) {
-      write.addChunkCrcs(crc);
-    }
+    write.setChunkCrcs(ChunkChecksums.toWire(ChunkChecksums.of(slot.bytes())));
     if (options.blockSize() > 0) {
       write.setBlockSize(options.blockSize());
     }

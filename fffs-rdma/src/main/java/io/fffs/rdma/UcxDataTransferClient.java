@@ -205,12 +205,12 @@ final class UcxDataTransferClient implements DataTransferClient {
           ReadResponseProto response = checked(answer).getRead();
           int got = (int) Math.max(0, Math.min(next.asked(), response.getBlockLength() - next.at()));
           ByteBuffer bytes = next.slot().bytes().duplicate().limit(got);
-          int bad = ChunkChecksums.firstMismatch(bytes, response.getChunkCrcsList());
+          int bad = ChunkChecksums.firstMismatch(bytes, response.getChunkCrcs());
           if (bad >= 0) {
             throw new FffsException(ErrorCode.CORRUPT, "block " + blockId + " read from DataNode "
                 + channel.address() + " over UCX failed its CRC32C check in the 512-byte chunk at offset "
-                + (next.at() + (long) bad * ChunkChecksums.CHUNK_BYTES) + " (" + response.getChunkCrcsCount()
-                + " checksums for " + got + " bytes)");
+                + (next.at() + (long) bad * ChunkChecksums.CHUNK_BYTES) + " ("
+                + ChunkChecksums.count(response.getChunkCrcs()) + " checksums for " + got + " bytes)");
           }
           dst.put(bytes);
           if (resolved == null) {

@@ -86,10 +86,7 @@ final class UcxReadService {
       try (ReadView view = store.read(read.getBlockId(), read.getOffset(), read.getLength(),
           TimeSpec.fromProto(read.getTime()))) {
         ReadResponseProto.Builder body = ReadResponseProto.newBuilder().setBlockLength(view.blockLength())
-            .setResolvedHlc(view.hlc().toProto());
-        for (int crc : put(peer, view, where)) {
-          body.addChunkCrcs(crc);
-        }
+            .setResolvedHlc(view.hlc().toProto()).setChunkCrcs(ChunkChecksums.toWire(put(peer, view, where)));
         response.setRead(body);
       }
     } catch (IOException | RuntimeException e) {

@@ -286,14 +286,10 @@ final class UcxWriteApplier {
 
   /** The write's chunk CRCs for the store, or null if there are not as many as chunks ({@link #verify} says so). */
   private static int[] chunkCrcs(WriteRequestProto request, int length) {
-    if (request.getChunkCrcsCount() != ChunkChecksums.chunksOf(length)) {
+    if (ChunkChecksums.count(request.getChunkCrcs()) != ChunkChecksums.chunksOf(length)) {
       return null;
     }
-    int[] crcs = new int[request.getChunkCrcsCount()];
-    for (int i = 0; i < crcs.length; i++) {
-      crcs[i] = request.getChunkCrcs(i);
-    }
-    return crcs;
+    return ChunkChecksums.fromWire(request.getChunkCrcs());
   }
 
   /**
@@ -424,13 +420,14 @@ final class UcxWriteApplier {
   }
 
   private static void verify(WriteRequestProto request, ByteBuffer data, Job job) throws FffsException {
-    int bad = ChunkChecksums.firstMismatch(data, request.getChunkCrcsList());
+    int bad = ChunkChecksums.firstMismatch(data, request.getChunkCrcs());
     if (bad < 0) {
       return;
     }
-    if (bad >= request.getChunkCrcsCount()) {
+    int sent = ChunkChecksums.count(request.getChunkCrcs());
+    if (bad >= sent) {
       throw new FffsException(ErrorCode.CORRUPT, "the write of " + data.remaining() + " bytes to block "
-          + request.getBlockId() + " at offset " + request.getOffset() + " carries " + request.getChunkCrcsCount()
+          + request.getBlockId() + " at offset " + request.getOffset() + " carries " + sent
           + " chunk checksums instead of " + ChunkChecksums.chunksOf(data.remaining()) + "; nothing was written");
     }
     long at = request.getOffset() + (long) bad * ChunkChecksums.CHUNK_BYTES;

@@ -89,9 +89,7 @@ public final class NettyBlockWriter implements BlockWriter {
     WriteRequestProto.Builder write = WriteRequestProto.newBuilder().setBlockId(blockId).setOffset(offset)
         .setStreamId(streamId);
     ByteBuf payload = connection.alloc().directBuffer(n);
-    for (int crc : copyAndChecksum(piece, payload)) {
-      write.addChunkCrcs(crc);
-    }
+    write.setChunkCrcs(ChunkChecksums.toWire(copyAndChecksum(piece, payload)));
     if (options.blockSize() > 0) {
       write.setBlockSize(options.blockSize());
     }

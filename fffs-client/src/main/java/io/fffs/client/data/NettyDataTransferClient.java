@@ -221,15 +221,14 @@ public final class NettyDataTransferClient implements DataTransferClient {
   /** {@code CORRUPT} naming the block and the first bad chunk's offset, or null when every checksum matches. */
   private static FffsException mismatch(ChunkChecksums sums, ByteBuf payload, ReadResponseProto response,
       long blockId, long offset, InetSocketAddress from) {
-    int bad = ChunkChecksums.firstMismatch(sums.finish(), response.getChunkCrcsCount(),
-        response::getChunkCrcs);
+    int bad = ChunkChecksums.firstMismatch(sums.finish(), response.getChunkCrcs());
     if (bad < 0) {
       return null;
     }
     long at = offset + (long) bad * ChunkChecksums.CHUNK_BYTES;
     return new FffsException(ErrorCode.CORRUPT, "block " + blockId + " read from DataNode " + from
         + " failed its CRC32C check in the 512-byte chunk at offset " + at + " ("
-        + response.getChunkCrcsCount() + " checksums for " + payload.readableBytes() + " bytes)");
+        + ChunkChecksums.count(response.getChunkCrcs()) + " checksums for " + payload.readableBytes() + " bytes)");
   }
 
   @Override

@@ -62,10 +62,8 @@ class PipelinedReadTest {
   /** The answer to a READ of {@code payload} with the checksums of {@code checksummed}. */
   private static ResponseHeaderProto.Builder readAnswer(byte[] checksummed, long blockLength) {
     ReadResponseProto.Builder read = ReadResponseProto.newBuilder().setBlockLength(blockLength)
-        .setResolvedHlc(HlcProto.newBuilder().setPacked(DN_HLC - 5));
-    for (int crc : ChunkChecksums.of(ByteBuffer.wrap(checksummed))) {
-      read.addChunkCrcs(crc);
-    }
+        .setResolvedHlc(HlcProto.newBuilder().setPacked(DN_HLC - 5))
+        .setChunkCrcs(ChunkChecksums.toWire(ChunkChecksums.of(ByteBuffer.wrap(checksummed))));
     return ResponseHeaderProto.newBuilder().setRead(read);
   }
 

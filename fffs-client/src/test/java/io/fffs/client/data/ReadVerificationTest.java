@@ -40,10 +40,8 @@ class ReadVerificationTest {
         in.skipNBytes(length - 4 - headerLength);
         RequestHeaderProto request = RequestHeaderProto.parseFrom(header);
         ReadResponseProto.Builder read = ReadResponseProto.newBuilder().setBlockLength(payload.length)
-            .setResolvedHlc(HlcProto.newBuilder().setPacked(DN_HLC - 5));
-        for (int crc : ChunkChecksums.of(ByteBuffer.wrap(checksummed))) {
-          read.addChunkCrcs(crc);
-        }
+            .setResolvedHlc(HlcProto.newBuilder().setPacked(DN_HLC - 5))
+            .setChunkCrcs(ChunkChecksums.toWire(ChunkChecksums.of(ByteBuffer.wrap(checksummed))));
         byte[] response = ResponseHeaderProto.newBuilder().setCallId(request.getCallId())
             .setHlc(HlcProto.newBuilder().setPacked(DN_HLC)).setRead(read).build().toByteArray();
         DataOutputStream out = new DataOutputStream(socket.getOutputStream());

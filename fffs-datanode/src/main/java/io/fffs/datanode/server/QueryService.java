@@ -175,10 +175,7 @@ final class QueryService {
 
   private ResponseHeaderProto header(RequestHeaderProto request, ReadView view, int[] crcs) {
     ReadResponseProto.Builder body = ReadResponseProto.newBuilder().setBlockLength(view.blockLength())
-        .setResolvedHlc(view.hlc().toProto());
-    for (int crc : crcs) {
-      body.addChunkCrcs(crc);
-    }
+        .setResolvedHlc(view.hlc().toProto()).setChunkCrcs(ChunkChecksums.toWire(crcs));
     return ResponseHeaderProto.newBuilder().setCallId(request.getCallId()).setHlc(clock.now().toProto())
         .setRead(body).build();
   }

@@ -89,13 +89,14 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
       return new FffsException(ErrorCode.INVALID_ARGUMENT, "a WRITE request without its write fields");
     }
     WriteRequestProto write = request.getWrite();
-    int bad = ChunkChecksums.firstMismatch(actual, write.getChunkCrcsCount(), write::getChunkCrcs);
+    int bad = ChunkChecksums.firstMismatch(actual, write.getChunkCrcs());
     if (bad < 0) {
       return null;
     }
-    if (bad >= write.getChunkCrcsCount()) {
+    int sent = ChunkChecksums.count(write.getChunkCrcs());
+    if (bad >= sent) {
       return new FffsException(ErrorCode.CORRUPT, "the write of " + payload.readableBytes() + " bytes to block "
-          + write.getBlockId() + " at offset " + write.getOffset() + " carries " + write.getChunkCrcsCount()
+          + write.getBlockId() + " at offset " + write.getOffset() + " carries " + sent
           + " chunk checksums instead of " + ChunkChecksums.chunksOf(payload.readableBytes()) + "; nothing was written");
     }
     long at = write.getOffset() + (long) bad * ChunkChecksums.CHUNK_BYTES;

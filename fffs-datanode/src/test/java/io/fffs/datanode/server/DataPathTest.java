@@ -247,10 +247,8 @@ class DataPathTest {
   }
 
   static RequestHeaderProto write(long callId, long blockId, long offset, int[] crcs) {
-    WriteRequestProto.Builder write = WriteRequestProto.newBuilder().setBlockId(blockId).setOffset(offset);
-    for (int crc : crcs) {
-      write.addChunkCrcs(crc);
-    }
+    WriteRequestProto.Builder write = WriteRequestProto.newBuilder().setBlockId(blockId).setOffset(offset)
+        .setChunkCrcs(ChunkChecksums.toWire(crcs));
     return RequestHeaderProto.newBuilder().setCallId(callId).setOp(OpProto.WRITE)
         .setHlc(HlcTimestamp.of(PhysicalClock.system().currentTimeMicros(), 0).toProto()).setWrite(write).build();
   }

@@ -11,9 +11,9 @@ import io.fffs.common.error.FffsException;
 import io.fffs.common.time.TimeSpec;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.thirdparty.protobuf.ByteString;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -121,7 +121,7 @@ class PageReservationTest {
     BlockInfo before = store.info(7, TimeSpec.latest());
     long pagesBefore = store.memoryUsage().pagesAllocated();
     ByteBuffer sent = bytes(900, 5);
-    List<Integer> crcs = java.util.Arrays.stream(ChunkChecksums.of(sent)).boxed().toList();
+    ByteString crcs = ChunkChecksums.toWire(ChunkChecksums.of(sent));
     ByteBuffer damaged = ByteBuffer.wrap(array(sent));
     damaged.put(600, (byte) (damaged.get(600) ^ 1)); // one bit flipped on the way
 

@@ -66,9 +66,12 @@ class HostileInputTest {
         return header.setOp(OpProto.BLOCK_INFO).setBlockInfo(BlockInfoRequestProto.newBuilder()
             .setBlockId(random.nextLong()).setTime(latest)).build();
       case 2:
-        // A write whose checksums do not match its payload: CORRUPT, nothing written.
+        // A write whose checksums do not match its payload, in number or value (1-9 random bytes, so partial
+        // ones too): CORRUPT, nothing written.
+        byte[] crcs = new byte[1 + random.nextInt(9)];
+        random.nextBytes(crcs);
         return header.setOp(OpProto.WRITE).setWrite(WriteRequestProto.newBuilder().setBlockId(1L << 50)
-            .setOffset(0).addChunkCrcs(random.nextInt())).build();
+            .setOffset(0).setChunkCrcs(org.apache.hadoop.thirdparty.protobuf.ByteString.copyFrom(crcs))).build();
       case 3:
         return header.setOp(OpProto.SYNC).setSync(SyncRequestProto.newBuilder().addBlockIds(random.nextLong()))
             .build();

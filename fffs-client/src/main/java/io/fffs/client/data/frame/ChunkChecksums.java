@@ -1,7 +1,11 @@
 package io.fffs.client.data.frame;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.IntBuffer;
 import java.util.zip.CRC32C;
+import org.apache.hadoop.thirdparty.protobuf.ByteString;
+import org.apache.hadoop.thirdparty.protobuf.UnsafeByteOperations;
 
 /**
  * CRC32C per {@value #CHUNK_BYTES}-byte chunk of a payload (the last chunk may be shorter), as carried by WRITE
@@ -78,32 +82,52 @@ public final class ChunkChecksums {
   }
 
   /**
-   * Checks {@code data} (position to limit, not moved) against {@code expected}; returns the index of the first
-   * chunk that does not match, {@code expected.size()} chunks if the counts differ, or -1 when all match.
+   * The checksums as they travel in the {@code chunkCrcs} field of WRITE requests and READ answers: 4 bytes each,
+   * little-endian, which is what a packed {@code repeated fixed32} puts on the wire. One array, not a value at a
+   * time.
    */
-  public static int firstMismatch(ByteBuffer data, java.util.List<Integer> expected) {
+  public static ByteString toWire(int[] crcs) {
+    byte[] bytes = new byte[4 * crcs.length];
+    ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().put(crcs);
+    return UnsafeByteOperations.unsafeWrap(bytes);
+  }
+
+  /** The number of checksums {@code wire} carries; a trailing partial one counts, so it never matches a payload. */
+  public static int count(ByteString wire) {
+    return (wire.size() + 3) / 4;
+  }
+
+  /** The whole checksums {@code wire} carries (a trailing partial one is left out: check {@link #count} first). */
+  public static int[] fromWire(ByteString wire) {
+    int[] crcs = new int[wire.size() / 4];
+    values(wire).get(crcs);
+    return crcs;
+  }
+
+  private static IntBuffer values(ByteString wire) {
+    return wire.asReadOnlyByteBuffer().order(ByteOrder.LITTLE_ENDIAN).asIntBuffer();
+  }
+
+  /** {@link #firstMismatch(int[], ByteString)} of the checksums of {@code data} (position to limit, not moved). */
+  public static int firstMismatch(ByteBuffer data, ByteString expected) {
     return firstMismatch(of(data), expected);
   }
 
   /**
-   * Compares checksums computed here ({@link #finish}) with {@code expected}: the index of the first chunk that
-   * differs, {@code expected.size()} (or {@code actual.length}) if the counts differ, or -1 when all match.
+   * Compares checksums computed here ({@link #finish}) with those a peer sent ({@link #toWire} form): -1 when all
+   * match, {@link #count count(expected)} when the numbers differ, else the index of the first chunk that differs.
    */
-  public static int firstMismatch(int[] actual, java.util.List<Integer> expected) {
-    return firstMismatch(actual, expected.size(), expected::get);
-  }
-
-  /**
-   * As {@link #firstMismatch(int[], java.util.List)}, with the expected checksums read through {@code expected}
-   * (e.g. a protobuf message's {@code getChunkCrcs(int)}, which does not box each value as its list view does).
-   */
-  public static int firstMismatch(int[] actual, int expectedCount, java.util.function.IntUnaryOperator expected) {
-    int n = Math.min(actual.length, expectedCount);
-    for (int i = 0; i < n; i++) {
-      if (actual[i] != expected.applyAsInt(i)) {
+  public static int firstMismatch(int[] actual, ByteString expected) {
+    int count = count(expected);
+    if (count != actual.length || expected.size() % 4 != 0) {
+      return count;
+    }
+    IntBuffer sent = values(expected);
+    for (int i = 0; i < actual.length; i++) {
+      if (actual[i] != sent.get(i)) {
         return i;
       }
     }
-    return actual.length == expectedCount ? -1 : n;
+    return -1;
   }
 }

@@ -9,10 +9,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.Random;
-import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 
 class FrameCodecTest {
@@ -65,31 +62,5 @@ class FrameCodecTest {
     EmbeddedChannel channel = channel(1024);
     channel.writeInbound(Unpooled.wrappedBuffer(new byte[] {0, 0, 0, 7, 0, 0, 0, 3, 1, 2, 3}));
     assertThat(channel.isOpen()).isFalse();
-  }
-
-  @Test
-  void chunkChecksumsArePer512BytesAndIndependentOfHowBytesArrive() {
-    byte[] data = new byte[1300];
-    new Random(1).nextBytes(data);
-    int[] whole = ChunkChecksums.of(ByteBuffer.wrap(data));
-    assertThat(whole).hasSize(3);
-    CRC32C crc = new CRC32C();
-    crc.update(data, 1024, 276);
-    assertThat(whole[2]).isEqualTo((int) crc.getValue());
-    ChunkChecksums pieces = new ChunkChecksums(0);
-    for (int at = 0; at < data.length; at += 77) {
-      pieces.update(ByteBuffer.wrap(data, at, Math.min(77, data.length - at)));
-    }
-    assertThat(pieces.finish()).isEqualTo(whole);
-    java.util.List<Integer> expected = new java.util.ArrayList<>();
-    for (int c : whole) {
-      expected.add(c);
-    }
-    assertThat(ChunkChecksums.firstMismatch(ByteBuffer.wrap(data), expected)).isEqualTo(-1);
-    data[600] ^= 1;
-    assertThat(ChunkChecksums.firstMismatch(ByteBuffer.wrap(data), expected)).isEqualTo(1);
-    assertThat(ChunkChecksums.firstMismatch(ByteBuffer.wrap(data, 0, 1024), expected)).isEqualTo(1);
-    data[600] ^= 1;
-    assertThat(ChunkChecksums.firstMismatch(ByteBuffer.wrap(data, 0, 1024), expected)).isEqualTo(2);
   }
 }
