@@ -3,9 +3,9 @@ package io.fffs.datanode.store.arena;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.datanode.store.StoreStats;
+import io.fffs.datanode.store.util.AscendingLongSet;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * Fixed-size pages in memory, handed out as a ring in allocation order.
@@ -29,8 +29,8 @@ public final class PageArena implements AutoCloseable {
   private final boolean evictable;
   private final long waitTimeoutNanos;
   private final StoreStats stats;
-  /** First sequence number of every allocated range not yet persisted. */
-  private final TreeSet<Long> unpersisted = new TreeSet<>();
+  /** First sequence number of every allocated range not yet persisted (allocation order is ascending). */
+  private final AscendingLongSet unpersisted = new AscendingLongSet();
   /** Reader pins: sequence number → count; no page at or above the smallest pin may be evicted. */
   private final TreeMap<Long, Integer> pins = new TreeMap<>();
   private long head;
@@ -200,6 +200,16 @@ public final class PageArena implements AutoCloseable {
   /** The range that starts at {@code firstSeq} is on disk; its pages may now be evicted. */
   public synchronized void persisted(long firstSeq) {
     unpersisted.remove(firstSeq);
+    if (waiters > 0) {
+      notifyAll();
+    }
+  }
+
+  /** The ranges that start at {@code firstSeqs[0, count)} are on disk: {@link #persisted(long)} under one lock. */
+  public synchronized void persisted(long[] firstSeqs, int count) {
+    for (int i = 0; i < count; i++) {
+      unpersisted.remove(firstSeqs[i]);
+    }
     if (waiters > 0) {
       notifyAll();
     }
