@@ -89,26 +89,47 @@ public final class PersistenceService {
         .enqueue(new PersistenceWorker.Task(block, meta, kept));
   }
 
-  /** Called by a worker once the entry is fsync'd at {@code location}. */
-  void entryDurable(PersistenceWorker.Task task, long location) {
-    Block block = task.block();
-    EntryMeta meta = task.meta();
-    if (task.chunkCrcs() != null) {
-      chunkCrcBytes.addAndGet(-4L * task.chunkCrcs().length);
+  /**
+   * Called by a worker once the entries of {@code batch} are fsync'd, entry {@code i} at {@code locations[i]}. Each
+   * lock is taken once per batch (a block's write lock once per run of its entries), not once per entry: the
+   * writers take the same locks for every write. Disk locations are set before the pages may leave memory.
+   */
+  void entriesDurable(List<PersistenceWorker.Task> batch, long[] locations) {
+    int count = batch.size();
+    long[] firstSeqs = new long[count];
+    int ranges = 0;
+    long[] hlcs = new long[count];
+    long crcBytes = 0;
+    int next = 0;
+    while (next < count) {
+      Block block = batch.get(next).block();
+      block.writeLock().lock();
+      try {
+        do {
+          block.log().setDiskLoc(batch.get(next).meta().logIndex(), locations[next]);
+          next++;
+        } while (next < count && batch.get(next).block() == block);
+      } finally {
+        block.writeLock().unlock();
+      }
     }
-    block.writeLock().lock();
-    try {
-      block.log().setDiskLoc(meta.logIndex(), location);
-    } finally {
-      block.writeLock().unlock();
+    for (int i = 0; i < count; i++) {
+      PersistenceWorker.Task task = batch.get(i);
+      if (task.meta().pageCount() > 0) {
+        firstSeqs[ranges++] = task.meta().firstSeq();
+      }
+      hlcs[i] = task.meta().hlc();
+      crcBytes += task.chunkCrcs() == null ? 0 : 4L * task.chunkCrcs().length;
     }
-    if (meta.pageCount() > 0) {
-      arena.persisted(meta.firstSeq());
-    }
-    tracker.durable(meta.hlc());
-    stats.entriesPersisted.increment();
+    chunkCrcBytes.addAndGet(-crcBytes);
+    arena.persisted(firstSeqs, ranges);
+    tracker.durable(hlcs, count);
+    stats.entriesPersisted.add(count);
     synchronized (durableMonitor) {
-      block.setDurableCount(Math.max(block.durableCount(), meta.logIndex() + 1));
+      for (PersistenceWorker.Task task : batch) {
+        Block block = task.block();
+        block.setDurableCount(Math.max(block.durableCount(), task.meta().logIndex() + 1));
+      }
       durableMonitor.notifyAll();
     }
   }

@@ -227,9 +227,7 @@ final class PersistenceWorker implements Runnable {
     stats.bytesPersisted.add(bytes);
     stats.pageCrcsDerived.add(pagesDerived);
     pagesDerived = 0;
-    for (int t = 0; t < batch.size(); t++) {
-      service.entryDurable(batch.get(t), locations[t]);
-    }
+    service.entriesDurable(batch, locations);
   }
 
   /** The O_DIRECT form of {@link #writeBatch}: the same records, staged, then padded to the alignment. */
@@ -275,9 +273,7 @@ final class PersistenceWorker implements Runnable {
     stats.bytesPadded.add(writer.position() - start - bytes);
     stats.pageCrcsDerived.add(pagesDerived);
     pagesDerived = 0;
-    for (int t = 0; t < batch.size(); t++) {
-      service.entryDurable(batch.get(t), locations[t]);
-    }
+    service.entriesDurable(batch, locations);
   }
 
   /** Checksums each page of the entry and stages it right after, while it is in the cache; returns the CRCs. */
