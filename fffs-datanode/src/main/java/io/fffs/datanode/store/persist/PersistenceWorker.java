@@ -11,22 +11,19 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.zip.CRC32C;
 
 /**
- * One persistence thread: the only consumer of its FIFO queue (the blocks hashed to it) and the only writer of its
- * segment files. It takes whatever is queued, up to the batch size, writes it, fsyncs once, and then reports every
- * entry of the batch durable. Through the page cache the batch is one gathering write of each entry's pages
- * straight from the arena mapping, then its record. With O_DIRECT, an entry of at least
- * {@code fffs.datanode.persistence.in-place-min-pages} pages (32) is preceded by a padding record that makes its
- * pages start on the alignment; its pages are then written from the arena mapping as they are, and the records
- * around them go through the writer's aligned staging buffer, all in one gathering write around the page cache. A
- * smaller entry's pages are copied into the staging buffer: the padding (up to one alignment block per entry) would
- * cost more than the copy.
+ * One persistence thread: the only consumer of its FIFO queue (a {@link WorkerInbox}; the blocks hashed to it) and
+ * the only writer of its segment files. It takes everything queued and writes it in batches of about the batch
+ * size; after each batch it fsyncs once and reports every entry of the batch durable. Through the page cache the
+ * batch is one gathering write of each entry's pages straight from the arena mapping, then its record. With
+ * O_DIRECT, an entry of at least {@code fffs.datanode.persistence.in-place-min-pages} pages (32) is preceded by a
+ * padding record that makes its pages start on the alignment; its pages are then written from the arena mapping as
+ * they are, and the records around them go through the writer's aligned staging buffer, all in one gathering write
+ * around the page cache. A smaller entry's pages are copied into the staging buffer: the padding (up to one
+ * alignment block per entry) would cost more than the copy.
  *
  * <p>Each page's CRC32C goes into the entry's record. A page the write covered whole, on a chunk boundary of the
  * write, gets it from the write's checked chunk CRCs ({@link PageChecksums}) without being read; any other page is
@@ -53,11 +50,9 @@ final class PersistenceWorker implements Runnable {
   private final StoreStats stats;
   private long lastBatchStart = System.nanoTime() - (1L << 40);
   private volatile Thread thread;
-  /** Record bytes of the entries queued and not yet taken (for the full-batch test of a group-commit wait). */
-  private final AtomicLong queuedBytes = new AtomicLong();
   private volatile boolean waiting;
   private volatile boolean stopQueued;
-  private final BlockingQueue<Task> queue = new LinkedBlockingQueue<>();
+  private final WorkerInbox inbox = new WorkerInbox();
   private final CRC32C crc = new CRC32C();
   /** Page CRCs derived from chunk CRCs since the last batch was counted. */
   private long pagesDerived;
@@ -78,22 +73,14 @@ final class PersistenceWorker implements Runnable {
 
   void enqueue(Task task) {
     if (task == STOP) {
-      queue.add(task);
+      inbox.add(task, 0);
       stopQueued = true;
       hurry();
       return;
     }
-    long queued = queuedBytes.addAndGet(recordBytes(task));
-    queue.add(task);
+    long queued = inbox.add(task, recordBytes(task));
     if (waiting && queued >= batchBytes) {
       hurry();
-    }
-  }
-
-  /** The worker took {@code task} off the queue. */
-  private void taken(Task task) {
-    if (task != STOP) {
-      queuedBytes.addAndGet(-recordBytes(task));
     }
   }
 
@@ -106,11 +93,11 @@ final class PersistenceWorker implements Runnable {
   }
 
   /**
-   * After the first entry of a batch: waits until the batch interval since the last batch start is over, unless a
-   * {@code sync} is waiting or a full batch is queued. Parking (not polling the queue) keeps enqueuing from waking
-   * this thread meanwhile.
+   * Once an entry is queued: waits until the batch interval since the last batch start is over, unless a {@code
+   * sync} is waiting or a full batch is queued. Parking (not waiting on the inbox) keeps enqueuing from waking this
+   * thread meanwhile.
    */
-  private void awaitBatchInterval(long firstBytes) {
+  private void awaitBatchInterval() {
     if (minBatchIntervalNanos <= 0) {
       return;
     }
@@ -118,7 +105,7 @@ final class PersistenceWorker implements Runnable {
     waiting = true;
     try {
       for (long left = until - System.nanoTime(); left > 0; left = until - System.nanoTime()) {
-        if (service.durabilityAwaited() || firstBytes + queuedBytes.get() >= batchBytes || stopQueued
+        if (service.durabilityAwaited() || inbox.queuedBytes() >= batchBytes || stopQueued
             || service.failed() || arena.writersWaiting()) {
           return;
         }
@@ -134,37 +121,17 @@ final class PersistenceWorker implements Runnable {
 
   @Override
   public void run() {
-    List<Task> batch = new ArrayList<>();
+    List<Task> taken = new ArrayList<>();
     boolean stop = false;
     thread = Thread.currentThread();
     try {
-      while (!stop) {
-        Task first = queue.take();
-        taken(first);
-        stop = first == STOP;
-        long bytes = 0;
-        if (!stop) {
-          batch.add(first);
-          bytes = recordBytes(first);
-          awaitBatchInterval(bytes);
-          lastBatchStart = System.nanoTime();
-        }
-        Task next;
-        while (!stop && bytes < batchBytes && (next = queue.poll()) != null) {
-          taken(next);
-          stop = next == STOP;
-          if (!stop) {
-            batch.add(next);
-            bytes += recordBytes(next);
-          }
-        }
-        if (service.failed()) {
-          break;
-        }
-        if (!batch.isEmpty()) {
-          writeBatch(batch, bytes);
-          batch.clear();
-        }
+      while (!stop && !service.failed()) {
+        inbox.awaitAny();
+        awaitBatchInterval();
+        lastBatchStart = System.nanoTime();
+        inbox.takeAll(taken);
+        stop = writeBatches(taken);
+        taken.clear();
       }
       if (!service.failed()) {
         writer.closeCleanly();
@@ -176,6 +143,30 @@ final class PersistenceWorker implements Runnable {
     } finally {
       writer.abandon();
     }
+  }
+
+  /**
+   * Writes {@code tasks} in batches of about the batch size, in order, up to {@link #STOP} or a failure; returns
+   * whether {@link #STOP} was reached.
+   */
+  private boolean writeBatches(List<Task> tasks) throws IOException {
+    int from = 0;
+    while (from < tasks.size() && !service.failed()) {
+      int to = from;
+      long bytes = 0;
+      while (to < tasks.size() && tasks.get(to) != STOP && bytes < batchBytes) {
+        bytes += recordBytes(tasks.get(to));
+        to++;
+      }
+      if (to > from) {
+        writeBatch(tasks.subList(from, to), bytes);
+      }
+      if (to < tasks.size() && tasks.get(to) == STOP) {
+        return true;
+      }
+      from = to;
+    }
+    return false;
   }
 
   private long recordBytes(Task task) {

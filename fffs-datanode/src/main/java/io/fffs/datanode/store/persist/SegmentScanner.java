@@ -58,8 +58,9 @@ final class SegmentScanner implements AutoCloseable {
 
   /**
    * Verifies every record of a file, pages included, without changing it (the scrubber). Only a file still being
-   * written may lack its footer; it ends at its last complete record: a record that is not valid and not followed by a valid one is taken
-   * as not written yet. Anything else that fails is the corruption reported, with its offset.
+   * written may lack its footer; it ends at its last complete record: a record that is not valid and not followed
+   * by a valid one is taken as not written yet. Anything else that fails is the corruption reported, with its
+   * offset.
    *
    * @param throttle told the bytes of each record verified; it may sleep to keep a rate
    */
