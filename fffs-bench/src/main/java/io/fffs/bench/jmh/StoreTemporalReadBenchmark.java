@@ -41,6 +41,11 @@ import org.openjdk.jmh.runner.IterationType;
  * ratio (latest time over its own, over all measured invocations) and a control (A over B, the same bytes: what it
  * shows below 0.90 is noise); its JMH score is the time of the three reads of the block. To reach all 500 states
  * the measurement must cover 500 invocations: at full scale (~30 ms an invocation) {@code -i 3 -r 10s}.
+ *
+ * <p>{@code rounds} reads the latest no more often than any past state ({@link StateRounds}): each invocation is
+ * one round, every past state and the latest twice (A, B) read whole once each in a shuffled order, and the trial
+ * ends with each state's ratio (latest A's median time over its own) and the control A/B. Each measured iteration
+ * runs at least one round (~5 s at full scale), so {@code -wi 1 -w 1s -i 8 -r 1s} measures about 8.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -55,7 +60,7 @@ public class StoreTemporalReadBenchmark {
   static final long STEP_MICROS = 10;
   static final int PAIR_PIECE = 4 << 20;
 
-  @Param({"latest", "0", "125", "250", "375", "499", "all", "pairs"})
+  @Param({"latest", "0", "125", "250", "375", "499", "all", "pairs", "rounds"})
   public String state;
 
   @Param({"16"})
@@ -69,6 +74,7 @@ public class StoreTemporalReadBenchmark {
   private int cycle;
   private boolean measuring;
   private final long[][] pairNanos = new long[3][STATES];
+  private final StateRounds rounds = new StateRounds(STATES);
 
   @Setup(Level.Trial)
   public void setUp() throws IOException {
@@ -103,6 +109,9 @@ public class StoreTemporalReadBenchmark {
     support.close();
     if (state.equals("pairs")) {
       printPairs();
+    } else if (state.equals("rounds")) {
+      System.out.printf(Locale.ROOT, "%n%s (%d MiB block, %d overwrites)%n", rounds.summary(0.9, target.capacity()),
+          blockMiB, overwrites);
     }
   }
 
@@ -181,6 +190,22 @@ public class StoreTemporalReadBenchmark {
     return sum;
   }
 
+  /** One round: every past state and the latest twice, each read whole once, in the round's order. */
+  private long readRound() throws IOException {
+    int[] order = rounds.order();
+    long[] nanos = new long[order.length];
+    long sum = 0;
+    for (int index : order) {
+      long t0 = System.nanoTime();
+      sum += readBlock(index >= rounds.latestA() ? TimeSpec.latest() : stateTime(index));
+      nanos[index] = System.nanoTime() - t0;
+    }
+    if (measuring) {
+      rounds.record(nanos);
+    }
+    return sum;
+  }
+
   @Benchmark
   public long read() throws IOException {
     switch (state) {
@@ -191,6 +216,8 @@ public class StoreTemporalReadBenchmark {
         return readBlock(stateTime(cycle));
       case "pairs":
         return readPairs();
+      case "rounds":
+        return readRound();
       default:
         return readBlock(stateTime(Integer.parseInt(state)));
     }
