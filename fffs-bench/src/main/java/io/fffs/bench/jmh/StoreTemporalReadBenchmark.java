@@ -44,8 +44,9 @@ import org.openjdk.jmh.runner.IterationType;
  *
  * <p>{@code rounds} reads the latest no more often than any past state ({@link StateRounds}): each invocation is
  * one round, every past state and the latest twice (A, B) read whole once each in a shuffled order, and the trial
- * ends with each state's ratio (latest A's median time over its own) and the control A/B. Each measured iteration
- * runs at least one round (~5 s at full scale), so {@code -wi 1 -w 1s -i 8 -r 1s} measures about 8.
+ * ends with each state's ratio (the latest's median time over A's and B's reads, over its own) and the control
+ * A/B. Each measured iteration runs at least one round (~5 s at full scale), so {@code -wi 1 -w 1s -i 8 -r 1s}
+ * measures about 8.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
