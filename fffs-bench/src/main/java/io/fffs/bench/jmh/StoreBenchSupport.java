@@ -5,9 +5,12 @@ import io.fffs.common.time.PhysicalClock;
 import io.fffs.datanode.store.DataNodeConfigKeys;
 import io.fffs.datanode.store.MultiLogBlockStore;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
 import java.util.Comparator;
 import java.util.UUID;
 import java.util.stream.Stream;
@@ -15,7 +18,13 @@ import org.apache.hadoop.conf.Configuration;
 
 /** Opens block stores for the {@code Store*Benchmark}s in throw-away directories and cleans up after them. */
 final class StoreBenchSupport implements AutoCloseable {
-  final Path memoryDir = Paths.get("/dev/shm", "fffs-bench-" + UUID.randomUUID());
+  /**
+   * Where the arenas go: {@code /dev/shm}, or the tmpfs named by {@code -Dfffs.bench.memory.root} (for example one
+   * mounted with {@code huge=always}).
+   */
+  static final String MEMORY_ROOT = System.getProperty("fffs.bench.memory.root", "/dev/shm");
+
+  final Path memoryDir = Paths.get(MEMORY_ROOT, "fffs-bench-" + UUID.randomUUID());
   final Path dataDir;
   final MultiLogBlockStore store;
 
@@ -64,6 +73,16 @@ final class StoreBenchSupport implements AutoCloseable {
       deleteTree(memoryDir);
       deleteTree(dataDir);
       System.gc();
+    }
+  }
+
+  /**
+   * The arena's first page file ({@code arena-0.pages}, see {@code ArenaFiles}), mapped read-only: the memory the
+   * store's writes fill first.
+   */
+  ByteBuffer mapArena() throws IOException {
+    try (FileChannel channel = FileChannel.open(memoryDir.resolve("arena-0.pages"), StandardOpenOption.READ)) {
+      return channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size());
     }
   }
 
