@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.time.TimeSpec;
+import io.fffs.datanode.store.persist.SegmentFormat;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -193,14 +195,46 @@ class CrashRecoveryTest {
     throw new AssertionError("writes were still accepted after the persistence thread crashed");
   }
 
-  /** Power loss: a random part of what was written after the file's last fsync never reached the disk. */
-  private static void dropUnsyncedTail(Crasher crasher, Random random) throws IOException {
+  /**
+   * Power loss: a random part of what was written after the file's last fsync never reached the disk. The cut falls
+   * before the end of the last entry record written since that fsync, so it tears at least that entry (a cut in
+   * the batch's trailing padding would lose none).
+   */
+  private void dropUnsyncedTail(Crasher crasher, Random random) throws IOException {
     Path file = crasher.crashedFile;
-    long size = Files.size(file);
     long synced = crasher.syncedSize.getOrDefault(file, 0L);
-    long keep = synced + (long) (random.nextDouble() * (size - synced));
+    long entriesEnd = endOfLastEntryRecord(file, Math.max(synced, SegmentFormat.HEADER_BYTES));
+    assertThat(entriesEnd).as("an entry record written after the last fsync of " + file).isGreaterThan(synced);
+    long keep = synced + (long) (random.nextDouble() * (entriesEnd - synced));
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
       channel.truncate(keep);
+    }
+  }
+
+  /** Where the last entry record of {@code file} from record boundary {@code from} on ends ({@code from} if none). */
+  private long endOfLastEntryRecord(Path file, long from) throws IOException {
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+      long size = channel.size();
+      long end = from;
+      ByteBuffer prefix = ByteBuffer.allocate(SegmentFormat.PREFIX_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+      for (long pos = from; pos + SegmentFormat.PREFIX_BYTES <= size; ) {
+        prefix.clear();
+        while (prefix.hasRemaining()) {
+          if (channel.read(prefix, pos + prefix.position()) < 0) {
+            throw new IOException("end of " + file + " inside a record prefix at " + pos);
+          }
+        }
+        int magic = prefix.getInt(0);
+        if (magic == SegmentFormat.PAD_MAGIC) {
+          pos += prefix.getInt(4);
+        } else if (magic == SegmentFormat.ENTRY_MAGIC) {
+          pos += SegmentFormat.recordBytes(prefix.getInt(4), StoreFixture.PAGE_SIZE);
+          end = Math.min(pos, size);
+        } else {
+          break;
+        }
+      }
+      return end;
     }
   }
 }

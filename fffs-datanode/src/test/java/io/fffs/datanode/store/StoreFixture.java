@@ -19,6 +19,8 @@ import org.apache.hadoop.conf.Configuration;
  */
 final class StoreFixture implements AutoCloseable {
   static final long START_MICROS = 1_763_719_200_000_000L;
+  /** The page size of the fixture's stores. */
+  static final int PAGE_SIZE = 512;
 
   final ManualPhysicalClock physical = new ManualPhysicalClock(START_MICROS);
   final Path dataDir;
@@ -45,7 +47,7 @@ final class StoreFixture implements AutoCloseable {
     this.memoryDir = (Files.isDirectory(shm) ? shm : dataDir).resolve("fffs-test-" + UUID.randomUUID());
     conf.set(DataNodeConfigKeys.DATA_DIR_KEY, dataDir.toString());
     conf.set(DataNodeConfigKeys.MEMORY_DIR_KEY, memoryDir.toString());
-    conf.setInt(DataNodeConfigKeys.PAGE_SIZE_KEY, 512);
+    conf.setInt(DataNodeConfigKeys.PAGE_SIZE_KEY, PAGE_SIZE);
     conf.setLong(DataNodeConfigKeys.MEMORY_CAPACITY_KEY, 1L << 20);
     conf.setLong(DataNodeConfigKeys.MEMORY_WAIT_TIMEOUT_KEY, 20_000);
   }
