@@ -117,8 +117,7 @@ public final class Scrubber implements AutoCloseable {
       return;
     }
     windowBytes += bytes;
-    long dueNanos = windowBytes * 1_000_000_000L / bytesPerSecond;
-    long aheadNanos = dueNanos - (System.nanoTime() - windowStartNanos);
+    long aheadNanos = dueNanos(windowBytes, bytesPerSecond) - (System.nanoTime() - windowStartNanos);
     if (aheadNanos > 0) {
       try {
         TimeUnit.NANOSECONDS.sleep(aheadNanos);
@@ -127,6 +126,15 @@ public final class Scrubber implements AutoCloseable {
         throw new ThrottleInterrupted();
       }
     }
+  }
+
+  /**
+   * When, in nanoseconds from the start of a pass, {@code bytes} are due at {@code bytesPerSecond}. In floating
+   * point: {@code bytes * 1e9} overflows a long past 9.2 GB, and a pass over a large data directory verifies more
+   * than that (then the scrubber stopped sleeping for the rest of the pass).
+   */
+  static long dueNanos(long bytes, long bytesPerSecond) {
+    return (long) (bytes * 1e9 / bytesPerSecond);
   }
 
   /** Carries an interrupt out of the scanner's callback. */
