@@ -55,6 +55,7 @@ public final class ArenaFiles implements AutoCloseable {
     this.lock = DirectoryLock.acquire(dir, "fffs.datanode.memory.dir");
     try {
       deleteOldPageFiles();
+      checkSpace(dir, (long) slotCount * pageSize);
       for (int i = 0; i < fileCount; i++) {
         long slots = Math.min(slotsPerFile, slotCount - (long) i * slotsPerFile);
         paths[i] = dir.resolve("arena-" + i + ".pages");
@@ -63,11 +64,28 @@ public final class ArenaFiles implements AutoCloseable {
         channels[i] = files[i].getChannel();
         maps[i] = channels[i].map(FileChannel.MapMode.READ_WRITE, 0, slots * pageSize);
       }
+    } catch (FffsException e) {
+      closeQuietly();
+      throw e;
     } catch (IOException e) {
       closeQuietly();
       throw new FffsException(ErrorCode.IO_ERROR, "cannot create the page arena in " + dir + " ("
           + slotCount + " pages of " + pageSize + " B): " + e.getMessage()
           + "; check fffs.datanode.memory.dir and the free space of its tmpfs", e);
+    }
+  }
+
+  /**
+   * Refuses an arena larger than its file system's free space. The page files are sparse, so creating and mapping
+   * them succeeds either way; the shortfall would only show when a page is first touched, as a bus error (a JVM
+   * {@code InternalError}) deep inside a write — for example with Docker's default 64 MiB {@code /dev/shm}.
+   */
+  private void checkSpace(Path dir, long bytes) throws IOException {
+    long usable = Files.getFileStore(dir).getUsableSpace();
+    if (usable < bytes) {
+      throw new FffsException(ErrorCode.INVALID_ARGUMENT, "the page arena needs " + bytes + " bytes in " + dir
+          + ", but its file system has only " + usable + " bytes free; lower fffs.datanode.memory.capacity or"
+          + " give fffs.datanode.memory.dir a larger tmpfs (for a container, e.g. docker run --shm-size)");
     }
   }
 
@@ -105,6 +123,11 @@ public final class ArenaFiles implements AutoCloseable {
   /** Whether {@code a} and {@code b = a + 1} are adjacent in one file. */
   public boolean adjacent(int a, int b) {
     return b == a + 1 && a / slotsPerFile == b / slotsPerFile;
+  }
+
+  /** The memory directory the page files are in. */
+  public Path dir() {
+    return dir;
   }
 
   public Path path(int slot) {

@@ -89,24 +89,37 @@ public final class PageArena implements AutoCloseable {
     pretoucher.start();
   }
 
+  /**
+   * Touches every slot once, ahead of the writers. If touching fails (the tmpfs ran out of space after the start-up
+   * check: a bus error, which the JVM raises as an {@code InternalError}), the arena fails with a reason a user can
+   * act on, and writers waiting for those slots get it instead of waiting forever.
+   */
   private void pretouch() {
     int chunk = Math.max(1, PRETOUCH_CHUNK_BYTES / pageSize());
-    for (long from = 0; from < slotCount && !Thread.currentThread().isInterrupted(); from += chunk) {
-      long to = Math.min(slotCount, from + chunk);
-      synchronized (this) {
-        if (failure != null || head >= to) {
-          continue;
+    try {
+      for (long from = 0; from < slotCount && !Thread.currentThread().isInterrupted(); from += chunk) {
+        long to = Math.min(slotCount, from + chunk);
+        synchronized (this) {
+          if (failure != null || head >= to) {
+            continue;
+          }
+          from = Math.max(from, head);
+          touchFrom = from;
+          touchTo = to;
         }
-        from = Math.max(from, head);
-        touchFrom = from;
-        touchTo = to;
+        files.touch((int) from, (int) to);
+        stats.pagesPretouched.add(to - from);
+        synchronized (this) {
+          touchFrom = touchTo = -1;
+          notifyAll();
+        }
       }
-      files.touch((int) from, (int) to);
-      stats.pagesPretouched.add(to - from);
+    } catch (RuntimeException | Error e) {
       synchronized (this) {
         touchFrom = touchTo = -1;
-        notifyAll();
       }
+      fail("the page arena in " + files.dir() + " could not be touched (" + e + "); its tmpfs is probably full:"
+          + " free space there or lower fffs.datanode.memory.capacity");
     }
   }
 
@@ -147,8 +160,9 @@ public final class PageArena implements AutoCloseable {
       } else if (now - deadline >= 0) {
         stats.backpressureNanos.add(now - waitStart);
         throw new FffsException(ErrorCode.IO_ERROR, "the page arena stayed full for "
-            + waitTimeoutNanos / 1_000_000 + " ms: persistence is not keeping up or readers hold pages; "
-            + "check the data disk and that every ReadView is closed");
+            + waitTimeoutNanos / 1_000_000 + " ms: persistence is not keeping up, readers hold pages, or a"
+            + " reserved write is still open; check the data disk, that every ReadView is closed and that every"
+            + " PageReservation is committed or closed");
       }
       waiters++;
       try {
@@ -169,11 +183,12 @@ public final class PageArena implements AutoCloseable {
     return first;
   }
 
-  /** Makes room for {@code count} more pages by evicting if allowed; false if they must wait. */
+  /** Whether the next {@code count} pages to allocate include slots the pre-toucher is touching now. */
   private boolean beingTouched(int count) {
     return touchFrom >= 0 && head < touchTo && head + count > touchFrom;
   }
 
+  /** Makes room for {@code count} more pages by evicting if allowed; false if they must wait. */
   private boolean fits(int count) {
     long needTail = head + count - slotCount;
     if (needTail <= tail) {

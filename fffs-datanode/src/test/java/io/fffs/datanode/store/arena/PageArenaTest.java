@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.datanode.store.StoreStats;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -103,6 +105,26 @@ class PageArenaTest {
       long first = arena.allocate(4);
       arena.abandon(first);
       assertThat(arena.allocate(4)).isEqualTo(4);
+    }
+  }
+
+  @Test
+  void anArenaLargerThanTheFreeSpaceOfItsFileSystemIsRefusedAtStart() throws Exception {
+    int pageSize = 64 << 10;
+    long usable = Files.getFileStore(dir).getUsableSpace();
+    int slots = (int) (usable / pageSize + (1L << 30) / pageSize);
+    assertThatThrownBy(() -> new ArenaFiles(dir, pageSize, slots, 1L << 30))
+        .isInstanceOfSatisfying(FffsException.class, e -> {
+          assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+          assertThat(e.getMessage()).contains(dir.toString(), "bytes free", "fffs.datanode.memory.capacity",
+              "--shm-size");
+        });
+    try (Stream<Path> left = Files.list(dir)) {
+      assertThat(left.filter(path -> path.getFileName().toString().startsWith("arena-"))).isEmpty();
+    }
+    // Nothing was left locked: an arena that fits opens in the same directory.
+    try (ArenaFiles files = new ArenaFiles(dir, pageSize, 4, 1L << 30)) {
+      assertThat(files.dir()).isEqualTo(dir);
     }
   }
 }
