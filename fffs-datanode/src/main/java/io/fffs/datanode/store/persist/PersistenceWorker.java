@@ -138,6 +138,10 @@ final class PersistenceWorker implements Runnable {
       }
     } catch (IOException | RuntimeException e) {
       service.fail("persistence to " + writer.path() + " failed: " + e);
+    } catch (Error e) {
+      // Out of memory, say: without this, syncs would wait for this thread forever and writes go on.
+      service.fail("persistence to " + writer.path() + " failed: " + e);
+      throw e;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {

@@ -107,6 +107,17 @@ final class SegmentWriter {
       } else {
         write(new ByteBuffer[] {header});
       }
+      syncDirectory();
+    }
+  }
+
+  /**
+   * Makes the new file's directory entry durable: an fsync of the file covers its contents, not its name, and
+   * without this a power loss could drop a whole file of entries that were reported durable.
+   */
+  private void syncDirectory() throws IOException {
+    try (FileChannel directory = FileChannel.open(dir, StandardOpenOption.READ)) {
+      directory.force(true);
     }
   }
 
