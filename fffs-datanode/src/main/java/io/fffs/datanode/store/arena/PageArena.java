@@ -86,13 +86,17 @@ public final class PageArena implements AutoCloseable {
   public synchronized void startPretouch() {
     pretoucher = new Thread(this::pretouch, "fffs-arena-pretouch");
     pretoucher.setDaemon(true);
+    // The bus error of a failed touch reaches compiled code as an asynchronous InternalError, which may surface
+    // only after pretouch() has returned.
+    pretoucher.setUncaughtExceptionHandler((thread, e) -> touchFailed(e));
     pretoucher.start();
   }
 
   /**
    * Touches every slot once, ahead of the writers. If touching fails (the tmpfs ran out of space after the start-up
    * check: a bus error, which the JVM raises as an {@code InternalError}), the arena fails with a reason a user can
-   * act on, and writers waiting for those slots get it instead of waiting forever.
+   * act on, and writers waiting for those slots get it instead of waiting forever. Best effort: in compiled code
+   * the JVM does not always report such a bus error (seen with JDK 17), which is why start-up checks the space.
    */
   private void pretouch() {
     int chunk = Math.max(1, PRETOUCH_CHUNK_BYTES / pageSize());
@@ -115,12 +119,14 @@ public final class PageArena implements AutoCloseable {
         }
       }
     } catch (RuntimeException | Error e) {
-      synchronized (this) {
-        touchFrom = touchTo = -1;
-      }
-      fail("the page arena in " + files.dir() + " could not be touched (" + e + "); its tmpfs is probably full:"
-          + " free space there or lower fffs.datanode.memory.capacity");
+      touchFailed(e);
     }
+  }
+
+  private synchronized void touchFailed(Throwable e) {
+    touchFrom = touchTo = -1;
+    fail("the page arena in " + files.dir() + " could not be touched (" + e + "); its tmpfs is probably full:"
+        + " free space there or lower fffs.datanode.memory.capacity");
   }
 
   /**
