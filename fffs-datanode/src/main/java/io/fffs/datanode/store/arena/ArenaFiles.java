@@ -5,6 +5,7 @@ import io.fffs.common.error.FffsException;
 import io.fffs.datanode.store.persist.DirectoryLock;
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
@@ -27,6 +28,9 @@ import java.nio.file.Path;
  * The contents are not recovered after a restart: the segment files on disk are the durable copy.
  */
 public final class ArenaFiles implements AutoCloseable {
+  /** What {@link #touch} writes through the file. */
+  private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(256 << 10).asReadOnlyBuffer();
+
   private final Path dir;
   private final int pageSize;
   private final int slotsPerFile;
@@ -134,14 +138,36 @@ public final class ArenaFiles implements AutoCloseable {
     return paths[slot / slotsPerFile];
   }
 
-  /** Writes one byte per 4 KiB of the given never-used slots so tmpfs allocates their memory now. */
-  void touch(int fromSlot, int toSlot) {
+  /**
+   * Makes tmpfs allocate the memory of the given never-used slots now: writes zeros over them through the file, then
+   * one byte per 4 KiB through the mapping (so the page tables are filled too).
+   *
+   * @throws IOException if the file system has no room for them ({@code ENOSPC}): through the file a full tmpfs is
+   *     an error; through the mapping it would be a bus error, which the JVM does not always report
+   */
+  void touch(int fromSlot, int toSlot) throws IOException {
+    allocate(fromSlot, toSlot);
     for (int slot = fromSlot; slot < toSlot; slot++) {
       MappedByteBuffer map = map(slot);
       int base = offsetInFile(slot);
       for (int i = 0; i < pageSize; i += 4096) {
         map.put(base + i, (byte) 0);
       }
+    }
+  }
+
+  private void allocate(int fromSlot, int toSlot) throws IOException {
+    for (int slot = fromSlot; slot < toSlot; ) {
+      int file = slot / slotsPerFile;
+      int end = Math.min(toSlot, (file + 1) * slotsPerFile);
+      long position = offsetInFile(slot);
+      long left = (long) (end - slot) * pageSize;
+      while (left > 0) {
+        int n = channels[file].write(ZEROS.duplicate().limit((int) Math.min(left, ZEROS.capacity())), position);
+        position += n;
+        left -= n;
+      }
+      slot = end;
     }
   }
 

@@ -4,6 +4,7 @@ import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.datanode.store.StoreStats;
 import io.fffs.datanode.store.util.AscendingLongSet;
+import java.io.IOException;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -86,17 +87,13 @@ public final class PageArena implements AutoCloseable {
   public synchronized void startPretouch() {
     pretoucher = new Thread(this::pretouch, "fffs-arena-pretouch");
     pretoucher.setDaemon(true);
-    // The bus error of a failed touch reaches compiled code as an asynchronous InternalError, which may surface
-    // only after pretouch() has returned.
-    pretoucher.setUncaughtExceptionHandler((thread, e) -> touchFailed(e));
     pretoucher.start();
   }
 
   /**
-   * Touches every slot once, ahead of the writers. If touching fails (the tmpfs ran out of space after the start-up
-   * check: a bus error, which the JVM raises as an {@code InternalError}), the arena fails with a reason a user can
-   * act on, and writers waiting for those slots get it instead of waiting forever. Best effort: in compiled code
-   * the JVM does not always report such a bus error (seen with JDK 17), which is why start-up checks the space.
+   * Touches every slot once, ahead of the writers ({@link ArenaFiles#touch}). If that fails (the tmpfs ran out of
+   * space after the start-up check), the arena fails with a reason a user can act on, and writers waiting for those
+   * slots get it instead of waiting forever.
    */
   private void pretouch() {
     int chunk = Math.max(1, PRETOUCH_CHUNK_BYTES / pageSize());
@@ -118,7 +115,7 @@ public final class PageArena implements AutoCloseable {
           notifyAll();
         }
       }
-    } catch (RuntimeException | Error e) {
+    } catch (IOException | RuntimeException e) {
       touchFailed(e);
     }
   }
