@@ -57,6 +57,14 @@ import org.openjdk.jmh.runner.IterationType;
 @Measurement(iterations = 20)
 @Fork(1)
 public class StorePersistenceOnOffBenchmark {
+  /** The three kinds of round. */
+  enum Round { ON, OFF, BARE }
+
+  /** The order of the rounds in successive triples: all six, so that no round owns a place. */
+  private static final Round[][] ORDERS = {
+      {Round.ON, Round.OFF, Round.BARE}, {Round.OFF, Round.BARE, Round.ON}, {Round.BARE, Round.ON, Round.OFF},
+      {Round.ON, Round.BARE, Round.OFF}, {Round.OFF, Round.ON, Round.BARE}, {Round.BARE, Round.OFF, Round.ON}};
+
   @Param({"direct", "page-cache"})
   public String mode;
 
@@ -81,14 +89,6 @@ public class StorePersistenceOnOffBenchmark {
   public void startIteration(IterationParams iteration) {
     measuring = iteration.getType() == IterationType.MEASUREMENT;
   }
-
-  /** The three kinds of round. */
-  enum Round { ON, OFF, BARE }
-
-  /** The order of the rounds in successive triples: all six, so that no round owns a place. */
-  private static final Round[][] ORDERS = {
-      {Round.ON, Round.OFF, Round.BARE}, {Round.OFF, Round.BARE, Round.ON}, {Round.BARE, Round.ON, Round.OFF},
-      {Round.ON, Round.BARE, Round.OFF}, {Round.OFF, Round.ON, Round.BARE}, {Round.BARE, Round.OFF, Round.ON}};
 
   @Benchmark
   public void triple() throws IOException {
