@@ -197,13 +197,26 @@ public final class FileOps {
     });
   }
 
-  /** Closes a file: final length of its last block; the lease ends. True also for a file already closed. */
+  /**
+   * Closes a file: final length of its last block; the lease ends. A file already closed as this close would
+   * leave it (same last block and length: a retried close) answers true; one closed otherwise (by lease recovery
+   * or another writer, so this writer's later bytes were not kept) is {@code LEASE_CONFLICT}.
+   */
   public boolean complete(Caller caller, String path, long fileId, String clientName, BlockProto last)
       throws IOException {
     return fs.mutate("close " + path, () -> {
       Inode file = fs.namespace.requireInode(fileId);
-      if (!file.latest().isUnderConstruction()) {
-        return true;  // a retried close
+      InodeState latest = file.latest();
+      if (!latest.isUnderConstruction()) {
+        int blocks = latest.blockCount();
+        boolean same = last == null ? blocks == 0 : blocks > 0 && latest.blockId(blocks - 1) == last.getBlockId()
+            && latest.blockLength(blocks - 1) == last.getNumBytes();
+        if (same) {
+          return true;  // a retried close
+        }
+        throw new FffsException(ErrorCode.LEASE_CONFLICT, "client " + clientName + " cannot close " + path
+            + ": it was closed already, at " + latest.length() + " bytes, by lease recovery or another writer, so"
+            + " what this client wrote after that was not kept; open the file for append and write it again");
       }
       checkLease(fileId, path, clientName);
       CompleteOp.Builder op = CompleteOp.newBuilder().setInodeId(fileId);
