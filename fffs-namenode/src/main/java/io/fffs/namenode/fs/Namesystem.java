@@ -232,7 +232,18 @@ public final class Namesystem implements Closeable {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted waiting for " + time);
     }
-    editLog.awaitSynced(editLog.lastQueuedTxid());
+    // Every op stamped at or before the time has ticked by now, but one may still be between its tick and its
+    // append, under the write lock: taking the read lock waits it out, so the txid read here covers it. Reading the
+    // txid without the lock could answer with a change that is not yet on disk, and a crash would then change the
+    // answer.
+    long txid;
+    lock.readLock().lock();
+    try {
+      txid = editLog.lastQueuedTxid();
+    } finally {
+      lock.readLock().unlock();
+    }
+    editLog.awaitSynced(txid);
     return Namespace.limitForMicros(time.micros());
   }
 
@@ -285,6 +296,11 @@ public final class Namesystem implements Closeable {
     try {
       for (long inodeId : leasesToRecover()) {
         mutate("lease recovery", () -> {
+          // Checked again under the write lock: since the list was taken, the writer may have renewed, or another
+          // client may have taken the file over (a fresh lease this must not close).
+          if (!leases.hardExpired(inodeId)) {
+            return null;
+          }
           Inode inode = namespace.inode(inodeId);
           if (inode != null && inode.latest().isUnderConstruction()) {
             log(FileOps.recoveryOf(inode, this));

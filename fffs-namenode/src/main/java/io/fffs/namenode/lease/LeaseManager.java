@@ -82,6 +82,12 @@ public final class LeaseManager {
     return holder == null || nanoTime.getAsLong() - leases.get(holder).renewedNanos > softLimitNanos;
   }
 
+  /** Whether {@code inodeId} has a holder that has not renewed for longer than the hard limit. */
+  public synchronized boolean hardExpired(long inodeId) {
+    String holder = holders.get(inodeId);
+    return holder != null && nanoTime.getAsLong() - leases.get(holder).renewedNanos > hardLimitNanos;
+  }
+
   /** Files whose holder has not renewed for longer than the hard limit: the NameNode closes them. */
   public synchronized List<Long> hardExpiredFiles() {
     List<Long> expired = new ArrayList<>();
