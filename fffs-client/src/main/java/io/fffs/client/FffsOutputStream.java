@@ -170,12 +170,9 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     long blockId = blockIds.get(index);
     BlockWriter writer = writers.get(blockId);
     if (tokenDue(index)) {
-      // Its packets would outlive the token: drain this writer and go on with a fresh token.
-      if (writer != null) {
-        writers.remove(blockId).close();
-        writer = null;
-      }
+      // Its packets would outlive the token: go on with a fresh token (renewing drains and closes the writers).
       renewTokens();
+      writer = null;
     }
     if (writer == null) {
       DatanodeIdProto location = blockLocations.get(index);
@@ -224,8 +221,18 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     return nowMillis() >= renewAtMillis.get(index);
   }
 
-  /** Fresh WRITE tokens for every block of the file, from the NameNode (this client holds the lease). */
+  /**
+   * Fresh WRITE tokens for every block of the file, from the NameNode (this client holds the lease). The open
+   * writers carry the old tokens, so they are drained and closed first; the next write opens one with the new token.
+   */
   private void renewTokens() throws IOException {
+    try {
+      for (BlockWriter writer : writers.values()) {
+        writer.close();
+      }
+    } finally {
+      writers.clear();
+    }
     LocatedBlocksProto located = call(() -> nn.getBlockLocations(path, TimeSpec.latest(), 0, Long.MAX_VALUE,
         client.clientName()));
     if (located == null) {
@@ -318,6 +325,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     if (closed) {
       return;
     }
+    IOException failed = null;
     try {
       drain();
       for (BlockWriter writer : writers.values()) {
@@ -325,8 +333,21 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       }
       BlockProto last = lastBlock();
       call(() -> nn.complete(path, fileId, client.clientName(), last));
+    } catch (IOException e) {
+      failed = e;
+      throw e;
     } finally {
       closed = true;
+      // After a failure some writers are still open: release their connections (closing is idempotent).
+      for (BlockWriter writer : writers.values()) {
+        try {
+          writer.close();
+        } catch (IOException e) {
+          if (failed != null) {
+            failed.addSuppressed(e);
+          }
+        }
+      }
       writers.clear();
       client.closed(this);
     }

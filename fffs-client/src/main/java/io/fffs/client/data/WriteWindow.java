@@ -84,7 +84,9 @@ public final class WriteWindow {
       while (!slots.tryAcquire(50, TimeUnit.MILLISECONDS)) {
         failure.throwIfFailed();
         if (System.nanoTime() > deadline) {
-          throw new IOException(peer + " acknowledged no " + what + " within " + timeoutMillis + " ms");
+          // Kept, so that a close() after this does not go on as if the unacknowledged writes had landed.
+          failure.fail(new IOException(peer + " acknowledged no " + what + " within " + timeoutMillis + " ms"));
+          failure.throwIfFailed();
         }
       }
     } catch (InterruptedException e) {

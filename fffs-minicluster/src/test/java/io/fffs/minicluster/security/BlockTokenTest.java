@@ -199,6 +199,28 @@ class BlockTokenTest {
   }
 
   @Test
+  void writesAfterAnHsyncThatRenewedTheTokensUseTheNewOnes() throws Exception {
+    byte[] data = new byte[16 * 1024];
+    new Random(5).nextBytes(data);
+    try (FSDataOutputStream out = fs.create(new org.apache.hadoop.fs.Path("/renewed"))) {
+      out.write(data, 0, 8192);
+      out.hflush();
+      // Past the first token's half-life, the hsync renews the tokens with nothing to send. The next write comes
+      // after the first token has expired but before the new one is due for renewal: only the new token works.
+      Thread.sleep(LIFETIME_MS * 9 / 10);
+      out.hsync();
+      Thread.sleep(LIFETIME_MS * 3 / 10);
+      out.write(data, 8192, 8192);
+      out.hsync();
+    }
+    byte[] back = new byte[data.length];
+    try (FSDataInputStream in = fs.open(new org.apache.hadoop.fs.Path("/renewed"))) {
+      in.readFully(back);
+    }
+    assertThat(back).isEqualTo(data);
+  }
+
+  @Test
   void dataNodesAcceptTokensOfThePreviousKeyAfterARoll() throws Exception {
     byte[] data = write("/roll", 5_000, 4);
     LocatedBlockProto block = firstBlock("/roll");
