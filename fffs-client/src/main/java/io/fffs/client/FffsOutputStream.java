@@ -306,16 +306,20 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     }
     Map<DatanodeIdProto, List<Long>> byDatanode = new HashMap<>();
     Map<DatanodeIdProto, List<BlockToken>> tokens = new HashMap<>();
+    Map<DatanodeIdProto, List<Long>> lengths = new HashMap<>();
     for (long blockId : unsynced) {
       int index = blockIds.indexOf(blockId);
       DatanodeIdProto location = blockLocations.get(index);
       byDatanode.computeIfAbsent(location, d -> new ArrayList<>()).add(blockId);
+      // What this stream has written up to in the block: a DataNode that lost some of it must not report it durable.
+      lengths.computeIfAbsent(location, d -> new ArrayList<>()).add(Math.min(blockSize, length - index * blockSize));
       if (blockTokens.get(index) != null) {
         tokens.computeIfAbsent(location, d -> new ArrayList<>()).add(blockTokens.get(index));
       }
     }
     for (Map.Entry<DatanodeIdProto, List<Long>> entry : byDatanode.entrySet()) {
-      client.data().sync(entry.getKey(), entry.getValue(), tokens.getOrDefault(entry.getKey(), List.of()));
+      client.data().sync(entry.getKey(), entry.getValue(), tokens.getOrDefault(entry.getKey(), List.of()),
+          lengths.get(entry.getKey()));
     }
     unsynced.clear();
   }

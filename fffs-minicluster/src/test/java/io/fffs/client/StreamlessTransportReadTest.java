@@ -81,9 +81,9 @@ class StreamlessTransportReadTest {
     }
 
     @Override
-    public HlcTimestamp sync(DatanodeIdProto datanode, Collection<Long> blockIds, Collection<BlockToken> tokens)
-        throws IOException {
-      return tcp.sync(datanode, blockIds, tokens);
+    public HlcTimestamp sync(DatanodeIdProto datanode, Collection<Long> blockIds, Collection<BlockToken> tokens,
+        Collection<Long> minLengths) throws IOException {
+      return tcp.sync(datanode, blockIds, tokens, minLengths);
     }
 
     @Override

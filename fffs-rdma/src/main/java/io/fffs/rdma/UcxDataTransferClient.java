@@ -296,9 +296,9 @@ final class UcxDataTransferClient implements DataTransferClient {
   }
 
   @Override
-  public HlcTimestamp sync(DatanodeIdProto datanode, Collection<Long> blockIds, Collection<BlockToken> tokens)
-      throws IOException {
-    return tcp.sync(datanode, blockIds, tokens);
+  public HlcTimestamp sync(DatanodeIdProto datanode, Collection<Long> blockIds, Collection<BlockToken> tokens,
+      Collection<Long> minLengths) throws IOException {
+    return tcp.sync(datanode, blockIds, tokens, minLengths);
   }
 
   @Override

@@ -50,10 +50,18 @@ public interface DataTransferClient extends Closeable {
 
   /**
    * Returns once the blocks are durable on the DataNode up to their last entry; its durable frontier.
-   * {@code tokens}: a WRITE token per block.
+   * {@code tokens}: a WRITE token per block. {@code minLengths}: empty, or per block the bytes its writer sent to
+   * it; then a block that holds fewer on the DataNode (which restarted and lost acknowledged writes that were not
+   * yet durable) fails the call with {@code IO_ERROR} instead of being reported durable.
    */
-  HlcTimestamp sync(DatanodeIdProto datanode, Collection<Long> blockIds, Collection<BlockToken> tokens)
-      throws IOException;
+  HlcTimestamp sync(DatanodeIdProto datanode, Collection<Long> blockIds, Collection<BlockToken> tokens,
+      Collection<Long> minLengths) throws IOException;
+
+  /** {@link #sync(DatanodeIdProto, Collection, Collection, Collection)} without lengths to check. */
+  default HlcTimestamp sync(DatanodeIdProto datanode, Collection<Long> blockIds, Collection<BlockToken> tokens)
+      throws IOException {
+    return sync(datanode, blockIds, tokens, java.util.List.of());
+  }
 
   // Without tokens: only for a DataNode that checks none (one run without a NameNode, as in store tests).
 

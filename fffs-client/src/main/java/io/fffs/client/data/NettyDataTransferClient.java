@@ -250,14 +250,14 @@ public final class NettyDataTransferClient implements DataTransferClient {
   }
 
   @Override
-  public HlcTimestamp sync(DatanodeIdProto datanode, Collection<Long> blockIds, Collection<BlockToken> tokens)
-      throws IOException {
+  public HlcTimestamp sync(DatanodeIdProto datanode, Collection<Long> blockIds, Collection<BlockToken> tokens,
+      Collection<Long> minLengths) throws IOException {
     RequestHeaderProto.Builder request = RequestHeaderProto.newBuilder();
     for (BlockToken token : tokens) {
       withToken(token, request);
     }
     ResponseHeaderProto response = simpleCall(datanode, request.setOp(OpProto.SYNC)
-        .setSync(SyncRequestProto.newBuilder().addAllBlockIds(blockIds)));
+        .setSync(SyncRequestProto.newBuilder().addAllBlockIds(blockIds).addAllMinLengths(minLengths)));
     HlcTimestamp durable = HlcTimestamp.fromProto(response.getSync().getDurableHlc());
     clock.observe(durable);
     return durable;

@@ -10,6 +10,7 @@ import io.fffs.common.proto.DataTransferProtos.ReadRequestProto;
 import io.fffs.common.proto.DataTransferProtos.ReadResponseProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
+import io.fffs.common.proto.DataTransferProtos.SyncRequestProto;
 import io.fffs.common.proto.DataTransferProtos.SyncResponseProto;
 import io.fffs.common.proto.DataTransferProtos.WriteResponseProto;
 import io.fffs.datanode.store.WriteResult;
@@ -94,6 +95,7 @@ final class QueryService {
         case SYNC:
           require(request.hasSync(), request);
           store.sync(request.getSync().getBlockIdsList());
+          checkLengths(request.getSync());
           response.setSync(SyncResponseProto.newBuilder().setDurableHlc(store.durableFrontier().toProto()));
           break;
         case TRUNCATE:
@@ -229,5 +231,29 @@ final class QueryService {
           channel.voidPromise());
     }
     channel.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(done -> release.run());
+  }
+
+  /**
+   * A SYNC that carries the lengths its writer sent: every block must hold at least that many bytes, or this
+   * DataNode lost acknowledged writes (a restart before they were durable) and must not report them durable.
+   */
+  private void checkLengths(SyncRequestProto sync) throws FffsException {
+    if (sync.getMinLengthsCount() == 0) {
+      return;
+    }
+    if (sync.getMinLengthsCount() != sync.getBlockIdsCount()) {
+      throw new FffsException(ErrorCode.INVALID_ARGUMENT, "a SYNC of " + sync.getBlockIdsCount() + " blocks with "
+          + sync.getMinLengthsCount() + " lengths; send one length per block, or none");
+    }
+    for (int i = 0; i < sync.getBlockIdsCount(); i++) {
+      long blockId = sync.getBlockIds(i);
+      BlockInfo info = store.info(blockId, TimeSpec.latest());
+      long held = info.exists() ? info.length() : 0;
+      if (held < sync.getMinLengths(i)) {
+        throw new FffsException(ErrorCode.IO_ERROR, "block " + blockId + " holds " + held + " bytes on this"
+            + " DataNode but its writer sent " + sync.getMinLengths(i) + ": the DataNode lost writes that were"
+            + " acknowledged but not yet durable (it restarted), or the block was deleted; write them again");
+      }
+    }
   }
 }

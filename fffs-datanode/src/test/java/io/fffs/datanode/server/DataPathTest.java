@@ -210,6 +210,29 @@ class DataPathTest {
   }
 
   @Test
+  void aSyncWithLengthsFailsForABlockHoldingFewerBytesThanItsWriterSent() throws Exception {
+    try (DataNodeFixture f = new DataNodeFixture(dir).start()) {
+      DatanodeIdProto dn = f.datanode.datanodeId();
+      try (BlockWriter writer = f.client().openWriter(dn, 12, OPTIONS)) {
+        writer.write(0, ByteBuffer.wrap(randomBytes(new Random(12), 3000)));
+      }
+      f.client().sync(dn, List.of(12L), List.of(), List.of(3000L));
+      f.client().sync(dn, List.of(12L, 777L), List.of(), List.of(2000L, 0L));  // an untouched block holds 0
+      // What a DataNode that restarted before 3001 sent bytes were durable would hold.
+      assertThatThrownBy(() -> f.client().sync(dn, List.of(12L), List.of(), List.of(3001L)))
+          .isInstanceOfSatisfying(FffsException.class, e -> {
+            assertThat(e.code()).isEqualTo(ErrorCode.IO_ERROR);
+            assertThat(e.getMessage()).contains("block 12 holds 3000 bytes", "sent 3001", "write them again");
+          });
+      assertThatThrownBy(() -> f.client().sync(dn, List.of(777L), List.of(), List.of(1L)))
+          .isInstanceOfSatisfying(FffsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.IO_ERROR));
+      assertThatThrownBy(() -> f.client().sync(dn, List.of(12L, 777L), List.of(), List.of(1L)))
+          .isInstanceOfSatisfying(FffsException.class,
+              e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT));
+    }
+  }
+
+  @Test
   void aRestartOnTheSameDirectoriesKeepsDataHistoryAndIdentity() throws Exception {
     try (DataNodeFixture f = new DataNodeFixture(dir).start()) {
       String uuid = f.datanode.uuid();
