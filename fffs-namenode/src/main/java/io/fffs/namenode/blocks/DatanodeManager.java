@@ -123,6 +123,14 @@ public final class DatanodeManager {
     }
   }
 
+  /**
+   * Forgets the length last reported for {@code blockId}: the file was cut in that block, so the report is stale
+   * (a lease recovery that trusted it would bring the cut bytes back) until the DataNode reports again.
+   */
+  public void forgetReportedLength(long blockId) {
+    reportedLengths.remove(blockId);
+  }
+
   /** The block's length as its DataNode last reported it, or -1 if it never did. */
   public long reportedLength(long blockId) {
     return reportedLengths.getOrDefault(blockId, -1L);

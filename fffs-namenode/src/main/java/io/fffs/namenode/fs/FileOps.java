@@ -257,6 +257,7 @@ public final class FileOps {
       long cut = blockHolding(state, Math.max(0, newLength - 1));
       fs.log(EditOpProto.newBuilder().setTruncate(TruncateOp.newBuilder().setInodeId(target.last().id())
           .setNewLength(newLength)).build());
+      fs.datanodes.forgetReportedLength(cut);
       return cut;
     });
   }

@@ -219,6 +219,26 @@ class NamesystemTest {
   }
 
   @Test
+  void leaseRecoveryAfterATruncateDoesNotBringTheCutBytesBack() throws Exception {
+    FileStatusProto file = nn.fs.files.create(ADMIN, "/t", 0644, "a", false, true, 1, 1 << 20, null);
+    long id = nn.fs.files.addBlock(ADMIN, "/t", file.getInodeId(), "a", null).getBlock().getBlockId();
+    nn.fs.datanodes().blocksReceived("dn-1", new long[] {id}, new long[] {100});
+    nn.fs.files.complete(ADMIN, "/t", file.getInodeId(), "a", BlockProto.newBuilder().setBlockId(id)
+        .setNumBytes(100).build());
+    nn.fs.files.truncate(ADMIN, "/t", 40, "a");
+    nn.fs.files.openForWrite(ADMIN, "/t", "b");  // b appends nothing and goes silent
+    nn.nanos.addAndGet(61_000_000_000L);
+    nn.fs.datanodes().heartbeat("dn-1", 0, 1L << 30, 0, 0, io.fffs.common.time.HlcTimestamp.ZERO, null);
+    nn.fs.files.openForWrite(ADMIN, "/t", "c");  // recovers b's lease: closes the file at its block's length
+
+    assertThat(info("/t", TimeSpec.latest()).getLength()).isEqualTo(40);
+    List<VersionProto> versions = nn.fs.queries.listVersions(ADMIN, "/t");
+    List<String> changes = versions.stream().map(VersionProto::getChange).collect(Collectors.toList());
+    assertThat(versions.subList(changes.indexOf("truncate"), versions.size()))
+        .extracting(VersionProto::getLength).containsOnly(40L);
+  }
+
+  @Test
   void futureTimesAreRefusedAndMutationsInSafeModeToo() throws Exception {
     assertThatThrownBy(() -> info("/", TimeSpec.system(now() + 5_000_000)))
         .isInstanceOfSatisfying(FffsException.class, e -> {
