@@ -12,6 +12,7 @@ import io.fffs.namenode.NameNodeConfigKeys;
 import io.fffs.namenode.blocks.DatanodeManager;
 import io.fffs.namenode.edits.EditLog;
 import io.fffs.namenode.lease.LeaseManager;
+import io.fffs.namenode.namespace.ChildHistory;
 import io.fffs.namenode.namespace.Inode;
 import io.fffs.namenode.namespace.InodeState;
 import io.fffs.namenode.namespace.Namespace;
@@ -148,11 +149,30 @@ public final class Namesystem implements Closeable {
       for (int i = 0; i < state.blockCount(); i++) {
         blocks.add(state.blockId(i));
       }
+    }
+    regrantLeases(namespace.root());
+    return blocks;
+  }
+
+  /**
+   * Gives back the lease of every open file that a path reaches now. A file deleted or overwritten while open stays
+   * open in its history, but its writer lost the lease then; re-granting it at a restart would let that writer go
+   * on changing a file no path reaches.
+   */
+  private void regrantLeases(Inode inode) {
+    if (!inode.isDirectory()) {
+      InodeState state = inode.latest();
       if (state.isUnderConstruction()) {
         leases.add(state.leaseHolder(), inode.id());
       }
+      return;
     }
-    return blocks;
+    for (ChildHistory child : inode.children().values()) {
+      long id = child.latest();
+      if (id != Namespace.TOMBSTONE) {
+        regrantLeases(namespace.inode(id));
+      }
+    }
   }
 
   /**

@@ -239,6 +239,20 @@ class NamesystemTest {
   }
 
   @Test
+  void aFileDeletedWhileOpenDoesNotGetItsLeaseBackAtARestart() throws Exception {
+    FileStatusProto kept = nn.fs.files.create(ADMIN, "/open/kept", 0644, "a", false, true, 1, 1 << 20, null);
+    FileStatusProto gone = nn.fs.files.create(ADMIN, "/open/gone", 0644, "a", false, true, 1, 1 << 20, null);
+    nn.fs.directories.delete(ADMIN, "/open/gone", false);
+    assertThatThrownBy(() -> nn.fs.files.addBlock(ADMIN, "/open/gone", gone.getInodeId(), "a", null))
+        .hasMessageStartingWith("LEASE_CONFLICT");
+    nn.restart();
+    assertThat(nn.fs.leases.holder(kept.getInodeId())).isEqualTo("a");
+    assertThat(nn.fs.leases.holder(gone.getInodeId())).isNull();
+    assertThatThrownBy(() -> nn.fs.files.addBlock(ADMIN, "/open/gone", gone.getInodeId(), "a", null))
+        .hasMessageStartingWith("LEASE_CONFLICT");
+  }
+
+  @Test
   void futureTimesAreRefusedAndMutationsInSafeModeToo() throws Exception {
     assertThatThrownBy(() -> info("/", TimeSpec.system(now() + 5_000_000)))
         .isInstanceOfSatisfying(FffsException.class, e -> {
