@@ -217,15 +217,6 @@ public final class DirectoryOps {
   }
 
   private void dropLeases(Inode inode) {
-    if (!inode.isDirectory()) {
-      fs.leases.remove(inode.id());
-      return;
-    }
-    for (ChildHistory history : inode.children().values()) {
-      long id = history.latest();
-      if (id != Namespace.TOMBSTONE) {
-        dropLeases(fs.namespace.inode(id));
-      }
-    }
+    fs.namespace.forEachLatestFile(inode, file -> fs.leases.remove(file.id()));
   }
 }

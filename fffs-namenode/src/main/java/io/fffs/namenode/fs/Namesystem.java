@@ -12,7 +12,6 @@ import io.fffs.namenode.NameNodeConfigKeys;
 import io.fffs.namenode.blocks.DatanodeManager;
 import io.fffs.namenode.edits.EditLog;
 import io.fffs.namenode.lease.LeaseManager;
-import io.fffs.namenode.namespace.ChildHistory;
 import io.fffs.namenode.namespace.Inode;
 import io.fffs.namenode.namespace.InodeState;
 import io.fffs.namenode.namespace.Namespace;
@@ -150,29 +149,14 @@ public final class Namesystem implements Closeable {
         blocks.add(state.blockId(i));
       }
     }
-    regrantLeases(namespace.root());
+    // Leases go back only to open files a path reaches: a file deleted or overwritten while open stays open in its
+    // history, but its writer lost the lease then, and must not go on changing a file no path reaches.
+    namespace.forEachLatestFile(namespace.root(), file -> {
+      if (file.latest().isUnderConstruction()) {
+        leases.add(file.latest().leaseHolder(), file.id());
+      }
+    });
     return blocks;
-  }
-
-  /**
-   * Gives back the lease of every open file that a path reaches now. A file deleted or overwritten while open stays
-   * open in its history, but its writer lost the lease then; re-granting it at a restart would let that writer go
-   * on changing a file no path reaches.
-   */
-  private void regrantLeases(Inode inode) {
-    if (!inode.isDirectory()) {
-      InodeState state = inode.latest();
-      if (state.isUnderConstruction()) {
-        leases.add(state.leaseHolder(), inode.id());
-      }
-      return;
-    }
-    for (ChildHistory child : inode.children().values()) {
-      long id = child.latest();
-      if (id != Namespace.TOMBSTONE) {
-        regrantLeases(namespace.inode(id));
-      }
-    }
   }
 
   /**

@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The versioned namespace (DESIGN.md §4): every inode with its state chain, every directory with the history of
@@ -63,6 +64,20 @@ public final class Namespace {
 
   public Inode inode(long id) {
     return inodes.get(id);
+  }
+
+  /** Calls {@code action} for {@code from} if it is a file, else for every file below it that a path reaches now. */
+  public void forEachLatestFile(Inode from, Consumer<Inode> action) {
+    if (!from.isDirectory()) {
+      action.accept(from);
+      return;
+    }
+    for (ChildHistory child : from.children().values()) {
+      long id = child.latest();
+      if (id != TOMBSTONE) {
+        forEachLatestFile(inodes.get(id), action);
+      }
+    }
   }
 
   /** The inode with {@code id}; refuses an unknown one (a file id a client holds that this namespace lacks). */
