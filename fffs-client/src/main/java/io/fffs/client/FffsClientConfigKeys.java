@@ -1,5 +1,6 @@
 package io.fffs.client;
 
+import io.fffs.protocol.DataTransferConfigKeys;
 import org.apache.hadoop.conf.Configuration;
 
 /** Client configuration: each key beside its default and typed getter. */
@@ -33,7 +34,7 @@ public final class FffsClientConfigKeys {
 
   /** Bytes a writer gathers before sending a packet (one block-log entry): {@code fffs.client.write.packet-size}. */
   public static int writePacketSize(Configuration conf) {
-    return io.fffs.client.data.DataTransferConfigKeys.writePacketSize(conf);
+    return io.fffs.protocol.DataTransferConfigKeys.writePacketSize(conf);
   }
 
   public static int readBufferSize(Configuration conf) {

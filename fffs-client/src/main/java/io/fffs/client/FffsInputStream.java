@@ -6,20 +6,11 @@ import io.fffs.client.data.ReadResult;
 import io.fffs.client.errors.ClientErrors;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
-import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
-import io.fffs.common.security.BlockToken;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.util.Locale;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.fs.ByteBufferReadable;
 import org.apache.hadoop.fs.CanUnbuffer;
 import org.apache.hadoop.fs.FSExceptionMessages;
@@ -31,16 +22,13 @@ import org.apache.hadoop.fs.StreamCapabilities;
  * reader of the past sees exactly that state however long it reads. Once reading is sequential (from the start, or
  * each fetch beginning where the last ended), the block is read through a {@link BlockReadStream}: the transport
  * keeps requests in flight ahead of the caller and each read call checks and copies the bytes that arrived straight
- * into the caller's buffer, whatever its size — one copy, no read-ahead thread, no stream buffer (profiled: the
- * hand-off to a read-ahead thread and the copy out of its buffer were over a quarter of the client's CPU). Other
- * reads, and all reads over a transport without streams, fetch {@code fffs.client.read.buffer-size} bytes at once
- * (pipelined as several requests by the data-transfer client); there, once reading is sequential, the next
- * buffer's worth is fetched on a read-ahead thread while the caller consumes the current one. A read of at least a
- * buffer's size that nothing fetched holds, and every positioned read, goes straight into the caller's buffer. A
- * stream that fails before returning anything is dropped and the read made the ordinary way, which reports the
- * error (or renews the tokens). A read the
- * DataNode refuses with {@code ACCESS_DENIED} (the block token expired during a long read, or the NameNode's keys
- * changed) is retried once with fresh tokens from the NameNode, which checks the permission again.
+ * into the caller's buffer, whatever its size — one copy, no read-ahead thread, no stream buffer. Other reads fetch
+ * {@code fffs.client.read.buffer-size} bytes at once (pipelined as several requests by the data-transfer client); a
+ * read of at least a buffer's size that the buffer does not hold, and every positioned read, goes straight into the
+ * caller's buffer. A stream that fails before returning anything is dropped and the read made the ordinary way,
+ * which reports the error (or renews the tokens). A read the DataNode refuses with {@code ACCESS_DENIED} (the block
+ * token expired during a long read, or the NameNode's keys changed) is retried once with fresh tokens from the
+ * NameNode, which checks the permission again.
  */
 final class FffsInputStream extends FSInputStream implements ByteBufferReadable, CanUnbuffer, StreamCapabilities {
   /** Asks the NameNode again for the file's blocks as of the same time: fresh access tokens. */
@@ -49,21 +37,6 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
     LocatedBlocksProto locate() throws IOException;
   }
 
-  /**
-   * Runs read-aheads: one at a time per stream, so as many threads as streams being read sequentially at once; idle
-   * ones end after a minute.
-   */
-  private static final ExecutorService READ_AHEAD = Executors.newCachedThreadPool(new ThreadFactory() {
-    private final AtomicInteger next = new AtomicInteger();
-
-    @Override
-    public Thread newThread(Runnable task) {
-      Thread thread = new Thread(task, "fffs-read-ahead-" + next.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    }
-  });
-
   private final FileLayout layout;
   private final TokenSource tokens;
   private final DataTransferClient data;
@@ -71,16 +44,10 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
   /** Holds bytes [bufferStart, bufferStart + limit) of the file once fetched and verified. */
   private ByteBuffer buffer;
   private long bufferStart;
-  /** The previous buffer, free for the next read-ahead. */
-  private ByteBuffer spare;
-  /** The read-ahead under way, or null. */
-  private Ahead ahead;
   /** The sequential read of the block under way, or null; it reads block offsets, from {@link #streamBlockStart}. */
   private BlockReadStream stream;
   private long streamBlockStart;
-  /** False once the transport said it has no streams. */
-  private boolean streams = true;
-  /** Where the last fetch (buffer fill, direct read, read-ahead taken or stream read) ended; -1 before any. */
+  /** Where the last fetch (buffer fill, direct read or stream read) ended; -1 before any. */
   private long fetchedEnd = -1;
   private long position;
   private boolean closed;
@@ -124,7 +91,7 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
         return n;
       }
     }
-    if (!buffered() && !takeAhead()) {
+    if (!buffered()) {
       if (position >= layout.length) {
         return -1;
       }
@@ -146,8 +113,8 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
 
   /**
    * Reads at {@link #position} through the block's stream straight into {@code dst}, until it is full or the block
-   * ends. Returns 0 (nothing read) when the read is not sequential, the transport has no streams, or the stream
-   * failed or ended early before returning a byte: the caller then reads the ordinary way.
+   * ends. Returns 0 (nothing read) when the read is not sequential, or the stream failed or ended early before
+   * returning a byte: the caller then reads the ordinary way.
    */
   private int readStreamed(ByteBuffer dst) throws IOException {
     int total = 0;
@@ -179,7 +146,7 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
       return true;
     }
     closeStream();
-    return streams && position < layout.length && isSequential() && openStream();
+    return position < layout.length && isSequential() && openStream();
   }
 
   /** Opens a stream from {@link #position} to the end of its block; false when there is none to open. */
@@ -194,10 +161,6 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
           block.blockId, block.token, position - block.offset, block.length, layout.time);
     } catch (IOException e) {
       return false;  // the ordinary read reports it
-    }
-    if (stream == null) {
-      streams = false;
-      return false;
     }
     streamBlockStart = block.offset;
     return true;
@@ -223,7 +186,6 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
     if (position >= layout.length) {
       return -1;
     }
-    boolean sequential = isSequential();
     ByteBuffer window = dst.duplicate();
     window.limit(window.position() + (int) Math.min(dst.remaining(), layout.length - position));
     int n = readAt(position, window);
@@ -233,13 +195,10 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
     dst.position(dst.position() + n);
     position += n;
     fetchedEnd = position;
-    if (sequential) {
-      startAhead();
-    }
     return n;
   }
 
-  /** A fetch at {@link #position} continues the previous one (or starts the file): worth reading ahead. */
+  /** A fetch at {@link #position} continues the previous one (or starts the file): worth streaming. */
   private boolean isSequential() {
     return position == fetchedEnd || fetchedEnd < 0 && position == 0;
   }
@@ -253,7 +212,6 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
       buffer.position((int) (position - bufferStart));
       return true;
     }
-    boolean sequential = isSequential();
     if (buffer == null) {
       buffer = ByteBuffer.allocate(bufferSize);
     }
@@ -268,79 +226,8 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
     buffer.flip();
     bufferStart = position;
     fetchedEnd = position + n;
-    if (sequential) {
-      startAhead();
-    }
     return n > 0;
   }
-
-  /**
-   * Starts fetching the buffer's worth after {@link #fetchedEnd} (within its block) on a read-ahead thread, unless
-   * one is under way or the file ends there. It reads as of the stream's time like every other read here.
-   */
-  private void startAhead() {
-    long start = fetchedEnd;
-    if (streams || ahead != null || closed || start >= layout.length) {
-      return;
-    }
-    FileLayout.Block block = layout.blockAt(start);
-    if (block == null) {
-      return;
-    }
-    DatanodeIdProto datanode;
-    try {
-      datanode = FileLayout.firstLocation(layout.path, block.blockId, block.locations);
-    } catch (FffsException e) {
-      return;  // the foreground read reports it
-    }
-    int want = (int) Math.min(bufferSize, block.offset + block.length - start);
-    ByteBuffer into = spare != null ? spare : ByteBuffer.allocate(bufferSize);
-    spare = null;
-    into.clear().limit(want);
-    BlockToken token = block.token;
-    ahead = new Ahead(start, want, into, READ_AHEAD.submit(() ->
-        data.read(datanode, block.blockId, token, start - block.offset, into.duplicate(), layout.time)));
-  }
-
-  /**
-   * Makes the read-ahead buffer the stream's buffer if it holds {@link #position} and arrived whole, and starts the
-   * next one. A read-ahead that failed is forgotten: the foreground fetch then reads the same bytes again and
-   * reports its error itself (after a token renewal, if that is what it needs). One that does not hold the
-   * position (the reader moved away) is abandoned with its buffer, which its thread may still be writing.
-   */
-  private boolean takeAhead() throws IOException {
-    Ahead next = ahead;
-    if (next == null) {
-      return false;
-    }
-    ahead = null;
-    if (position < next.start || position >= next.start + next.want) {
-      next.result.cancel(false);
-      return false;
-    }
-    ReadResult result;
-    try {
-      result = next.result.get();
-    } catch (ExecutionException e) {
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted waiting for the read-ahead of " + layout.path);
-    }
-    if (result.bytesRead() < next.want) {
-      return false;
-    }
-    spare = buffer;
-    buffer = next.buffer;
-    buffer.position(0).limit(next.want);
-    bufferStart = next.start;
-    fetchedEnd = next.start + next.want;
-    startAhead();
-    return true;
-  }
-
-  /** A fetch running on a read-ahead thread into a buffer of its own: bytes [start, start + want) of the file. */
-  private record Ahead(long start, int want, ByteBuffer buffer, Future<ReadResult> result) {}
 
   /** Reads from {@code at} into {@code dst}, within one block; returns the bytes read. */
   private int readAt(long at, ByteBuffer dst) throws IOException {
@@ -451,15 +338,10 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
     dropBuffers();
   }
 
-  /** Forgets both buffers; a read-ahead still running finishes into its own buffer, which is then garbage. */
+  /** Forgets the stream and the buffer. */
   private void dropBuffers() {
     closeStream();
     buffer = null;
-    spare = null;
-    if (ahead != null) {
-      ahead.result.cancel(false);
-      ahead = null;
-    }
     fetchedEnd = -1;
   }
 

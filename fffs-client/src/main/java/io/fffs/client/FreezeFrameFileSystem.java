@@ -16,6 +16,7 @@ import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.TemporalPath;
 import io.fffs.common.time.TimeSpec;
+import io.fffs.protocol.DataTransferConfigKeys;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
@@ -321,7 +322,7 @@ public class FreezeFrameFileSystem extends FileSystem {
     FffsOutputStream out = new FffsOutputStream(client, plain, status.getInodeId(), status.getBlockSize(),
         status.hasUserTimePlugin() ? status.getUserTimePlugin() : null, blocks, length, position,
         FffsClientConfigKeys.writePacketSize(getConf()),
-        io.fffs.client.data.DataTransferConfigKeys.latencyMode(getConf()));
+        io.fffs.protocol.DataTransferConfigKeys.latencyMode(getConf()));
     client.opened(out);
     return new FffsDataOutputStream(out, statistics);
   }

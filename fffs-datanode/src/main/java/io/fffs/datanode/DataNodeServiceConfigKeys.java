@@ -1,5 +1,6 @@
 package io.fffs.datanode;
 
+import io.fffs.protocol.DataTransferConfigKeys;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
@@ -9,7 +10,7 @@ import org.apache.hadoop.net.NetUtils;
  * Configuration of the DataNode service (data server, NameNode link): each key beside its default and its typed
  * getter. The block store's keys are in {@link io.fffs.datanode.store.DataNodeConfigKeys}; the wire keys shared with
  * clients ({@code fffs.transport}, {@code fffs.datatransfer.max-frame-size}, {@code fffs.client.latency-mode}) in
- * {@link io.fffs.client.data.DataTransferConfigKeys}.
+ * {@link io.fffs.protocol.DataTransferConfigKeys}.
  */
 public final class DataNodeServiceConfigKeys {
   /** host:port the data server binds and advertises; port 0 picks a free port. */

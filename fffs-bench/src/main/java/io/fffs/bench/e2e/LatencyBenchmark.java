@@ -1,7 +1,7 @@
 package io.fffs.bench.e2e;
 
-import io.fffs.client.data.DataTransferConfigKeys;
 import io.fffs.minicluster.MiniFffsCluster;
+import io.fffs.protocol.DataTransferConfigKeys;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;

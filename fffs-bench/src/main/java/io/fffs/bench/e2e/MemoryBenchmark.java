@@ -5,6 +5,7 @@ import io.fffs.client.FreezeFrameFileSystem;
 import io.fffs.datanode.store.DataNodeConfigKeys;
 import io.fffs.datanode.store.MemoryUsage;
 import io.fffs.minicluster.MiniFffsCluster;
+import io.fffs.protocol.DataTransferConfigKeys;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -49,7 +50,7 @@ final class MemoryBenchmark implements EndToEndBenchmark.Run {
       conf.setBoolean(DataNodeConfigKeys.PERSISTENCE_ENABLED_KEY, false);
       conf.setBoolean(DataNodeConfigKeys.MEMORY_PRETOUCH_KEY, false);
       MiniFffsCluster cluster = Clusters.fffs(tmp.resolve("page-" + page), conf, arena);
-      try (FileSystem fs = Clusters.client(cluster, io.fffs.client.data.DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY,
+      try (FileSystem fs = Clusters.client(cluster, io.fffs.protocol.DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY,
           String.valueOf(SEQ_WRITE))) {
         FreezeFrameFileSystem fffs = (FreezeFrameFileSystem) fs;
         byte[] seq = FileIo.randomBytes(SEQ_WRITE, 1);

@@ -5,6 +5,7 @@ import io.fffs.datanode.store.DataNodeConfigKeys;
 import io.fffs.datanode.store.StoreStats;
 import io.fffs.minicluster.MiniFffsCluster;
 import io.fffs.namenode.NameNodeConfigKeys;
+import io.fffs.protocol.DataTransferConfigKeys;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -100,8 +101,8 @@ final class PersistenceBenchmark implements EndToEndBenchmark.Run {
         long batches0 = stats.persistBatches.sum();
         long fsyncs0 = stats.fsyncs.sum();
         long bytes0 = stats.bytesPersisted.sum();
-        try (FileSystem onFs = Clusters.client(on, io.fffs.client.data.DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, p);
-            FileSystem offFs = Clusters.client(off, io.fffs.client.data.DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, p)) {
+        try (FileSystem onFs = Clusters.client(on, io.fffs.protocol.DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, p);
+            FileSystem offFs = Clusters.client(off, io.fffs.protocol.DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, p)) {
           for (FileSystem fs : List.of(onFs, offFs)) {
             FileIo.write(fs, new org.apache.hadoop.fs.Path("/persistence/p" + packet + "-first"), firstWrite, data);
           }
@@ -165,7 +166,7 @@ final class PersistenceBenchmark implements EndToEndBenchmark.Run {
     try {
       for (int packet : PACKETS) {
         for (MiniFffsCluster cluster : List.of(on, off)) {
-          clients.add(Clusters.client(cluster, io.fffs.client.data.DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY,
+          clients.add(Clusters.client(cluster, io.fffs.protocol.DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY,
               String.valueOf(packet)));
         }
       }

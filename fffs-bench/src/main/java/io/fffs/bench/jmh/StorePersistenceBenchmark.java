@@ -1,9 +1,9 @@
 package io.fffs.bench.jmh;
 
-import io.fffs.client.data.frame.ChunkChecksums;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.datanode.store.MultiLogBlockStore;
 import io.fffs.datanode.store.WriteOptions;
+import io.fffs.protocol.frame.ChunkChecksums;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package io.fffs.bench.jmh;
 
-import io.fffs.client.data.frame.ChunkChecksums;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.datanode.store.WriteOptions;
+import io.fffs.protocol.frame.ChunkChecksums;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package io.fffs.bench.wave;
 
 import io.fffs.client.FffsClientConfigKeys;
-import io.fffs.client.data.DataTransferConfigKeys;
 import io.fffs.plugins.WaveUserTimeExtractor;
+import io.fffs.protocol.DataTransferConfigKeys;
 import java.io.IOException;
 import java.net.URI;
 import org.apache.hadoop.conf.Configuration;

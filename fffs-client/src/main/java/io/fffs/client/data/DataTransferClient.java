@@ -19,6 +19,12 @@ import java.util.Collection;
  */
 public interface DataTransferClient extends Closeable {
   /**
+   * The transport block data moves over with DataNodes that offer it ({@code tcp}, {@code ucx}); TCP serves the
+   * others and the requests without payload.
+   */
+  String transport();
+
+  /**
    * A pipelined writer for one block on one DataNode; every packet carries {@code token} (a WRITE token from the
    * NameNode; null only for a DataNode that checks no tokens).
    */
@@ -34,13 +40,10 @@ public interface DataTransferClient extends Closeable {
 
   /**
    * A {@link BlockReadStream} of bytes [{@code offset}, {@code end}) of a block as of {@code time}, showing
-   * {@code token} (READ), that reads ahead on the connection itself; null when this transport has none (the caller
-   * then reads with {@link #read}).
+   * {@code token} (READ), that keeps requests in flight ahead of its reader.
    */
-  default BlockReadStream openStream(DatanodeIdProto datanode, long blockId, BlockToken token, long offset, long end,
-      TimeSpec time) throws IOException {
-    return null;
-  }
+  BlockReadStream openStream(DatanodeIdProto datanode, long blockId, BlockToken token, long offset, long end,
+      TimeSpec time) throws IOException;
 
   /** A block's length and resolved HLC as of {@code time} ({@code token}: READ or WRITE). */
   BlockInfo blockInfo(DatanodeIdProto datanode, long blockId, BlockToken token, TimeSpec time) throws IOException;

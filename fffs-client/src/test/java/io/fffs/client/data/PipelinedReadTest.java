@@ -3,7 +3,6 @@ package io.fffs.client.data;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fffs.client.data.frame.ChunkChecksums;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
@@ -14,6 +13,8 @@ import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.ManualPhysicalClock;
 import io.fffs.common.time.TimeSpec;
+import io.fffs.protocol.DataTransferConfigKeys;
+import io.fffs.protocol.frame.ChunkChecksums;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
@@ -117,8 +118,8 @@ class PipelinedReadTest {
         .setDataPort(server.getLocalPort()).setIpcPort(0).build();
   }
 
-  private static NettyDataTransferClient client() throws FffsException {
-    return new NettyDataTransferClient(conf(), new HybridLogicalClock(new ManualPhysicalClock(DN_HLC >>> 10),
+  private static DataTransferClient client() throws FffsException {
+    return DataTransferClients.tcp(conf(), new HybridLogicalClock(new ManualPhysicalClock(DN_HLC >>> 10),
         250_000));
   }
 
@@ -126,7 +127,7 @@ class PipelinedReadTest {
   void allRequestsOfAReadAreSentBeforeTheFirstAnswerAndTheBytesLandInOrder() throws Exception {
     byte[] data = block(6 * REQUEST);
     try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        NettyDataTransferClient client = client()) {
+        DataTransferClient client = client()) {
       CompletableFuture<List<Long>> served = serve(server, 1, 5, (i, offset, length, payload) -> {
         byte[] piece = java.util.Arrays.copyOfRange(data, (int) offset, (int) offset + length);
         payload.add(piece);
@@ -146,7 +147,7 @@ class PipelinedReadTest {
   void aDamagedChunkInALaterAnswerIsCorruptNamingItsOwnOffset() throws Exception {
     byte[] data = block(8 * REQUEST);
     try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        NettyDataTransferClient client = client()) {
+        DataTransferClient client = client()) {
       serve(server, 1, 4, (i, offset, length, payload) -> {
         byte[] piece = java.util.Arrays.copyOfRange(data, (int) offset, (int) offset + length);
         byte[] sent = piece.clone();
@@ -170,7 +171,7 @@ class PipelinedReadTest {
     int blockLength = REQUEST + 100;
     byte[] data = block(blockLength);
     try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        NettyDataTransferClient client = client()) {
+        DataTransferClient client = client()) {
       // The block is 4196 bytes as of the time read; the client asks for 4 requests' worth.
       CompletableFuture<List<Long>> served = serve(server, 2, 4, (i, offset, length, payload) -> {
         if (offset > blockLength) {

@@ -3,7 +3,6 @@ package io.fffs.client.data;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fffs.client.data.frame.ChunkChecksums;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
@@ -14,6 +13,7 @@ import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.ManualPhysicalClock;
 import io.fffs.common.time.TimeSpec;
+import io.fffs.protocol.frame.ChunkChecksums;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.net.InetAddress;
@@ -64,8 +64,8 @@ class ReadVerificationTest {
     damaged[1500] = 1;
     Configuration conf = new Configuration(false);
     try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      NettyDataTransferClient client = new NettyDataTransferClient(conf,
-          new HybridLogicalClock(new ManualPhysicalClock(DN_HLC >>> 10), 250_000));
+      HybridLogicalClock clock = new HybridLogicalClock(new ManualPhysicalClock(DN_HLC >>> 10), 250_000);
+      DataTransferClient client = DataTransferClients.tcp(conf, clock);
       DatanodeIdProto dn = DatanodeIdProto.newBuilder().setDatanodeUuid("fake").setHost("127.0.0.1")
           .setDataPort(server.getLocalPort()).setIpcPort(0).build();
       CompletableFuture<Void> served = serveOnce(server, damaged, sent);
@@ -74,12 +74,12 @@ class ReadVerificationTest {
             assertThat(e.code()).isEqualTo(ErrorCode.CORRUPT);
             assertThat(e.detail()).contains("block 77").contains("offset " + (4096 + 1024));
           });
-      assertThat(client.clock().last().packed()).isEqualTo(DN_HLC);
+      assertThat(clock.last().packed()).isEqualTo(DN_HLC);
       client.close();
       served.get();
 
       CompletableFuture<Void> good = serveOnce(server, sent, sent);
-      try (NettyDataTransferClient second = new NettyDataTransferClient(conf,
+      try (DataTransferClient second = DataTransferClients.tcp(conf,
           new HybridLogicalClock(new ManualPhysicalClock(DN_HLC >>> 10), 250_000))) {
         ReadResult result = second.read(dn, 77, 0, ByteBuffer.allocate(2000), TimeSpec.latest());
         assertThat(result.bytesRead()).isEqualTo(2000);

@@ -1,14 +1,14 @@
 package io.fffs.datanode.server;
 
-import io.fffs.client.data.DataTransferConfigKeys;
-import io.fffs.client.data.frame.FrameDecoder;
-import io.fffs.client.data.netty.EventLoops;
-import io.fffs.client.data.netty.KeptBufferAllocator;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.security.BlockTokenVerifier;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.datanode.DataNodeServiceConfigKeys;
 import io.fffs.datanode.store.BlockStore;
+import io.fffs.protocol.DataTransferConfigKeys;
+import io.fffs.protocol.frame.FrameDecoder;
+import io.fffs.protocol.netty.EventLoops;
+import io.fffs.protocol.netty.KeptBufferAllocator;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;

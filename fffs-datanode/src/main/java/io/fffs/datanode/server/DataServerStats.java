@@ -1,5 +1,6 @@
 package io.fffs.datanode.server;
 
+import io.fffs.protocol.netty.KeptBufferAllocator;
 import java.util.concurrent.atomic.LongAdder;
 
 /** Counters of the data server; all monotonic since start. */
@@ -30,7 +31,7 @@ public final class DataServerStats {
   /** Times a connection stopped being read because the write ring was full (backpressure). */
   public final LongAdder backpressurePauses = new LongAdder();
   /**
-   * Socket-read buffers allocated ({@link io.fffs.client.data.netty.KeptBufferAllocator}); each is kept and reused
+   * Socket-read buffers allocated ({@link io.fffs.protocol.netty.KeptBufferAllocator}); each is kept and reused
    * once released.
    */
   public final LongAdder receiveBuffersAllocated = new LongAdder();

@@ -1,7 +1,5 @@
 package io.fffs.datanode.server;
 
-import io.fffs.client.data.frame.ChunkChecksums;
-import io.fffs.client.data.frame.FrameFormat;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.DataTransferProtos.BlockInfoResponseProto;
@@ -13,13 +11,15 @@ import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.SyncRequestProto;
 import io.fffs.common.proto.DataTransferProtos.SyncResponseProto;
 import io.fffs.common.proto.DataTransferProtos.WriteResponseProto;
-import io.fffs.datanode.store.WriteResult;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.datanode.store.BlockInfo;
 import io.fffs.datanode.store.BlockStore;
 import io.fffs.datanode.store.ReadView;
+import io.fffs.datanode.store.WriteResult;
+import io.fffs.protocol.frame.ChunkChecksums;
+import io.fffs.protocol.frame.FrameFormat;
 import io.netty.channel.Channel;
 import io.netty.channel.DefaultFileRegion;
 import java.io.IOException;

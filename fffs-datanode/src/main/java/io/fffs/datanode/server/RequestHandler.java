@@ -1,12 +1,12 @@
 package io.fffs.datanode.server;
 
-import io.fffs.client.data.frame.ChunkChecksums;
-import io.fffs.client.data.frame.Frame;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.WriteRequestProto;
 import io.fffs.common.security.BlockTokenVerifier;
+import io.fffs.protocol.frame.ChunkChecksums;
+import io.fffs.protocol.frame.Frame;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;

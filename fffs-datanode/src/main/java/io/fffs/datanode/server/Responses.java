@@ -1,9 +1,9 @@
 package io.fffs.datanode.server;
 
-import io.fffs.client.data.frame.FrameFormat;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
+import io.fffs.protocol.frame.FrameFormat;
 import io.netty.channel.Channel;
 
 /** Writes response frames without payload. Each is one Netty message, so frames from several threads never mix. */

@@ -1,6 +1,5 @@
 package io.fffs.datanode.store;
 
-import io.fffs.client.data.frame.ChunkChecksums;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.time.HlcTimestamp;
@@ -17,6 +16,7 @@ import io.fffs.datanode.store.log.Pages;
 import io.fffs.datanode.store.persist.DurabilityTracker;
 import io.fffs.datanode.store.persist.EntryMeta;
 import io.fffs.datanode.store.persist.PersistenceService;
+import io.fffs.protocol.frame.ChunkChecksums;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;

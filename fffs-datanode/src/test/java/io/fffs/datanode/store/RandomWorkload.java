@@ -3,13 +3,13 @@ package io.fffs.datanode.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
-import io.fffs.client.data.frame.ChunkChecksums;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.ManualPhysicalClock;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.common.usertime.FixedRecordUserTimeExtractor;
+import io.fffs.protocol.frame.ChunkChecksums;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;

@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fffs.client.data.BlockWriter;
-import io.fffs.client.data.NettyDataTransferClient;
+
+import io.fffs.client.data.DataTransferClient;
+import io.fffs.client.data.DataTransferClients;
 import io.fffs.client.data.WriteOptions;
 import io.fffs.client.rpc.NamenodeClient;
 import io.fffs.common.error.ErrorCode;
@@ -51,7 +53,7 @@ class DataNodeWithNameNodeTest {
       .resolve("fffs-test-" + UUID.randomUUID());
   private NameNode namenode;
   private DataNode datanode;
-  private NettyDataTransferClient client;
+  private DataTransferClient client;
 
   @AfterEach
   void tearDown() throws IOException {
@@ -120,9 +122,9 @@ class DataNodeWithNameNodeTest {
     }
   }
 
-  private NettyDataTransferClient client() throws IOException {
+  private DataTransferClient client() throws IOException {
     Configuration conf = new Configuration();
-    client = new NettyDataTransferClient(conf, new HybridLogicalClock(PhysicalClock.system(), conf));
+    client = DataTransferClients.tcp(conf, new HybridLogicalClock(PhysicalClock.system(), conf));
     return client;
   }
 
@@ -157,7 +159,7 @@ class DataNodeWithNameNodeTest {
     assertThat(node.get("healthy").asBoolean()).isFalse();
     assertThat(node.get("clockOffsetMicros").asLong()).isBetween(900_000L, 1_100_000L);
 
-    NettyDataTransferClient client = client();
+    DataTransferClient client = client();
     // Tokens as the NameNode would hand them out with block 1.
     BlockToken write = namenode.namesystem().blockTokens.issue(1, BlockAccessMode.WRITE, "test");
     try (BlockWriter writer = client.openWriter(datanode.datanodeId(), 1, write, new WriteOptions(1 << 20, null))) {
@@ -194,7 +196,7 @@ class DataNodeWithNameNodeTest {
       LocatedBlockProto block = nn.addBlock("/f", file.getInodeId(), "test-client", null);
       blockId = block.getBlock().getBlockId();
       assertThat(block.getLocationsList()).extracting(l -> l.getDatanodeUuid()).containsExactly(datanode.uuid());
-      NettyDataTransferClient client = new NettyDataTransferClient(conf, clientClock);
+      DataTransferClient client = DataTransferClients.tcp(conf, clientClock);
       this.client = client;
       try (BlockWriter writer = client.openWriter(block.getLocations(0), blockId,
           BlockToken.fromProto(block.getToken()), new WriteOptions(1 << 20, null))) {

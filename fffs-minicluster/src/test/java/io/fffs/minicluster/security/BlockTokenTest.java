@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fffs.client.FreezeFrameFileSystem;
 import io.fffs.client.data.BlockWriter;
-import io.fffs.client.data.NettyDataTransferClient;
+
+import io.fffs.client.data.DataTransferClient;
+import io.fffs.client.data.DataTransferClients;
 import io.fffs.client.data.WriteOptions;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
@@ -48,7 +50,7 @@ class BlockTokenTest {
   static Path base;
   static MiniFffsCluster cluster;
   static FreezeFrameFileSystem fs;
-  static NettyDataTransferClient raw;
+  static DataTransferClient raw;
 
   @BeforeAll
   static void start() throws IOException {
@@ -61,7 +63,7 @@ class BlockTokenTest {
     conf.setInt("fffs.client.read.request-size", 4096);
     cluster = MiniFffsCluster.builder().baseDir(base).conf(conf).numDataNodes(1).build();
     fs = cluster.getFileSystem();
-    raw = new NettyDataTransferClient(conf, new HybridLogicalClock(PhysicalClock.system(), conf));
+    raw = DataTransferClients.tcp(conf, new HybridLogicalClock(PhysicalClock.system(), conf));
   }
 
   @AfterAll

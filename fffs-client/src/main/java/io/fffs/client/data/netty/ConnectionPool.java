@@ -1,8 +1,10 @@
 package io.fffs.client.data.netty;
 
-import io.fffs.client.data.DataTransferConfigKeys;
-import io.fffs.client.data.frame.FrameDecoder;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
+import io.fffs.protocol.DataTransferConfigKeys;
+import io.fffs.protocol.frame.FrameDecoder;
+import io.fffs.protocol.netty.EventLoops;
+import io.fffs.protocol.netty.KeptBufferAllocator;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;

@@ -1,9 +1,9 @@
 package io.fffs.client.data.netty;
 
-import io.fffs.client.data.frame.Frame;
-import io.fffs.client.data.frame.FrameFormat;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
+import io.fffs.protocol.frame.Frame;
+import io.fffs.protocol.frame.FrameFormat;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * One client connection to a DataNode's data server. Requests may be pipelined: each gets a fresh callId and a
@@ -139,18 +140,26 @@ public final class DataConnection {
    */
   public Frame<ResponseHeaderProto> await(CompletableFuture<Frame<ResponseHeaderProto>> call, long timeoutMillis)
       throws IOException {
+    return await(call, timeoutMillis, Frame::release);
+  }
+
+  /**
+   * Waits for an answer derived from a call of this connection; on a timeout or an interrupt the connection is
+   * closed and {@code late} is given the answer, should it still come.
+   */
+  <T> T await(CompletableFuture<T> answer, long timeoutMillis, Consumer<? super T> late) throws IOException {
     try {
-      return call.get(timeoutMillis, TimeUnit.MILLISECONDS);
+      return answer.get(timeoutMillis, TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
       throw cause instanceof IOException ? (IOException) cause
           : new IOException("call to DataNode " + address + " failed: " + cause, cause);
     } catch (TimeoutException e) {
-      call.thenAccept(Frame::release);
+      answer.thenAccept(late);
       close();
       throw new IOException("DataNode " + address + " did not answer within " + timeoutMillis + " ms");
     } catch (InterruptedException e) {
-      call.thenAccept(Frame::release);
+      answer.thenAccept(late);
       close();
       Thread.currentThread().interrupt();
       throw new java.io.InterruptedIOException("interrupted waiting for DataNode " + address);

@@ -1,6 +1,6 @@
 package io.fffs.datanode.store.persist;
 
-import io.fffs.client.data.frame.ChunkChecksums;
+import io.fffs.protocol.frame.ChunkChecksums;
 
 /**
  * The CRC32C of a whole page, derived from the CRC32Cs of the {@value ChunkChecksums#CHUNK_BYTES}-byte chunks that

@@ -2,13 +2,13 @@ package io.fffs.datanode.store.persist;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fffs.client.data.frame.ChunkChecksums;
+import io.fffs.protocol.frame.ChunkChecksums;
 import java.nio.ByteBuffer;
 import java.util.Random;
 import java.util.zip.CRC32C;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /** Page CRC32Cs derived from chunk CRC32Cs equal the CRC32C of the page's bytes, and only whole pages get one. */
 class PageChecksumsTest {

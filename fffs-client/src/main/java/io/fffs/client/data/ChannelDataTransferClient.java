@@ -1,0 +1,156 @@
+package io.fffs.client.data;
+
+import io.fffs.client.data.netty.NettyTransport;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.proto.DataTransferProtos.BlockInfoRequestProto;
+import io.fffs.common.proto.DataTransferProtos.BlockInfoResponseProto;
+import io.fffs.common.proto.DataTransferProtos.OpProto;
+import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
+import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
+import io.fffs.common.proto.DataTransferProtos.SyncRequestProto;
+import io.fffs.common.proto.DataTransferProtos.TruncateBlockRequestProto;
+import io.fffs.common.security.BlockToken;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.common.time.TimeSpec;
+import io.fffs.protocol.DataTransferConfigKeys;
+import io.fffs.protocol.transport.DataChannel;
+import io.fffs.protocol.transport.DataTransport;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Collection;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * The data-transfer client, written once over the transport seam ({@link DataChannel}): block writes
+ * ({@link PacketWriter}), reads ({@link PipelinedRead}) and read streams ({@link PipelinedReadStream}) go over the
+ * data transport — UCX where a provider was chosen and the DataNode agrees, else TCP — and the requests without
+ * payload (BLOCK_INFO, SYNC, TRUNCATE) over TCP. Requests carry the client clock's largest HLC and every answer's
+ * HLCs are observed into it; reads are checked end to end against the DataNode's chunk CRCs. Thread-safe.
+ */
+final class ChannelDataTransferClient implements DataTransferClient {
+  private final HybridLogicalClock clock;
+  private final NettyTransport tcp;
+  /** The transport for block data, or null for TCP. */
+  private final DataTransport data;
+  private final int window;
+  private final int packetSize;
+  private final int flushBytes;
+  private final int readRequestSize;
+  private final int readsInFlight;
+  private final boolean latencyMode;
+  private final long timeoutMillis;
+  private final AtomicLong nextStreamId = new AtomicLong(1);
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  /** Owns both transports from now on (closes them). */
+  ChannelDataTransferClient(Configuration conf, HybridLogicalClock clock, NettyTransport tcp, DataTransport data) {
+    this.clock = clock;
+    this.tcp = tcp;
+    this.data = data;
+    this.window = DataTransferConfigKeys.writeWindow(conf);
+    this.packetSize = DataTransferConfigKeys.writePacketSize(conf);
+    this.flushBytes = DataTransferConfigKeys.writeFlushBytes(conf);
+    this.readRequestSize = DataTransferConfigKeys.readRequestSize(conf);
+    this.readsInFlight = DataTransferConfigKeys.readRequestsInFlight(conf);
+    this.latencyMode = DataTransferConfigKeys.latencyMode(conf);
+    this.timeoutMillis = DataTransferConfigKeys.responseTimeoutMillis(conf);
+  }
+
+  /** A channel for block data to {@code datanode}: over the data transport if it reaches it, else over TCP. */
+  private DataChannel channel(DatanodeIdProto datanode) throws IOException {
+    DataChannel channel = data == null ? null : data.open(datanode);
+    return channel != null ? channel : tcp.open(datanode);
+  }
+
+  @Override
+  public String transport() {
+    return (data != null ? data : tcp).name();
+  }
+
+  @Override
+  public BlockWriter openWriter(DatanodeIdProto datanode, long blockId, BlockToken token, WriteOptions options)
+      throws IOException {
+    return new PacketWriter(channel(datanode), clock, blockId, token, options, nextStreamId.getAndIncrement(),
+        window, packetSize, flushBytes, latencyMode, timeoutMillis);
+  }
+
+  @Override
+  public ReadResult read(DatanodeIdProto datanode, long blockId, BlockToken token, long offset, ByteBuffer dst,
+      TimeSpec time) throws IOException {
+    DataChannel channel = channel(datanode);
+    try {
+      return new PipelinedRead(channel, clock, readRequestSize, readsInFlight).read(blockId, token, offset, dst,
+          time);
+    } finally {
+      channel.release();
+    }
+  }
+
+  @Override
+  public BlockReadStream openStream(DatanodeIdProto datanode, long blockId, BlockToken token, long offset,
+      long end, TimeSpec time) throws IOException {
+    return new PipelinedReadStream(channel(datanode), clock, blockId, token, time, offset, end, readRequestSize,
+        readsInFlight);
+  }
+
+  @Override
+  public BlockInfo blockInfo(DatanodeIdProto datanode, long blockId, BlockToken token, TimeSpec time)
+      throws IOException {
+    BlockInfoResponseProto info = call(datanode, RequestHeaders.withToken(token, RequestHeaderProto.newBuilder())
+        .setOp(OpProto.BLOCK_INFO)
+        .setBlockInfo(BlockInfoRequestProto.newBuilder().setBlockId(blockId).setTime(time.toProto())))
+        .getBlockInfo();
+    return new BlockInfo(info.getExists(), info.getLength(), HlcTimestamp.fromProto(info.getResolvedHlc()));
+  }
+
+  @Override
+  public long truncate(DatanodeIdProto datanode, long blockId, BlockToken token, long newLength)
+      throws IOException {
+    return call(datanode, RequestHeaders.withToken(token, RequestHeaderProto.newBuilder()).setOp(OpProto.TRUNCATE)
+        .setTruncate(TruncateBlockRequestProto.newBuilder().setBlockId(blockId).setNewLength(newLength)))
+        .getWrite().getBlockLength();
+  }
+
+  @Override
+  public HlcTimestamp sync(DatanodeIdProto datanode, Collection<Long> blockIds, Collection<BlockToken> tokens,
+      Collection<Long> minLengths) throws IOException {
+    RequestHeaderProto.Builder request = RequestHeaderProto.newBuilder();
+    for (BlockToken token : tokens) {
+      RequestHeaders.withToken(token, request);
+    }
+    ResponseHeaderProto response = call(datanode, request.setOp(OpProto.SYNC)
+        .setSync(SyncRequestProto.newBuilder().addAllBlockIds(blockIds).addAllMinLengths(minLengths)));
+    HlcTimestamp durable = HlcTimestamp.fromProto(response.getSync().getDurableHlc());
+    clock.observe(durable);
+    return durable;
+  }
+
+  /** One request without payload over TCP; observes the answer's HLC and throws its error, typed. */
+  private ResponseHeaderProto call(DatanodeIdProto datanode, RequestHeaderProto.Builder request)
+      throws IOException {
+    ResponseHeaderProto response = tcp.call(datanode, request.setHlc(clock.last().toProto()));
+    clock.observe(HlcTimestamp.fromProto(response.getHlc()));
+    if (response.hasError()) {
+      throw FffsException.fromProto(response.getError());
+    }
+    return response;
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      if (data != null) {
+        data.close();
+      }
+    } finally {
+      tcp.close();
+    }
+  }
+}

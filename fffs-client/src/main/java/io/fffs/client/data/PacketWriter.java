@@ -1,0 +1,185 @@
+package io.fffs.client.data;
+
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.DataTransferProtos.BlockTokenProto;
+import io.fffs.common.proto.DataTransferProtos.OpProto;
+import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
+import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
+import io.fffs.common.proto.DataTransferProtos.WriteRequestProto;
+import io.fffs.common.security.BlockToken;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.protocol.frame.ChunkChecksums;
+import io.fffs.protocol.transport.DataChannel;
+import io.fffs.protocol.transport.PacketBuffer;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * {@link BlockWriter} over one {@link DataChannel}, whatever moves its bytes: data is cut into packets of at most
+ * {@code fffs.client.write.packet-size} (and the channel's largest), each copied once into a buffer the transport
+ * owns with a CRC32C per 512-byte chunk computed in the same pass, and sent as a WRITE carrying the client's HLC
+ * and the block's WRITE token. Up to a {@link WriteWindow} of packets are in flight; acks come back in order, each
+ * one's HLCs are observed into the client clock and frees a window slot. The first failure is kept and thrown by
+ * the next call; the DataNode refuses a stream's packets after a failed one ({@code streamId}), so nothing after a
+ * failure is applied.
+ *
+ * <p>Packets are sent at once in latency mode or where the transport wants each on its way (UCX: the DataNode
+ * fetches the bytes when it sees the request); otherwise once {@code fffs.client.write.flush-bytes} are queued, when
+ * the window is full, and by {@link #flush()}, which asks the channel to send only when a packet is still held back
+ * (for Netty a flush from this thread is a task for the event loop, and may wake it). Not thread-safe (one writer
+ * thread).
+ */
+final class PacketWriter implements BlockWriter {
+  /** Bytes copied and checksummed together (a multiple of the 512-byte chunk), so the CRC reads cached bytes. */
+  static final int COPY_SLICE = 64 * 1024;
+
+  private final DataChannel channel;
+  private final HybridLogicalClock clock;
+  private final long blockId;
+  private final BlockTokenProto token;
+  private final WriteOptions options;
+  private final long streamId;
+  private final int packetSize;
+  private final long timeoutMillis;
+  private final WriteWindow window;
+  private CompletableFuture<Void> lastAck = CompletableFuture.completedFuture(null);
+  private final WriteFailure failure = new WriteFailure();
+  private volatile long blockLength;
+  private volatile HlcTimestamp lastEntryHlc = HlcTimestamp.ZERO;
+  private boolean closed;
+
+  /**
+   * @param window packets in flight at most
+   * @param flushBytes queued bytes that are sent together (unless the channel sends each write)
+   */
+  PacketWriter(DataChannel channel, HybridLogicalClock clock, long blockId, BlockToken token, WriteOptions options,
+      long streamId, int window, int packetSize, int flushBytes, boolean latencyMode, long timeoutMillis) {
+    this.channel = channel;
+    this.clock = clock;
+    this.blockId = blockId;
+    this.token = token == null ? null : token.toProto();
+    this.options = options;
+    this.streamId = streamId;
+    this.packetSize = Math.min(packetSize, channel.maxPacket());
+    this.timeoutMillis = timeoutMillis;
+    this.window = new WriteWindow(window, channel.sendsEachWrite() ? this.packetSize : flushBytes, latencyMode,
+        timeoutMillis, channel.peer(), "write of block " + blockId);
+  }
+
+  @Override
+  public void write(long offset, ByteBuffer data) throws IOException {
+    if (closed) {
+      throw new IOException("the writer of block " + blockId + " is closed");
+    }
+    failure.throwIfFailed();
+    ByteBuffer rest = data.duplicate();
+    long at = offset;
+    do {
+      int n = Math.min(packetSize, rest.remaining());
+      sendPacket(at, rest.slice(rest.position(), n));
+      rest.position(rest.position() + n);
+      at += n;
+    } while (rest.hasRemaining());
+  }
+
+  private void sendPacket(long offset, ByteBuffer piece) throws IOException {
+    window.acquire(channel::flush, failure);
+    int n = piece.remaining();
+    PacketBuffer payload;
+    try {
+      payload = channel.allocate(n);
+    } catch (IOException e) {
+      window.release();
+      throw e;
+    }
+    WriteRequestProto.Builder write = WriteRequestProto.newBuilder().setBlockId(blockId).setOffset(offset)
+        .setStreamId(streamId).setChunkCrcs(ChunkChecksums.toWire(copyAndChecksum(piece, payload.bytes())));
+    if (options.blockSize() > 0) {
+      write.setBlockSize(options.blockSize());
+    }
+    if (options.userTimePlugin() != null) {
+      write.setUserTimePlugin(options.userTimePlugin());
+    }
+    boolean flush = window.queued(n);
+    RequestHeaderProto.Builder request = RequestHeaderProto.newBuilder();
+    if (token != null) {
+      request.addTokens(token);
+    }
+    CompletableFuture<ResponseHeaderProto> ack = channel.write(request.setOp(OpProto.WRITE)
+        .setHlc(clock.last().toProto()).setWrite(write), payload, flush);
+    lastAck = ack.handle((response, error) -> {
+      try {
+        onAck(response, error);
+      } finally {
+        window.release();
+      }
+      return null;
+    });
+  }
+
+  /**
+   * Copies {@code piece} into {@code payload} and returns its chunk CRCs, {@value #COPY_SLICE} bytes at a time, so
+   * that the checksum reads bytes the copy has just brought into the cache (one pass and then another would read a
+   * packet larger than the L2 cache from memory twice).
+   */
+  private static int[] copyAndChecksum(ByteBuffer piece, ByteBuffer payload) {
+    ChunkChecksums sums = new ChunkChecksums(piece.remaining());
+    for (int at = piece.position(); at < piece.limit(); at += COPY_SLICE) {
+      ByteBuffer slice = piece.slice(at, Math.min(COPY_SLICE, piece.limit() - at));
+      payload.put(slice.duplicate());
+      sums.update(slice);
+    }
+    return sums.finish();
+  }
+
+  private void onAck(ResponseHeaderProto response, Throwable error) {
+    if (error != null) {
+      Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+          ? error.getCause() : error;
+      failure.fail(cause instanceof IOException ? (IOException) cause : new IOException(cause.toString(), cause));
+      return;
+    }
+    clock.observe(HlcTimestamp.fromProto(response.getHlc()));
+    if (response.hasError()) {
+      failure.fail(FffsException.fromProto(response.getError()));
+    } else {
+      HlcTimestamp entry = HlcTimestamp.fromProto(response.getWrite().getEntryHlc());
+      clock.observe(entry);
+      lastEntryHlc = entry;
+      blockLength = response.getWrite().getBlockLength();
+    }
+  }
+
+  @Override
+  public long flush() throws IOException {
+    failure.throwIfFailed();
+    if (window.holding()) {
+      channel.flush();
+      window.flushed();
+    }
+    failure.awaitAck(lastAck, timeoutMillis, "the writes of block " + blockId + " to " + channel.peer());
+    return blockLength;
+  }
+
+  @Override
+  public HlcTimestamp lastEntryHlc() {
+    return lastEntryHlc;
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      if (failure.unreported()) {
+        flush();
+      }
+    } finally {
+      channel.release();
+    }
+  }
+}

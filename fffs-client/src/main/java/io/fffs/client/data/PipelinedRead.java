@@ -1,0 +1,120 @@
+package io.fffs.client.data;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.DataTransferProtos.ReadResponseProto;
+import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
+import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
+import io.fffs.common.security.BlockToken;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.common.time.TimeSpec;
+import io.fffs.protocol.transport.DataChannel;
+import io.fffs.protocol.transport.ReadAnswer;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One block read into the caller's buffer over a {@link DataChannel}: requests of {@code fffs.client.read.request-size}
+ * (at most the channel's largest), up to {@code fffs.client.read.requests-in-flight} outstanding (fewer while the
+ * transport has no room for more answers), consumed in order: each answer's chunk CRCs are checked and its bytes
+ * copied into the buffer in one pass over the pieces they arrived in. The first answer shorter than asked ends the
+ * read (the block ends there as of the time read); answers to requests sent beyond it are abandoned, an error among
+ * them too. At {@code latest} the requests may see different states if the block is written meanwhile (at a system
+ * time they cannot).
+ */
+final class PipelinedRead {
+  private final DataChannel channel;
+  private final HybridLogicalClock clock;
+  private final int requestSize;
+  private final int inFlightMax;
+
+  PipelinedRead(DataChannel channel, HybridLogicalClock clock, int requestSize, int inFlightMax) {
+    this.channel = channel;
+    this.clock = clock;
+    this.requestSize = Math.min(requestSize, channel.maxRead());
+    this.inFlightMax = inFlightMax;
+  }
+
+  /** One READ on the wire: block offset, bytes asked, and its answer to come. */
+  record Pending(long at, int asked, CompletableFuture<ReadAnswer> answer) {}
+
+  ReadResult read(long blockId, BlockToken token, long offset, ByteBuffer dst, TimeSpec time) throws IOException {
+    ArrayDeque<Pending> inFlight = new ArrayDeque<>();
+    try {
+      int wanted = dst.remaining();
+      int sent = 0;
+      int total = 0;
+      long blockLength = -1;
+      HlcTimestamp resolved = null;
+      int requests = 0;
+      while (true) {
+        boolean sending = false;
+        // At least one request, even for no bytes: its answer carries the block's length and resolved HLC.
+        while ((sent < wanted || requests == 0) && inFlight.size() < inFlightMax) {
+          int asked = Math.min(wanted - sent, requestSize);
+          long at = offset + sent;
+          RequestHeaderProto.Builder request = RequestHeaders.of(token, blockId, at, asked, time, clock.last());
+          CompletableFuture<ReadAnswer> answer = channel.read(request, asked, inFlight.isEmpty(), false);
+          if (answer == null) {
+            break;  // no room for another answer now: consume one first
+          }
+          inFlight.add(new Pending(at, asked, answer));
+          requests++;
+          sent += asked;
+          sending = true;
+        }
+        if (sending) {
+          channel.flush();
+        }
+        Pending next = inFlight.poll();
+        if (next == null) {
+          return new ReadResult(total, Math.max(blockLength, 0), resolved);
+        }
+        ReadAnswer answer = channel.await(next.answer());
+        try {
+          if (answer.header().hasError() && resolved != null && next.at() >= blockLength) {
+            clock.observe(HlcTimestamp.fromProto(answer.header().getHlc()));
+            return new ReadResult(total, blockLength, resolved);  // sent ahead past the block's end as of then
+          }
+          ReadResponseProto response = checked(answer, blockId, next);
+          ReadChecks.verifyInto(answer.payload(), answer.length(), response, dst, blockId, next.at(),
+              channel.peer());
+          if (resolved == null) {
+            resolved = HlcTimestamp.fromProto(response.getResolvedHlc());
+            blockLength = response.getBlockLength();
+          }
+          total += answer.length();
+          if (answer.length() < next.asked()) {
+            return new ReadResult(total, blockLength, resolved);  // the block ends here as of the time read
+          }
+        } finally {
+          answer.release();
+        }
+      }
+    } finally {
+      for (Pending left : inFlight) {
+        channel.abandon(left.answer());
+      }
+    }
+  }
+
+  /**
+   * Observes the answer's HLC and returns its read fields; throws the error it carries, or {@code INTERNAL} when it
+   * holds more bytes than were asked for.
+   */
+  ReadResponseProto checked(ReadAnswer answer, long blockId, Pending request) throws FffsException {
+    ResponseHeaderProto header = answer.header();
+    clock.observe(HlcTimestamp.fromProto(header.getHlc()));
+    if (header.hasError()) {
+      throw FffsException.fromProto(header.getError());
+    }
+    if (answer.length() > request.asked()) {
+      throw new FffsException(ErrorCode.INTERNAL, channel.peer() + " sent " + answer.length() + " bytes of block "
+          + blockId + " for a read of " + request.asked());
+    }
+    return header.getRead();
+  }
+}

@@ -1,0 +1,61 @@
+package io.fffs.client.data;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.DataTransferProtos.ReadResponseProto;
+import io.fffs.protocol.frame.ChunkChecksums;
+import java.nio.ByteBuffer;
+
+/**
+ * The end-to-end check of what a READ brought back, whatever moved it: the DataNode computed a CRC32C per 512-byte
+ * chunk of the bytes it read, and the client recomputes them over the bytes as they arrived. A mismatch is
+ * {@code CORRUPT}, naming the block, the DataNode and the first bad chunk's offset.
+ */
+final class ReadChecks {
+  private ReadChecks() {}
+
+  /**
+   * Copies {@code pieces} (the answer's bytes, in order) to {@code dst} while checksumming them, piece by piece, each
+   * checked while it is still in cache and then copied. On a mismatch {@code dst}'s position is left where it was.
+   */
+  static void verifyInto(ByteBuffer[] pieces, int length, ReadResponseProto response, ByteBuffer dst, long blockId,
+      long offset, String peer) throws FffsException {
+    int start = dst.position();
+    ChunkChecksums sums = new ChunkChecksums(length);
+    for (ByteBuffer piece : pieces) {
+      sums.update(piece.duplicate());
+      dst.put(piece);
+    }
+    FffsException corrupt = mismatch(sums, length, response, blockId, offset, peer);
+    if (corrupt != null) {
+      dst.position(start);
+      throw corrupt;
+    }
+  }
+
+  /** Checks {@code pieces} against the answer's chunk CRCs without copying or moving them. */
+  static void verify(ByteBuffer[] pieces, int length, ReadResponseProto response, long blockId, long offset,
+      String peer) throws FffsException {
+    ChunkChecksums sums = new ChunkChecksums(length);
+    for (ByteBuffer piece : pieces) {
+      sums.update(piece.duplicate());
+    }
+    FffsException corrupt = mismatch(sums, length, response, blockId, offset, peer);
+    if (corrupt != null) {
+      throw corrupt;
+    }
+  }
+
+  /** {@code CORRUPT} naming the block and the first bad chunk's offset, or null when every checksum matches. */
+  private static FffsException mismatch(ChunkChecksums sums, int length, ReadResponseProto response, long blockId,
+      long offset, String peer) {
+    int bad = ChunkChecksums.firstMismatch(sums.finish(), response.getChunkCrcs());
+    if (bad < 0) {
+      return null;
+    }
+    long at = offset + (long) bad * ChunkChecksums.CHUNK_BYTES;
+    return new FffsException(ErrorCode.CORRUPT, "block " + blockId + " read from " + peer
+        + " failed its CRC32C check in the 512-byte chunk at offset " + at + " ("
+        + ChunkChecksums.count(response.getChunkCrcs()) + " checksums for " + length + " bytes)");
+  }
+}
