@@ -10,6 +10,7 @@ import io.fffs.datanode.nn.NamenodeLink;
 import io.fffs.datanode.nn.NodeHealth;
 import io.fffs.datanode.server.DataServer;
 import io.fffs.datanode.server.DataServerStats;
+import io.fffs.datanode.server.WriteRules;
 import io.fffs.datanode.store.BlockStore;
 import io.fffs.datanode.store.DataNodeConfigKeys;
 import io.fffs.datanode.store.MultiLogBlockStore;
@@ -72,14 +73,15 @@ public final class DataNode implements Closeable {
       NodeHealth health = new NodeHealth();
       NamenodeLink.Receiver receiver = new NamenodeLink.Receiver();
       BlockTokenVerifier blockKeys = new BlockTokenVerifier(BlockTokenConfigKeys.enabled(conf), physicalClock);
-      server = DataServer.start(conf, store, clock, health::unhealthyReason, receiver, blockKeys);
+      WriteRules rules = new WriteRules(clock, health::unhealthyReason, receiver);
+      server = DataServer.start(conf, store, rules, blockKeys);
       InetSocketAddress bound = server.address();
       DatanodeIdProto.Builder idBuilder = DatanodeIdProto.newBuilder().setDatanodeUuid(uuid)
           .setHost(advertisedHost(bound)).setDataPort(bound.getPort()).setIpcPort(0)
           .setTransport(transport.transport());
       if (!transport.tcp()) {
-        transportServer = transport.provider().start(conf, bound.getAddress().getHostAddress(), store, clock,
-            health::unhealthyReason, receiver, blockKeys);
+        transportServer = transport.provider().start(conf, bound.getAddress().getHostAddress(), store, rules,
+            blockKeys);
         idBuilder.setTransportPort(transportServer.port());
       }
       DatanodeIdProto id = idBuilder.build();

@@ -1,13 +1,11 @@
 package io.fffs.datanode;
 
 import io.fffs.common.security.BlockTokenVerifier;
-import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.transport.TransportProvider;
-import io.fffs.datanode.server.WriteListener;
+import io.fffs.datanode.server.WriteRules;
 import io.fffs.datanode.store.BlockStore;
 import java.io.Closeable;
 import java.io.IOException;
-import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
 
 /**
@@ -23,13 +21,12 @@ public interface ServerTransportProvider extends TransportProvider {
   }
 
   /**
-   * Starts serving {@code store} with the same semantics as the TCP data server: writes are refused while
-   * {@code unhealthyReason} gives a reason, the client's HLC is merged, {@code listener} hears of every write, and
-   * every request needs a valid block token ({@code io.fffs.datanode.server.BlockAccess.check} with
-   * {@code blockKeys}).
+   * Starts serving {@code store} with the same semantics as the TCP data server: every write goes through
+   * {@code rules} (its checks, the HLC merge, its answer) and every request needs a valid block token
+   * ({@code io.fffs.datanode.server.BlockAccess.check} with {@code blockKeys}).
    *
    * @param host the host the TCP data server is bound to; bind the same one
    */
-  Server start(Configuration conf, String host, BlockStore store, HybridLogicalClock clock,
-      Supplier<String> unhealthyReason, WriteListener listener, BlockTokenVerifier blockKeys) throws IOException;
+  Server start(Configuration conf, String host, BlockStore store, WriteRules rules, BlockTokenVerifier blockKeys)
+      throws IOException;
 }

@@ -1,10 +1,7 @@
 package io.fffs.datanode.server;
 
-import io.fffs.common.error.FffsException;
 import io.netty.channel.Channel;
 import java.util.ArrayDeque;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /**
  * A data server connection's share of the write path. On its event loop: the writes that did not fit the full
@@ -13,21 +10,13 @@ import java.util.Map;
  * connection that failed, whose later packets are refused.
  */
 final class ConnectionState {
-  private static final int MAX_FAILED_STREAMS = 1024;
-
   final Channel channel;
   private final StoreWriter writer;
   private final DataServerStats stats;
   private final ArrayDeque<WriteTask> overflow = new ArrayDeque<>();
   private boolean waitingForRoom;
-  private final Map<Long, FffsException> failedStreams = new LinkedHashMap<>() {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<Long, FffsException> eldest) {
-      return size() > MAX_FAILED_STREAMS;
-    }
-  };
+  /** Store writer thread (or the event loop applying a write while it holds the write path). */
+  final StreamFailures streams = new StreamFailures();
 
   ConnectionState(Channel channel, StoreWriter writer, DataServerStats stats) {
     this.channel = channel;
@@ -78,15 +67,5 @@ final class ConnectionState {
     for (WriteTask task = overflow.pollFirst(); task != null; task = overflow.pollFirst()) {
       task.payload().release();
     }
-  }
-
-  /** Store writer thread: the failure of an earlier packet of {@code streamId}, or null. */
-  FffsException failedStream(long streamId) {
-    return failedStreams.get(streamId);
-  }
-
-  /** Store writer thread. */
-  void streamFailed(long streamId, FffsException failure) {
-    failedStreams.putIfAbsent(streamId, failure);
   }
 }

@@ -22,7 +22,6 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -92,18 +91,18 @@ public final class DataServer implements java.io.Closeable {
   /**
    * Binds {@code fffs.datanode.data-address} and starts serving {@code store}.
    *
-   * @param unhealthyReason why this node must not take writes now, or null when it may
-   * @param listener told of every applied write (block id and new length)
+   * @param rules what every write goes through (health, HLC merge, answers; {@link WriteRules})
    * @param blockKeys checks the block token of every request ({@link BlockAccess})
    */
-  public static DataServer start(Configuration conf, BlockStore store, HybridLogicalClock clock,
-      Supplier<String> unhealthyReason, WriteListener listener, BlockTokenVerifier blockKeys) throws IOException {
+  public static DataServer start(Configuration conf, BlockStore store, WriteRules rules,
+      BlockTokenVerifier blockKeys) throws IOException {
+    HybridLogicalClock clock = rules.clock();
     DataTransferConfigKeys.transport(conf);
     int maxFrame = DataTransferConfigKeys.maxFrameSize(conf);
     DataServerStats stats = new DataServerStats();
     ReadGate gate = new ReadGate();
-    StoreWriter writer = new StoreWriter(store, clock, unhealthyReason, listener, stats,
-        DataNodeServiceConfigKeys.writeQueueCapacity(conf), "fffs-store-writer", inlineWriteMaxBytes(conf), gate);
+    StoreWriter writer = new StoreWriter(store, rules, stats, DataNodeServiceConfigKeys.writeQueueCapacity(conf),
+        "fffs-store-writer", inlineWriteMaxBytes(conf), gate);
     ExecutorService handlers = Executors.newFixedThreadPool(DataNodeServiceConfigKeys.serverHandlerThreads(conf),
         new DefaultThreadFactory("fffs-data-handler", true));
     QueryService queries = new QueryService(store, clock, handlers, stats, DataTransferConfigKeys.maxPayload(conf),

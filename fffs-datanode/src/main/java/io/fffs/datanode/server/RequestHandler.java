@@ -1,9 +1,7 @@
 package io.fffs.datanode.server;
 
-import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
-import io.fffs.common.proto.DataTransferProtos.WriteRequestProto;
 import io.fffs.common.security.BlockTokenVerifier;
 import io.fffs.protocol.frame.ChunkChecksums;
 import io.fffs.protocol.frame.Frame;
@@ -54,7 +52,10 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
         // The payload stays the slice of the socket reads it arrived in, in one piece or several (PayloadWrite).
         ByteBuf payload = frame.payload();
         int[] crcs = denied == null && request.hasWrite() ? ChunkChecksums.of(payload.nioBuffers()) : null;
-        FffsException refusal = denied != null ? denied : verify(request, crcs, payload, ctx);
+        FffsException refusal = denied != null ? denied : request.hasWrite()
+            ? WriteRules.verifyPayload(request.getWrite(), crcs, payload.readableBytes(),
+                String.valueOf(ctx.channel().remoteAddress()))
+            : WriteRules.malformed(false);
         connection.submit(new WriteTask(connection, request.getCallId(), request.getHlc(), request.getWrite(),
             payload, refusal == null ? crcs : null, refusal));
         break;
@@ -77,32 +78,6 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
       stats.accessDenied.increment();
       return e;
     }
-  }
-
-  /**
-   * Null if the write is well formed and its payload's CRCs, {@code actual} (computed on arrival), match those it
-   * carries; else the refusal.
-   */
-  private static FffsException verify(RequestHeaderProto request, int[] actual, ByteBuf payload,
-      ChannelHandlerContext ctx) {
-    if (!request.hasWrite()) {
-      return new FffsException(ErrorCode.INVALID_ARGUMENT, "a WRITE request without its write fields");
-    }
-    WriteRequestProto write = request.getWrite();
-    int bad = ChunkChecksums.firstMismatch(actual, write.getChunkCrcs());
-    if (bad < 0) {
-      return null;
-    }
-    int sent = ChunkChecksums.count(write.getChunkCrcs());
-    if (bad >= sent) {
-      return new FffsException(ErrorCode.CORRUPT, "the write of " + payload.readableBytes() + " bytes to block "
-          + write.getBlockId() + " at offset " + write.getOffset() + " carries " + sent
-          + " chunk checksums instead of " + ChunkChecksums.chunksOf(payload.readableBytes()) + "; nothing was written");
-    }
-    long at = write.getOffset() + (long) bad * ChunkChecksums.CHUNK_BYTES;
-    return new FffsException(ErrorCode.CORRUPT, "the write to block " + write.getBlockId() + " from "
-        + ctx.channel().remoteAddress() + " failed its CRC32C check in the 512-byte chunk at block offset " + at
-        + " on arrival; nothing was written");
   }
 
   @Override

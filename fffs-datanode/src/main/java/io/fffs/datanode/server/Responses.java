@@ -6,11 +6,14 @@ import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.protocol.frame.FrameFormat;
 import io.netty.channel.Channel;
 
-/** Writes response frames without payload. Each is one Netty message, so frames from several threads never mix. */
-final class Responses {
+/**
+ * Writes response frames without payload on a Netty channel (the TCP data port, the UCX side channel). Each is one
+ * Netty message, so frames from several threads never mix.
+ */
+public final class Responses {
   private Responses() {}
 
-  static void send(Channel channel, ResponseHeaderProto header, boolean flush) {
+  public static void send(Channel channel, ResponseHeaderProto header, boolean flush) {
     if (flush) {
       channel.writeAndFlush(FrameFormat.prefix(channel.alloc(), header, 0), channel.voidPromise());
     } else {
@@ -19,7 +22,7 @@ final class Responses {
   }
 
   /** The error a failure stands for: an {@link FffsException} as it is, anything else as {@code INTERNAL}. */
-  static FffsException typed(Throwable failure, String doing) {
+  public static FffsException typed(Throwable failure, String doing) {
     if (failure instanceof FffsException) {
       return (FffsException) failure;
     }

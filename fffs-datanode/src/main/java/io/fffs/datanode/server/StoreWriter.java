@@ -1,14 +1,9 @@
 package io.fffs.datanode.server;
 
-import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.WriteRequestProto;
-import io.fffs.common.proto.DataTransferProtos.WriteResponseProto;
-import io.fffs.common.time.HlcTimestamp;
-import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.datanode.store.BlockStore;
-import io.fffs.datanode.store.WriteOptions;
 import io.fffs.datanode.store.WriteResult;
 import io.netty.channel.Channel;
 import java.util.ArrayList;
@@ -21,7 +16,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,9 +47,7 @@ final class StoreWriter {
   static final int ACK_BATCH = 8;
 
   private final BlockStore store;
-  private final HybridLogicalClock clock;
-  private final Supplier<String> unhealthyReason;
-  private final WriteListener listener;
+  private final WriteRules rules;
   private final DataServerStats stats;
   private final ArrayBlockingQueue<WriteTask> ring;
   private final int capacity;
@@ -75,23 +67,17 @@ final class StoreWriter {
   private final ReentrantLock applying = new ReentrantLock();
   private volatile boolean running = true;
 
-  StoreWriter(BlockStore store, HybridLogicalClock clock, Supplier<String> unhealthyReason, WriteListener listener,
-      DataServerStats stats, int capacity, String name) {
-    this(store, clock, unhealthyReason, listener, stats, capacity, name, 0, new ReadGate());
-  }
 
   /**
    * @param inlineMaxBytes the largest write an idle event loop applies itself (0: none)
    * @param reads the gate shared with the {@link QueryService}: no inline write while a read is in flight
    */
-  StoreWriter(BlockStore store, HybridLogicalClock clock, Supplier<String> unhealthyReason, WriteListener listener,
-      DataServerStats stats, int capacity, String name, int inlineMaxBytes, ReadGate reads) {
+  StoreWriter(BlockStore store, WriteRules rules, DataServerStats stats, int capacity, String name,
+      int inlineMaxBytes, ReadGate reads) {
     this.inlineMaxBytes = inlineMaxBytes;
     this.reads = reads;
     this.store = store;
-    this.clock = clock;
-    this.unhealthyReason = unhealthyReason;
-    this.listener = listener;
+    this.rules = rules;
     this.stats = stats;
     this.capacity = capacity;
     this.ring = new ArrayBlockingQueue<>(capacity);
@@ -216,50 +202,21 @@ final class StoreWriter {
 
   /** Applies one write (on this thread, or on an event loop that found the path idle); returns its ack. */
   private ResponseHeaderProto apply(WriteTask task) {
-    ResponseHeaderProto.Builder response = ResponseHeaderProto.newBuilder().setCallId(task.callId());
     WriteRequestProto request = task.request();
+    StreamFailures streams = task.connection().streams;
     try {
-      check(task);
-      clock.merge(HlcTimestamp.fromProto(task.hlc()));
-      String plugin = request.hasUserTimePlugin() ? request.getUserTimePlugin() : null;
+      rules.admit(request, task.refusal(), streams);
+      rules.merge(task.hlc());
       WriteResult result = PayloadWrite.apply(store, request.getBlockId(), request.getOffset(), task.payload(),
-          new WriteOptions(request.getBlockSize(), plugin, task.chunkCrcs()), stats);
+          WriteRules.options(request, task.chunkCrcs()), stats);
       stats.writes.increment();
       stats.writeBytes.add(task.payload().readableBytes());
-      listener.written(request.getBlockId(), result.blockLength());
-      response.setWrite(WriteResponseProto.newBuilder().setEntryHlc(result.hlc().toProto())
-          .setBlockLength(result.blockLength()));
+      return rules.applied(task.callId(), request, result);
     } catch (FffsException | RuntimeException e) {
-      FffsException failure = Responses.typed(e, "writing block " + request.getBlockId());
-      if (!(e instanceof FffsException)) {
-        LOG.error("Write of block {} failed unexpectedly", request.getBlockId(), e);
-      }
-      if (request.hasStreamId()) {
-        task.connection().streamFailed(request.getStreamId(), failure);
-      }
       stats.writesRefused.increment();
-      response.setError(failure.toProto());
+      return rules.refused(task.callId(), request, e, streams);
     } finally {
       task.payload().release();
-    }
-    return response.setHlc(clock.now().toProto()).build();
-  }
-
-  private void check(WriteTask task) throws FffsException {
-    if (task.refusal() != null) {
-      throw task.refusal();
-    }
-    WriteRequestProto request = task.request();
-    if (request.hasStreamId()) {
-      FffsException earlier = task.connection().failedStream(request.getStreamId());
-      if (earlier != null) {
-        throw new FffsException(earlier.code(), "not applied: an earlier write of this stream failed (" + earlier
-            .detail() + ")");
-      }
-    }
-    String unhealthy = unhealthyReason.get();
-    if (unhealthy != null) {
-      throw new FffsException(ErrorCode.NODE_UNHEALTHY, "this DataNode takes no writes: " + unhealthy);
     }
   }
 

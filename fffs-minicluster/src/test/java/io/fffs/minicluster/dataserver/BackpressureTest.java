@@ -16,6 +16,7 @@ import io.fffs.common.time.PhysicalClock;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.datanode.DataNodeServiceConfigKeys;
 import io.fffs.datanode.server.DataServer;
+import io.fffs.datanode.server.WriteRules;
 import io.fffs.datanode.store.MultiLogBlockStore;
 import io.fffs.protocol.DataTransferConfigKeys;
 import java.nio.ByteBuffer;
@@ -49,7 +50,8 @@ class BackpressureTest {
       HybridLogicalClock clock = new HybridLogicalClock(PhysicalClock.system(), conf);
       SlowStore store = new SlowStore(MultiLogBlockStore.open(conf, clock), 200);
       LongAdder reported = new LongAdder();
-      try (DataServer server = DataServer.start(conf, store, clock, () -> null, (block, length) -> reported.increment(),
+      WriteRules rules = new WriteRules(clock, () -> null, (block, length) -> reported.increment());
+      try (DataServer server = DataServer.start(conf, store, rules,
           new BlockTokenVerifier(false, PhysicalClock.system()));
           DataTransferClient client = DataTransferClients.tcp(conf,
               new HybridLogicalClock(PhysicalClock.system(), conf))) {

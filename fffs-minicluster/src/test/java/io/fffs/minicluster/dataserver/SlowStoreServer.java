@@ -8,6 +8,7 @@ import io.fffs.common.security.BlockTokenVerifier;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.datanode.server.DataServer;
+import io.fffs.datanode.server.WriteRules;
 import io.fffs.datanode.store.MultiLogBlockStore;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -33,7 +34,7 @@ final class SlowStoreServer implements AutoCloseable {
     setup.accept(conf);
     HybridLogicalClock clock = new HybridLogicalClock(PhysicalClock.system(), conf);
     store = new SlowStore(MultiLogBlockStore.open(conf, clock), 0);
-    server = DataServer.start(conf, store, clock, () -> null, (block, length) -> { },
+    server = DataServer.start(conf, store, new WriteRules(clock, () -> null, (block, length) -> { }),
         new BlockTokenVerifier(false, PhysicalClock.system()));
     client = DataTransferClients.tcp(conf, new HybridLogicalClock(PhysicalClock.system(), conf));
     dn = DatanodeIdProto.newBuilder().setDatanodeUuid("test").setHost("127.0.0.1")

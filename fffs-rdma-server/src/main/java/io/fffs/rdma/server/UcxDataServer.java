@@ -3,7 +3,7 @@ package io.fffs.rdma.server;
 import io.fffs.common.security.BlockTokenVerifier;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.datanode.ServerTransportProvider;
-import io.fffs.datanode.server.WriteListener;
+import io.fffs.datanode.server.WriteRules;
 import io.fffs.datanode.store.BlockStore;
 import io.fffs.protocol.DataTransferConfigKeys;
 import io.fffs.protocol.netty.EventLoops;
@@ -21,7 +21,6 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,8 +56,9 @@ final class UcxDataServer implements ServerTransportProvider.Server {
     this.serverChannel = serverChannel;
   }
 
-  static UcxDataServer start(Configuration conf, String host, BlockStore store, HybridLogicalClock clock,
-      Supplier<String> unhealthyReason, WriteListener listener, BlockTokenVerifier blockKeys) throws IOException {
+  static UcxDataServer start(Configuration conf, String host, BlockStore store, WriteRules rules,
+      BlockTokenVerifier blockKeys) throws IOException {
+    HybridLogicalClock clock = rules.clock();
     long timeout = DataTransferConfigKeys.responseTimeoutMillis(conf);
     int maxFrame = DataTransferConfigKeys.maxFrameSize(conf);
     UcxWorkerLoop loop = new UcxWorkerLoop("fffs-ucx-dn", RdmaConfigKeys.workerSpinNanos(conf));
@@ -70,7 +70,7 @@ final class UcxDataServer implements ServerTransportProvider.Server {
       RegisteredBuffers staging = new RegisteredBuffers(loop, RdmaConfigKeys.serverBuffers(conf),
           RdmaConfigKeys.bufferSize(conf));
       MappedFiles arena = new MappedFiles(loop);
-      writes = new UcxWriteApplier(store, clock, unhealthyReason, listener, loop, staging, arena,
+      writes = new UcxWriteApplier(store, rules, loop, staging, arena,
           RdmaConfigKeys.writeIntoArena(conf), RdmaConfigKeys.writeDepth(conf), timeout);
       readers = Executors.newFixedThreadPool(RdmaConfigKeys.serverReadThreads(conf),
           new DefaultThreadFactory("fffs-ucx-read", true));

@@ -1,10 +1,9 @@
 package io.fffs.rdma.server;
 
-import io.fffs.common.error.FffsException;
+import io.fffs.datanode.server.StreamFailures;
 import io.netty.channel.Channel;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import org.openucx.jucx.ucp.UcpEndpoint;
 import org.openucx.jucx.ucp.UcpRemoteKey;
@@ -15,20 +14,12 @@ import org.openucx.jucx.ucp.UcpRemoteKey;
  * Endpoint and keys are used only on the worker loop; the failed streams only on the write applier's thread.
  */
 final class UcxPeer {
-  private static final int MAX_FAILED_STREAMS = 1024;
-
   final Channel channel;
   private final UcpEndpoint endpoint;
   private final Map<ByteBuffer, UcpRemoteKey> rkeys = new HashMap<>();
   private volatile String broken;
-  private final Map<Long, FffsException> failedStreams = new LinkedHashMap<>() {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<Long, FffsException> eldest) {
-      return size() > MAX_FAILED_STREAMS;
-    }
-  };
+  /** Applier thread. */
+  final StreamFailures streams = new StreamFailures();
 
   UcxPeer(Channel channel, UcpEndpoint endpoint) {
     this.channel = channel;
@@ -74,15 +65,5 @@ final class UcxPeer {
     } catch (RuntimeException e) {
       // the endpoint may already be gone with its peer
     }
-  }
-
-  /** Applier thread. */
-  FffsException failedStream(long streamId) {
-    return failedStreams.get(streamId);
-  }
-
-  /** Applier thread. */
-  void streamFailed(long streamId, FffsException failure) {
-    failedStreams.putIfAbsent(streamId, failure);
   }
 }

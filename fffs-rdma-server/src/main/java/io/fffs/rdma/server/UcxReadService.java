@@ -9,10 +9,10 @@ import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.TimeSpec;
+import io.fffs.datanode.server.Responses;
 import io.fffs.datanode.store.BlockStore;
 import io.fffs.datanode.store.ReadView;
 import io.fffs.protocol.frame.ChunkChecksums;
-import io.fffs.protocol.frame.FrameFormat;
 import io.fffs.rdma.RegisteredBuffers;
 import io.fffs.rdma.SideChannelFormat.Descriptor;
 import io.fffs.rdma.UcxWorkerLoop;
@@ -104,8 +104,7 @@ final class UcxReadService {
   }
 
   private void respond(UcxPeer peer, ResponseHeaderProto.Builder response) {
-    peer.channel.writeAndFlush(FrameFormat.prefix(peer.channel.alloc(), response.setHlc(clock.now().toProto())
-        .build(), 0), peer.channel.voidPromise());
+    Responses.send(peer.channel, response.setHlc(clock.now().toProto()).build(), true);
   }
 
   /**

@@ -7,10 +7,11 @@ import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.security.BlockTokenVerifier;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.datanode.server.BlockAccess;
+import io.fffs.datanode.server.Responses;
+import io.fffs.datanode.server.WriteRules;
 import io.fffs.protocol.DataTransferConfigKeys;
 import io.fffs.protocol.frame.Frame;
 import io.fffs.protocol.frame.FrameDecoder;
-import io.fffs.protocol.frame.FrameFormat;
 import io.fffs.rdma.SideChannelFormat.Descriptor;
 import io.fffs.rdma.SideChannelFormat;
 import io.fffs.rdma.UcxWorkerLoop;
@@ -147,8 +148,8 @@ final class UcxServerHandler extends ByteToMessageDecoder {
       }
       switch (request.getOp()) {
         case WRITE:
-          if (refusal == null && !request.hasWrite()) {
-            refusal = new FffsException(ErrorCode.INVALID_ARGUMENT, "a WRITE request without its write fields");
+          if (refusal == null) {
+            refusal = WriteRules.malformed(request.hasWrite());
           }
           writes.submit(new UcxWriteApplier.Job(peer, request.getCallId(), request.getHlc(), request.getWrite(),
               where, refusal));
@@ -167,9 +168,8 @@ final class UcxServerHandler extends ByteToMessageDecoder {
     }
 
     private void refuse(ChannelHandlerContext ctx, RequestHeaderProto request, FffsException failure) {
-      ctx.writeAndFlush(FrameFormat.prefix(ctx.alloc(), ResponseHeaderProto.newBuilder()
-          .setCallId(request.getCallId()).setError(failure.toProto()).setHlc(clock.now().toProto()).build(), 0),
-          ctx.voidPromise());
+      Responses.send(ctx.channel(), ResponseHeaderProto.newBuilder().setCallId(request.getCallId())
+          .setError(failure.toProto()).setHlc(clock.now().toProto()).build(), true);
     }
 
     @Override

@@ -1,15 +1,13 @@
 package io.fffs.rdma.server;
 
 import io.fffs.common.security.BlockTokenVerifier;
-import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.transport.TransportProbe;
 import io.fffs.common.transport.TransportSelection;
 import io.fffs.datanode.ServerTransportProvider;
-import io.fffs.datanode.server.WriteListener;
+import io.fffs.datanode.server.WriteRules;
 import io.fffs.datanode.store.BlockStore;
 import io.fffs.rdma.UcxProbe;
 import java.io.IOException;
-import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
 
 /** The DataNode side of the UCX transport, registered in {@code META-INF/services}. */
@@ -25,8 +23,8 @@ public final class UcxServerTransport implements ServerTransportProvider {
   }
 
   @Override
-  public Server start(Configuration conf, String host, BlockStore store, HybridLogicalClock clock,
-      Supplier<String> unhealthyReason, WriteListener listener, BlockTokenVerifier blockKeys) throws IOException {
-    return UcxDataServer.start(conf, host, store, clock, unhealthyReason, listener, blockKeys);
+  public Server start(Configuration conf, String host, BlockStore store, WriteRules rules,
+      BlockTokenVerifier blockKeys) throws IOException {
+    return UcxDataServer.start(conf, host, store, rules, blockKeys);
   }
 }

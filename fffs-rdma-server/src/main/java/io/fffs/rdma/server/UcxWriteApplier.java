@@ -3,18 +3,14 @@ package io.fffs.rdma.server;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.CommonProtos.HlcProto;
-import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.WriteRequestProto;
-import io.fffs.common.proto.DataTransferProtos.WriteResponseProto;
-import io.fffs.common.time.HlcTimestamp;
-import io.fffs.common.time.HybridLogicalClock;
-import io.fffs.datanode.server.WriteListener;
+import io.fffs.datanode.server.Responses;
+import io.fffs.datanode.server.WriteRules;
 import io.fffs.datanode.store.BlockStore;
 import io.fffs.datanode.store.PageReservation;
 import io.fffs.datanode.store.WriteOptions;
 import io.fffs.datanode.store.WriteResult;
 import io.fffs.protocol.frame.ChunkChecksums;
-import io.fffs.protocol.frame.FrameFormat;
 import io.fffs.rdma.RdmaConfigKeys;
 import io.fffs.rdma.RegisteredBuffers;
 import io.fffs.rdma.SideChannelFormat.Descriptor;
@@ -27,7 +23,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Supplier;
 import org.openucx.jucx.UcxCallback;
 import org.openucx.jucx.ucp.UcpRequest;
 import org.slf4j.Logger;
@@ -88,9 +83,7 @@ final class UcxWriteApplier {
   private static final Object FETCHED = new Object();
 
   private final BlockStore store;
-  private final HybridLogicalClock clock;
-  private final Supplier<String> unhealthyReason;
-  private final WriteListener listener;
+  private final WriteRules rules;
   private final UcxWorkerLoop loop;
   private final RegisteredBuffers staging;
   private final MappedFiles arena;
@@ -105,13 +98,11 @@ final class UcxWriteApplier {
   private final Thread thread;
   private volatile boolean running = true;
 
-  UcxWriteApplier(BlockStore store, HybridLogicalClock clock, Supplier<String> unhealthyReason,
-      WriteListener listener, UcxWorkerLoop loop, RegisteredBuffers staging, MappedFiles arena, boolean intoArena,
+  UcxWriteApplier(BlockStore store, WriteRules rules, UcxWorkerLoop loop, RegisteredBuffers staging,
+      MappedFiles arena, boolean intoArena,
       int depth, long timeoutMillis) {
     this.store = store;
-    this.clock = clock;
-    this.unhealthyReason = unhealthyReason;
-    this.listener = listener;
+    this.rules = rules;
     this.loop = loop;
     this.staging = staging;
     this.arena = arena;
@@ -262,20 +253,7 @@ final class UcxWriteApplier {
 
   /** The refusals that need no bytes: the request's own, a failed stream, an unhealthy node. */
   private void check(Job job) throws FffsException {
-    if (job.refusal != null) {
-      throw job.refusal;
-    }
-    if (job.request.hasStreamId()) {
-      FffsException earlier = job.peer.failedStream(job.request.getStreamId());
-      if (earlier != null) {
-        throw new FffsException(earlier.code(), "not applied: an earlier write of this stream failed ("
-            + earlier.detail() + ")");
-      }
-    }
-    String unhealthy = unhealthyReason.get();
-    if (unhealthy != null) {
-      throw new FffsException(ErrorCode.NODE_UNHEALTHY, "this DataNode takes no writes: " + unhealthy);
-    }
+    rules.admit(job.request, job.refusal, job.peer.streams);
   }
 
   /**
@@ -283,8 +261,7 @@ final class UcxWriteApplier {
    * the bytes against them (the reservation is committed, or the staged bytes written, after it).
    */
   private static WriteOptions options(WriteRequestProto request, int length) {
-    String plugin = request.hasUserTimePlugin() ? request.getUserTimePlugin() : null;
-    return new WriteOptions(request.getBlockSize(), plugin, chunkCrcs(request, length));
+    return WriteRules.options(request, chunkCrcs(request, length));
   }
 
   /** The write's chunk CRCs for the store, or null if there are not as many as chunks ({@link #verify} says so). */
@@ -301,7 +278,7 @@ final class UcxWriteApplier {
    */
   private ArenaFetch intoArena(Job job) throws FffsException {
     WriteRequestProto request = job.request;
-    clock.merge(HlcTimestamp.fromProto(job.hlc)); // before the store's checks, as on TCP
+    rules.merge(job.hlc); // before the store's checks, as on TCP
     PageReservation reservation;
     try {
       reservation = store.reserve(request.getBlockId(), request.getOffset(), job.descriptor.length(),
@@ -331,13 +308,12 @@ final class UcxWriteApplier {
         || request.getBlockSize() != before.getBlockSize()
         || !request.getUserTimePlugin().equals(before.getUserTimePlugin())
         || request.getOffset() != last.reservation.offset() + last.reservation.length()
-        || job.descriptor.length() == 0 || job.peer.failedStream(request.getStreamId()) != null
-        || unhealthyReason.get() != null) {
+        || job.descriptor.length() == 0 || !rules.admits(request, job.peer.streams)) {
       return false;
     }
     PageReservation next;
     try {
-      clock.merge(HlcTimestamp.fromProto(job.hlc));
+      rules.merge(job.hlc);
       next = last.reservation.reserveNext(job.descriptor.length(), chunkCrcs(job.request, job.descriptor.length()));
     } catch (FffsException e) {
       return false;
@@ -364,32 +340,14 @@ final class UcxWriteApplier {
     WriteRequestProto request = job.request;
     ByteBuffer data = fetched(job);
     verify(request, data, job);
-    clock.merge(HlcTimestamp.fromProto(job.hlc));
+    rules.merge(job.hlc);
     return store.write(request.getBlockId(), request.getOffset(), data, options(request, data.remaining()));
   }
 
   /** Sends the write's ack: its result, or {@code error} (which also fails its stream). */
   private void acknowledge(Job job, WriteResult result, Exception error) {
-    WriteRequestProto request = job.request;
-    ResponseHeaderProto.Builder response = ResponseHeaderProto.newBuilder().setCallId(job.callId);
-    if (error == null) {
-      listener.written(request.getBlockId(), result.blockLength());
-      response.setWrite(WriteResponseProto.newBuilder().setEntryHlc(result.hlc().toProto())
-          .setBlockLength(result.blockLength()));
-    } else {
-      FffsException failure = error instanceof FffsException f ? f
-          : new FffsException(ErrorCode.INTERNAL, "the DataNode failed writing block " + request.getBlockId()
-              + ": " + error);
-      if (!(error instanceof FffsException)) {
-        LOG.error("UCX write of block {} failed unexpectedly", request.getBlockId(), error);
-      }
-      if (request.hasStreamId()) {
-        job.peer.streamFailed(request.getStreamId(), failure);
-      }
-      response.setError(failure.toProto());
-    }
-    job.peer.channel.writeAndFlush(FrameFormat.prefix(job.peer.channel.alloc(),
-        response.setHlc(clock.now().toProto()).build(), 0), job.peer.channel.voidPromise());
+    Responses.send(job.peer.channel, error == null ? rules.applied(job.callId, job.request, result)
+        : rules.refused(job.callId, job.request, error, job.peer.streams), true);
   }
 
   /** The write's bytes in its staging buffer, fetching them now if that did not start on arrival. */
@@ -422,21 +380,13 @@ final class UcxWriteApplier {
     return job.slot.bytes().duplicate().limit(length);
   }
 
+  /** The bytes as fetched, checked against the write's chunk CRCs. */
   private static void verify(WriteRequestProto request, ByteBuffer data, Job job) throws FffsException {
-    int bad = ChunkChecksums.firstMismatch(data, request.getChunkCrcs());
-    if (bad < 0) {
-      return;
+    FffsException corrupt = WriteRules.verifyPayload(request, ChunkChecksums.of(data), data.remaining(),
+        job.peer.channel.remoteAddress() + " over UCX");
+    if (corrupt != null) {
+      throw corrupt;
     }
-    int sent = ChunkChecksums.count(request.getChunkCrcs());
-    if (bad >= sent) {
-      throw new FffsException(ErrorCode.CORRUPT, "the write of " + data.remaining() + " bytes to block "
-          + request.getBlockId() + " at offset " + request.getOffset() + " carries " + sent
-          + " chunk checksums instead of " + ChunkChecksums.chunksOf(data.remaining()) + "; nothing was written");
-    }
-    long at = request.getOffset() + (long) bad * ChunkChecksums.CHUNK_BYTES;
-    throw new FffsException(ErrorCode.CORRUPT, "the write to block " + request.getBlockId() + " from "
-        + job.peer.channel.remoteAddress() + " failed its CRC32C check in the 512-byte chunk at block offset " + at
-        + " on arrival over UCX; nothing was written");
   }
 
   /** Applies what is queued, then stops. */

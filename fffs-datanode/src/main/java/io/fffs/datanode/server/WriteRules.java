@@ -1,0 +1,137 @@
+package io.fffs.datanode.server;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.CommonProtos.HlcProto;
+import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
+import io.fffs.common.proto.DataTransferProtos.WriteRequestProto;
+import io.fffs.common.proto.DataTransferProtos.WriteResponseProto;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.datanode.store.WriteOptions;
+import io.fffs.datanode.store.WriteResult;
+import io.fffs.protocol.frame.ChunkChecksums;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What every WRITE goes through on a DataNode, whatever transport brought its bytes (the TCP data server's
+ * {@link StoreWriter}, the UCX server's applier): its payload checked against the chunk CRCs it carries, the
+ * refusals that need no bytes (a refusal made on arrival, an earlier failure of its stream, a node the NameNode called
+ * unhealthy), the merge of the client's HLC, the store options, and the answer — the entry HLC and block length of an
+ * applied write, told to the {@link WriteListener}, or the typed refusal, which also fails the write's stream. The
+ * transports differ only in how the bytes reach the store and in their threads. Thread-safe.
+ */
+public final class WriteRules {
+  private static final Logger LOG = LoggerFactory.getLogger(WriteRules.class);
+
+  private final HybridLogicalClock clock;
+  private final Supplier<String> unhealthyReason;
+  private final WriteListener listener;
+
+  /**
+   * @param unhealthyReason why this node must not take writes now, or null when it may
+   * @param listener told of every applied write (block id and new length)
+   */
+  public WriteRules(HybridLogicalClock clock, Supplier<String> unhealthyReason, WriteListener listener) {
+    this.clock = clock;
+    this.unhealthyReason = unhealthyReason;
+    this.listener = listener;
+  }
+
+  public HybridLogicalClock clock() {
+    return clock;
+  }
+
+  /** {@code INVALID_ARGUMENT} for a WRITE without its write fields, else null. */
+  public static FffsException malformed(boolean hasWrite) {
+    return hasWrite ? null
+        : new FffsException(ErrorCode.INVALID_ARGUMENT, "a WRITE request without its write fields");
+  }
+
+  /**
+   * Null if the payload's chunk CRCs, {@code actual} (computed over the {@code length} bytes as they arrived),
+   * match those the write carries; else the {@code CORRUPT} refusal, naming the first bad chunk and {@code from}.
+   */
+  public static FffsException verifyPayload(WriteRequestProto write, int[] actual, int length, String from) {
+    int bad = ChunkChecksums.firstMismatch(actual, write.getChunkCrcs());
+    if (bad < 0) {
+      return null;
+    }
+    int sent = ChunkChecksums.count(write.getChunkCrcs());
+    if (bad >= sent) {
+      return new FffsException(ErrorCode.CORRUPT, "the write of " + length + " bytes to block "
+          + write.getBlockId() + " at offset " + write.getOffset() + " carries " + sent
+          + " chunk checksums instead of " + ChunkChecksums.chunksOf(length) + "; nothing was written");
+    }
+    long at = write.getOffset() + (long) bad * ChunkChecksums.CHUNK_BYTES;
+    return new FffsException(ErrorCode.CORRUPT, "the write to block " + write.getBlockId() + " from " + from
+        + " failed its CRC32C check in the 512-byte chunk at block offset " + at + " on arrival; nothing was"
+        + " written");
+  }
+
+  /**
+   * Throws the refusal that needs no bytes: {@code refusal} (made on arrival), an earlier failure of the write's
+   * stream, or this node being unhealthy.
+   */
+  public void admit(WriteRequestProto write, FffsException refusal, StreamFailures streams) throws FffsException {
+    if (refusal != null) {
+      throw refusal;
+    }
+    if (write.hasStreamId()) {
+      FffsException earlier = streams.of(write.getStreamId());
+      if (earlier != null) {
+        throw new FffsException(earlier.code(), "not applied: an earlier write of this stream failed ("
+            + earlier.detail() + ")");
+      }
+    }
+    String unhealthy = unhealthyReason.get();
+    if (unhealthy != null) {
+      throw new FffsException(ErrorCode.NODE_UNHEALTHY, "this DataNode takes no writes: " + unhealthy);
+    }
+  }
+
+  /** Whether {@link #admit} would let a write of {@code streamId} (no refusal of its own) through now. */
+  public boolean admits(WriteRequestProto write, StreamFailures streams) {
+    return (!write.hasStreamId() || streams.of(write.getStreamId()) == null) && unhealthyReason.get() == null;
+  }
+
+  /** Merges the client's HLC into the clock ({@code CLOCK_SKEW} if it is too far ahead). */
+  public void merge(HlcProto hlc) throws FffsException {
+    clock.merge(HlcTimestamp.fromProto(hlc));
+  }
+
+  /**
+   * The store options of {@code write}, with the chunk CRCs its payload was checked against (null: the store
+   * computes page CRCs itself).
+   */
+  public static WriteOptions options(WriteRequestProto write, int[] chunkCrcs) {
+    String plugin = write.hasUserTimePlugin() ? write.getUserTimePlugin() : null;
+    return new WriteOptions(write.getBlockSize(), plugin, chunkCrcs);
+  }
+
+  /** The answer to an applied write (the listener hears of it first), with this node's HLC. */
+  public ResponseHeaderProto applied(long callId, WriteRequestProto write, WriteResult result) {
+    listener.written(write.getBlockId(), result.blockLength());
+    return ResponseHeaderProto.newBuilder().setCallId(callId).setWrite(WriteResponseProto.newBuilder()
+        .setEntryHlc(result.hlc().toProto()).setBlockLength(result.blockLength()))
+        .setHlc(clock.now().toProto()).build();
+  }
+
+  /**
+   * The answer to a refused write, typed ({@code INTERNAL} for what is not an {@link FffsException}, which is
+   * logged), with this node's HLC; the write's stream fails with it.
+   */
+  public ResponseHeaderProto refused(long callId, WriteRequestProto write, Exception error, StreamFailures streams) {
+    FffsException failure = Responses.typed(error, "writing block " + write.getBlockId());
+    if (!(error instanceof FffsException)) {
+      LOG.error("Write of block {} failed unexpectedly", write.getBlockId(), error);
+    }
+    if (write.hasStreamId()) {
+      streams.fail(write.getStreamId(), failure);
+    }
+    return ResponseHeaderProto.newBuilder().setCallId(callId).setError(failure.toProto())
+        .setHlc(clock.now().toProto()).build();
+  }
+}
