@@ -16,6 +16,8 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.VersionProto;
 import io.fffs.common.time.TimeSpec;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -253,12 +255,52 @@ class NamesystemTest {
   }
 
   @Test
-  void futureTimesAreRefusedAndMutationsInSafeModeToo() throws Exception {
+  void futureTimesAreRefused() throws Exception {
     assertThatThrownBy(() -> info("/", TimeSpec.system(now() + 5_000_000)))
         .isInstanceOfSatisfying(FffsException.class, e -> {
           assertThat(e.code()).isEqualTo(ErrorCode.TIME_IN_FUTURE);
           assertThat(e.detail()).contains("5 s ahead");
         });
+  }
+
+  @Test
+  void changesAreRefusedInSafeModeWhileQueriesAreAnswered() throws Exception {
+    long block = writeFile("/s/f", 10);
+    nn.restartInSafeMode();
+    assertThat(nn.fs.safeMode().isOn()).as("one block not yet reported").isTrue();
+    long txid = nn.fs.lastTxid();
+
+    assertThatThrownBy(() -> nn.fs.directories.mkdirs(ADMIN, "/s/new", 0755, false))
+        .isInstanceOfSatisfying(FffsException.class, e -> {
+          assertThat(e.code()).isEqualTo(ErrorCode.SAFE_MODE);
+          assertThat(e.detail()).startsWith("the NameNode is in safe mode and refuses mkdirs /s/new: 0 of 1 blocks"
+              + " reported so far");
+        });
+    assertThatThrownBy(() -> nn.fs.files.create(ADMIN, "/s/g", 0644, "c", false, true, 1, 1 << 20, null))
+        .isInstanceOfSatisfying(FffsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.SAFE_MODE));
+    assertThat(nn.fs.lastTxid()).as("nothing was logged").isEqualTo(txid);
+    assertThat(info("/s/f", TimeSpec.latest()).getLength()).isEqualTo(10);
+
+    // The DataNode reports the block: safe mode ends and changes go through.
+    nn.fs.datanodes().blocksReceived("dn-1", new long[] {block}, new long[] {10});
+    assertThat(nn.fs.safeMode().isOn()).isFalse();
+    assertThat(nn.fs.directories.mkdirs(ADMIN, "/s/new", 0755, false).await()).isTrue();
+    assertThat(info("/s/new", TimeSpec.latest())).isNotNull();
+  }
+
+  @Test
+  void aChangeReturnsItsAnswerWithTheTxidItWaitsFor() throws Exception {
+    Logged<Boolean> made = nn.fs.directories.mkdirs(ADMIN, "/l", 0755, false);
+    assertThat(made.txid()).isEqualTo(nn.fs.lastTxid());
+    CompletableFuture<Boolean> answer = new CompletableFuture<>();
+    made.whenDurable(answer::complete, answer::completeExceptionally);
+    assertThat(answer.get(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(made.isDurable()).isTrue();
+
+    // A change that logs nothing (the directory exists) still answers only after the edit it answered from.
+    Logged<Boolean> again = nn.fs.directories.mkdirs(ADMIN, "/l", 0755, false);
+    assertThat(again.txid()).isEqualTo(made.txid());
+    assertThat(again.map(exists -> exists ? "exists" : "missing").await()).isEqualTo("exists");
   }
 
   @Test
