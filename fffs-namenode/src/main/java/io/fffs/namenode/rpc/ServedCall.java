@@ -36,7 +36,7 @@ final class ServedCall {
     this.clock = clock;
   }
 
-  /** A call that changes no namespace state but must not take a caller's HLC too far ahead (which is refused). */
+  /** A call that changes no namespace state; a caller whose HLC is too far ahead is refused, as for a change. */
   <T> T serve(HlcProto callerHlc, Work<T> work) throws ServiceException {
     return run(callerHlc, true, work);
   }
