@@ -10,28 +10,39 @@ import io.fffs.common.proto.NamenodeEditsProtos.SetOwnerOp;
 import io.fffs.common.proto.NamenodeEditsProtos.SetPermissionOp;
 import io.fffs.common.proto.NamenodeEditsProtos.SetReplicationOp;
 import io.fffs.common.proto.NamenodeEditsProtos.SetTimesOp;
+import io.fffs.namenode.lease.LeaseManager;
 import io.fffs.namenode.namespace.ChildHistory;
 import io.fffs.namenode.namespace.Inode;
 import io.fffs.namenode.namespace.InodeState;
 import io.fffs.namenode.namespace.NamePaths;
 import io.fffs.namenode.namespace.Namespace;
 import io.fffs.namenode.permission.Caller;
+import io.fffs.namenode.permission.PermissionChecker;
 import io.fffs.namenode.permission.PermissionChecker.Access;
 import java.io.IOException;
 import java.util.Map;
 
-/** Changing the tree and attributes: mkdirs, rename, delete, set*. Each is one change of {@link Namesystem}. */
+/**
+ * Changing the tree and attributes: mkdirs, rename, delete, set*. Each is one change on the {@link MutationPath};
+ * its answer is given once durable ({@link Logged}).
+ */
 public final class DirectoryOps {
-  private final Namesystem fs;
+  private final MutationPath changes;
+  private final Namespace namespace;
+  private final PermissionChecker permissions;
+  private final LeaseManager leases;
 
-  DirectoryOps(Namesystem fs) {
-    this.fs = fs;
+  DirectoryOps(MutationPath changes, Namespace namespace, PermissionChecker permissions, LeaseManager leases) {
+    this.changes = changes;
+    this.namespace = namespace;
+    this.permissions = permissions;
+    this.leases = leases;
   }
 
   /** Creates a directory (and, with {@code createParent}, its missing parents). True if it exists afterwards. */
-  public boolean mkdirs(Caller caller, String path, int permission, boolean createParent) throws IOException {
-    return fs.mutate("mkdirs " + path, () -> {
-      ResolvedPath target = fs.resolve(path, Namespace.LATEST, caller).requireNoFileInTheMiddle();
+  public Logged<Boolean> mkdirs(Caller caller, String path, int permission, boolean createParent) throws IOException {
+    return changes.mutate("mkdirs " + path, () -> {
+      ResolvedPath target = resolve(path, Namespace.LATEST, caller).requireNoFileInTheMiddle();
       if (target.exists()) {
         if (target.lastState().isDirectory()) {
           return true;
@@ -46,13 +57,13 @@ public final class DirectoryOps {
       if (!target.deepestExistingState().isDirectory()) {
         throw new FffsException(ErrorCode.NOT_A_DIRECTORY, target.deepestExistingPath() + " is a file");
       }
-      fs.permissions.check(caller, target.deepestExistingState(), target.deepestExistingPath(), Access.WRITE);
+      permissions.check(caller, target.deepestExistingState(), target.deepestExistingPath(), Access.WRITE);
       MkdirsOp.Builder op = MkdirsOp.newBuilder().setPath(path).setPermission(permission)
           .setOwner(caller.user()).setGroup(target.deepestExistingState().group());
       for (int i = 0; i < missing; i++) {
-        op.addInodeIds(fs.namespace.allocateInodeId());
+        op.addInodeIds(namespace.allocateInodeId());
       }
-      fs.log(EditOpProto.newBuilder().setMkdirs(op).build());
+      changes.log(EditOpProto.newBuilder().setMkdirs(op).build());
       return true;
     });
   }
@@ -62,17 +73,17 @@ public final class DirectoryOps {
    * an existing directory; false when the source is missing, the destination's parent is missing, or the
    * destination exists, or the destination is inside the source's own subtree (as HDFS does).
    */
-  public boolean rename(Caller caller, String src, String dst) throws IOException {
-    return fs.mutate("rename " + src, () -> {
-      ResolvedPath from = fs.resolve(src, Namespace.LATEST, caller);
+  public Logged<Boolean> rename(Caller caller, String src, String dst) throws IOException {
+    return changes.mutate("rename " + src, () -> {
+      ResolvedPath from = resolve(src, Namespace.LATEST, caller);
       if (!from.exists() || from.isRoot()) {
         return false;
       }
-      ResolvedPath to = fs.resolve(dst, Namespace.LATEST, caller);
+      ResolvedPath to = resolve(dst, Namespace.LATEST, caller);
       String finalDst = to.path;
       if (to.exists() && to.lastState().isDirectory()) {
         finalDst = NamePaths.child(NamePaths.join(to.components), from.name());
-        to = fs.resolve(finalDst, Namespace.LATEST, caller);
+        to = resolve(finalDst, Namespace.LATEST, caller);
       }
       String normalizedSrc = NamePaths.join(from.components);
       finalDst = NamePaths.join(to.components);
@@ -86,9 +97,9 @@ public final class DirectoryOps {
       if (to.exists() || to.fileInTheMiddle >= 0 || to.parent() == null || !to.parentState().isDirectory()) {
         return false;
       }
-      fs.permissions.check(caller, from.parentState(), from.parentPath(), Access.WRITE);
-      fs.permissions.check(caller, to.parentState(), to.parentPath(), Access.WRITE);
-      fs.log(EditOpProto.newBuilder().setRename(RenameOp.newBuilder().setSrc(normalizedSrc).setDst(finalDst))
+      permissions.check(caller, from.parentState(), from.parentPath(), Access.WRITE);
+      permissions.check(caller, to.parentState(), to.parentPath(), Access.WRITE);
+      changes.log(EditOpProto.newBuilder().setRename(RenameOp.newBuilder().setSrc(normalizedSrc).setDst(finalDst))
           .build());
       return true;
     });
@@ -98,9 +109,9 @@ public final class DirectoryOps {
    * Deletes {@code path}; its history stays readable at past times. False when it does not exist, and for the
    * root, which is never deleted. A non-empty directory needs {@code recursive}.
    */
-  public boolean delete(Caller caller, String path, boolean recursive) throws IOException {
-    return fs.mutate("delete " + path, () -> {
-      ResolvedPath target = fs.resolve(path, Namespace.LATEST, caller);
+  public Logged<Boolean> delete(Caller caller, String path, boolean recursive) throws IOException {
+    return changes.mutate("delete " + path, () -> {
+      ResolvedPath target = resolve(path, Namespace.LATEST, caller);
       if (!target.exists()) {
         return false;
       }
@@ -113,65 +124,65 @@ public final class DirectoryOps {
       if (target.isRoot()) {
         return false;
       }
-      fs.permissions.check(caller, target.parentState(), target.parentPath(), Access.WRITE);
-      if (!fs.permissions.isSuperUser(caller)) {
+      permissions.check(caller, target.parentState(), target.parentPath(), Access.WRITE);
+      if (!permissions.isSuperUser(caller)) {
         checkSubtree(caller, inode, NamePaths.join(target.components));
       }
-      fs.log(EditOpProto.newBuilder().setDelete(DeleteOp.newBuilder().setPath(NamePaths.join(target.components)))
+      changes.log(EditOpProto.newBuilder().setDelete(DeleteOp.newBuilder().setPath(NamePaths.join(target.components)))
           .build());
       dropLeases(inode);
       return true;
     });
   }
 
-  public boolean setPermission(Caller caller, String path, int permission) throws IOException {
-    return fs.mutate("set permission of " + path, () -> {
+  public Logged<Boolean> setPermission(Caller caller, String path, int permission) throws IOException {
+    return changes.mutate("set permission of " + path, () -> {
       ResolvedPath target = existing(caller, path);
-      fs.permissions.checkOwner(caller, target.lastState(), path);
-      fs.log(EditOpProto.newBuilder().setSetPermission(SetPermissionOp.newBuilder()
+      permissions.checkOwner(caller, target.lastState(), path);
+      changes.log(EditOpProto.newBuilder().setSetPermission(SetPermissionOp.newBuilder()
           .setPath(NamePaths.join(target.components)).setPermission(permission & 07777)).build());
       return true;
     });
   }
 
   /** Changes owner (superuser only) and/or group (superuser, or the owner to one of its own groups). */
-  public boolean setOwner(Caller caller, String path, String owner, String group) throws IOException {
-    return fs.mutate("set owner of " + path, () -> {
+  public Logged<Boolean> setOwner(Caller caller, String path, String owner, String group) throws IOException {
+    return changes.mutate("set owner of " + path, () -> {
       ResolvedPath target = existing(caller, path);
       SetOwnerOp.Builder op = SetOwnerOp.newBuilder().setPath(NamePaths.join(target.components));
       if (owner != null) {
-        fs.permissions.checkSuperUser(caller, "change the owner of " + path);
+        permissions.checkSuperUser(caller, "change the owner of " + path);
         op.setOwner(owner);
       }
       if (group != null) {
-        fs.permissions.checkOwner(caller, target.lastState(), path);
-        if (!fs.permissions.isSuperUser(caller) && !caller.groups().contains(group)) {
+        permissions.checkOwner(caller, target.lastState(), path);
+        if (!permissions.isSuperUser(caller) && !caller.groups().contains(group)) {
           throw new FffsException(ErrorCode.ACCESS_DENIED, "user " + caller.user() + " is not in group " + group
               + " and so cannot give " + path + " to it");
         }
         op.setGroup(group);
       }
       if (owner != null || group != null) {
-        fs.log(EditOpProto.newBuilder().setSetOwner(op).build());
+        changes.log(EditOpProto.newBuilder().setSetOwner(op).build());
       }
       return true;
     });
   }
 
   /** Sets modification and access time (ms; -1 keeps one). */
-  public boolean setTimes(Caller caller, String path, long mtime, long atime) throws IOException {
-    return fs.mutate("set times of " + path, () -> {
+  public Logged<Boolean> setTimes(Caller caller, String path, long mtime, long atime) throws IOException {
+    return changes.mutate("set times of " + path, () -> {
       ResolvedPath target = existing(caller, path);
-      fs.permissions.check(caller, target.lastState(), path, Access.WRITE);
-      fs.log(EditOpProto.newBuilder().setSetTimes(SetTimesOp.newBuilder()
+      permissions.check(caller, target.lastState(), path, Access.WRITE);
+      changes.log(EditOpProto.newBuilder().setSetTimes(SetTimesOp.newBuilder()
           .setPath(NamePaths.join(target.components)).setMtime(mtime).setAtime(atime)).build());
       return true;
     });
   }
 
   /** Sets a file's replication; false for a directory. */
-  public boolean setReplication(Caller caller, String path, int replication) throws IOException {
-    return fs.mutate("set replication of " + path, () -> {
+  public Logged<Boolean> setReplication(Caller caller, String path, int replication) throws IOException {
+    return changes.mutate("set replication of " + path, () -> {
       ResolvedPath target = existing(caller, path);
       if (target.lastState().isDirectory()) {
         return false;
@@ -179,15 +190,19 @@ public final class DirectoryOps {
       if (replication < 1 || replication > 512) {
         throw new FffsException(ErrorCode.INVALID_ARGUMENT, "replication " + replication + " must be 1 to 512");
       }
-      fs.permissions.check(caller, target.lastState(), path, Access.WRITE);
-      fs.log(EditOpProto.newBuilder().setSetReplication(SetReplicationOp.newBuilder()
+      permissions.check(caller, target.lastState(), path, Access.WRITE);
+      changes.log(EditOpProto.newBuilder().setSetReplication(SetReplicationOp.newBuilder()
           .setPath(NamePaths.join(target.components)).setReplication(replication)).build());
       return true;
     });
   }
 
+  private ResolvedPath resolve(String path, long limit, Caller caller) throws FffsException {
+    return ResolvedPath.resolve(namespace, path, limit, caller, permissions);
+  }
+
   private ResolvedPath existing(Caller caller, String path) throws FffsException {
-    return fs.resolve(path, Namespace.LATEST, caller).requireExists();
+    return resolve(path, Namespace.LATEST, caller).requireExists();
   }
 
   static boolean hasLiveChildren(Inode directory) {
@@ -206,17 +221,17 @@ public final class DirectoryOps {
     }
     InodeState state = directory.latest();
     if (hasLiveChildren(directory)) {
-      fs.permissions.check(caller, state, path, Access.ALL);
+      permissions.check(caller, state, path, Access.ALL);
     }
     for (Map.Entry<String, ChildHistory> child : directory.children().entrySet()) {
       long id = child.getValue().latest();
       if (id != Namespace.TOMBSTONE) {
-        checkSubtree(caller, fs.namespace.inode(id), NamePaths.child(path, child.getKey()));
+        checkSubtree(caller, namespace.inode(id), NamePaths.child(path, child.getKey()));
       }
     }
   }
 
   private void dropLeases(Inode inode) {
-    fs.namespace.forEachLatestFile(inode, file -> fs.leases.remove(file.id()));
+    namespace.forEachLatestFile(inode, file -> leases.remove(file.id()));
   }
 }

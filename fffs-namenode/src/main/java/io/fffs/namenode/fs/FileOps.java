@@ -15,22 +15,40 @@ import io.fffs.common.proto.NamenodeEditsProtos.FsyncOp;
 import io.fffs.common.proto.NamenodeEditsProtos.OpenForWriteOp;
 import io.fffs.common.proto.NamenodeEditsProtos.TruncateOp;
 import io.fffs.namenode.blocks.DatanodeDescriptor;
+import io.fffs.namenode.blocks.DatanodeManager;
+import io.fffs.namenode.lease.LeaseManager;
 import io.fffs.namenode.namespace.Inode;
 import io.fffs.namenode.namespace.InodeState;
 import io.fffs.namenode.namespace.Namespace;
 import io.fffs.namenode.permission.Caller;
+import io.fffs.namenode.permission.PermissionChecker;
 import io.fffs.namenode.permission.PermissionChecker.Access;
 import java.io.IOException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** Writing files: create, reopen, blocks, fsync, close, truncate. Each is one change of {@link Namesystem}. */
+/**
+ * Writing files: create, reopen, blocks, fsync, close, truncate, lease recovery. Each is one change on the
+ * {@link MutationPath}; its answer is given once durable ({@link Logged}).
+ */
 public final class FileOps {
+  private static final Logger LOG = LoggerFactory.getLogger(FileOps.class);
   /** Blocks are checksummed in chunks of this many bytes; block sizes must be a multiple of it. */
   public static final int BYTES_PER_CHECKSUM = 512;
 
-  private final Namesystem fs;
+  private final MutationPath changes;
+  private final Namespace namespace;
+  private final PermissionChecker permissions;
+  private final LeaseManager leases;
+  private final DatanodeManager datanodes;
 
-  FileOps(Namesystem fs) {
-    this.fs = fs;
+  FileOps(MutationPath changes, Namespace namespace, PermissionChecker permissions, LeaseManager leases,
+      DatanodeManager datanodes) {
+    this.changes = changes;
+    this.namespace = namespace;
+    this.permissions = permissions;
+    this.leases = leases;
+    this.datanodes = datanodes;
   }
 
   /** A file opened for writing: its status and its blocks. */
@@ -45,8 +63,9 @@ public final class FileOps {
   }
 
   /** Creates a file and gives {@code clientName} its lease. */
-  public FileStatusProto create(Caller caller, String path, int permission, String clientName, boolean overwrite,
-      boolean createParent, int replication, long blockSize, String userTimePlugin) throws IOException {
+  public Logged<FileStatusProto> create(Caller caller, String path, int permission, String clientName,
+      boolean overwrite, boolean createParent, int replication, long blockSize, String userTimePlugin)
+      throws IOException {
     if (blockSize <= 0 || blockSize % BYTES_PER_CHECKSUM != 0) {
       throw new FffsException(ErrorCode.INVALID_ARGUMENT, "block size " + blockSize + " of " + path
           + " must be a positive multiple of " + BYTES_PER_CHECKSUM);
@@ -55,8 +74,8 @@ public final class FileOps {
       throw new FffsException(ErrorCode.INVALID_ARGUMENT, "replication " + replication + " of " + path
           + " must be between 1 and 512");
     }
-    return fs.mutate("create " + path, () -> {
-      ResolvedPath target = fs.resolve(path, Namespace.LATEST, caller).requireNoFileInTheMiddle();
+    return changes.mutate("create " + path, () -> {
+      ResolvedPath target = resolve(path, Namespace.LATEST, caller).requireNoFileInTheMiddle();
       if (target.isRoot()) {
         throw new FffsException(ErrorCode.ALREADY_EXISTS, "/ is a directory; cannot create a file there");
       }
@@ -70,9 +89,9 @@ public final class FileOps {
           throw new FffsException(ErrorCode.ALREADY_EXISTS, path + " already exists; create it with overwrite"
               + " to replace it (its history stays readable)");
         }
-        fs.permissions.check(caller, target.parentState(), target.parentPath(), Access.WRITE);
+        permissions.check(caller, target.parentState(), target.parentPath(), Access.WRITE);
         checkNotBeingWritten(target.last(), path, clientName);
-        fs.leases.remove(target.last().id());
+        leases.remove(target.last().id());
       } else {
         missingParents = target.inodes.length - 1 - target.existing;
         if (missingParents > 0 && !createParent) {
@@ -82,7 +101,7 @@ public final class FileOps {
         if (!target.deepestExistingState().isDirectory()) {
           throw new FffsException(ErrorCode.NOT_A_DIRECTORY, target.deepestExistingPath() + " is a file");
         }
-        fs.permissions.check(caller, target.deepestExistingState(), target.deepestExistingPath(), Access.WRITE);
+        permissions.check(caller, target.deepestExistingState(), target.deepestExistingPath(), Access.WRITE);
       }
       CreateOp.Builder op = CreateOp.newBuilder()
           .setPath(path)
@@ -94,47 +113,47 @@ public final class FileOps {
           .setClientName(clientName)
           .setParentPermission(permission | 0300 | (permission & 0444) >> 2);  // r implies x for directories
       for (int i = 0; i < missingParents; i++) {
-        op.addParentInodeIds(fs.namespace.allocateInodeId());
+        op.addParentInodeIds(namespace.allocateInodeId());
       }
-      op.setInodeId(fs.namespace.allocateInodeId());
+      op.setInodeId(namespace.allocateInodeId());
       if (userTimePlugin != null && !userTimePlugin.isEmpty()) {
         op.setUserTimePlugin(userTimePlugin);
       }
-      fs.log(EditOpProto.newBuilder().setCreate(op).build());
-      fs.leases.add(clientName, op.getInodeId());
-      return latestStatus(path, fs.namespace.inode(op.getInodeId()));
+      changes.log(EditOpProto.newBuilder().setCreate(op).build());
+      leases.add(clientName, op.getInodeId());
+      return latestStatus(path, namespace.inode(op.getInodeId()));
     });
   }
 
   /** Reopens a closed file for writing (append or in-place writes); recovers an expired lease first. */
-  public OpenFile openForWrite(Caller caller, String path, String clientName) throws IOException {
-    return fs.mutate("write to " + path, () -> {
-      ResolvedPath target = fs.resolve(path, Namespace.LATEST, caller).requireExists();
+  public Logged<OpenFile> openForWrite(Caller caller, String path, String clientName) throws IOException {
+    return changes.mutate("write to " + path, () -> {
+      ResolvedPath target = resolve(path, Namespace.LATEST, caller).requireExists();
       Inode file = target.last();
       if (target.lastState().isDirectory()) {
         throw new FffsException(ErrorCode.IS_A_DIRECTORY, path + " is a directory; only files can be written");
       }
-      fs.permissions.check(caller, target.lastState(), path, Access.WRITE);
-      String holder = fs.leases.holder(file.id());
+      permissions.check(caller, target.lastState(), path, Access.WRITE);
+      String holder = leases.holder(file.id());
       if (!clientName.equals(holder)) {
         checkNotBeingWritten(file, path, clientName);
         if (file.latest().isUnderConstruction()) {
-          fs.log(recoveryOf(file, fs));
+          changes.log(recoveryOf(file));
         }
-        fs.log(EditOpProto.newBuilder().setOpenForWrite(OpenForWriteOp.newBuilder().setInodeId(file.id())
+        changes.log(EditOpProto.newBuilder().setOpenForWrite(OpenForWriteOp.newBuilder().setInodeId(file.id())
             .setClientName(clientName)).build());
-        fs.leases.add(clientName, file.id());
+        leases.add(clientName, file.id());
       }
       InodeState state = file.latest();
       return new OpenFile(latestStatus(path, file),
-          Statuses.locatedBlocks(state, file.states().latestHlc(), 0, Long.MAX_VALUE, fs.datanodes));
+          Statuses.locatedBlocks(state, file.states().latestHlc(), 0, Long.MAX_VALUE, datanodes));
     });
   }
 
   /** Allocates the next block of an open file on a live, healthy DataNode. */
-  public LocatedBlockProto addBlock(Caller caller, String path, long fileId, String clientName,
+  public Logged<LocatedBlockProto> addBlock(Caller caller, String path, long fileId, String clientName,
       BlockProto previous) throws IOException {
-    return fs.mutate("add a block to " + path, () -> {
+    return changes.mutate("add a block to " + path, () -> {
       Inode file = checkLease(fileId, path, clientName);
       InodeState state = file.latest();
       AddBlockOp.Builder op = AddBlockOp.newBuilder().setInodeId(fileId);
@@ -151,11 +170,11 @@ public final class FileOps {
       } else if (state.blockCount() > 0) {
         offset = state.length();
       }
-      DatanodeDescriptor target = fs.datanodes.chooseTarget();
-      long blockId = fs.namespace.allocateBlockId();
-      fs.log(EditOpProto.newBuilder().setAddBlock(op.setBlockId(blockId).setDatanodeUuid(target.uuid())).build());
-      fs.datanodes.placed(blockId, target.uuid());
-      fs.leases.renew(clientName);
+      DatanodeDescriptor target = datanodes.chooseTarget();
+      long blockId = namespace.allocateBlockId();
+      changes.log(EditOpProto.newBuilder().setAddBlock(op.setBlockId(blockId).setDatanodeUuid(target.uuid())).build());
+      datanodes.placed(blockId, target.uuid());
+      leases.renew(clientName);
       return LocatedBlockProto.newBuilder()
           .setBlock(BlockProto.newBuilder().setBlockId(blockId).setNumBytes(0))
           .setOffset(offset)
@@ -165,34 +184,34 @@ public final class FileOps {
   }
 
   /** Drops the last block of an open file (a writer that could not use it). */
-  public void abandonBlock(Caller caller, String path, long fileId, String clientName, long blockId)
+  public Logged<Void> abandonBlock(Caller caller, String path, long fileId, String clientName, long blockId)
       throws IOException {
-    fs.mutate("abandon a block of " + path, () -> {
+    return changes.mutate("abandon a block of " + path, () -> {
       Inode file = checkLease(fileId, path, clientName);
       InodeState state = file.latest();
       if (state.blockCount() == 0 || state.blockId(state.blockCount() - 1) != blockId) {
         throw new FffsException(ErrorCode.INVALID_ARGUMENT, "block " + blockId + " is not the last block of "
             + path);
       }
-      fs.log(EditOpProto.newBuilder().setAbandonBlock(AbandonBlockOp.newBuilder().setInodeId(fileId)
+      changes.log(EditOpProto.newBuilder().setAbandonBlock(AbandonBlockOp.newBuilder().setInodeId(fileId)
           .setBlockId(blockId)).build());
       return null;
     });
   }
 
   /** Records the length a writer reached in a block, so that new readers see it. */
-  public void fsync(Caller caller, String path, long fileId, String clientName, BlockProto block)
+  public Logged<Void> fsync(Caller caller, String path, long fileId, String clientName, BlockProto block)
       throws IOException {
-    fs.mutate("fsync " + path, () -> {
+    return changes.mutate("fsync " + path, () -> {
       Inode file = checkLease(fileId, path, clientName);
       InodeState state = file.latest();
       int index = blockIndex(state, block.getBlockId(), path);
       checkBlockLength(state, block.getNumBytes(), path);
       if (state.blockLength(index) != block.getNumBytes()) {
-        fs.log(EditOpProto.newBuilder().setFsync(FsyncOp.newBuilder().setInodeId(fileId)
+        changes.log(EditOpProto.newBuilder().setFsync(FsyncOp.newBuilder().setInodeId(fileId)
             .setBlockId(block.getBlockId()).setLength(block.getNumBytes())).build());
       }
-      fs.leases.renew(clientName);
+      leases.renew(clientName);
       return null;
     });
   }
@@ -202,10 +221,10 @@ public final class FileOps {
    * leave it (same last block and length: a retried close) answers true; one closed otherwise (by lease recovery
    * or another writer, so this writer's later bytes were not kept) is {@code LEASE_CONFLICT}.
    */
-  public boolean complete(Caller caller, String path, long fileId, String clientName, BlockProto last)
+  public Logged<Boolean> complete(Caller caller, String path, long fileId, String clientName, BlockProto last)
       throws IOException {
-    return fs.mutate("close " + path, () -> {
-      Inode file = fs.namespace.requireInode(fileId);
+    return changes.mutate("close " + path, () -> {
+      Inode file = namespace.requireInode(fileId);
       InodeState latest = file.latest();
       if (!latest.isUnderConstruction()) {
         int blocks = latest.blockCount();
@@ -225,8 +244,8 @@ public final class FileOps {
         checkBlockLength(file.latest(), last.getNumBytes(), path);
         op.setLastBlockId(last.getBlockId()).setLastBlockLength(last.getNumBytes());
       }
-      fs.log(EditOpProto.newBuilder().setComplete(op).build());
-      fs.leases.remove(fileId);
+      changes.log(EditOpProto.newBuilder().setComplete(op).build());
+      leases.remove(fileId);
       return true;
     });
   }
@@ -235,14 +254,14 @@ public final class FileOps {
    * Cuts a closed file to {@code newLength}; its past stays readable. Returns the block the client must cut on its
    * DataNode (the one holding the new last byte, or the first block for length 0), or -1 when none is cut.
    */
-  public long truncate(Caller caller, String path, long newLength, String clientName) throws IOException {
-    return fs.mutate("truncate " + path, () -> {
-      ResolvedPath target = fs.resolve(path, Namespace.LATEST, caller).requireExists();
+  public Logged<Long> truncate(Caller caller, String path, long newLength, String clientName) throws IOException {
+    return changes.mutate("truncate " + path, () -> {
+      ResolvedPath target = resolve(path, Namespace.LATEST, caller).requireExists();
       InodeState state = target.lastState();
       if (state.isDirectory()) {
         throw new FffsException(ErrorCode.IS_A_DIRECTORY, path + " is a directory; only files can be truncated");
       }
-      fs.permissions.check(caller, state, path, Access.WRITE);
+      permissions.check(caller, state, path, Access.WRITE);
       if (state.isUnderConstruction()) {
         throw new FffsException(ErrorCode.LEASE_CONFLICT, path + " is open for writing by "
             + state.leaseHolder() + "; close it before truncating");
@@ -255,9 +274,9 @@ public final class FileOps {
         return -1L;
       }
       long cut = blockHolding(state, Math.max(0, newLength - 1));
-      fs.log(EditOpProto.newBuilder().setTruncate(TruncateOp.newBuilder().setInodeId(target.last().id())
+      changes.log(EditOpProto.newBuilder().setTruncate(TruncateOp.newBuilder().setInodeId(target.last().id())
           .setNewLength(newLength)).build());
-      fs.datanodes.forgetReportedLength(cut);
+      datanodes.forgetReportedLength(cut);
       return cut;
     });
   }
@@ -278,34 +297,59 @@ public final class FileOps {
    * The op that closes a file whose writer is gone (lease recovery): its last block gets the longer of the length
    * the writer last reported and the length its DataNode reports — what a writer's hflush made visible is kept.
    */
-  static EditOpProto recoveryOf(Inode file, Namesystem fs) {
+  private EditOpProto recoveryOf(Inode file) {
     CompleteOp.Builder op = CompleteOp.newBuilder().setInodeId(file.id()).setRecovered(true);
     InodeState state = file.latest();
     if (state.blockCount() > 0) {
       int last = state.blockCount() - 1;
-      long reported = fs.datanodes.reportedLength(state.blockId(last));
+      long reported = datanodes.reportedLength(state.blockId(last));
       long length = Math.min(state.blockSize(), Math.max(state.blockLength(last), reported));
       op.setLastBlockId(state.blockId(last)).setLastBlockLength(length);
     }
     return EditOpProto.newBuilder().setComplete(op).build();
   }
 
+  /**
+   * Closes file {@code inodeId} if its writer's lease has passed the hard limit (lease recovery by the NameNode
+   * itself); does nothing if the writer renewed since, or another client took the file over.
+   */
+  public Logged<Void> recoverHardExpiredLease(long inodeId) throws IOException {
+    return changes.mutate("lease recovery", () -> {
+      // Checked again under the write lock: since the expired leases were listed, the writer may have renewed,
+      // or another client may have taken the file over (a fresh lease this must not close).
+      if (!leases.hardExpired(inodeId)) {
+        return null;
+      }
+      Inode inode = namespace.inode(inodeId);
+      if (inode != null && inode.latest().isUnderConstruction()) {
+        changes.log(recoveryOf(inode));
+        LOG.info("Closed file {} after its writer's lease ran out", inodeId);
+      }
+      leases.remove(inodeId);
+      return null;
+    });
+  }
+
   /** Renews every lease of {@code clientName}. */
   public void renewLease(String clientName) {
-    fs.leases.renew(clientName);
+    leases.renew(clientName);
+  }
+
+  private ResolvedPath resolve(String path, long limit, Caller caller) throws FffsException {
+    return ResolvedPath.resolve(namespace, path, limit, caller, permissions);
   }
 
   private void checkNotBeingWritten(Inode file, String path, String clientName) throws FffsException {
-    String holder = fs.leases.holder(file.id());
-    if (holder != null && !holder.equals(clientName) && !fs.leases.softExpired(file.id())) {
+    String holder = leases.holder(file.id());
+    if (holder != null && !holder.equals(clientName) && !leases.softExpired(file.id())) {
       throw new FffsException(ErrorCode.LEASE_CONFLICT, path + " is being written by client " + holder
           + "; wait until it closes the file or its lease expires");
     }
   }
 
   private Inode checkLease(long fileId, String path, String clientName) throws FffsException {
-    Inode file = fs.namespace.requireInode(fileId);
-    String holder = fs.leases.holder(fileId);
+    Inode file = namespace.requireInode(fileId);
+    String holder = leases.holder(fileId);
     if (!file.latest().isUnderConstruction() || !clientName.equals(holder)) {
       throw new FffsException(ErrorCode.LEASE_CONFLICT, path + " is not open for writing by client " + clientName
           + (holder == null ? " (it is closed)" : " (client " + holder + " holds its lease)"));

@@ -8,6 +8,8 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.VersionProto;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.TimeSpec;
+import io.fffs.namenode.blocks.DatanodeManager;
+import io.fffs.namenode.lease.LeaseManager;
 import io.fffs.namenode.namespace.ChildHistory;
 import io.fffs.namenode.namespace.Inode;
 import io.fffs.namenode.namespace.InodeState;
@@ -15,6 +17,7 @@ import io.fffs.namenode.namespace.NamePaths;
 import io.fffs.namenode.namespace.Namespace;
 import io.fffs.namenode.namespace.VersionChain;
 import io.fffs.namenode.permission.Caller;
+import io.fffs.namenode.permission.PermissionChecker;
 import io.fffs.namenode.permission.PermissionChecker.Access;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -22,14 +25,23 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reading the namespace as of a time. Every query resolves at a limit from {@link Namesystem#limitFor}: the latest
+ * Reading the namespace as of a time. Every query resolves at a limit from {@link QueryPath#limitFor}: the latest
  * state, or a system time after the wait-until-past rule. Permissions are checked against the states of that time.
  */
 public final class NamespaceQueries {
-  private final Namesystem fs;
+  private final QueryPath reads;
+  private final Namespace namespace;
+  private final PermissionChecker permissions;
+  private final LeaseManager leases;
+  private final DatanodeManager datanodes;
 
-  NamespaceQueries(Namesystem fs) {
-    this.fs = fs;
+  NamespaceQueries(QueryPath reads, Namespace namespace, PermissionChecker permissions, LeaseManager leases,
+      DatanodeManager datanodes) {
+    this.reads = reads;
+    this.namespace = namespace;
+    this.permissions = permissions;
+    this.leases = leases;
+    this.datanodes = datanodes;
   }
 
   /** One page of a listing, and whether more follows. */
@@ -45,9 +57,9 @@ public final class NamespaceQueries {
 
   /** The status of {@code path} at {@code time}, or null if it did not exist then. */
   public FileStatusProto getFileInfo(Caller caller, String path, TimeSpec time) throws IOException {
-    long limit = fs.limitFor(time, path);
-    return fs.query(() -> {
-      ResolvedPath target = fs.resolve(path, limit, caller);
+    long limit = reads.limitFor(time, path);
+    return reads.query(() -> {
+      ResolvedPath target = resolve(path, limit, caller);
       return target.exists() ? status(target) : null;
     });
   }
@@ -58,15 +70,15 @@ public final class NamespaceQueries {
    */
   public Listing getListing(Caller caller, String path, TimeSpec time, String startAfter, int limit)
       throws IOException {
-    long at = fs.limitFor(time, path);
-    return fs.query(() -> {
-      ResolvedPath target = fs.resolve(path, at, caller).requireExists();
+    long at = reads.limitFor(time, path);
+    return reads.query(() -> {
+      ResolvedPath target = resolve(path, at, caller).requireExists();
       List<FileStatusProto> entries = new ArrayList<>();
       if (!target.lastState().isDirectory()) {
         entries.add(status(target));
         return new Listing(entries, 0);
       }
-      fs.permissions.check(caller, target.lastState(), path, Access.READ_EXECUTE);
+      permissions.check(caller, target.lastState(), path, Access.READ_EXECUTE);
       String dir = NamePaths.join(target.components);
       Map<String, ChildHistory> after = startAfter == null || startAfter.isEmpty()
           ? target.last().children()
@@ -77,7 +89,7 @@ public final class NamespaceQueries {
         if (id == Namespace.TOMBSTONE) {
           continue;
         }
-        Inode inode = fs.namespace.inode(id);
+        Inode inode = namespace.inode(id);
         int version = inode.states().indexAt(at);
         if (version < 0) {
           continue;
@@ -113,9 +125,9 @@ public final class NamespaceQueries {
       throw new FffsException(ErrorCode.INVALID_ARGUMENT, "offset " + offset + " and length " + length + " of "
           + path + " must not be negative");
     }
-    long limit = fs.limitFor(time, path);
-    return fs.query(() -> {
-      ResolvedPath target = fs.resolve(path, limit, caller);
+    long limit = reads.limitFor(time, path);
+    return reads.query(() -> {
+      ResolvedPath target = resolve(path, limit, caller);
       if (!target.exists()) {
         return null;
       }
@@ -124,23 +136,23 @@ public final class NamespaceQueries {
         throw new FffsException(ErrorCode.IS_A_DIRECTORY, path + " is a directory; only files have blocks");
       }
       if (writer == null) {
-        fs.permissions.check(caller, state, path, Access.READ);
+        permissions.check(caller, state, path, Access.READ);
       } else {
-        fs.permissions.check(caller, state, path, Access.WRITE);
-        if (!writer.equals(fs.leases.holder(target.last().id()))) {
+        permissions.check(caller, state, path, Access.WRITE);
+        if (!writer.equals(leases.holder(target.last().id()))) {
           throw new FffsException(ErrorCode.LEASE_CONFLICT, "client " + writer + " does not hold the lease on "
               + path + ", so it gets no write tokens for its blocks; open it for writing first");
         }
       }
-      return Statuses.locatedBlocks(state, target.lastHlc(), offset, length, fs.datanodes);
+      return Statuses.locatedBlocks(state, target.lastHlc(), offset, length, datanodes);
     });
   }
 
   /** Sizes and counts under {@code path} at {@code time}. */
   public ContentSummaryProto getContentSummary(Caller caller, String path, TimeSpec time) throws IOException {
-    long limit = fs.limitFor(time, path);
-    return fs.query(() -> {
-      ResolvedPath target = fs.resolve(path, limit, caller).requireExists();
+    long limit = reads.limitFor(time, path);
+    return reads.query(() -> {
+      ResolvedPath target = resolve(path, limit, caller).requireExists();
       long[] sums = new long[4];  // length, files, directories, space consumed
       summarize(target.last(), target.lastState(), limit, sums);
       return ContentSummaryProto.newBuilder().setLength(sums[0]).setFileCount(sums[1])
@@ -159,7 +171,7 @@ public final class NamespaceQueries {
     for (ChildHistory history : inode.children().values()) {
       long id = history.at(limit);
       if (id != Namespace.TOMBSTONE) {
-        Inode child = fs.namespace.inode(id);
+        Inode child = namespace.inode(id);
         InodeState childState = child.stateAt(limit);
         if (childState != null) {
           summarize(child, childState, limit, sums);
@@ -174,16 +186,16 @@ public final class NamespaceQueries {
    * when the name was deleted).
    */
   public List<VersionProto> listVersions(Caller caller, String path) throws IOException {
-    return fs.query(() -> {
+    return reads.query(() -> {
       List<String> components = NamePaths.components(path);
       List<VersionProto> versions = new ArrayList<>();
       if (components.isEmpty()) {
-        addStates(versions, fs.namespace.root(), 0, Long.MAX_VALUE);
+        addStates(versions, namespace.root(), 0, Long.MAX_VALUE);
         return versions;
       }
-      ResolvedPath parent = fs.resolve(NamePaths.join(components.subList(0, components.size() - 1)),
+      ResolvedPath parent = resolve(NamePaths.join(components.subList(0, components.size() - 1)),
           Namespace.LATEST, caller).requireExists();
-      fs.permissions.check(caller, parent.lastState(), parent.path, Access.EXECUTE);
+      permissions.check(caller, parent.lastState(), parent.path, Access.EXECUTE);
       ChildHistory history = parent.last().children().get(components.get(components.size() - 1));
       if (history == null) {
         throw new FffsException(ErrorCode.NOT_FOUND, "no such file or directory, now or in the past: " + path);
@@ -194,7 +206,7 @@ public final class NamespaceQueries {
         if (history.inodeId(i) == Namespace.TOMBSTONE) {
           add(versions, from, 0, "delete");
         } else {
-          addStates(versions, fs.namespace.inode(history.inodeId(i)), from, until);
+          addStates(versions, namespace.inode(history.inodeId(i)), from, until);
         }
       }
       return versions;
@@ -221,6 +233,10 @@ public final class NamespaceQueries {
     } else {
       versions.add(version);
     }
+  }
+
+  private ResolvedPath resolve(String path, long limit, Caller caller) throws FffsException {
+    return ResolvedPath.resolve(namespace, path, limit, caller, permissions);
   }
 
   private static FileStatusProto status(ResolvedPath target) {

@@ -1,7 +1,6 @@
 package io.fffs.namenode.fs;
 
 import io.fffs.common.error.FffsException;
-import io.fffs.common.proto.NamenodeEditsProtos.CompleteOp;
 import io.fffs.common.proto.NamenodeEditsProtos.EditOpProto;
 import io.fffs.common.security.BlockTokenIssuer;
 import io.fffs.common.time.HlcTimestamp;
@@ -17,7 +16,6 @@ import io.fffs.namenode.namespace.InodeState;
 import io.fffs.namenode.namespace.Namespace;
 import io.fffs.namenode.namespace.NamespaceApplier;
 import io.fffs.namenode.namespace.NamespaceImage;
-import io.fffs.namenode.permission.Caller;
 import io.fffs.namenode.permission.PermissionChecker;
 import io.fffs.namenode.safemode.SafeMode;
 import java.io.Closeable;
@@ -38,28 +36,21 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The NameNode's state and its one mutation path. A change is validated under the write lock, stamped with one HLC
- * tick, queued to the edit log, applied by {@link NamespaceApplier}, and acknowledged once the log has it on disk.
- * Queries run under the read lock as of a limit; a query at a system time first waits until the clock has passed
- * it and every edit up to it is durable (the wait-until-past rule), so its answer never changes — not even across
- * a restart. The operations themselves live in {@link FileOps}, {@link DirectoryOps} and {@link NamespaceQueries}.
+ * tick, queued to the edit log and applied by {@link NamespaceApplier} (the code that replays it at start-up); it
+ * returns a {@link Logged} answer, given once the log has it on disk. Queries run under the read lock as of a limit;
+ * a query at a system time first waits until the clock has passed it and every edit up to it is durable (the
+ * wait-until-past rule), so its answer never changes — not even across a restart. The operations themselves live in
+ * {@link FileOps}, {@link DirectoryOps} and {@link NamespaceQueries}, which this class wires to the paths and the
+ * parts of the state they use.
  */
 public final class Namesystem implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(Namesystem.class);
 
-  /** The validation and logging of one change, run under the write lock. */
-  interface Change<T> {
-    T run() throws IOException;
-  }
-
-  final Configuration conf;
-  final HybridLogicalClock clock;
-  final Namespace namespace;
-  final PermissionChecker permissions;
-  final LeaseManager leases;
-  final DatanodeManager datanodes;
-  final SafeMode safeMode;
-  final long defaultBlockSize;
-  final int defaultReplication;
+  private final HybridLogicalClock clock;
+  private final Namespace namespace;
+  private final LeaseManager leases;
+  private final DatanodeManager datanodes;
+  private final SafeMode safeMode;
   private final NamespaceApplier applier;
   private final EditLog editLog;
   private final Path current;
@@ -84,7 +75,6 @@ public final class Namesystem implements Closeable {
    */
   public Namesystem(Configuration conf, Path nameDir, HybridLogicalClock clock, LongSupplier nanoTime,
       String superUser) throws IOException {
-    this.conf = conf;
     this.clock = clock;
     this.blockTokens = new BlockTokenIssuer(conf, clock.physicalClock());
     String superGroup = conf.get(NameNodeConfigKeys.SUPERGROUP_KEY, NameNodeConfigKeys.SUPERGROUP_DEFAULT);
@@ -102,8 +92,9 @@ public final class Namesystem implements Closeable {
     this.editLog = new EditLog(current, lastTxid + 1);
     this.checkpointTxns = conf.getLong(NameNodeConfigKeys.CHECKPOINT_TXNS_KEY,
         NameNodeConfigKeys.CHECKPOINT_TXNS_DEFAULT);
-    this.permissions = new PermissionChecker(conf.getBoolean(NameNodeConfigKeys.PERMISSIONS_ENABLED_KEY,
-        NameNodeConfigKeys.PERMISSIONS_ENABLED_DEFAULT), superUser, superGroup);
+    PermissionChecker permissions = new PermissionChecker(
+        conf.getBoolean(NameNodeConfigKeys.PERMISSIONS_ENABLED_KEY, NameNodeConfigKeys.PERMISSIONS_ENABLED_DEFAULT),
+        superUser, superGroup);
     this.leases = new LeaseManager(nanoTime,
         millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.LEASE_SOFT_LIMIT_KEY,
             NameNodeConfigKeys.LEASE_SOFT_LIMIT_DEFAULT_MS)),
@@ -118,12 +109,10 @@ public final class Namesystem implements Closeable {
         millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.SAFEMODE_TIMEOUT_KEY,
             NameNodeConfigKeys.SAFEMODE_TIMEOUT_DEFAULT_MS)), nanoTime);
     datanodes.onBlockReported(safeMode::reported);
-    this.defaultBlockSize = conf.getLong(NameNodeConfigKeys.BLOCK_SIZE_KEY, NameNodeConfigKeys.BLOCK_SIZE_DEFAULT);
-    this.defaultReplication = conf.getInt(NameNodeConfigKeys.REPLICATION_KEY,
-        NameNodeConfigKeys.REPLICATION_DEFAULT);
-    this.files = new FileOps(this);
-    this.directories = new DirectoryOps(this);
-    this.queries = new NamespaceQueries(this);
+    LockedPaths paths = new LockedPaths();
+    this.files = new FileOps(paths, namespace, permissions, leases, datanodes);
+    this.directories = new DirectoryOps(paths, namespace, permissions, leases);
+    this.queries = new NamespaceQueries(paths, namespace, permissions, leases, datanodes);
     this.monitor = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread thread = new Thread(r, "fffs-namenode-monitor");
       thread.setDaemon(true);
@@ -159,11 +148,35 @@ public final class Namesystem implements Closeable {
     return blocks;
   }
 
+  /** The mutation and query paths as the operations see them; each call runs on this namesystem's lock and log. */
+  private final class LockedPaths implements MutationPath, QueryPath {
+    @Override
+    public <T> Logged<T> mutate(String what, Change<T> change) throws IOException {
+      return Namesystem.this.mutate(what, change);
+    }
+
+    @Override
+    public HlcTimestamp log(EditOpProto op) throws FffsException {
+      return Namesystem.this.log(op);
+    }
+
+    @Override
+    public <T> T query(Read<T> read) throws IOException {
+      return Namesystem.this.query(read);
+    }
+
+    @Override
+    public long limitFor(TimeSpec time, String subject) throws IOException {
+      return Namesystem.this.limitFor(time, subject);
+    }
+  }
+
   /**
-   * Runs one change: validated, stamped, logged and applied under the write lock; returns once durable, or at once
-   * inside a {@link DeferredDurability} span (whose caller answers once the txid noted there is durable).
+   * Runs one change: validated, stamped, logged and applied under the write lock. Returns at once, without waiting
+   * for the fsync: its answer waits on the last txid logged so far, which covers a change that logged nothing but
+   * answered from another's edit not yet on disk.
    */
-  <T> T mutate(String what, Change<T> change) throws IOException {
+  private <T> Logged<T> mutate(String what, MutationPath.Change<T> change) throws IOException {
     safeMode.checkOff(what);
     T result;
     long durableAt;
@@ -174,11 +187,8 @@ public final class Namesystem implements Closeable {
     } finally {
       lock.writeLock().unlock();
     }
-    if (!DeferredDurability.note(durableAt)) {
-      editLog.awaitSynced(durableAt);
-    }
     maybeCheckpoint();
-    return result;
+    return new Logged<>(result, durableAt, editLog);
   }
 
   /** Edit-log batches synced since start (each an fsync'd group of changes). */
@@ -186,23 +196,8 @@ public final class Namesystem implements Closeable {
     return editLog.batchesSynced();
   }
 
-  /** Whether the change logged as {@code txid} is on disk. */
-  public boolean isDurable(long txid) {
-    return editLog.isSynced(txid);
-  }
-
-  /** Runs {@code durable} once the change logged as {@code txid} is on disk, or {@code failed} if it never will be. */
-  public void whenDurable(long txid, Runnable durable, java.util.function.Consumer<IOException> failed) {
-    editLog.whenSynced(txid, durable, failed);
-  }
-
-  /** Waits until the change logged as {@code txid} is on disk. */
-  public void awaitDurable(long txid) throws IOException {
-    editLog.awaitSynced(txid);
-  }
-
   /** Stamps, logs and applies one op. Caller holds the write lock and has validated the op. */
-  HlcTimestamp log(EditOpProto op) throws FffsException {
+  private HlcTimestamp log(EditOpProto op) throws FffsException {
     HlcTimestamp hlc = clock.tick();
     long txid = lastTxid + 1;
     editLog.append(txid, hlc, op);
@@ -213,7 +208,7 @@ public final class Namesystem implements Closeable {
   }
 
   /** Runs a query under the read lock. */
-  <T> T query(Change<T> read) throws IOException {
+  private <T> T query(QueryPath.Read<T> read) throws IOException {
     lock.readLock().lock();
     try {
       return read.run();
@@ -226,7 +221,7 @@ public final class Namesystem implements Closeable {
    * The lookup limit for {@code time}: the latest state for {@code LATEST} and user times (the namespace is
    * resolved at the current time then), else the wait-until-past rule and the packed-HLC limit of {@code t}.
    */
-  long limitFor(TimeSpec time, String subject) throws IOException {
+  private long limitFor(TimeSpec time, String subject) throws IOException {
     if (time.kind() != TimeSpec.Kind.SYSTEM) {
       return Namespace.LATEST;
     }
@@ -249,10 +244,6 @@ public final class Namesystem implements Closeable {
     }
     editLog.awaitSynced(txid);
     return Namespace.limitForMicros(time.micros());
-  }
-
-  ResolvedPath resolve(String path, long limit, Caller caller) throws FffsException {
-    return ResolvedPath.resolve(namespace, path, limit, caller, permissions);
   }
 
   /** Writes a checkpoint now: rolls the edit log and saves the namespace as of its last txid. */
@@ -299,20 +290,7 @@ public final class Namesystem implements Closeable {
   private void recoverHardExpiredLeases() {
     try {
       for (long inodeId : leasesToRecover()) {
-        mutate("lease recovery", () -> {
-          // Checked again under the write lock: since the list was taken, the writer may have renewed, or another
-          // client may have taken the file over (a fresh lease this must not close).
-          if (!leases.hardExpired(inodeId)) {
-            return null;
-          }
-          Inode inode = namespace.inode(inodeId);
-          if (inode != null && inode.latest().isUnderConstruction()) {
-            log(FileOps.recoveryOf(inode, this));
-            LOG.info("Closed file {} after its writer's lease ran out", inodeId);
-          }
-          leases.remove(inodeId);
-          return null;
-        });
+        files.recoverHardExpiredLease(inodeId).await();
       }
     } catch (IOException | RuntimeException e) {
       LOG.warn("Lease recovery failed; will retry", e);
@@ -325,6 +303,11 @@ public final class Namesystem implements Closeable {
 
   public HybridLogicalClock clock() {
     return clock;
+  }
+
+  /** The writers' leases (for tests: who holds which file). */
+  LeaseManager leases() {
+    return leases;
   }
 
   public DatanodeManager datanodes() {

@@ -9,9 +9,9 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * The versioned namespace (DESIGN.md §4): every inode with its state chain, every directory with the history of
- * each name it held. Nothing is ever removed: a delete or rename writes a tombstone, so any past state can be
- * resolved, one binary search per path component.
+ * The versioned namespace ({@code docs/design.md}, NameNode): every inode with its state chain, every directory
+ * with the history of each name it held. Nothing is ever removed: a delete or rename writes a tombstone, so any
+ * past state can be resolved, one binary search per path component.
  *
  * <p>Not thread-safe by itself: {@link NamespaceApplier} changes it under the owner's write lock; queries run under
  * the read lock. Times are packed HLCs used as a limit: "as of t" means every version whose HLC is at most

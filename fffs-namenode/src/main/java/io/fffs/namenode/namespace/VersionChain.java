@@ -4,9 +4,10 @@ import java.util.Arrays;
 
 /**
  * A history of values, each valid from the HLC (packed) it was recorded at until the next one: the inode state
- * chain and the child-name history of DESIGN.md §4. Appends only, in non-decreasing HLC order; two values may share
- * one HLC (a rename's tombstone and new entry), and the later one wins. Lookups "as of" a limit are one binary
- * search. Written under the namespace write lock; readers see a consistent prefix under the read lock.
+ * chain and the child-name history ({@code docs/design.md}, NameNode). Appends only, in non-decreasing HLC order;
+ * two values may share one HLC (a rename's tombstone and new entry), and the later one wins. Lookups "as of" a
+ * limit are one binary search. Written under the namespace write lock; readers see a consistent prefix under the
+ * read lock.
  *
  * @param <T> the value type (immutable)
  */

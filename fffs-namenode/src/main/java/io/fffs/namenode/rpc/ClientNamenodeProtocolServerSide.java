@@ -5,7 +5,6 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.*;
 import io.fffs.common.security.BlockAccessMode;
 import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.TimeSpec;
-import io.fffs.namenode.fs.FileOps;
 import io.fffs.namenode.fs.Namesystem;
 import io.fffs.namenode.fs.NamespaceQueries;
 import io.fffs.namenode.permission.Caller;
@@ -25,7 +24,7 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
 
   public ClientNamenodeProtocolServerSide(Namesystem fs, ServerDefaultsProto defaults) {
     this.fs = fs;
-    this.call = new ServedCall(fs.clock(), fs);
+    this.call = new ServedCall(fs.clock());
     this.defaults = defaults;
   }
 
@@ -52,74 +51,67 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
 
   @Override
   public MkdirsResponseProto mkdirs(RpcController c, MkdirsRequestProto r) throws ServiceException {
-    return call.serve(r.getHlc(), caller -> MkdirsResponseProto.newBuilder()
-        .setResult(fs.directories.mkdirs(caller, r.getSrc(), r.getPermission(), r.getCreateParent()))
-        .setHlc(call.now()).build());
+    return call.change(r.getHlc(), caller -> fs.directories.mkdirs(caller, r.getSrc(), r.getPermission(),
+        r.getCreateParent()).map(made -> MkdirsResponseProto.newBuilder().setResult(made).setHlc(call.now()).build()));
   }
 
   @Override
   public CreateResponseProto create(RpcController c, CreateRequestProto r) throws ServiceException {
-    return call.serve(r.getHlc(), caller -> CreateResponseProto.newBuilder()
-        .setStatus(fs.files.create(caller, r.getSrc(), r.getPermission(), r.getClientName(), r.getOverwrite(),
-            r.getCreateParent(), r.getReplication(), r.getBlockSize(),
-            r.hasUserTimePlugin() ? r.getUserTimePlugin() : null))
-        .setHlc(call.now()).build());
+    return call.change(r.getHlc(), caller -> fs.files.create(caller, r.getSrc(), r.getPermission(),
+        r.getClientName(), r.getOverwrite(), r.getCreateParent(), r.getReplication(), r.getBlockSize(),
+        r.hasUserTimePlugin() ? r.getUserTimePlugin() : null)
+        .map(status -> CreateResponseProto.newBuilder().setStatus(status).setHlc(call.now()).build()));
   }
 
   @Override
   public OpenForWriteResponseProto openForWrite(RpcController c, OpenForWriteRequestProto r)
       throws ServiceException {
-    return call.serve(r.getHlc(), caller -> {
-      FileOps.OpenFile open = fs.files.openForWrite(caller, r.getSrc(), r.getClientName());
-      return OpenForWriteResponseProto.newBuilder().setStatus(open.status)
-          .setBlocks(withTokens(open.blocks, BlockAccessMode.WRITE, caller))
-          .setHlc(call.now()).build();
-    });
+    return call.change(r.getHlc(), caller -> fs.files.openForWrite(caller, r.getSrc(), r.getClientName())
+        .map(open -> OpenForWriteResponseProto.newBuilder().setStatus(open.status)
+            .setBlocks(withTokens(open.blocks, BlockAccessMode.WRITE, caller))
+            .setHlc(call.now()).build()));
   }
 
   @Override
   public AddBlockResponseProto addBlock(RpcController c, AddBlockRequestProto r) throws ServiceException {
-    return call.serve(r.getHlc(), caller -> AddBlockResponseProto.newBuilder()
-        .setBlock(withToken(fs.files.addBlock(caller, r.getSrc(), r.getFileId(), r.getClientName(),
-            optional(r.hasPrevious(), r.getPrevious())), BlockAccessMode.WRITE, caller))
-        .setHlc(call.now()).build());
+    return call.change(r.getHlc(), caller -> fs.files.addBlock(caller, r.getSrc(), r.getFileId(),
+        r.getClientName(), optional(r.hasPrevious(), r.getPrevious()))
+        .map(block -> AddBlockResponseProto.newBuilder().setBlock(withToken(block, BlockAccessMode.WRITE, caller))
+            .setHlc(call.now()).build()));
   }
 
   @Override
   public AbandonBlockResponseProto abandonBlock(RpcController c, AbandonBlockRequestProto r)
       throws ServiceException {
-    return call.serve(r.getHlc(), caller -> {
-      fs.files.abandonBlock(caller, r.getSrc(), r.getFileId(), r.getClientName(), r.getBlock().getBlockId());
-      return AbandonBlockResponseProto.newBuilder().setHlc(call.now()).build();
-    });
+    return call.change(r.getHlc(), caller -> fs.files.abandonBlock(caller, r.getSrc(), r.getFileId(),
+        r.getClientName(), r.getBlock().getBlockId())
+        .map(done -> AbandonBlockResponseProto.newBuilder().setHlc(call.now()).build()));
   }
 
   @Override
   public FsyncResponseProto fsync(RpcController c, FsyncRequestProto r) throws ServiceException {
-    return call.serve(r.getHlc(), caller -> {
-      fs.files.fsync(caller, r.getSrc(), r.getFileId(), r.getClientName(), r.getLastBlock());
-      return FsyncResponseProto.newBuilder().setHlc(call.now()).build();
-    });
+    return call.change(r.getHlc(), caller -> fs.files.fsync(caller, r.getSrc(), r.getFileId(),
+        r.getClientName(), r.getLastBlock())
+        .map(done -> FsyncResponseProto.newBuilder().setHlc(call.now()).build()));
   }
 
   @Override
   public CompleteResponseProto complete(RpcController c, CompleteRequestProto r) throws ServiceException {
-    return call.serve(r.getHlc(), caller -> CompleteResponseProto.newBuilder()
-        .setResult(fs.files.complete(caller, r.getSrc(), r.getFileId(), r.getClientName(),
-            optional(r.hasLast(), r.getLast())))
-        .setHlc(call.now()).build());
+    return call.change(r.getHlc(), caller -> fs.files.complete(caller, r.getSrc(), r.getFileId(),
+        r.getClientName(), optional(r.hasLast(), r.getLast()))
+        .map(closed -> CompleteResponseProto.newBuilder().setResult(closed).setHlc(call.now()).build()));
   }
 
   @Override
   public RenameResponseProto rename(RpcController c, RenameRequestProto r) throws ServiceException {
-    return call.serve(r.getHlc(), caller -> RenameResponseProto.newBuilder()
-        .setResult(fs.directories.rename(caller, r.getSrc(), r.getDst())).setHlc(call.now()).build());
+    return call.change(r.getHlc(), caller -> fs.directories.rename(caller, r.getSrc(), r.getDst())
+        .map(renamed -> RenameResponseProto.newBuilder().setResult(renamed).setHlc(call.now()).build()));
   }
 
   @Override
   public DeleteResponseProto delete(RpcController c, DeleteRequestProto r) throws ServiceException {
-    return call.serve(r.getHlc(), caller -> DeleteResponseProto.newBuilder()
-        .setResult(fs.directories.delete(caller, r.getSrc(), r.getRecursive())).setHlc(call.now()).build());
+    return call.change(r.getHlc(), caller -> fs.directories.delete(caller, r.getSrc(), r.getRecursive())
+        .map(deleted -> DeleteResponseProto.newBuilder().setResult(deleted).setHlc(call.now()).build()));
   }
 
   private SetAttributeResponseProto attribute(boolean result) {
@@ -129,40 +121,40 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   @Override
   public SetAttributeResponseProto setPermission(RpcController c, SetPermissionRequestProto r)
       throws ServiceException {
-    return call.serve(r.getHlc(), caller ->
-        attribute(fs.directories.setPermission(caller, r.getSrc(), r.getPermission())));
+    return call.change(r.getHlc(), caller ->
+        fs.directories.setPermission(caller, r.getSrc(), r.getPermission()).map(this::attribute));
   }
 
   @Override
   public SetAttributeResponseProto setOwner(RpcController c, SetOwnerRequestProto r) throws ServiceException {
-    return call.serve(r.getHlc(), caller -> attribute(fs.directories.setOwner(caller, r.getSrc(),
-        r.hasUsername() ? r.getUsername() : null, r.hasGroupname() ? r.getGroupname() : null)));
+    return call.change(r.getHlc(), caller -> fs.directories.setOwner(caller, r.getSrc(),
+        r.hasUsername() ? r.getUsername() : null, r.hasGroupname() ? r.getGroupname() : null).map(this::attribute));
   }
 
   @Override
   public SetAttributeResponseProto setTimes(RpcController c, SetTimesRequestProto r) throws ServiceException {
-    return call.serve(r.getHlc(), caller ->
-        attribute(fs.directories.setTimes(caller, r.getSrc(), r.getMtime(), r.getAtime())));
+    return call.change(r.getHlc(), caller ->
+        fs.directories.setTimes(caller, r.getSrc(), r.getMtime(), r.getAtime()).map(this::attribute));
   }
 
   @Override
   public SetAttributeResponseProto setReplication(RpcController c, SetReplicationRequestProto r)
       throws ServiceException {
-    return call.serve(r.getHlc(), caller ->
-        attribute(fs.directories.setReplication(caller, r.getSrc(), r.getReplication())));
+    return call.change(r.getHlc(), caller ->
+        fs.directories.setReplication(caller, r.getSrc(), r.getReplication()).map(this::attribute));
   }
 
   @Override
   public TruncateResponseProto truncate(RpcController c, TruncateRequestProto r) throws ServiceException {
-    return call.serve(r.getHlc(), caller -> {
-      long cut = fs.files.truncate(caller, r.getSrc(), r.getNewLength(), r.getClientName());
-      TruncateResponseProto.Builder response = TruncateResponseProto.newBuilder().setResult(true);
-      BlockToken token = cut < 0 ? null : fs.blockTokens.issue(cut, BlockAccessMode.WRITE, caller.user());
-      if (token != null) {
-        response.setCutToken(token.toProto());
-      }
-      return response.setHlc(call.now()).build();
-    });
+    return call.change(r.getHlc(), caller -> fs.files.truncate(caller, r.getSrc(), r.getNewLength(),
+        r.getClientName()).map(cut -> {
+          TruncateResponseProto.Builder response = TruncateResponseProto.newBuilder().setResult(true);
+          BlockToken token = cut < 0 ? null : fs.blockTokens.issue(cut, BlockAccessMode.WRITE, caller.user());
+          if (token != null) {
+            response.setCutToken(token.toProto());
+          }
+          return response.setHlc(call.now()).build();
+        }));
   }
 
   @Override

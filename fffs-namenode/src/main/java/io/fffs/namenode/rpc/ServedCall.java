@@ -5,8 +5,7 @@ import io.fffs.common.ipc.RemoteErrors;
 import io.fffs.common.proto.CommonProtos.HlcProto;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
-import io.fffs.namenode.fs.DeferredDurability;
-import io.fffs.namenode.fs.Namesystem;
+import io.fffs.namenode.fs.Logged;
 import io.fffs.namenode.permission.Caller;
 import java.io.IOException;
 import org.apache.hadoop.ipc.ProtobufRpcEngine2;
@@ -18,11 +17,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What every NameNode RPC does around its work: merge the caller's HLC (refusing a skewed one), find out who is
- * calling, and turn failures into errors that reach the client with their code. With a {@link Namesystem}, a call
- * that changes the namespace does not hold its IPC handler while its edit is synced: the handler builds the answer
- * and hands it to Hadoop IPC as a deferred response, sent by the edit log's notifier once the edit is on disk
- * ({@link DeferredDurability}), so the handler serves the next call meanwhile (HDFS's asynchronous edit logging
- * does the same). A change is still acknowledged only once durable.
+ * calling, and turn failures into errors that reach the client with their code. A call that changes the namespace
+ * does not hold its IPC handler while its edit is synced: the handler builds the answer and hands it to Hadoop IPC
+ * as a deferred response, sent by the edit log's notifier once the change's {@link Logged} txid is on disk, so the
+ * handler serves the next call meanwhile (HDFS's asynchronous edit logging does the same). A change is still
+ * acknowledged only once durable.
  */
 final class ServedCall {
   private static final Logger LOG = LoggerFactory.getLogger(ServedCall.class);
@@ -32,62 +31,34 @@ final class ServedCall {
   }
 
   private final HybridLogicalClock clock;
-  /** Where changes become durable, for deferred answers; null: every change waits on its handler. */
-  private final Namesystem durability;
 
   ServedCall(HybridLogicalClock clock) {
-    this(clock, null);
+    this.clock = clock;
   }
 
-  ServedCall(HybridLogicalClock clock, Namesystem durability) {
-    this.clock = clock;
-    this.durability = durability;
+  /** A call that changes no namespace state; a caller whose HLC is too far ahead is refused, as for a change. */
+  <T> T serve(HlcProto callerHlc, Work<T> work) throws ServiceException {
+    return run(callerHlc, true, work);
   }
 
   /**
-   * A call that may change the namespace: a caller whose HLC is too far ahead is refused. Its answer goes out once
-   * its changes are durable; with a namesystem, as a deferred response (null is returned to Hadoop IPC then).
+   * A call that changes the namespace: a caller whose HLC is too far ahead is refused. Its answer goes out once its
+   * change is durable: at once if it is already, else as a deferred response (null is returned to Hadoop IPC then).
+   * A failure after the change was made goes out once the change is durable ({@link Logged#map}).
    */
-  <T> T serve(HlcProto callerHlc, Work<T> work) throws ServiceException {
-    if (durability == null) {
-      return run(callerHlc, true, work);
+  <T extends Message> T change(HlcProto callerHlc, Work<Logged<T>> work) throws ServiceException {
+    Logged<T> answer = run(callerHlc, true, work);
+    if (answer.isDurable()) {
+      try {
+        return answer.await();
+      } catch (IOException e) {
+        throw RemoteErrors.toServiceException(e);
+      }
     }
-    T answer = null;
-    ServiceException failure = null;
-    long txid;
-    DeferredDurability.begin();
-    try {
-      answer = run(callerHlc, true, work);
-    } catch (ServiceException e) {
-      failure = e;
-    } finally {
-      txid = DeferredDurability.end();
-    }
-    if (failure != null) {
-      await(txid); // a change made before the failure is durable before the error goes out
-      throw failure;
-    }
-    if (txid == 0 || durability.isDurable(txid) || !(answer instanceof Message)) {
-      await(txid);
-      return answer;
-    }
-    Message message = (Message) answer;
     ProtobufRpcEngineCallback2 deferred = ProtobufRpcEngine2.Server.registerForDeferredResponse2();
-    durability.whenDurable(txid, () -> deferred.setResponse(message),
+    answer.whenDurable(deferred::setResponse,
         error -> deferred.error(RemoteErrors.toServiceException(error).getCause()));
     return null;
-  }
-
-  /** Waits until {@code txid} (0: nothing) is durable. */
-  private void await(long txid) throws ServiceException {
-    if (txid == 0) {
-      return;
-    }
-    try {
-      durability.awaitDurable(txid);
-    } catch (IOException e) {
-      throw RemoteErrors.toServiceException(e);
-    }
   }
 
   /** A query: a caller's HLC too far ahead is ignored rather than refused (reads need no causal merge). */

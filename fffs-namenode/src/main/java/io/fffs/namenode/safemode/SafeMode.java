@@ -3,6 +3,8 @@ package io.fffs.namenode.safemode;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.time.TimeText;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
@@ -20,6 +22,8 @@ public final class SafeMode {
   private final Set<Long> expected;
   private final Set<Long> reported = ConcurrentHashMap.newKeySet();
   private final float threshold;
+  /** Reported blocks that end safe mode. */
+  private final long needed;
   private final long deadlineNanos;
   private final long timeoutNanos;
   private final LongSupplier nanoTime;
@@ -28,6 +32,9 @@ public final class SafeMode {
   public SafeMode(Set<Long> expectedBlocks, float threshold, long timeoutNanos, LongSupplier nanoTime) {
     this.expected = expectedBlocks;
     this.threshold = threshold;
+    // In decimal: the float 0.999f is a hair above 0.999, and 1000 × it would round up to all 1000 blocks.
+    this.needed = new BigDecimal(Float.toString(threshold)).multiply(BigDecimal.valueOf(expectedBlocks.size()))
+        .setScale(0, RoundingMode.CEILING).longValueExact();
     this.timeoutNanos = timeoutNanos;
     this.nanoTime = nanoTime;
     this.deadlineNanos = nanoTime.getAsLong() + timeoutNanos;
@@ -55,7 +62,7 @@ public final class SafeMode {
   }
 
   private void check() {
-    if (reported.size() >= Math.ceil(expected.size() * (double) threshold)) {
+    if (reported.size() >= needed) {
       leave("blocks reported: " + reported.size() + " of " + expected.size());
     } else if (nanoTime.getAsLong() >= deadlineNanos) {
       leave("timeout after " + TimeText.duration(timeoutNanos / 1000) + " with " + reported.size() + " of "

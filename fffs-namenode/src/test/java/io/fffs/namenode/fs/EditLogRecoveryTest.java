@@ -30,7 +30,7 @@ class EditLogRecoveryTest {
     NamesystemFixture nn = new NamesystemFixture(dir, NamesystemFixture.conf());
     for (int i = 0; i < count; i++) {
       nn.advance(10);
-      nn.fs.directories.mkdirs(ADMIN, "/d" + i, 0755, false);
+      nn.fs.directories.mkdirs(ADMIN, "/d" + i, 0755, false).await();
     }
     return nn;
   }
@@ -49,7 +49,7 @@ class EditLogRecoveryTest {
     for (int i = 0; i < 5; i++) {
       assertThat(nn.fs.queries.getFileInfo(ADMIN, "/d" + i, TimeSpec.latest())).isNotNull();
     }
-    nn.fs.directories.mkdirs(ADMIN, "/after", 0755, false);
+    nn.fs.directories.mkdirs(ADMIN, "/after", 0755, false).await();
     nn.restart();
     assertThat(nn.fs.queries.getFileInfo(ADMIN, "/after", TimeSpec.latest())).isNotNull();
     nn.close();
@@ -141,7 +141,7 @@ class EditLogRecoveryTest {
     NamesystemFixture nn = withDirectories(3);
     Path image = nn.fs.checkpoint();
     nn.advance(10);
-    nn.fs.directories.mkdirs(ADMIN, "/late", 0755, false);
+    nn.fs.directories.mkdirs(ADMIN, "/late", 0755, false).await();
     nn.fs.close();
     try (RandomAccessFile file = new RandomAccessFile(image.toFile(), "rw")) {
       file.seek(file.length() - 3);

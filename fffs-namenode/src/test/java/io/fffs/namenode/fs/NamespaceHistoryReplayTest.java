@@ -71,12 +71,12 @@ class NamespaceHistoryReplayTest {
     try {
       switch (random.nextInt(9)) {
         case 0:
-          fs.directories.mkdirs(ADMIN, DIRS[random.nextInt(DIRS.length)], 0755, true);
+          fs.directories.mkdirs(ADMIN, DIRS[random.nextInt(DIRS.length)], 0755, true).await();
           break;
         case 1:
         case 2: {
           FileStatusProto created = fs.files.create(ADMIN, path, 0644, "c" + i, random.nextBoolean(), true, 1,
-              1 << 20, null);
+              1 << 20, null).await();
           open.put(path, new long[] {created.getInodeId(), -1});
           paths.add(path);
           break;
@@ -89,7 +89,7 @@ class NamespaceHistoryReplayTest {
             String client = clientOf(fs, file);
             BlockProto previous = state[1] < 0 ? null
                 : BlockProto.newBuilder().setBlockId(state[1]).setNumBytes(1 + random.nextInt(1 << 20)).build();
-            LocatedBlockProto block = fs.files.addBlock(ADMIN, file, state[0], client, previous);
+            LocatedBlockProto block = fs.files.addBlock(ADMIN, file, state[0], client, previous).await();
             state[1] = block.getBlock().getBlockId();
           }
           break;
@@ -100,13 +100,13 @@ class NamespaceHistoryReplayTest {
             long[] state = open.remove(file);
             BlockProto last = state[1] < 0 ? null
                 : BlockProto.newBuilder().setBlockId(state[1]).setNumBytes(random.nextInt(1 << 20)).build();
-            fs.files.complete(ADMIN, file, state[0], clientOf(fs, file), last);
+            fs.files.complete(ADMIN, file, state[0], clientOf(fs, file), last).await();
           }
           break;
         }
         case 6: {
           String src = pick(paths);
-          if (src != null && fs.directories.rename(ADMIN, src, path)) {
+          if (src != null && fs.directories.rename(ADMIN, src, path).await()) {
             paths.add(path);
             open.remove(src);
           }
@@ -115,7 +115,7 @@ class NamespaceHistoryReplayTest {
         case 7: {
           String victim = random.nextInt(5) == 0 ? DIRS[1 + random.nextInt(DIRS.length - 1)] : pick(paths);
           if (victim != null) {
-            fs.directories.delete(ADMIN, victim, true);
+            fs.directories.delete(ADMIN, victim, true).await();
             open.remove(victim);
           }
           break;
@@ -123,7 +123,7 @@ class NamespaceHistoryReplayTest {
         default: {
           String target = pick(paths);
           if (target != null) {
-            fs.directories.setPermission(ADMIN, target, random.nextInt(0777));
+            fs.directories.setPermission(ADMIN, target, random.nextInt(0777)).await();
           }
         }
       }
@@ -134,7 +134,7 @@ class NamespaceHistoryReplayTest {
 
   private static String clientOf(Namesystem fs, String path) throws Exception {
     FileStatusProto status = fs.queries.getFileInfo(ADMIN, path, TimeSpec.latest());
-    return status == null ? "gone" : fs.leases.holder(status.getInodeId());
+    return status == null ? "gone" : fs.leases().holder(status.getInodeId());
   }
 
   private String pick(List<String> from) {

@@ -36,8 +36,13 @@ final class NamesystemFixture implements AutoCloseable {
   }
 
   void start() throws IOException {
-    fs = new Namesystem(conf, dir, new HybridLogicalClock(physical, 250_000), nanos::get, "admin");
+    startInSafeMode();
     fs.safeMode().leave("test");
+  }
+
+  /** Starts with the namesystem in the safe mode it loads in (on while blocks are unreported). */
+  void startInSafeMode() throws IOException {
+    fs = new Namesystem(conf, dir, new HybridLogicalClock(physical, 250_000), nanos::get, "admin");
     fs.datanodes().register(DatanodeIdProto.newBuilder().setDatanodeUuid("dn-1").setHost("127.0.0.1")
         .setDataPort(50010).setIpcPort(0).build(), 1L << 30, 0);
   }
@@ -45,6 +50,12 @@ final class NamesystemFixture implements AutoCloseable {
   void restart() throws IOException {
     fs.close();
     start();
+  }
+
+  /** Restarts without leaving safe mode. */
+  void restartInSafeMode() throws IOException {
+    fs.close();
+    startInSafeMode();
   }
 
   /** Moves the physical clock on by {@code micros}. */
