@@ -11,7 +11,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 
 /**
- * A path as a user wrote it, split into the plain path it names and the time it is read at (DESIGN.md §3).
+ * A path as a user wrote it, split into the plain path it names and the time it is read at (docs/design.md §2).
  * Immutable.
  *
  * <p>Grammar. At most one time marker per path, at the end of any component; it applies to the whole path:
