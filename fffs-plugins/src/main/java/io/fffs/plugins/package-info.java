@@ -1,5 +1,5 @@
 /**
- * The user-time plug-ins shipped with FFFS (DESIGN.md §8), found by {@code UserTimeExtractors.load} through
+ * The user-time plug-ins shipped with FFFS (docs/design.md §8), found by {@code UserTimeExtractors.load} through
  * {@code ServiceLoader}. A file chooses one at create time with {@code fffs.usertime.plugin}, whose value is a name
  * with optional parameters after a colon:
  *

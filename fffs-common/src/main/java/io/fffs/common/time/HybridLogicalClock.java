@@ -11,7 +11,7 @@ import org.apache.hadoop.conf.Configuration;
  * clock that still respect causality. Thread-safe and lock-free: the whole state is one packed
  * {@link HlcTimestamp} in an {@link AtomicLong}, advanced by compare-and-set.
  *
- * <p>Who calls what (DESIGN.md §3):
+ * <p>Who calls what (docs/design.md §1):
  * <ul>
  *   <li>{@link #tick()} for each local state change (a NameNode edit, a DataNode log entry) and nothing else;
  *       reads never tick.</li>
@@ -139,7 +139,7 @@ public final class HybridLogicalClock {
   }
 
   /**
-   * The wait-until-past rule (DESIGN.md §3): returns once no event can ever again be stamped here with a physical
+   * The wait-until-past rule (docs/design.md §1): returns once no event can ever again be stamped here with a physical
    * part at or below {@code micros}, so an answer about {@code micros} is final. That holds as soon as the physical
    * clock or the clock's own value is past {@code micros}. A time at most the max offset ahead is waited for; a
    * time further ahead, or one the physical clock fails to reach in that wait, is {@code TIME_IN_FUTURE}.

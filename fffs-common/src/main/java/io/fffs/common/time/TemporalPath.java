@@ -11,7 +11,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 
 /**
- * A path as a user wrote it, split into the plain path it names and the time it is read at (DESIGN.md §3).
+ * A path as a user wrote it, split into the plain path it names and the time it is read at (docs/design.md §2).
  * Immutable.
  *
  * <p>Grammar. At most one time marker per path, at the end of any component; it applies to the whole path:
@@ -160,8 +160,8 @@ public final class TemporalPath {
       return new Path(originalPath, name); // Hadoop's own reading of such names, whatever it is
     }
     // The same path as new Path(originalPath, name), without its two parses of the whole URI (authority
-    // included) per child: the parent's URI is made once and each child resolved against it, which reuses its
-    // parsed scheme and authority. A listing of 1,000 entries spent three quarters of its client time there.
+    // included) per child, which would dominate a large listing's client time: the parent's URI is made once and
+    // each child resolved against it, which reuses its parsed scheme and authority.
     try {
       return new Path(childBase().resolve(new URI(null, null, name, null)));
     } catch (URISyntaxException e) {

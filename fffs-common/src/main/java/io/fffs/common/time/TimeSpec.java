@@ -9,7 +9,7 @@ import java.util.Objects;
  * "As of when" a read or query is asked: the latest state, a system time (HLC physical part, µs since the epoch)
  * or a user time (timestamps a plug-in extracted from the data, µs since the epoch). Immutable.
  *
- * <p>The text form is the marker of DESIGN.md §3 ({@code @s1763719200000.250}, {@code @u…}); {@link #parse}
+ * <p>The text form is the marker of docs/design.md §2 ({@code @s1763719200000.250}, {@code @u…}); {@link #parse}
  * accepts it with or without the {@code @}, and also the ISO forms and {@code latest}.
  */
 public final class TimeSpec {

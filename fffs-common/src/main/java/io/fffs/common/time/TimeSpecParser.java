@@ -11,7 +11,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Parses the time texts of DESIGN.md §3 into {@link TimeSpec}s: {@code latest}, and the marker forms with or
+ * Parses the time texts of docs/design.md §2 into {@link TimeSpec}s: {@code latest}, and the marker forms with or
  * without the {@code @}. Also decides, for {@link TemporalPath}, whether the text after an {@code @} in a path
  * component is a time, a near miss (an error) or simply part of a name.
  *

@@ -6,9 +6,10 @@ import java.nio.ByteBuffer;
 import java.util.function.LongConsumer;
 
 /**
- * The user-time plug-in SPI (DESIGN.md §8): turns the bytes a client writes into the user timestamps (µs since the
- * epoch) of the records in them. Implementations are found by {@link #name()} through {@link java.util.ServiceLoader}
- * (list the class in {@code META-INF/services/io.fffs.common.usertime.UserTimeExtractor}); see
+ * The user-time plug-in SPI (docs/design.md §8): turns the bytes a client writes into the user timestamps (µs since
+ * the epoch) of the records in them. Implementations are found by {@link #name()} through
+ * {@link java.util.ServiceLoader} (list the class in
+ * {@code META-INF/services/io.fffs.common.usertime.UserTimeExtractor}); see
  * {@link UserTimeExtractors#load(String)}. A file's plug-in name may carry parameters after a colon
  * ({@code ts64:fixed=32}); the extractor named before the colon gets them through {@link #withParameters(String)}.
  *

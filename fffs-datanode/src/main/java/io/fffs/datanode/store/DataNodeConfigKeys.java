@@ -56,10 +56,8 @@ public final class DataNodeConfigKeys {
    * Group commit: the least time between the starts of two batches of a persistence thread while no {@code sync}
    * waits and less than a batch is queued (0: start as soon as an entry is queued). Small acknowledged writes then
    * share one segment write and fsync per interval instead of costing one each; durability lags the write by at
-   * most this much more, and a {@code sync} does not wait for it. 10 ms: on 2 cores, the 1 KiB write + hflush
-   * benchmark had FFFS p90/p99 93/326 µs at 10 ms, 104–155/422–466 µs at 1 ms and 184–258/439–539 µs at 0 (one
-   * fsync every few writes), with persistence off 97/304 µs. A batch that is full, or that takes longer than the
-   * interval, is not held back, so a writer faster than the disk loses nothing.
+   * most this much more, and a {@code sync} does not wait for it. A batch that is full, or that takes longer than
+   * the interval, is not held back, so a writer faster than the disk loses nothing.
    */
   public static final String PERSISTENCE_BATCH_INTERVAL_KEY = "fffs.datanode.persistence.batch.interval-us";
   public static final long PERSISTENCE_BATCH_INTERVAL_DEFAULT_US = 10_000;
@@ -68,8 +66,7 @@ public final class DataNodeConfigKeys {
    * With O_DIRECT and pages of a multiple of the alignment: an entry of at least this many pages is written from the
    * memory arena in place, after a padding record that puts its pages on the alignment, instead of being copied into
    * the staging buffer (0: never). The padding costs up to one alignment block per entry on disk (≤ 3 % at 32 pages
-   * of 4 KiB); the copy saved took a third of the persistence thread's CPU (0.24–0.26 → 0.17–0.19 CPU-s per GiB in
-   * the persistence benchmark with 128 KiB–2 MiB packets).
+   * of 4 KiB), which for large entries is cheaper than the persistence thread's copy it saves.
    */
   public static final String PERSISTENCE_IN_PLACE_MIN_PAGES_KEY = "fffs.datanode.persistence.in-place-min-pages";
   public static final int PERSISTENCE_IN_PLACE_MIN_PAGES_DEFAULT = 32;

@@ -25,7 +25,7 @@ import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * The multi-log block store (paper §5, DESIGN.md §5): one append-only log per block over a page arena on tmpfs,
+ * The multi-log block store (paper §5, docs/design.md §4): one append-only log per block over a page arena on tmpfs,
  * a page version index per block, persistence threads writing log-structured segment files, FIFO eviction and
  * recovery. This class wires the parts together and holds the block map; the work is done by {@link BlockWriter},
  * {@link BlockReader}, {@link PersistenceService} and {@link Recovery}.

@@ -33,9 +33,8 @@ import java.util.zip.CRC32C;
  * full batch is queued, or a writer waits for room in the arena, which only persisted pages can make). A stream of
  * small writes, each acknowledged before the next is sent, would otherwise cost a wake-up of this thread, a segment
  * write and an fsync every few writes — CPU that, on a machine with few cores, the event loops of the very next
- * writes wait for (1 KiB write + hflush on 2 cores: runs that fell into one fsync per 4–10 writes had 2–4× the p90
- * of runs with one per 50 or more). Entries queued meanwhile go out together in the next batch; enqueuing wakes this
- * thread only after an idle spell, or when a full batch is queued while it waits.
+ * writes wait for. Entries queued meanwhile go out together in the next batch; enqueuing wakes this thread only
+ * after an idle spell, or when a full batch is queued while it waits.
  */
 final class PersistenceWorker implements Runnable {
   static final Task STOP = new Task(null, null, null);

@@ -4,11 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A persistence thread's queue: writers add entries one at a time, the thread takes all of them at once. A write
- * costs one lock the thread touches once per batch, where a {@code LinkedBlockingQueue} shared its count, and the
- * byte count beside it, with the thread for every entry: cache lines moving between the two cores at every write.
- * Measured against that queue at store level (docs/benchmarks.md, "DataNode store", session 15), the append rate
- * did not change beyond the noise; the thread's loop is simpler for it.
+ * A persistence thread's queue: writers add entries one at a time, the thread takes all of them at once, so the
+ * lock writers share is touched by the thread once per batch rather than once per entry.
  */
 final class WorkerInbox {
   private final List<PersistenceWorker.Task> tasks = new ArrayList<>();

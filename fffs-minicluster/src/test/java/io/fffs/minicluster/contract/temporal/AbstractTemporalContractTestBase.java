@@ -21,7 +21,7 @@ import org.junit.jupiter.api.TestInfo;
 
 /**
  * What the temporal contract suites share. They are written against Hadoop's plain {@link FileSystem} API and the
- * time-marker grammar only ({@code <path>@s<millis>[.<micros>]}, {@code @u<millis>} for user time; DESIGN.md §3),
+ * time-marker grammar only ({@code <path>@s<millis>[.<micros>]}, {@code @u<millis>} for user time; docs/design.md §2),
  * so any file system that reads paths as of a past time can run them: a subclass supplies the file system and the
  * few things the {@code FileSystem} API has no words for (a moment between two changes, a restart).
  *
