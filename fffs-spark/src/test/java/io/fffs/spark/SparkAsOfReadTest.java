@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 import scala.Tuple3;
 
 /**
- * Spark 4.1.3 ({@code local[2]}) writes Parquet and CSV tables to {@code fffs://}, overwrites and appends to them,
+ * Spark 4.2.0 ({@code local[2]}) writes Parquet and CSV tables to {@code fffs://}, overwrites and appends to them,
  * then reads {@code table@s<t>} with plain {@code spark.read().parquet(path)} — no option, no FFFS API — and gets
  * exactly the rows that existed at t. One cluster and one SparkSession serve the whole class (~10 s to start).
  */

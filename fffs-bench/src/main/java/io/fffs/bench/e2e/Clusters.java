@@ -72,7 +72,7 @@ public final class Clusters {
     Progress.say("arena pre-touch not done after %d s; measuring anyway", waitSeconds);
   }
 
-  /** An HDFS 3.4.3 MiniDFSCluster with one DataNode. */
+  /** An HDFS MiniDFSCluster (the Hadoop version of the build) with one DataNode. */
   static MiniDFSCluster hdfs(Path dir, Configuration extra) throws IOException {
     Configuration conf = new HdfsConfiguration(extra);
     conf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, dir.toString());

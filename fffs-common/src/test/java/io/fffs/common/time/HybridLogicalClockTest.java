@@ -2,6 +2,7 @@ package io.fffs.common.time;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -207,10 +208,23 @@ class HybridLogicalClockTest {
   void awaitPastReturnsAtOnceForAPastTime() throws Exception {
     ManualPhysicalClock pt = new ManualPhysicalClock(5_000_000);
     HybridLogicalClock clock = new HybridLogicalClock(pt, MAX_OFFSET);
-    clock.awaitPast(4_999_999, "/a");
-    // Passed by the clock's own value even when the physical clock lags behind it.
     clock.observe(hlc(5_100_000, 0));
-    clock.awaitPast(5_050_000, "/a");
+
+    // An interrupted thread cannot wait: any sleep inside awaitPast would throw InterruptedException.
+    Thread.currentThread().interrupt();
+    Throwable pastOfThePhysicalClock = catchThrowable(() -> clock.awaitPast(4_999_999, "/a"));
+    // Passed by the clock's own value even when the physical clock lags behind it.
+    Throwable pastOfTheHlc = catchThrowable(() -> clock.awaitPast(5_050_000, "/a"));
+    boolean neverWaited = Thread.interrupted();
+    assertThat(pastOfThePhysicalClock).isNull();
+    assertThat(pastOfTheHlc).isNull();
+    assertThat(neverWaited).as("interrupt still pending").isTrue();
+    assertThat(clock.last()).as("waiting does not tick").isEqualTo(hlc(5_100_000, 0));
+
+    // The probe sees a wait: a time neither clock has passed sleeps, and the pending interrupt ends the sleep.
+    Thread.currentThread().interrupt();
+    assertThatThrownBy(() -> clock.awaitPast(5_200_000, "/a")).isInstanceOf(InterruptedException.class);
+    assertThat(Thread.interrupted()).isFalse();
   }
 
   @Test

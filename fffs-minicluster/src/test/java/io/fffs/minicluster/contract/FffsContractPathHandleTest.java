@@ -1,7 +1,6 @@
 package io.fffs.minicluster.contract;
 
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.Options.HandleOpt;
 import org.apache.hadoop.fs.contract.AbstractContractPathHandleTest;
 import org.apache.hadoop.fs.contract.AbstractFSContract;
 
@@ -11,10 +10,6 @@ import org.apache.hadoop.fs.contract.AbstractFSContract;
  * also treats as a skip. See docs/hadoop.md.
  */
 public class FffsContractPathHandleTest extends AbstractContractPathHandleTest {
-  public FffsContractPathHandleTest(String name, HandleOpt[] options, boolean serialized) {
-    super(name, options, serialized);
-  }
-
   @Override
   protected AbstractFSContract createContract(Configuration conf) {
     return new FffsContract(conf);

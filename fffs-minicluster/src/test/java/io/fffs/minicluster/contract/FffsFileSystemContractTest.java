@@ -3,13 +3,13 @@ package io.fffs.minicluster.contract;
 import org.apache.hadoop.fs.FileSystemContractBaseTest;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.security.UserGroupInformation;
-import org.junit.Before;
+import org.junit.jupiter.api.BeforeEach;
 
 /** Hadoop's original {@link FileSystemContractBaseTest} against the shared cluster's client. */
 public class FffsFileSystemContractTest extends FileSystemContractBaseTest {
   private String workingDirectory;
 
-  @Before
+  @BeforeEach
   public void setUp() throws Exception {
     fs = SharedCluster.fileSystem();
     workingDirectory = "/user/" + UserGroupInformation.getCurrentUser().getShortUserName();
