@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs UCX 1.18.1 for the RDMA transport (fffs-rdma, docs/rdma.md) if it is missing, then prints its home
+# Installs UCX 1.18.1 for the RDMA transport (fffs-rdma-client and -server, docs/rdma.md) if it is missing, then prints its home
 # directory (libraries in <home>/lib). Used by dev-support/test.sh (tests) and bin/fffs (bench rdma).
 #
 # jucx 1.18.1 needs UCP API 1.18; Debian's libucx0 is 1.13.1 (it works, but warns on every context and lacks

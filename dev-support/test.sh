@@ -19,7 +19,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
 fi
 
-# UCX 1.18.1 for the RDMA transport's tests, under ~/.cache/fffs; only fffs-rdma's and fffs-bench's forked JVMs
+# UCX 1.18.1 for the RDMA transport's tests, under ~/.cache/fffs; only the UCX tests' (fffs-rdma-client, fffs-minicluster) and fffs-bench's forked JVMs
 # get it (the poms' fffs.ucx.lib).
 ucx_home="$(bash dev-support/install-ucx.sh)"
 

@@ -22,6 +22,7 @@ public final class RegisteredBuffers {
   private final ByteBuffer rkey;
   private final int slotSize;
   private final ArrayBlockingQueue<Slot> free;
+  private final int count;
 
   public RegisteredBuffers(UcxWorkerLoop loop, int count, int slotSize) throws IOException {
     this.slotSize = slotSize;
@@ -33,6 +34,7 @@ public final class RegisteredBuffers {
     ByteBuffer packed = registration.getRemoteKeyBuffer();
     this.rkey = ByteBuffer.allocate(packed.remaining());
     rkey.put(packed).flip();
+    this.count = count;
     this.free = new ArrayBlockingQueue<>(count);
     for (int i = 0; i < count; i++) {
       free.add(new Slot(i, memory.slice(i * slotSize, slotSize), registration.getAddress() + (long) i * slotSize));
@@ -66,6 +68,16 @@ public final class RegisteredBuffers {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted waiting for a registered UCX buffer for " + forWhat);
     }
+  }
+
+  /** How many buffers are free now. */
+  public int free() {
+    return free.size();
+  }
+
+  /** How many buffers there are. */
+  public int count() {
+    return count;
   }
 
   public void give(Slot slot) {

@@ -12,9 +12,8 @@ import java.util.function.LongSupplier;
  * time), between a least and a most number of passes.
  *
  * <p>Why not a fixed amount: on 2 cores a fresh JVM's one C2 thread competes with the measured threads, and the
- * tiered policy raises its thresholds while its queue is long. Measured 2026-11-24 (FFFS alone in its JVM, 2 GiB
- * written and read in 64 KiB calls first): through the next 1.5 GiB of 64 KiB writes C2 still used 1.0–1.5 CPU-s
- * per GiB written, and the write rate rose from 0.57 to 0.86–0.92 GB/s once it went quiet.
+ * tiered policy raises its thresholds while its queue is long, so C2 may still be compiling long after a fixed
+ * warm-up and slow what is measured.
  */
 final class JitWarmUp {
   /** The largest share of a pass's wall time spent compiling at which the JIT counts as settled. */

@@ -13,11 +13,12 @@ import java.util.Optional;
 
 /**
  * The outputs of one benchmark run: a CSV (header plus rows, numbers formatted with {@link Locale#ROOT}) and a
- * one-line summary appended to {@code docs/benchmarks.md} under its run-log section, found by walking up from the
- * distribution ({@code fffs.home}) or the working directory.
+ * one-line summary appended to {@code runs.log} beside the CSV (or to {@code -Dfffs.bench.log=FILE};
+ * {@code none}: nowhere), so every run leaves a dated line next to its raw results.
  */
 public final class Report {
-  static final String LOG_HEADING = "## End-to-end benchmarks: run log";
+  /** The run log's name, in the directory of the run's CSV. */
+  static final String RUN_LOG = "runs.log";
 
   private final List<String> lines = new ArrayList<>();
 
@@ -55,53 +56,30 @@ public final class Report {
     Progress.say("done");
   }
 
-  /** Appends {@code - date · command · machine · summary} to docs/benchmarks.md; says where, or why not. */
+  /** Appends {@code date · command · machine · summary} to the run log; says where, or why not. */
   public static void appendSummary(BenchArgs args, String summary) {
-    String line = String.format(Locale.ROOT, "- %s · `%s` · %s, load %.1f · %s", Machine.now(), args.command(),
+    String line = String.format(Locale.ROOT, "%s · %s · %s, load %.1f · %s", Machine.now(), args.command(),
         Machine.describe(), Machine.loadAverage(), summary);
-    Optional<Path> doc = findDoc();
-    if (doc.isEmpty()) {
-      System.err.println("docs/benchmarks.md not found; summary: " + line);
+    Optional<Path> log = runLog(args);
+    if (log.isEmpty()) {
       return;
     }
     try {
-      String text = Files.readString(doc.get(), StandardCharsets.UTF_8);
-      StringBuilder add = new StringBuilder();
-      if (!text.endsWith("\n")) {
-        add.append('\n');
-      }
-      if (!text.contains(LOG_HEADING)) {
-        add.append('\n').append(LOG_HEADING).append("\n\nOne line per run of `bin/fffs bench <name>`, appended by"
-            + " the benchmark itself (the sections above hold the reviewed full runs).\n\n");
-      }
-      add.append(line).append('\n');
-      Files.writeString(doc.get(), add, StandardCharsets.UTF_8, StandardOpenOption.APPEND);
-      System.err.println("summary appended to " + doc.get());
+      Files.createDirectories(log.get().toAbsolutePath().getParent());
+      Files.writeString(log.get(), line + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
+      System.err.println("summary appended to " + log.get());
     } catch (IOException e) {
-      System.err.println("could not append to " + doc.get() + " (" + e + "); summary: " + line);
+      System.err.println("could not append to " + log.get() + " (" + e + "); summary: " + line);
     }
   }
 
-  /** {@code -Dfffs.bench.log=FILE} names the file to append to ({@code none}: append nowhere); else it is found. */
-  private static Optional<Path> findDoc() {
+  /** {@code -Dfffs.bench.log=FILE} names the file to append to ({@code none}: nowhere); else runs.log by the CSV. */
+  private static Optional<Path> runLog(BenchArgs args) {
     String log = System.getProperty("fffs.bench.log");
     if (log != null) {
       return log.equals("none") ? Optional.empty() : Optional.of(Paths.get(log));
     }
-    List<Path> starts = new ArrayList<>();
-    String home = System.getProperty("fffs.home");
-    if (home != null) {
-      starts.add(Paths.get(home).toAbsolutePath());
-    }
-    starts.add(Paths.get("").toAbsolutePath());
-    for (Path start : starts) {
-      for (Path dir = start; dir != null; dir = dir.getParent()) {
-        Path doc = dir.resolve("docs").resolve("benchmarks.md");
-        if (Files.isRegularFile(doc)) {
-          return Optional.of(doc);
-        }
-      }
-    }
-    return Optional.empty();
+    return Optional.of(args.csv().toAbsolutePath().getParent().resolve(RUN_LOG));
   }
 }

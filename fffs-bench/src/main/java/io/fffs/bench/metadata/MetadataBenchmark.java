@@ -20,7 +20,7 @@ import java.util.Locale;
  * "Benchmarks"): create+close of an empty file, mkdirs, getFileStatus, getFileStatus at a past time (FFFS only,
  * compared with its own latest lookup), and listStatus of a 1,000-entry directory, each with 1 and 8 client
  * threads, every thread on its own client. Each system runs in a JVM of its own ({@link ChildSide}; with
- * {@code -Dfffs.bench.metadata.jvm=shared} both run in this one, as before 2026-11-21 19:00 UTC). Prints a Markdown
+ * {@code -Dfffs.bench.metadata.jvm=shared} both run in this one). Prints a Markdown
  * table, writes {@code metadata.csv} and {@code metadata.png} to the output directory and appends a summary line
  * to {@code docs/benchmarks.md}. Usage: {@code bin/fffs bench metadata [--quick] [--out DIR]}.
  */

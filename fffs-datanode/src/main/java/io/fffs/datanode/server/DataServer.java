@@ -27,7 +27,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The DataNode's data-transfer server (DESIGN.md §6): Netty over TCP, epoll where available.
+ * The DataNode's data-transfer server (docs/design.md §6): Netty over TCP, epoll where available.
  *
  * <p>Threads:
  * <ul>
@@ -57,11 +57,7 @@ public final class DataServer implements java.io.Closeable {
    * Socket reads of a connection are sized between these (Netty's adaptive guess: larger after reads that filled
    * their buffer, smaller after short ones). Frames are sliced out of the reads as they are (composite cumulation),
    * so a WRITE payload's only copy is the store's, into the arena: from its one read, or piece by piece from the
-   * reads it spans ({@link PayloadWrite}; such payloads used to be merged into a buffer of their own on the event
-   * loop first). Before that, reads were capped at Netty's default 64 KiB and merged into one growing buffer, so
-   * every 64 KiB packet spanned two reads and was copied, often more than once as the buffer grew. Measured with a
-   * client streaming 64 KiB packets then: a third of the payloads spanned reads, and the event loop's CPU per GiB
-   * fell from 0.60–0.71 s (4 runs) to 0.52–0.64 s (10 runs; noisy machine).
+   * reads it spans ({@link PayloadWrite}); reads up to 1 MiB keep most packets within one read.
    */
   private static final int MIN_READ_BYTES = 64;
   private static final int INITIAL_READ_BYTES = 64 * 1024;

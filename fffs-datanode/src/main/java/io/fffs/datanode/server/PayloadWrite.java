@@ -15,10 +15,6 @@ import java.nio.ByteBuffer;
  * spans reads (a packet larger than a read, or one that straddles two) its pieces are copied straight into the
  * pages of a {@link PageReservation}, the same single copy into the arena that {@code store.write} makes. Only a
  * store that cannot reserve pages gets the pieces merged into one buffer first.
- *
- * <p>Before, a payload that spanned reads was first merged into a buffer of its own on the event loop: one more
- * pass over every byte of every packet of 1 MiB and larger (the largest read is 1 MiB), and of some 64 KiB packets,
- * on the DataNode's busiest thread.
  */
 final class PayloadWrite {
   private PayloadWrite() {}

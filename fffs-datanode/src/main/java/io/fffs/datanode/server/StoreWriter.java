@@ -20,14 +20,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The second thread of the write path (paper §6.2): takes decoded writes from a bounded ring in arrival order and
- * applies them to the store — health check, merge of the client's HLC, {@code store.write} — then keeps the ack
- * (entry HLC, block length, the DataNode's HLC) and hands a connection's kept acks to its event loop as one task,
- * sent and flushed together, whenever the ring runs empty or {@link #ACK_BATCH} are kept. One task per batch, its
- * flush included, instead of one per ack and one more per flush: each task handed to a sleeping event loop wakes
- * it, and waking another virtual CPU takes an inter-processor interrupt. With a client streaming 64 KiB packets,
- * the event loop's voluntary context switches per packet fell from 0.46 to 0.24–0.38; throughput moved within this
- * machine's noise.
+ * The second thread of the TCP write path (paper §6.2): takes decoded writes from a bounded ring in arrival order and
+ * applies them to the store through {@link WriteRules} — refusals, merge of the client's HLC — and
+ * {@code store.write}, then keeps the ack (entry HLC, block length, the DataNode's HLC) and hands a connection's kept
+ * acks to its event loop as one task, sent and flushed together, whenever the ring runs empty or {@link #ACK_BATCH}
+ * are kept: each task handed to a sleeping event loop wakes it, so one task per batch saves wake-ups.
  * One applier at a time, so the writes of a connection are applied and acknowledged in the order they arrived.
  *
  * <p>A small write that finds the write path idle — nothing in the ring, nothing being applied, no ack of the ring

@@ -212,10 +212,23 @@ class ChainedReservationTest {
     fill(first, bytes(512, 1));
     fill(second, bytes(512, 2));
     first.commit();
-    CompletableFuture<WriteResult> other = writeFromAnotherThread(store, 7, 1024, bytes(10, 3));
-    // The other writer needs the block's writer lock, which the open second reservation still holds: it cannot
-    // have written in this time, and if it had, its write at 1024 would have been refused (length 512).
-    Thread.sleep(200);
+    CompletableFuture<WriteResult> other = new CompletableFuture<>();
+    Thread writer = new Thread(() -> {
+      try {
+        other.complete(store.write(7, 1024, bytes(10, 3), OPTIONS));
+      } catch (FffsException | RuntimeException e) {
+        other.completeExceptionally(e);
+      }
+    }, "other-writer");
+    writer.start();
+    // The other writer needs the block's writer lock, which the open second reservation still holds: once its
+    // thread waits, it can only be waiting for that lock (had it written, its write at 1024 would have been
+    // refused, as the block's length is 512 until the chain is done).
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (writer.getState() != Thread.State.WAITING && !other.isDone()) {
+      assertThat(System.nanoTime()).as("the other writer to wait for the lock").isLessThan(deadline);
+      Thread.sleep(1);
+    }
     assertThat(other).isNotDone();
     second.commit();
     assertThat(other.get(10, TimeUnit.SECONDS).blockLength()).isEqualTo(1034);

@@ -1,7 +1,7 @@
 package io.fffs.minicluster.dataserver;
 
-import static io.fffs.minicluster.dataserver.DataPathTest.randomBytes;
-import static io.fffs.minicluster.dataserver.DataPathTest.read;
+import static io.fffs.minicluster.dataserver.BlockBytes.randomBytes;
+import static io.fffs.minicluster.dataserver.BlockBytes.read;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fffs.client.data.BlockWriter;

@@ -23,15 +23,16 @@ import org.apache.hadoop.conf.Configuration;
 
 /**
  * A DataNode without a NameNode on loopback (free port), its data in a test directory and its arena in a fresh
- * directory under /dev/shm (deleted at close), and data-transfer clients against it.
+ * directory under /dev/shm (deleted at close), and data-transfer clients against it (TCP here; a subclass may
+ * choose them by {@code fffs.transport}).
  */
-final class DataNodeFixture implements AutoCloseable {
-  final Configuration conf = new Configuration(false);
+public class DataNodeFixture implements AutoCloseable {
+  public final Configuration conf = new Configuration(false);
   final Path memoryDir;
-  final List<DataTransferClient> clients = new ArrayList<>();
-  DataNode datanode;
+  private final List<DataTransferClient> clients = new ArrayList<>();
+  public DataNode datanode;
 
-  DataNodeFixture(Path dataDir) {
+  public DataNodeFixture(Path dataDir) {
     Path shm = Paths.get("/dev/shm");
     memoryDir = (Files.isDirectory(shm) ? shm : dataDir).resolve("fffs-test-" + UUID.randomUUID());
     conf.set(DataNodeConfigKeys.DATA_DIR_KEY, dataDir.resolve("data").toString());
@@ -47,27 +48,37 @@ final class DataNodeFixture implements AutoCloseable {
     conf.setInt(DataTransferConfigKeys.WRITE_WINDOW_KEY, 8);
   }
 
-  DataNodeFixture start() throws IOException {
+  public DataNodeFixture start() throws IOException {
     datanode = DataNode.start(conf, PhysicalClock.system());
     return this;
   }
 
-  DataNodeFixture restart() throws IOException {
+  public DataNodeFixture restart() throws IOException {
     datanode.close();
     return start();
   }
 
   /** A client with its own clock (system time, the configured max offset). */
-  DataTransferClient client() throws IOException {
+  public DataTransferClient client() throws IOException {
     return client(conf);
   }
 
-  DataTransferClient client(Configuration clientConf) throws IOException {
-    return keep(DataTransferClients.tcp(clientConf, new HybridLogicalClock(PhysicalClock.system(), clientConf)));
+  public DataTransferClient client(Configuration clientConf) throws IOException {
+    return client(clientConf, new HybridLogicalClock(PhysicalClock.system(), clientConf));
+  }
+
+  /** A client of {@code clientConf} on {@code clock}, closed with the fixture. */
+  public DataTransferClient client(Configuration clientConf, HybridLogicalClock clock) throws IOException {
+    return keep(newClient(clientConf, clock));
+  }
+
+  /** The kind of client this fixture makes: everything over TCP. */
+  protected DataTransferClient newClient(Configuration clientConf, HybridLogicalClock clock) throws IOException {
+    return DataTransferClients.tcp(clientConf, clock);
   }
 
   /** Closes {@code client} with the fixture. */
-  DataTransferClient keep(DataTransferClient client) {
+  public DataTransferClient keep(DataTransferClient client) {
     clients.add(client);
     return client;
   }

@@ -1,6 +1,6 @@
 package io.fffs.minicluster.dataserver;
 
-import static io.fffs.minicluster.dataserver.DataPathTest.read;
+import static io.fffs.minicluster.dataserver.BlockBytes.read;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fffs.client.data.BlockWriter;

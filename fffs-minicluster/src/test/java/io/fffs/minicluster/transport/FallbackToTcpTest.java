@@ -8,6 +8,7 @@ import io.fffs.client.data.DataTransferClient;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.time.TimeSpec;
+import io.fffs.minicluster.dataserver.BlockBytes;
 import io.fffs.rdma.UcxProbe;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -43,11 +44,11 @@ class FallbackToTcpTest {
       assertThat(f.datanode.datanodeId().getTransportPort()).isZero();
       DataTransferClient client = f.client();
       assertThat(client.transport()).isEqualTo("tcp");
-      byte[] data = TransportSuite.randomBytes(new Random(1), 200_000);
+      byte[] data = BlockBytes.randomBytes(new Random(1), 200_000);
       try (BlockWriter writer = client.openWriter(f.datanode.datanodeId(), 1, TransportSuite.OPTIONS)) {
         writer.write(0, ByteBuffer.wrap(data));
       }
-      assertThat(TransportSuite.read(client, f.datanode.datanodeId(), 1, 0, data.length, TimeSpec.latest()))
+      assertThat(BlockBytes.read(client, f.datanode.datanodeId(), 1, 0, data.length, TimeSpec.latest()))
           .isEqualTo(data);
     }
   }

@@ -1,5 +1,8 @@
 package io.fffs.minicluster.transport;
 
+import static io.fffs.minicluster.dataserver.BlockBytes.apply;
+import static io.fffs.minicluster.dataserver.BlockBytes.randomBytes;
+import static io.fffs.minicluster.dataserver.BlockBytes.read;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -30,6 +33,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -351,6 +355,57 @@ abstract class TransportSuite {
     }
   }
 
+  /**
+   * A caller that keeps more streams open than the transport has buffers for answers (UCX: the fixture's 8
+   * registered buffers against 5 streams of 4 requests in flight each), reading a little from each in turn, gets
+   * every byte: answers it holds never leave another stream waiting for room.
+   */
+  @Test
+  void aReaderAlternatingBetweenManyOpenStreamsGetsEveryByte() throws Exception {
+    try (TransportFixture f = fixture().start()) {
+      DataTransferClient client = f.client();
+      DatanodeIdProto dn = f.datanode.datanodeId();
+      int streams = 5;
+      byte[][] blocks = new byte[streams][];
+      for (int i = 0; i < streams; i++) {
+        blocks[i] = randomBytes(new Random(30 + i), 600_000);
+        try (BlockWriter writer = client.openWriter(dn, 40 + i, OPTIONS)) {
+          writer.write(0, ByteBuffer.wrap(blocks[i]));
+        }
+      }
+      Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(60), () -> {
+        BlockReadStream[] open = new BlockReadStream[streams];
+        java.io.ByteArrayOutputStream[] got = new java.io.ByteArrayOutputStream[streams];
+        try {
+          for (int i = 0; i < streams; i++) {
+            open[i] = client.openStream(dn, 40 + i, null, 0, blocks[i].length, TimeSpec.latest());
+            got[i] = new java.io.ByteArrayOutputStream();
+          }
+          for (boolean more = true; more; ) {
+            more = false;
+            for (int i = 0; i < streams; i++) {
+              ByteBuffer piece = ByteBuffer.allocate(50_000);
+              int n = open[i].read(piece);
+              if (n > 0) {
+                got[i].write(piece.array(), 0, n);
+                more = true;
+              }
+            }
+          }
+        } finally {
+          for (BlockReadStream stream : open) {
+            if (stream != null) {
+              stream.close();
+            }
+          }
+        }
+        for (int i = 0; i < streams; i++) {
+          assertThat(got[i].toByteArray()).as("block " + (40 + i)).isEqualTo(blocks[i]);
+        }
+      });
+    }
+  }
+
   /** Reads bytes [offset, end) of a block through a stream, in pieces of the given sizes taken in turn. */
   static byte[] stream(DataTransferClient client, DatanodeIdProto dn, long blockId, long offset, long end,
       TimeSpec time, int[] sizes) throws IOException {
@@ -378,25 +433,5 @@ abstract class TransportSuite {
       }
     }
     return found;
-  }
-
-  static byte[] apply(byte[] model, int offset, byte[] data) {
-    byte[] next = Arrays.copyOf(model, Math.max(model.length, offset + data.length));
-    System.arraycopy(data, 0, next, offset, data.length);
-    return next;
-  }
-
-  static byte[] randomBytes(Random random, int length) {
-    byte[] bytes = new byte[length];
-    random.nextBytes(bytes);
-    return bytes;
-  }
-
-  static byte[] read(DataTransferClient client, DatanodeIdProto dn, long blockId, long offset, int length,
-      TimeSpec time) throws IOException {
-    ByteBuffer buffer = ByteBuffer.allocate(length);
-    ReadResult result = client.read(dn, blockId, offset, buffer, time);
-    assertThat(buffer.position()).isEqualTo(result.bytesRead());
-    return Arrays.copyOf(buffer.array(), result.bytesRead());
   }
 }

@@ -1,5 +1,7 @@
 package io.fffs.minicluster.transport;
 
+import static io.fffs.minicluster.dataserver.BlockBytes.randomBytes;
+import static io.fffs.minicluster.dataserver.BlockBytes.read;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

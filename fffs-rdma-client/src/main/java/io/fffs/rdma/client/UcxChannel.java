@@ -20,8 +20,11 @@ import java.util.concurrent.TimeoutException;
  * announced with a request naming it ({@link Descriptor}); the DataNode GETs it and answers. A READ names a
  * registered buffer of its own that the DataNode PUTs the bytes into before it answers with their chunk CRCs. A
  * registered buffer goes back once its request is answered (or failed with the side channel); one whose answer never
- * comes stays out of use, as the DataNode may still reach into it. Requests are at most one registered buffer. The
- * side channel is shared: {@link #release()} leaves it open.
+ * comes stays out of use, as the DataNode may still reach into it. A READ answer keeps its registered buffer until
+ * its reader consumes it — unless fewer than a quarter of the client's buffers are free when it arrives: then its
+ * bytes are copied out and the buffer given back at once, so answers that readers hold (a caller alternating
+ * between open streams) never leave another read waiting for a buffer only their own next read would free.
+ * Requests are at most one registered buffer. The side channel is shared: {@link #release()} leaves it open.
  */
 final class UcxChannel implements DataChannel {
   private final SideChannel channel;
@@ -145,15 +148,25 @@ final class UcxChannel implements DataChannel {
    */
   private final class Answer implements ReadAnswer {
     private final ResponseHeaderProto header;
-    private final RegisteredBuffers.Slot slot;
     private final int length;
-    private boolean released;
+    /** The registered buffer holding the bytes, or null once they were copied out ({@link #copy}). */
+    private RegisteredBuffers.Slot slot;
+    private ByteBuffer copy;
 
     Answer(ResponseHeaderProto header, RegisteredBuffers.Slot slot, long at, int asked) {
       this.header = header;
       this.slot = slot;
       this.length = header.hasError() ? 0
           : (int) Math.max(0, Math.min(asked, header.getRead().getBlockLength() - at));
+      if (buffers.free() < Math.max(1, buffers.count() / 4)) {
+        copy = ByteBuffer.allocate(length).put(bytesOf(slot)).flip();
+        buffers.give(slot);
+        this.slot = null;
+      }
+    }
+
+    private ByteBuffer bytesOf(RegisteredBuffers.Slot in) {
+      return in.bytes().duplicate().clear().limit(length);
     }
 
     @Override
@@ -162,8 +175,8 @@ final class UcxChannel implements DataChannel {
     }
 
     @Override
-    public ByteBuffer[] payload() {
-      return new ByteBuffer[] {slot.bytes().duplicate().clear().limit(length)};
+    public synchronized ByteBuffer[] payload() {
+      return new ByteBuffer[] {copy != null ? copy.duplicate() : bytesOf(slot)};
     }
 
     @Override
@@ -173,9 +186,9 @@ final class UcxChannel implements DataChannel {
 
     @Override
     public synchronized void release() {
-      if (!released) {
-        released = true;
+      if (slot != null) {
         buffers.give(slot);
+        slot = null;
       }
     }
   }

@@ -1,0 +1,133 @@
+package io.fffs.client.data;
+
+import io.fffs.common.proto.CommonProtos.HlcProto;
+import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
+import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
+import io.fffs.common.proto.DataTransferProtos.WriteResponseProto;
+import io.fffs.protocol.transport.DataChannel;
+import io.fffs.protocol.transport.PacketBuffer;
+import io.fffs.protocol.transport.ReadAnswer;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+
+/**
+ * A {@link DataChannel} that carries nothing anywhere: it records what the writer above it sends — each WRITE with
+ * whether it was to go out at once, and each flush — and answers a WRITE only when the test says so, so a test can
+ * see exactly how a writer paces its packets with no network and no clock in the way. Writes from one thread, acks
+ * from the test's.
+ */
+final class RecordingChannel implements DataChannel {
+  /**
+   * One WRITE as sent: its request, its payload's length, whether it was flushed with it, the flushes before it,
+   * its answer to come.
+   */
+  record Sent(RequestHeaderProto request, int length, boolean flushed, int flushesBefore,
+      CompletableFuture<ResponseHeaderProto> ack) {}
+
+  /** A payload buffer of its own. */
+  private record Packet(ByteBuffer bytes, int length) implements PacketBuffer {}
+
+  private final List<Sent> sent = new ArrayList<>();
+  private final Semaphore sends = new Semaphore(0);
+  private final boolean sendsEachWrite;
+  private int flushes;
+  private int acked;
+  private long length;
+
+  RecordingChannel(boolean sendsEachWrite) {
+    this.sendsEachWrite = sendsEachWrite;
+  }
+
+  @Override
+  public String peer() {
+    return "a recording channel";
+  }
+
+  @Override
+  public int maxPacket() {
+    return Integer.MAX_VALUE;
+  }
+
+  @Override
+  public int maxRead() {
+    return Integer.MAX_VALUE;
+  }
+
+  @Override
+  public boolean sendsEachWrite() {
+    return sendsEachWrite;
+  }
+
+  @Override
+  public PacketBuffer allocate(int length) {
+    return new Packet(ByteBuffer.allocate(length), length);
+  }
+
+  @Override
+  public synchronized CompletableFuture<ResponseHeaderProto> write(RequestHeaderProto.Builder request,
+      PacketBuffer payload, boolean flush) {
+    CompletableFuture<ResponseHeaderProto> ack = new CompletableFuture<>();
+    sent.add(new Sent(request.setCallId(sent.size()).build(), ((Packet) payload).length(), flush, flushes, ack));
+    sends.release();
+    return ack;
+  }
+
+  @Override
+  public CompletableFuture<ReadAnswer> read(RequestHeaderProto.Builder request, int asked, boolean mayWait,
+      boolean flush) {
+    throw new UnsupportedOperationException("a recording channel carries writes only");
+  }
+
+  @Override
+  public synchronized void flush() {
+    flushes++;
+  }
+
+  @Override
+  public ReadAnswer await(CompletableFuture<ReadAnswer> answer) {
+    throw new UnsupportedOperationException("a recording channel carries writes only");
+  }
+
+  @Override
+  public void abandon(CompletableFuture<ReadAnswer> answer) {
+    throw new UnsupportedOperationException("a recording channel carries writes only");
+  }
+
+  @Override
+  public void release() {
+  }
+
+  /** Waits until {@code count} WRITEs in all have been sent. */
+  void awaitSent(int count) throws InterruptedException {
+    sends.acquire(count);
+    sends.release(count);
+  }
+
+  synchronized List<Sent> sent() {
+    return List.copyOf(sent);
+  }
+
+  synchronized int flushes() {
+    return flushes;
+  }
+
+  /** Acknowledges the oldest WRITEs not acknowledged yet, {@code count} of them, as applied. */
+  void ack(int count) {
+    for (int i = 0; i < count; i++) {
+      Sent next;
+      synchronized (this) {
+        next = sent.get(acked++);
+        length = Math.max(length, next.request().getWrite().getOffset() + next.length());
+      }
+      next.ack().complete(ResponseHeaderProto.newBuilder().setCallId(0).setHlc(hlc(acked))
+          .setWrite(WriteResponseProto.newBuilder().setEntryHlc(hlc(acked)).setBlockLength(length)).build());
+    }
+  }
+
+  private static HlcProto hlc(int n) {
+    return HlcProto.newBuilder().setPacked((1_800_000_000_000_000L << 10) + n).build();
+  }
+}
