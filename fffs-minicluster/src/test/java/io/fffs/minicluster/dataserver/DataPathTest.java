@@ -237,28 +237,6 @@ class DataPathTest {
     }
   }
 
-  @Test
-  void aRestartOnTheSameDirectoriesKeepsDataHistoryAndIdentity() throws Exception {
-    try (DataNodeFixture f = new DataNodeFixture(dir).start()) {
-      String uuid = f.datanode.uuid();
-      byte[] first = randomBytes(new Random(6), 3000);
-      byte[] second = randomBytes(new Random(7), 1000);
-      HlcTimestamp firstHlc;
-      try (BlockWriter writer = f.client().openWriter(f.datanode.datanodeId(), 8, OPTIONS)) {
-        writer.write(0, ByteBuffer.wrap(first));
-        writer.flush();
-        firstHlc = writer.lastEntryHlc();
-        writer.write(1500, ByteBuffer.wrap(second));
-      }
-      f.client().sync(f.datanode.datanodeId(), List.of(8L));
-      f.restart();
-      assertThat(f.datanode.uuid()).isEqualTo(uuid);
-      DataTransferClient client = f.client();
-      DatanodeIdProto dn = f.datanode.datanodeId();
-      assertThat(read(client, dn, 8, 0, 9000, TimeSpec.latest())).isEqualTo(apply(first, 1500, second));
-      assertThat(read(client, dn, 8, 0, 9000, TimeSpec.system(firstHlc.physicalMicros()))).isEqualTo(first);
-    }
-  }
 
   static RequestHeaderProto write(long callId, long blockId, long offset, int[] crcs) {
     WriteRequestProto.Builder write = WriteRequestProto.newBuilder().setBlockId(blockId).setOffset(offset)

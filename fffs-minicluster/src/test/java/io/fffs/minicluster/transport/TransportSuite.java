@@ -308,8 +308,9 @@ abstract class TransportSuite {
   }
 
   @Test
-  void aRestartKeepsDataAndHistory() throws Exception {
+  void aRestartKeepsDataHistoryAndIdentity() throws Exception {
     try (TransportFixture f = fixture().start()) {
+      String uuid = f.datanode.uuid();
       byte[] first = randomBytes(new Random(6), 3000);
       byte[] second = randomBytes(new Random(7), 1000);
       HlcTimestamp firstHlc;
@@ -321,6 +322,7 @@ abstract class TransportSuite {
       }
       f.client().sync(f.datanode.datanodeId(), List.of(8L));
       f.restart();
+      assertThat(f.datanode.uuid()).isEqualTo(uuid);
       DataTransferClient client = f.client();
       DatanodeIdProto dn = f.datanode.datanodeId();
       assertThat(read(client, dn, 8, 0, 9000, TimeSpec.latest())).isEqualTo(apply(first, 1500, second));
