@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The one test command (README "Quick start", .ci/run): installs what a fresh machine lacks, then builds and runs
 # every test of every module with `mvn install` (verify, then install: the lifecycle bin/fffs uses to build on first
-# use, so a module that cannot be installed fails here). Extra arguments go to Maven (e.g. -pl fffs-common -Dtest=Foo).
+# use, so a module that cannot be installed fails here), then fuzzes each parser of untrusted input briefly. Extra
+# arguments go to Maven (e.g. -pl fffs-common -Dtest=Foo).
 # Long soak, crash-loop and benchmark runs are separate commands (README) and are not run here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,4 +24,10 @@ fi
 # get it (the poms' fffs.ucx.lib).
 ucx_home="$(bash dev-support/install-ucx.sh)"
 
-exec mvn -B -ntp install -Dfffs.ucx.lib="$ucx_home/lib" "$@"
+mvn -B -ntp install -Dfffs.ucx.lib="$ucx_home/lib" "$@"
+
+# A short coverage-guided fuzzing run of each parser of untrusted input (the build above already replayed every
+# saved input); dev-support/fuzz.sh with more seconds for long runs. Skipped when Maven was given extra arguments.
+if [ $# -eq 0 ]; then
+  bash dev-support/fuzz.sh "${FFFS_FUZZ_SECONDS:-15}"
+fi

@@ -116,8 +116,11 @@ public final class TemporalPath {
     if (spec.isLatest()) {
       return plain;
     }
-    // The root's path is "/", so the same concatenation gives "/@s1" there and "/a/b@s1" elsewhere.
-    return new Path(uri.getScheme(), uri.getAuthority(), path + spec.toMarker());
+    // The root's path is "/", so the same concatenation gives "/@s1" there and "/a/b@s1" elsewhere. Elsewhere a
+    // trailing "/" (what Hadoop leaves of "a/.") goes, and the working directory ("") is ".": a marker-only
+    // component may only follow the root.
+    String base = path.length() > 1 && path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+    return new Path(uri.getScheme(), uri.getAuthority(), (base.isEmpty() ? "." : base) + spec.toMarker());
   }
 
   /** The path as given, marker included. */
@@ -250,6 +253,10 @@ public final class TemporalPath {
       }
       if (!marker.isEmpty()) {
         throw twoMarkers(marker, thisMarker);
+      }
+      if (name.equals(".") || name.equals("..")) {
+        throw TimeSpecParser.malformed("in " + path, "the marker '" + thisMarker + "' is on '" + name + "'; put it on"
+            + " a named component (/a/b" + thisMarker + ") or first in an absolute path (/" + thisMarker + "/a/b)");
       }
       if (name.isEmpty() && !mayBeRootMarker) {
         throw TimeSpecParser.malformed(

@@ -228,6 +228,25 @@ class TemporalPathTest {
     assertThat(parsed.markerText()).isEqualTo(marker);
   }
 
+  /** "." and ".." name no component: a marker on them is refused, saying where it goes instead. */
+  @ParameterizedTest
+  @ValueSource(strings = {"/a/.@s1763719200000", "a/..@s1763719200000/b", ".@s1763719200000", "@/.@s1"})
+  void aMarkerOnDotOrDotDotIsMalformed(String path) {
+    assertThatThrownBy(() -> TemporalPath.parse(path)).isInstanceOfSatisfying(FffsException.class, e -> {
+      assertThat(e.code()).isEqualTo(ErrorCode.MALFORMED_TIME);
+      assertThat(e.detail()).contains("put it on a named component");
+    });
+  }
+
+  /** What Hadoop leaves of "a/." ends in "/": the marker still goes on the last named component. */
+  @Test
+  void withTimeOfAPathEndingInASlashPutsTheMarkerOnItsLastName() throws FffsException {
+    TimeSpec at = TimeSpec.system(1_763_719_200_000_000L);
+    Path written = TemporalPath.withTime(new Path("/a/b/"), at);
+    assertThat(written).isEqualTo(new Path("/a/b@s1763719200000"));
+    assertThat(TemporalPath.parse(written).plainPath()).isEqualTo(new Path("/a/b"));
+  }
+
   @Test
   void withTimeOfLatestIsThePlainPathAndRefusesASecondMarker() {
     Path plain = new Path("/a/b");

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.function.Consumer;
+import org.apache.hadoop.thirdparty.protobuf.InvalidProtocolBufferException;
 
 /**
  * Reads one segment file ({@link EditLogFormat}), telling a torn tail from damage in the middle. Zeros after the
@@ -67,8 +68,18 @@ public final class EditLogReader {
       if (txid != expectedTxid) {
         throw corrupt(file, offset, "txid " + txid + " where " + expectedTxid + " was expected");
       }
-      EditOpProto op = EditOpProto.parseFrom(ByteBuffer.wrap(bytes, offset + 24, length));
-      sink.accept(new EditRecord(txid, HlcTimestamp.valueOf(in.getLong(offset + 16)), op));
+      EditOpProto op;
+      try {
+        op = EditOpProto.parseFrom(ByteBuffer.wrap(bytes, offset + 24, length));
+      } catch (InvalidProtocolBufferException e) {
+        // The CRC matched, so this is what was written: no torn tail, but an op this NameNode cannot read.
+        throw corrupt(file, offset, "a record passes its CRC32C but its op does not parse (" + e.getMessage() + ")");
+      }
+      long hlc = in.getLong(offset + 16);
+      if (hlc < 0) {
+        throw corrupt(file, offset, "a record passes its CRC32C but carries a negative HLC (" + hlc + ")");
+      }
+      sink.accept(new EditRecord(txid, HlcTimestamp.valueOf(hlc), op));
       expectedTxid++;
       offset = end;
     }
