@@ -7,9 +7,10 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.util.GenericOptionsParser;
 
 /**
- * {@code bin/fffs minicluster [--datanodes N] [--dir DIR] [--port P] [--http-port H] [-D key=value]...}: the
- * embedded default. Keeps its state in DIR (default {@code ./fffs-data}) so a restart shows the same history;
- * prints {@code fs.defaultFS=…}, {@code http=…} and {@code READY}; stops cleanly on SIGINT/SIGTERM.
+ * {@code bin/fffs minicluster [--datanodes N] [--dir DIR] [--port P] [--http-port H] [--webhdfs-port W]
+ * [-D key=value]...}: the embedded default, WebHDFS gateways included (W = 0: none). Keeps its state in DIR
+ * (default {@code ./fffs-data}) so a restart shows the same history; prints {@code fs.defaultFS=…}, {@code http=…},
+ * {@code webhdfs=…} and {@code READY}; stops cleanly on SIGINT/SIGTERM.
  */
 public final class MiniClusterMain {
   private MiniClusterMain() {}
@@ -22,6 +23,7 @@ public final class MiniClusterMain {
     Path dir = Paths.get("fffs-data");
     int port = 8020;
     int httpPort = 9870;
+    int webHdfsPort = 9860;
     for (int i = 0; i < rest.length; i++) {
       switch (rest[i]) {
         case "--datanodes":
@@ -36,10 +38,13 @@ public final class MiniClusterMain {
         case "--http-port":
           httpPort = Integer.parseInt(rest[++i]);
           break;
+        case "--webhdfs-port":
+          webHdfsPort = Integer.parseInt(rest[++i]);
+          break;
         case "-h":
         case "--help":
           System.out.println("usage: bin/fffs minicluster [--datanodes N] [--dir DIR] [--port P] [--http-port H]"
-              + " [-D key=value]...");
+              + " [--webhdfs-port W] [-D key=value]...");
           return;
         default:
           System.err.println("minicluster: unknown argument '" + rest[i] + "' (try --help)");
@@ -48,7 +53,11 @@ public final class MiniClusterMain {
     }
     Path absolute = dir.toAbsolutePath();
     Path memory = Paths.get("/dev/shm", "fffs-" + Integer.toHexString(absolute.toString().hashCode()));
-    MiniFffsCluster cluster = MiniFffsCluster.builder()
+    MiniFffsCluster.Builder builder = MiniFffsCluster.builder();
+    if (webHdfsPort > 0) {
+      builder.webHdfs(webHdfsPort);
+    }
+    MiniFffsCluster cluster = builder
         .conf(conf)
         .baseDir(absolute)
         .memoryDir(memory)
@@ -69,6 +78,9 @@ public final class MiniClusterMain {
     }, "fffs-minicluster-shutdown"));
     System.out.println("fs.defaultFS=" + cluster.getURI());
     System.out.println("http=" + cluster.getHttpURI());
+    if (webHdfsPort > 0) {
+      System.out.println("webhdfs=" + cluster.getWebHdfsURI() + "/webhdfs/v1/");
+    }
     System.out.println("dir=" + absolute);
     System.out.println("memory=" + memory);
     System.out.println("READY");
