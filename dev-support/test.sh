@@ -23,4 +23,8 @@ fi
 # get it (the poms' fffs.ucx.lib).
 ucx_home="$(bash dev-support/install-ucx.sh)"
 
-exec mvn -B -ntp install -Dfffs.ucx.lib="$ucx_home/lib" "$@"
+# The Python clients the WebHDFS tests run (fsspec, hdfs, pandas, pyarrow; pinned), in a virtual environment under
+# ~/.cache/fffs; only fffs-minicluster's PythonClientsTest uses it (the pom's fffs.python).
+venv="$(bash dev-support/python-venv.sh)"
+
+exec mvn -B -ntp install -Dfffs.ucx.lib="$ucx_home/lib" -Dfffs.python="$venv/bin/python" "$@"
