@@ -15,6 +15,8 @@ import org.apache.hadoop.fs.permission.FsPermission;
  */
 final class Call {
   private static final Pattern OCTAL_PERMISSION = Pattern.compile("[01]?[0-7]{1,3}");
+  /** ASCII digits only: Long.parseLong would also take other scripts' digits. */
+  private static final Pattern WHOLE_NUMBER = Pattern.compile("-?[0-9]{1,19}");
 
   final WebHdfsOp op;
   final RequestPath path;
@@ -52,6 +54,9 @@ final class Call {
     }
     long parsed;
     try {
+      if (!WHOLE_NUMBER.matcher(value).matches()) {
+        throw new NumberFormatException(value);
+      }
       parsed = Long.parseLong(value);
     } catch (NumberFormatException e) {
       throw invalid(name, value, "not a whole number");

@@ -30,6 +30,7 @@ final class Redirects {
 
   /** The URL of the second step of {@code call}; {@code self} is this gateway's {@code host:port}. */
   String locationFor(Call call, FreezeFrameFileSystem fs, String self) throws IOException {
+    call.longValue("buffersize", 4096, 1);
     switch (call.op) {
       case OPEN:
       case GETFILECHECKSUM: {

@@ -131,7 +131,8 @@ final class RemoteError {
         return new RemoteError(405, UnsupportedOperationException.class, ErrorCode.UNSUPPORTED,
             ErrorCode.UNSUPPORTED + ": " + text);
       default:
-        return status >= 500
+        // 505 (a request line without a version, HTTP/0.9) is the client's error, like every 4xx.
+        return status >= 500 && status != 505
             ? new RemoteError(status, IOException.class, ErrorCode.INTERNAL, ErrorCode.INTERNAL + ": " + text)
             : new RemoteError(status, IllegalArgumentException.class, ErrorCode.INVALID_ARGUMENT,
                 ErrorCode.INVALID_ARGUMENT + ": " + text);
