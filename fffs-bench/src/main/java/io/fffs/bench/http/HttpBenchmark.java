@@ -52,7 +52,8 @@ public final class HttpBenchmark {
     BenchLogging.quiet();
     // HDFS's HTTP servers log every request; that would be HDFS paying for a log FFFS does not write.
     org.apache.log4j.LogManager.getLogger("http.requests").setLevel(org.apache.log4j.Level.OFF);
-    int fileMiB = quick ? 64 : 512;
+    org.apache.log4j.LogManager.getLogger("datanode.webhdfs").setLevel(org.apache.log4j.Level.OFF);
+    int fileMiB = quick ? 64 : 256;
     int rounds = quick ? 2 : 4;
     long rateMillis = quick ? 1_500 : 5_000;
     long started = System.nanoTime();
@@ -62,7 +63,8 @@ public final class HttpBenchmark {
     MiniDFSCluster hdfs = null;
     try {
       Configuration conf = new Configuration();
-      long arena = (long) fileMiB * 3 << 20;
+      // Every round's overwrite keeps the old version: room for all of them, so no round waits for eviction.
+      long arena = (long) fileMiB * (rounds + 3) << 20;
       conf.setLong("fffs.blocksize", 64L << 20);
       fffs = MiniFffsCluster.builder().baseDir(base.resolve("fffs")).numDataNodes(1).conf(conf)
           .memoryCapacity(arena).webHdfs().build();

@@ -181,6 +181,30 @@ class WebHdfsGatewayTest {
         .get("boolean").asBoolean()).isTrue();
   }
 
+  @Test
+  void hadoopsClientGetsChecksumsAndBlockLocations() throws Exception {
+    byte[] content = new byte[200 * 1024];
+    new java.util.Random(7).nextBytes(content);
+    http.twoStep("PUT", "/ck/a", "op=CREATE&user.name=alice", content);
+    http.twoStep("PUT", "/ck/b", "op=CREATE&user.name=alice", content);
+    content[100_000] ^= 1;
+    http.twoStep("PUT", "/ck/c", "op=CREATE&user.name=alice", content);
+    try (org.apache.hadoop.fs.FileSystem webhdfs = org.apache.hadoop.fs.FileSystem.newInstance(
+        cluster.getWebHdfsFileSystemURI(), cluster.getConfiguration())) {
+      org.apache.hadoop.fs.FileChecksum a = webhdfs.getFileChecksum(new org.apache.hadoop.fs.Path("/ck/a"));
+      assertThat(a.getAlgorithmName()).isEqualTo("MD5-of-128MD5-of-512CRC32C");
+      assertThat(webhdfs.getFileChecksum(new org.apache.hadoop.fs.Path("/ck/b"))).isEqualTo(a);
+      assertThat(webhdfs.getFileChecksum(new org.apache.hadoop.fs.Path("/ck/c"))).isNotEqualTo(a);
+
+      org.apache.hadoop.fs.FileStatus status = webhdfs.getFileStatus(new org.apache.hadoop.fs.Path("/ck/a"));
+      org.apache.hadoop.fs.BlockLocation[] blocks = webhdfs.getFileBlockLocations(status, 0, status.getLen());
+      assertThat(blocks).hasSize(4);  // 200 KiB in 64 KiB blocks
+      assertThat(blocks[3].getOffset()).isEqualTo(3 * 64 * 1024);
+      assertThat(blocks[3].getLength()).isEqualTo(8 * 1024);
+      assertThat(blocks[0].getHosts()).containsExactly("127.0.0.1");
+    }
+  }
+
   private static String text(HttpResponse<byte[]> response) {
     assertThat(response.statusCode()).as(new String(response.body(), StandardCharsets.UTF_8)).isEqualTo(200);
     return new String(response.body(), StandardCharsets.UTF_8);
