@@ -39,7 +39,7 @@ final class DataOps {
         return;
       case APPEND:
         call.path.requirePresent("append to");
-        try (FSDataOutputStream out = fs.append(call.path.path, bufferSize(call))) {
+        try (FSDataOutputStream out = Reconnects.retryOnce(() -> fs.append(call.path.path, bufferSize(call)))) {
           copy(request.getInputStream(), out);
         }
         response.setStatus(HttpServletResponse.SC_OK);
@@ -56,7 +56,7 @@ final class DataOps {
   private void open(Call call, FreezeFrameFileSystem fs, HttpServletResponse response) throws IOException {
     long offset = call.longValue("offset", 0, 0);
     Long length = call.optionalLong("length", 0);
-    try (FSDataInputStream in = fs.open(call.path.path, bufferSize(call))) {
+    try (FSDataInputStream in = Reconnects.retryOnce(() -> fs.open(call.path.path, bufferSize(call)))) {
       // available() is the length of the version opened less the position, while it fits an int.
       int available = in.available();
       long fileLength = available < Integer.MAX_VALUE ? available : fs.getFileStatus(call.path.path).getLen();
@@ -96,9 +96,10 @@ final class DataOps {
     FsPermission permission = call.permission((short) 0644);
     short replication = call.replication(fs.getDefaultReplication(path));
     int bufferSize = bufferSize(call);
-    try (FSDataOutputStream out = call.bool("createparent", true)
+    boolean createParent = call.bool("createparent", true);
+    try (FSDataOutputStream out = Reconnects.retryOnce(() -> createParent
         ? fs.create(path, permission, flags.contains(CreateFlag.OVERWRITE), bufferSize, replication, blockSize, null)
-        : fs.createNonRecursive(path, permission, flags, bufferSize, replication, blockSize, null)) {
+        : fs.createNonRecursive(path, permission, flags, bufferSize, replication, blockSize, null))) {
       copy(request.getInputStream(), out);
     }
     response.setStatus(HttpServletResponse.SC_CREATED);

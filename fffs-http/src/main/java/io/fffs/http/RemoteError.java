@@ -3,7 +3,6 @@ package io.fffs.http;
 import io.fffs.client.errors.CodedException;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
-import java.io.EOFException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import org.apache.hadoop.fs.FileAlreadyExistsException;
@@ -92,9 +91,6 @@ final class RemoteError {
     }
     if (failure instanceof CodedException) {
       return of(((CodedException) failure).code(), failure.getMessage());
-    }
-    if (failure instanceof EOFException) {
-      return new RemoteError(400, EOFException.class, ErrorCode.INVALID_ARGUMENT, failure.getMessage());
     }
     if (failure instanceof FileNotFoundException) {
       return new RemoteError(404, FileNotFoundException.class, ErrorCode.NOT_FOUND, failure.getMessage());

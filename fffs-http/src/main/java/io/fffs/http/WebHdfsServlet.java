@@ -78,7 +78,7 @@ final class WebHdfsServlet extends HttpServlet {
     }
     try (UserFileSystems.Entry client = users.acquire(user)) {
       if (op.redirected && !call.isRedirected()) {
-        String location = redirects.locationFor(call, client.fs, self(request));
+        String location = Reconnects.retryOnce(() -> redirects.locationFor(call, client.fs, self(request)));
         if (call.bool("noredirect", false)) {
           Responses.json(response, HttpServletResponse.SC_OK, WebHdfsJson.location(location));
         } else {
@@ -90,7 +90,7 @@ final class WebHdfsServlet extends HttpServlet {
       } else if (op.redirected) {
         data.serve(call, client.fs, request, response);
       } else {
-        String body = metadata.serve(call, client.fs);
+        String body = Reconnects.retryOnce(() -> metadata.serve(call, client.fs));
         if (body == null) {
           response.setStatus(HttpServletResponse.SC_OK);
           response.setContentLength(0);

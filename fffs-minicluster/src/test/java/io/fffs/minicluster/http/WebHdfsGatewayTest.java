@@ -182,6 +182,18 @@ class WebHdfsGatewayTest {
   }
 
   @Test
+  void theGatewaysServeOnAfterTheNameNodeRestarts() throws Exception {
+    http.twoStep("PUT", "/restart/before", "op=CREATE&user.name=alice", bytes("kept"));
+    cluster.restartNameNode();
+    // The gateways' clients still hold connections to the old NameNode; the first calls must not fail on them.
+    assertThat(WebHdfs.json(http.send("GET", "/restart/before", "op=GETFILESTATUS&user.name=alice", null))
+        .get("FileStatus").get("length").asLong()).isEqualTo(4);
+    assertThat(http.twoStep("PUT", "/restart/after", "op=CREATE&user.name=alice", bytes("new")).statusCode())
+        .isEqualTo(201);
+    assertThat(text(http.twoStep("GET", "/restart/before", "op=OPEN&user.name=alice", null))).isEqualTo("kept");
+  }
+
+  @Test
   void hadoopsClientGetsChecksumsAndBlockLocations() throws Exception {
     byte[] content = new byte[200 * 1024];
     new java.util.Random(7).nextBytes(content);
