@@ -8,7 +8,7 @@ import org.apache.hadoop.util.GenericOptionsParser;
 
 /**
  * {@code bin/fffs minicluster [--datanodes N] [--dir DIR] [--port P] [--http-port H] [--webhdfs-port W]
- * [-D key=value]...}: the embedded default, WebHDFS gateways included (W = 0: none). Keeps its state in DIR
+ * [--no-webhdfs] [-D key=value]...}: the embedded default, WebHDFS gateways included (port 0: a free one). Keeps its state in DIR
  * (default {@code ./fffs-data}) so a restart shows the same history; prints {@code fs.defaultFS=…}, {@code http=…},
  * {@code webhdfs=…} and {@code READY}; stops cleanly on SIGINT/SIGTERM.
  */
@@ -24,6 +24,7 @@ public final class MiniClusterMain {
     int port = 8020;
     int httpPort = 9870;
     int webHdfsPort = 9860;
+    boolean webHdfs = true;
     for (int i = 0; i < rest.length; i++) {
       switch (rest[i]) {
         case "--datanodes":
@@ -41,10 +42,13 @@ public final class MiniClusterMain {
         case "--webhdfs-port":
           webHdfsPort = Integer.parseInt(rest[++i]);
           break;
+        case "--no-webhdfs":
+          webHdfs = false;
+          break;
         case "-h":
         case "--help":
           System.out.println("usage: bin/fffs minicluster [--datanodes N] [--dir DIR] [--port P] [--http-port H]"
-              + " [--webhdfs-port W] [-D key=value]...");
+              + " [--webhdfs-port W] [--no-webhdfs] [-D key=value]...");
           return;
         default:
           System.err.println("minicluster: unknown argument '" + rest[i] + "' (try --help)");
@@ -54,7 +58,7 @@ public final class MiniClusterMain {
     Path absolute = dir.toAbsolutePath();
     Path memory = Paths.get("/dev/shm", "fffs-" + Integer.toHexString(absolute.toString().hashCode()));
     MiniFffsCluster.Builder builder = MiniFffsCluster.builder();
-    if (webHdfsPort > 0) {
+    if (webHdfs) {
       builder.webHdfs(webHdfsPort);
     }
     MiniFffsCluster cluster = builder
@@ -78,7 +82,7 @@ public final class MiniClusterMain {
     }, "fffs-minicluster-shutdown"));
     System.out.println("fs.defaultFS=" + cluster.getURI());
     System.out.println("http=" + cluster.getHttpURI());
-    if (webHdfsPort > 0) {
+    if (webHdfs) {
       System.out.println("webhdfs=" + cluster.getWebHdfsURI() + "/webhdfs/v1/");
     }
     System.out.println("dir=" + absolute);
