@@ -76,25 +76,29 @@ public final class SharedCluster {
   }
 
   private static synchronized void shutdown() {
-    try {
-      if (fileSystem != null) {
-        fileSystem.close();
-      }
-      if (webHdfs != null) {
-        webHdfs.close();
-      }
-      if (cluster != null) {
-        cluster.close();
-      }
-      if (baseDir != null) {
-        try (Stream<Path> files = Files.walk(baseDir)) {
-          for (Path file : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
-            Files.deleteIfExists(file);
-          }
+    // Each step on its own: a client that fails to close must not leave the cluster's arena behind.
+    closeQuietly(fileSystem);
+    closeQuietly(webHdfs);
+    closeQuietly(cluster);
+    if (baseDir != null) {
+      try (Stream<Path> files = Files.walk(baseDir)) {
+        for (Path file : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+          Files.deleteIfExists(file);
         }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void closeQuietly(AutoCloseable closeable) {
+    if (closeable == null) {
+      return;
+    }
+    try {
+      closeable.close();
+    } catch (Exception e) {
+      System.err.println("shared cluster: closing " + closeable + " failed: " + e);
     }
   }
 }
