@@ -24,7 +24,11 @@ fi
 # get it (the poms' fffs.ucx.lib).
 ucx_home="$(bash dev-support/install-ucx.sh)"
 
-mvn -B -ntp install -Dfffs.ucx.lib="$ucx_home/lib" "$@"
+# The Python clients the WebHDFS tests run (fsspec, hdfs, pandas, pyarrow; pinned), in a virtual environment under
+# ~/.cache/fffs; only fffs-minicluster's PythonClientsTest uses it (the pom's fffs.python).
+venv="$(bash dev-support/python-venv.sh)"
+
+mvn -B -ntp install -Dfffs.ucx.lib="$ucx_home/lib" -Dfffs.python="$venv/bin/python" "$@"
 
 # A short coverage-guided fuzzing run of each parser of untrusted input (the build above already replayed every
 # saved input); dev-support/fuzz.sh with more seconds for long runs. Skipped when Maven was given extra arguments.

@@ -56,10 +56,11 @@ class DistributionIT {
     assertThat(home.resolve("lib")).isDirectory();
 
     Process cluster = new ProcessBuilder(home.resolve("bin/fffs").toString(), "minicluster", "--port", "0",
-        "--http-port", "0", "--dir", work.resolve("data").toString()).redirectErrorStream(true).start();
+        "--http-port", "0", "--webhdfs-port", "0", "--dir", work.resolve("data").toString()).redirectErrorStream(true).start();
     String memory = null;
     try {
       String defaultFs = null;
+      String webHdfs = null;
       BufferedReader lines = new BufferedReader(new InputStreamReader(cluster.getInputStream(),
           StandardCharsets.UTF_8));
       StringBuilder seen = new StringBuilder();
@@ -67,6 +68,9 @@ class DistributionIT {
         seen.append(line).append('\n');
         if (line.startsWith("fs.defaultFS=")) {
           defaultFs = line.substring("fs.defaultFS=".length());
+        }
+        if (line.startsWith("webhdfs=")) {
+          webHdfs = line.substring("webhdfs=".length());
         }
         if (line.startsWith("memory=")) {
           memory = line.substring("memory=".length());
@@ -79,6 +83,13 @@ class DistributionIT {
       run(home, "dfs", "-D", "fs.defaultFS=" + defaultFs, "-mkdir", "-p", "/from-tarball/dir");
       assertThat(run(home, "dfs", "-D", "fs.defaultFS=" + defaultFs, "-ls", "/from-tarball"))
           .contains("/from-tarball/dir");
+      assertThat(webHdfs).as(seen.toString()).startsWith("http://127.0.0.1:").endsWith("/webhdfs/v1/");
+      java.net.HttpURLConnection listing = (java.net.HttpURLConnection) java.net.URI.create(webHdfs
+          + "from-tarball?op=LISTSTATUS").toURL().openConnection();
+      assertThat(listing.getResponseCode()).isEqualTo(200);
+      try (java.io.InputStream body = listing.getInputStream()) {
+        assertThat(new String(body.readAllBytes(), StandardCharsets.UTF_8)).contains("\"pathSuffix\":\"dir\"");
+      }
     } finally {
       cluster.destroy();
       assertThat(cluster.waitFor(60, TimeUnit.SECONDS)).as("minicluster stops on SIGTERM").isTrue();

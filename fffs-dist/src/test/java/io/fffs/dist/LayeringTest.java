@@ -17,8 +17,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The module graph, checked on the main classes of every module the tarball ships: common ← protocol ← {client,
  * namenode, datanode}; the UCX plumbing and client side (fffs-rdma-client) see only protocol; the UCX server side
- * (fffs-rdma-server) sees the DataNode but never the client; nothing but the mini-cluster and the benchmarks sees
- * more than one side; nothing sees the benchmarks. A violation names the class and the dependency.
+ * (fffs-rdma-server) sees the DataNode but never the client; the WebHDFS gateway (fffs-http) reaches FFFS through
+ * the client only; nothing but the mini-cluster and the benchmarks sees more than one side; nothing sees the
+ * benchmarks. A violation names the class and the dependency.
  */
 class LayeringTest {
   private static final String COMMON = "io.fffs.common..";
@@ -30,6 +31,7 @@ class LayeringTest {
   private static final String RDMA_CLIENT = "io.fffs.rdma.client..";
   private static final String RDMA_SERVER = "io.fffs.rdma.server..";
   private static final String PLUGINS = "io.fffs.plugins..";
+  private static final String HTTP = "io.fffs.http..";
   private static final String MINICLUSTER = "io.fffs.minicluster..";
   private static final String BENCH = "io.fffs.bench..";
 
@@ -45,7 +47,7 @@ class LayeringTest {
   @Test
   void everyModuleIsImported() {
     for (String module : List.of(COMMON, PROTOCOL, CLIENT, NAMENODE, DATANODE, RDMA_CLIENT, RDMA_SERVER, PLUGINS,
-        MINICLUSTER, BENCH)) {
+        HTTP, MINICLUSTER, BENCH)) {
       String prefix = module.replace("..", "");
       assertThat(classes.stream().anyMatch(c -> c.getPackageName().startsWith(prefix))).as(module).isTrue();
     }
@@ -93,6 +95,11 @@ class LayeringTest {
   @Test
   void rdmaServerSeesTheDataNodeButNoClient() {
     only(RDMA_SERVER, COMMON, PROTOCOL, DATANODE, RDMA_PLUMBING).check(classes);
+  }
+
+  @Test
+  void webHdfsGatewaySeesTheClientButNoServer() {
+    only(HTTP, COMMON, PROTOCOL, CLIENT).check(classes);
   }
 
   @Test

@@ -7,9 +7,10 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.util.GenericOptionsParser;
 
 /**
- * {@code bin/fffs minicluster [--datanodes N] [--dir DIR] [--port P] [--http-port H] [-D key=value]...}: the
- * embedded default. Keeps its state in DIR (default {@code ./fffs-data}) so a restart shows the same history;
- * prints {@code fs.defaultFS=…}, {@code http=…} and {@code READY}; stops cleanly on SIGINT/SIGTERM.
+ * {@code bin/fffs minicluster [--datanodes N] [--dir DIR] [--port P] [--http-port H] [--webhdfs-port W]
+ * [--no-webhdfs] [-D key=value]...}: the embedded default, WebHDFS gateways included (port 0: a free one). Keeps its state in DIR
+ * (default {@code ./fffs-data}) so a restart shows the same history; prints {@code fs.defaultFS=…}, {@code http=…},
+ * {@code webhdfs=…} and {@code READY}; stops cleanly on SIGINT/SIGTERM.
  */
 public final class MiniClusterMain {
   private MiniClusterMain() {}
@@ -22,6 +23,8 @@ public final class MiniClusterMain {
     Path dir = Paths.get("fffs-data");
     int port = 8020;
     int httpPort = 9870;
+    int webHdfsPort = 9860;
+    boolean webHdfs = true;
     for (int i = 0; i < rest.length; i++) {
       switch (rest[i]) {
         case "--datanodes":
@@ -36,10 +39,16 @@ public final class MiniClusterMain {
         case "--http-port":
           httpPort = Integer.parseInt(rest[++i]);
           break;
+        case "--webhdfs-port":
+          webHdfsPort = Integer.parseInt(rest[++i]);
+          break;
+        case "--no-webhdfs":
+          webHdfs = false;
+          break;
         case "-h":
         case "--help":
           System.out.println("usage: bin/fffs minicluster [--datanodes N] [--dir DIR] [--port P] [--http-port H]"
-              + " [-D key=value]...");
+              + " [--webhdfs-port W] [--no-webhdfs] [-D key=value]...");
           return;
         default:
           System.err.println("minicluster: unknown argument '" + rest[i] + "' (try --help)");
@@ -48,7 +57,11 @@ public final class MiniClusterMain {
     }
     Path absolute = dir.toAbsolutePath();
     Path memory = Paths.get("/dev/shm", "fffs-" + Integer.toHexString(absolute.toString().hashCode()));
-    MiniFffsCluster cluster = MiniFffsCluster.builder()
+    MiniFffsCluster.Builder builder = MiniFffsCluster.builder();
+    if (webHdfs) {
+      builder.webHdfs(webHdfsPort);
+    }
+    MiniFffsCluster cluster = builder
         .conf(conf)
         .baseDir(absolute)
         .memoryDir(memory)
@@ -69,6 +82,9 @@ public final class MiniClusterMain {
     }, "fffs-minicluster-shutdown"));
     System.out.println("fs.defaultFS=" + cluster.getURI());
     System.out.println("http=" + cluster.getHttpURI());
+    if (webHdfs) {
+      System.out.println("webhdfs=" + cluster.getWebHdfsURI() + "/webhdfs/v1/");
+    }
     System.out.println("dir=" + absolute);
     System.out.println("memory=" + memory);
     System.out.println("READY");

@@ -5,6 +5,8 @@ import io.fffs.common.time.PhysicalClock;
 import io.fffs.datanode.DataNode;
 import io.fffs.datanode.DataNodeServiceConfigKeys;
 import io.fffs.datanode.store.DataNodeConfigKeys;
+import io.fffs.http.HttpConfigKeys;
+import io.fffs.http.WebHdfsGateway;
 import io.fffs.namenode.NameNode;
 import io.fffs.namenode.NameNodeConfigKeys;
 import java.io.IOException;
@@ -27,8 +29,9 @@ import org.apache.hadoop.fs.FileSystem;
 /**
  * A NameNode and N DataNodes in one JVM, talking over real loopback sockets (Ozone's {@code MiniOzoneCluster} is
  * the model). Data lives under a base directory (arena pages under {@code /dev/shm}), so nodes can be stopped and
- * restarted on the same state; each node can run on its own {@link PhysicalClock} (skewed-clock tests). No
- * {@code System.exit}: everything is stopped by {@link #close()}.
+ * restarted on the same state; each node can run on its own {@link PhysicalClock} (skewed-clock tests). With
+ * {@link Builder#webHdfs}, WebHDFS gateways run too: one beside the NameNode ({@link #getWebHdfsURI}) that redirects
+ * data to one beside each DataNode. No {@code System.exit}: everything is stopped by {@link #close()}.
  */
 public final class MiniFffsCluster implements AutoCloseable {
   private final Configuration conf;
@@ -42,6 +45,9 @@ public final class MiniFffsCluster implements AutoCloseable {
   private NameNode nameNode;
   private final List<DataNode> dataNodes = new ArrayList<>();
   private final List<Configuration> dataNodeConfs = new ArrayList<>();
+  private final int webHdfsPort;
+  private WebHdfsGateway nameGateway;
+  private final List<WebHdfsGateway> dataGateways = new ArrayList<>();
 
   private MiniFffsCluster(Builder builder) throws IOException {
     this.conf = new Configuration(builder.conf);
@@ -50,6 +56,7 @@ public final class MiniFffsCluster implements AutoCloseable {
     this.nameNodeClock = builder.nameNodeClock;
     this.dataNodeClocks = builder.dataNodeClocks;
     this.readyTimeoutMs = builder.readyTimeoutMs;
+    this.webHdfsPort = builder.webHdfs ? builder.webHdfsPort : -1;
     this.ownsMemoryBase = builder.memoryBase == null;
     this.memoryBase = builder.memoryBase != null ? builder.memoryBase
         : Paths.get("/dev/shm", "fffs-mini-" + UUID.randomUUID().toString().substring(0, 8));
@@ -79,7 +86,28 @@ public final class MiniFffsCluster implements AutoCloseable {
       dataNodes.add(startDataNode(i));
     }
     waitActive();
+    if (webHdfsPort >= 0) {
+      startGateways();
+    }
     return this;
+  }
+
+  /** A data gateway per DataNode, then the gateway beside the NameNode that sends the data to them. */
+  private void startGateways() throws IOException {
+    List<String> data = new ArrayList<>();
+    for (int i = 0; i < numDataNodes; i++) {
+      Configuration gatewayConf = new Configuration(conf);
+      gatewayConf.set(HttpConfigKeys.FILESYSTEM_KEY, getURI().toString());
+      gatewayConf.set(HttpConfigKeys.ADDRESS_KEY, "127.0.0.1:0");
+      WebHdfsGateway gateway = WebHdfsGateway.start(gatewayConf);
+      dataGateways.add(gateway);
+      data.add(gateway.hostPort());
+    }
+    Configuration gatewayConf = new Configuration(conf);
+    gatewayConf.set(HttpConfigKeys.FILESYSTEM_KEY, getURI().toString());
+    gatewayConf.set(HttpConfigKeys.ADDRESS_KEY, "127.0.0.1:" + webHdfsPort);
+    gatewayConf.setStrings(HttpConfigKeys.DATA_GATEWAYS_KEY, data.toArray(new String[0]));
+    nameGateway = WebHdfsGateway.start(gatewayConf);
   }
 
   private void startNameNode() throws IOException {
@@ -159,6 +187,25 @@ public final class MiniFffsCluster implements AutoCloseable {
     return nameNode.httpUri();
   }
 
+  /** {@code http://host:port} of the WebHDFS gateway beside the NameNode (needs {@link Builder#webHdfs}). */
+  public URI getWebHdfsURI() {
+    if (nameGateway == null) {
+      throw new IllegalStateException("this cluster runs no WebHDFS gateway; build it with webHdfs(true)");
+    }
+    return nameGateway.uri();
+  }
+
+  /** {@code webhdfs://host:port}: the gateway beside the NameNode, for Hadoop's {@code WebHdfsFileSystem}. */
+  public URI getWebHdfsFileSystemURI() {
+    getWebHdfsURI();
+    return nameGateway.webHdfsUri();
+  }
+
+  /** {@code http://host:port} of the data gateway beside DataNode {@code i}. */
+  public URI getDataGatewayURI(int i) {
+    return dataGateways.get(i).uri();
+  }
+
   public InetSocketAddress getDataAddress(int i) {
     return dataNodes.get(i).dataAddress();
   }
@@ -190,6 +237,17 @@ public final class MiniFffsCluster implements AutoCloseable {
   @Override
   public void close() throws IOException {
     IOException failure = null;
+    List<WebHdfsGateway> gateways = new ArrayList<>(dataGateways);
+    if (nameGateway != null) {
+      gateways.add(0, nameGateway);
+    }
+    for (WebHdfsGateway gateway : gateways) {
+      try {
+        gateway.close();
+      } catch (IOException e) {
+        failure = e;
+      }
+    }
     for (int i = 0; i < dataNodes.size(); i++) {
       try {
         stopDataNode(i);
@@ -233,6 +291,8 @@ public final class MiniFffsCluster implements AutoCloseable {
     private int numDataNodes = 1;
     private int nameNodePort;
     private int httpPort;
+    private boolean webHdfs;
+    private int webHdfsPort;
     private long memoryCapacity = 256L << 20;
     private long readyTimeoutMs = 60_000;
     private PhysicalClock nameNodeClock = PhysicalClock.system();
@@ -268,6 +328,18 @@ public final class MiniFffsCluster implements AutoCloseable {
     public Builder httpPort(int port) {
       this.httpPort = port;
       return this;
+    }
+
+    /** Runs WebHDFS gateways: beside the NameNode (on {@code port}, 0 for a free one) and beside each DataNode. */
+    public Builder webHdfs(int port) {
+      this.webHdfs = true;
+      this.webHdfsPort = port;
+      return this;
+    }
+
+    /** {@link #webHdfs(int)} on a free port. */
+    public Builder webHdfs() {
+      return webHdfs(0);
     }
 
     /** Arena bytes per DataNode (default 256 MiB). */

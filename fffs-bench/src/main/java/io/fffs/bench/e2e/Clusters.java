@@ -41,7 +41,7 @@ public final class Clusters {
    * Waits until every DataNode's arena is pre-touched (or its toucher stopped), each at most 120 s or the time a
    * first touch takes at 0.1 GB/s, whichever is longer (a fresh tmpfs page is touched at 0.3–1 GB/s here).
    */
-  static void awaitPretouch(MiniFffsCluster cluster, long capacity, Configuration conf) throws IOException {
+  public static void awaitPretouch(MiniFffsCluster cluster, long capacity, Configuration conf) throws IOException {
     if (!DataNodeConfigKeys.memoryPretouch(conf)) {
       return;
     }
@@ -73,7 +73,7 @@ public final class Clusters {
   }
 
   /** An HDFS MiniDFSCluster (the Hadoop version of the build) with one DataNode. */
-  static MiniDFSCluster hdfs(Path dir, Configuration extra) throws IOException {
+  public static MiniDFSCluster hdfs(Path dir, Configuration extra) throws IOException {
     Configuration conf = new HdfsConfiguration(extra);
     conf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, dir.toString());
     conf.setInt(DFSConfigKeys.DFS_REPLICATION_KEY, 1);
@@ -85,7 +85,7 @@ public final class Clusters {
   }
 
   /** Shuts HDFS down without its shutdown noise (interrupted service threads log at WARN and ERROR). */
-  static void shutdown(MiniDFSCluster cluster) {
+  public static void shutdown(MiniDFSCluster cluster) {
     if (cluster == null) {
       return;
     }

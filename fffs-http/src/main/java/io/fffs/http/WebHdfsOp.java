@@ -1,0 +1,71 @@
+package io.fffs.http;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import java.util.Locale;
+
+/**
+ * The operations the gateway serves, each with its HTTP method and whether it reads the past, writes, or moves file
+ * bytes (those answer the first request with a redirect to a data gateway, as WebHDFS's NameNode does).
+ */
+enum WebHdfsOp {
+  OPEN("GET", Kind.READ, true),
+  GETFILESTATUS("GET", Kind.READ, false),
+  LISTSTATUS("GET", Kind.READ, false),
+  LISTSTATUS_BATCH("GET", Kind.READ, false),
+  GETCONTENTSUMMARY("GET", Kind.READ, false),
+  GETHOMEDIRECTORY("GET", Kind.READ, false),
+  GETFILECHECKSUM("GET", Kind.READ, true),
+  GETFILEBLOCKLOCATIONS("GET", Kind.READ, false),
+  /** FFFS: every past state of a path. */
+  GETVERSIONS("GET", Kind.READ, false),
+  CREATE("PUT", Kind.WRITE, true),
+  MKDIRS("PUT", Kind.WRITE, false),
+  RENAME("PUT", Kind.WRITE, false),
+  SETPERMISSION("PUT", Kind.WRITE, false),
+  SETOWNER("PUT", Kind.WRITE, false),
+  SETTIMES("PUT", Kind.WRITE, false),
+  SETREPLICATION("PUT", Kind.WRITE, false),
+  APPEND("POST", Kind.WRITE, true),
+  TRUNCATE("POST", Kind.WRITE, false),
+  DELETE("DELETE", Kind.WRITE, false);
+
+  /** Whether an op reads (a time may be given) or changes the file system (the present only). */
+  enum Kind { READ, WRITE }
+
+  final String method;
+  final Kind kind;
+  /** Served in two steps: the first answers with a redirect to the gateway that moves the bytes. */
+  final boolean redirected;
+
+  WebHdfsOp(String method, Kind kind, boolean redirected) {
+    this.method = method;
+    this.kind = kind;
+    this.redirected = redirected;
+  }
+
+  /** Whether the request carries the file's bytes. */
+  boolean takesBody() {
+    return this == CREATE || this == APPEND;
+  }
+
+  /** The op named {@code name} (any case) for HTTP method {@code method}; WebHDFS's wording when there is none. */
+  static WebHdfsOp parse(String name, String method) throws FffsException {
+    if (name == null || name.isEmpty()) {
+      throw new FffsException(ErrorCode.INVALID_ARGUMENT, "the op parameter is missing; e.g. ?op=GETFILESTATUS");
+    }
+    WebHdfsOp op;
+    try {
+      op = valueOf(name.toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      // Hadoop's WebHdfsFileSystem falls back to older ops on exactly this wording.
+      throw new FffsException(ErrorCode.INVALID_ARGUMENT, "Invalid value for webhdfs parameter \"op\": "
+          + Printable.of(name, 64) + " is not an operation this server supports");
+    }
+    if (!op.method.equals(method)) {
+      throw new FffsException(ErrorCode.INVALID_ARGUMENT, "Invalid value for webhdfs parameter \"op\": " + op
+          + " is a " + op.method + " operation, not " + Printable.of(method, 16));
+    }
+    return op;
+  }
+}
