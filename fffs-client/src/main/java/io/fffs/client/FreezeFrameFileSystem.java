@@ -389,8 +389,8 @@ public class FreezeFrameFileSystem extends FileSystem {
     if (last != null && newLength < before.length) {
       long inBlock = newLength - last.offset;
       BlockToken token = truncated.hasCutToken() ? BlockToken.fromProto(truncated.getCutToken()) : null;
-      client.data().truncate(FileLayout.firstLocation(plain, last.blockId, last.locations), last.blockId, token,
-          inBlock);
+      FileLayout.firstLocation(plain, last.blockId, last.locations);  // none: NOT_FOUND, saying why
+      client.data().truncate(last.locations, last.blockId, token, inBlock);
     }
     return true;
   }
