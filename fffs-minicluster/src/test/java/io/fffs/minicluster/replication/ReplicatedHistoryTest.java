@@ -136,6 +136,48 @@ class ReplicatedHistoryTest {
   }
 
   @Test
+  void aReadFailsOverWhenADataNodeIsDown() throws Exception {
+    try (MiniFffsCluster cluster = cluster(base, conf(3), 3);
+        Replicas replicas = new Replicas(cluster)) {
+      org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/replicated/failover.bin");
+      byte[] content = new byte[3 * BLOCK + 1000];
+      new Random(31).nextBytes(content);
+      long written;
+      try (FreezeFrameFileSystem fs = cluster.getFileSystem()) {
+        try (FSDataOutputStream out = fs.create(file, true)) {
+          out.write(content);
+        }
+        written = settle(fs);
+      }
+      LocatedBlocksProto blocks = replicas.awaitListed(file.toString(), 3);
+      String first = blocks.getBlocks(0).getLocations(0).getDatanodeUuid();
+      for (int i = 0; i < cluster.getNumDataNodes(); i++) {
+        if (cluster.getDataNode(i).uuid().equals(first)) {
+          cluster.stopDataNode(i);
+        }
+      }
+      assertThat(replicas.blocks(file.toString(), TimeSpec.latest()).getBlocks(0).getLocations(0)
+          .getDatanodeUuid()).as("the NameNode has not noticed yet").isEqualTo(first);
+
+      try (FreezeFrameFileSystem fs = cluster.getFileSystem()) {
+        try (FSDataInputStream in = fs.open(file)) {
+          assertThat(in.readAllBytes()).as("a sequential read").isEqualTo(content);
+        }
+        try (FSDataInputStream in = fs.open(file, TimeSpec.system(written))) {
+          byte[] part = new byte[50_000];
+          in.readFully(BLOCK - 20_000, part);
+          assertThat(part).as("a positioned read across a block end").isEqualTo(
+              Arrays.copyOfRange(content, BLOCK - 20_000, BLOCK + 30_000));
+          in.seek(2 * BLOCK + 7);
+          byte[] next = new byte[100];
+          in.readFully(next);
+          assertThat(next).isEqualTo(Arrays.copyOfRange(content, 2 * BLOCK + 7, 2 * BLOCK + 107));
+        }
+      }
+    }
+  }
+
+  @Test
   void everyReplicaAnswersUserTimesAlike() throws Exception {
     Configuration conf = conf(3);
     conf.set("fffs.usertime.plugin", FixedRecordUserTimeExtractor.NAME);
