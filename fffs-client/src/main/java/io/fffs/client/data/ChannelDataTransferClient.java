@@ -98,7 +98,7 @@ final class ChannelDataTransferClient implements DataTransferClient {
     if (datanodes.size() == 1) {
       return packetWriter(datanodes.get(0), blockId, token, options);
     }
-    ReplicaPipeline pipeline = ReplicaPipeline.open(this::call, datanodes, blockId, token);
+    ReplicaPipeline pipeline = ReplicaPipeline.open(this::callWithinOffset, datanodes, blockId, token);
     List<DatanodeIdProto> members = pipeline.members();
     List<PacketWriter> writers = new ArrayList<>(members.size());
     try {
@@ -122,7 +122,7 @@ final class ChannelDataTransferClient implements DataTransferClient {
     if (datanodes.size() == 1) {
       return truncate(datanodes.get(0), blockId, token, newLength);
     }
-    ReplicaPipeline pipeline = ReplicaPipeline.open(this::call, datanodes, blockId, token);
+    ReplicaPipeline pipeline = ReplicaPipeline.open(this::callWithinOffset, datanodes, blockId, token);
     List<DatanodeIdProto> members = pipeline.members();
     List<DatanodeIdProto> followers = new ArrayList<>(members.subList(1, members.size()));
     try {
@@ -219,6 +219,23 @@ final class ChannelDataTransferClient implements DataTransferClient {
       clock.observe(durable);
       return durable;
     });
+  }
+
+  /**
+   * {@link #call}, but an answer whose HLC is more than the max offset ahead of this client's clock is refused
+   * ({@code CLOCK_SKEW}) before it is taken in: a pipeline leaves that replica out rather than carry its clock to
+   * the others, which would refuse every write.
+   */
+  private ResponseHeaderProto callWithinOffset(DatanodeIdProto datanode, RequestHeaderProto.Builder request)
+      throws IOException {
+    ResponseHeaderProto response = tcp.call(datanode, request.setHlc(clock.last().toProto()));
+    HlcTimestamp hlc = HlcTimestamp.fromProto(response.getHlc());
+    clock.checkSkew(hlc);
+    clock.observe(hlc);
+    if (response.hasError()) {
+      throw FffsException.fromProto(response.getError());
+    }
+    return response;
   }
 
   /** One request without payload over TCP; observes the answer's HLC and throws its error, typed. */

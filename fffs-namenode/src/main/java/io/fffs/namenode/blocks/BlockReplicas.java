@@ -7,9 +7,11 @@ import java.util.function.Predicate;
 /**
  * One block's replicas in placement order (the primary first), each with the length and the HLC of the last log
  * entry its DataNode last reported (-1 and 0 until it reports). A replica is <em>current</em> when its DataNode is
- * live and its last entry is unknown or equals the newest reported by any replica, dead or alive: logs are
- * prefixes of the primary's, so an older last entry means the replica misses entries and must not be read. A dead
- * replica with the newest entry therefore hides the older live ones (unreadable, never wrong). Thread-safe.
+ * live and its last entry equals the newest reported by any replica, dead or alive — or, before any replica has
+ * reported, when it was placed: logs are prefixes of the primary's, so an older last entry means the replica misses
+ * entries and must not be read, and one that never reported while another did may hold nothing (it was left out of
+ * the pipeline). A dead replica with the newest entry therefore hides the older live ones (unreadable, never
+ * wrong). Thread-safe.
  */
 public final class BlockReplicas {
   private final List<Replica> replicas = new ArrayList<>(3);
@@ -63,7 +65,7 @@ public final class BlockReplicas {
     long newest = newestEntry();
     List<String> current = new ArrayList<>(replicas.size());
     for (Replica replica : replicas) {
-      if (live.test(replica.uuid) && (replica.lastEntryHlc == 0 || replica.lastEntryHlc == newest)) {
+      if (live.test(replica.uuid) && replica.lastEntryHlc == newest) {
         current.add(replica.uuid);
       }
     }

@@ -71,6 +71,7 @@ class ReplicaPlacementTest {
     assertThat(located(7, true)).as("placed, not yet reported: all listed, primary first")
         .containsExactly("dn-b", "dn-c", "dn-a");
     datanodes.blocksReceived("dn-b", new long[] {7}, new long[] {300}, new long[] {900});
+    assertThat(located(7, true)).as("one has reported: the others may hold nothing").containsExactly("dn-b");
     datanodes.blocksReceived("dn-c", new long[] {7}, new long[] {300}, new long[] {900});
     datanodes.blocksReceived("dn-a", new long[] {7}, new long[] {100}, new long[] {500});
     assertThat(located(7, true)).containsExactly("dn-b", "dn-c");
