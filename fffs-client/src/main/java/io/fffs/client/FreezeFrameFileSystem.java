@@ -92,7 +92,7 @@ public class FreezeFrameFileSystem extends FileSystem {
 
   @Override
   public short getDefaultReplication(Path path) {
-    return (short) getConf().getInt(FffsClientConfigKeys.REPLICATION_KEY, FffsClientConfigKeys.REPLICATION_DEFAULT);
+    return FffsClientConfigKeys.replication(getConf());
   }
 
   @Override

@@ -151,28 +151,24 @@ class ReplicatedHistoryTest {
       }
       LocatedBlocksProto blocks = replicas.awaitListed(file.toString(), 3);
       String first = blocks.getBlocks(0).getLocations(0).getDatanodeUuid();
-      for (int i = 0; i < cluster.getNumDataNodes(); i++) {
-        if (cluster.getDataNode(i).uuid().equals(first)) {
-          cluster.stopDataNode(i);
+      try (FreezeFrameFileSystem fs = cluster.getFileSystem();
+          FSDataInputStream latest = fs.open(file);
+          FSDataInputStream past = fs.open(file, TimeSpec.system(written))) {
+        // Both streams hold the locations listed now, the DataNode about to stop among them (first for block 0).
+        for (int i = 0; i < cluster.getNumDataNodes(); i++) {
+          if (cluster.getDataNode(i).uuid().equals(first)) {
+            cluster.stopDataNode(i);
+          }
         }
-      }
-      assertThat(replicas.blocks(file.toString(), TimeSpec.latest()).getBlocks(0).getLocations(0)
-          .getDatanodeUuid()).as("the NameNode has not noticed yet").isEqualTo(first);
-
-      try (FreezeFrameFileSystem fs = cluster.getFileSystem()) {
-        try (FSDataInputStream in = fs.open(file)) {
-          assertThat(in.readAllBytes()).as("a sequential read").isEqualTo(content);
-        }
-        try (FSDataInputStream in = fs.open(file, TimeSpec.system(written))) {
-          byte[] part = new byte[50_000];
-          in.readFully(BLOCK - 20_000, part);
-          assertThat(part).as("a positioned read across a block end").isEqualTo(
-              Arrays.copyOfRange(content, BLOCK - 20_000, BLOCK + 30_000));
-          in.seek(2 * BLOCK + 7);
-          byte[] next = new byte[100];
-          in.readFully(next);
-          assertThat(next).isEqualTo(Arrays.copyOfRange(content, 2 * BLOCK + 7, 2 * BLOCK + 107));
-        }
+        assertThat(latest.readAllBytes()).as("a sequential read").isEqualTo(content);
+        byte[] part = new byte[50_000];
+        past.readFully(BLOCK - 20_000, part);
+        assertThat(part).as("a positioned read across a block end").isEqualTo(
+            Arrays.copyOfRange(content, BLOCK - 20_000, BLOCK + 30_000));
+        past.seek(2 * BLOCK + 7);
+        byte[] next = new byte[100];
+        past.readFully(next);
+        assertThat(next).isEqualTo(Arrays.copyOfRange(content, 2 * BLOCK + 7, 2 * BLOCK + 107));
       }
     }
   }
