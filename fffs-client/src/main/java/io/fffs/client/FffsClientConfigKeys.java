@@ -23,9 +23,13 @@ public final class FffsClientConfigKeys {
   /** Block size of new files (the NameNode's default is the same key). */
   public static final String BLOCK_SIZE_KEY = "fffs.blocksize";
   public static final long BLOCK_SIZE_DEFAULT = 64L << 20;
-  /** Replication of new files. */
+  /**
+   * Replication of new files: how many DataNodes keep each block, with its whole history. Without it,
+   * {@code dfs.replication} (which Hadoop tools set) is used, then {@link #REPLICATION_DEFAULT}.
+   */
   public static final String REPLICATION_KEY = "fffs.replication";
-  public static final short REPLICATION_DEFAULT = 1;
+  public static final String DFS_REPLICATION_KEY = "dfs.replication";
+  public static final short REPLICATION_DEFAULT = 3;
 
   /** The NameNode port when a URI names none. */
   public static final int DEFAULT_PORT = 8020;
@@ -35,6 +39,15 @@ public final class FffsClientConfigKeys {
   /** Bytes a writer gathers before sending a packet (one block-log entry): {@code fffs.client.write.packet-size}. */
   public static int writePacketSize(Configuration conf) {
     return io.fffs.protocol.DataTransferConfigKeys.writePacketSize(conf);
+  }
+
+  /** The replication of new files: {@code fffs.replication}, else {@code dfs.replication}, else 3. */
+  public static short replication(Configuration conf) {
+    String value = conf.getTrimmed(REPLICATION_KEY);
+    if (value == null) {
+      value = conf.getTrimmed(DFS_REPLICATION_KEY);
+    }
+    return value == null ? REPLICATION_DEFAULT : Short.parseShort(value);
   }
 
   public static int readBufferSize(Configuration conf) {

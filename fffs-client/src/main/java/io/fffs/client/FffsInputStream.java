@@ -6,11 +6,14 @@ import io.fffs.client.data.ReadResult;
 import io.fffs.client.errors.ClientErrors;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.HashSet;
 import java.util.Locale;
+import java.util.Set;
 import org.apache.hadoop.fs.ByteBufferReadable;
 import org.apache.hadoop.fs.CanUnbuffer;
 import org.apache.hadoop.fs.FSExceptionMessages;
@@ -26,7 +29,8 @@ import org.apache.hadoop.fs.StreamCapabilities;
  * {@code fffs.client.read.buffer-size} bytes at once (pipelined as several requests by the data-transfer client); a
  * read of at least a buffer's size that the buffer does not hold, and every positioned read, goes straight into the
  * caller's buffer. A stream that fails before returning anything is dropped and the read made the ordinary way,
- * which reports the error (or renews the tokens). A read the DataNode refuses with {@code ACCESS_DENIED} (the block
+ * which reports the error (or renews the tokens). Each read tries the block's replicas in turn
+ * ({@link ReplicaOrder}, {@link ReplicaFailover}): one that fails is tried last from then on. A read the DataNode refuses with {@code ACCESS_DENIED} (the block
  * token expired during a long read, or the NameNode's keys changed) is retried once with fresh tokens from the
  * NameNode, which checks the permission again.
  */
@@ -51,6 +55,10 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
   private long fetchedEnd = -1;
   private long position;
   private boolean closed;
+  /** DataNodes (uuids) that failed a read of this stream: later reads try them last. */
+  private final Set<String> failedReplicas = new HashSet<>();
+  /** The DataNode {@link #stream} reads from. */
+  private DatanodeIdProto streamReplica;
 
   FffsInputStream(FileLayout layout, DataTransferClient data, int bufferSize, TokenSource tokens) {
     this.layout = layout;
@@ -135,6 +143,9 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
         fetchedEnd = position;
       }
     } catch (IOException e) {
+      if (streamReplica != null) {
+        failedReplicas.add(streamReplica.getDatanodeUuid());  // the ordinary read tries the others first
+      }
       closeStream();
     }
     return total;
@@ -156,12 +167,16 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
     if (block == null) {
       return false;
     }
+    FileLayout.firstLocation(layout.path, block.blockId, block.locations);  // none: NOT_FOUND, saying why
+    DatanodeIdProto replica = ReplicaOrder.order(block.locations, failedReplicas).get(0);
     try {
-      stream = data.openStream(FileLayout.firstLocation(layout.path, block.blockId, block.locations),
-          block.blockId, block.token, position - block.offset, block.length, layout.time);
+      stream = data.openStream(replica, block.blockId, block.token, position - block.offset, block.length,
+          layout.time);
     } catch (IOException e) {
-      return false;  // the ordinary read reports it
+      failedReplicas.add(replica.getDatanodeUuid());
+      return false;  // the ordinary read tries the replicas in turn and reports what failed
     }
+    streamReplica = replica;
     streamBlockStart = block.offset;
     return true;
   }
@@ -170,6 +185,7 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
     if (stream != null) {
       stream.close();
       stream = null;
+      streamReplica = null;
     }
   }
 
@@ -251,20 +267,26 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
       layout.renewTokens(fresh);
       result = readBlock(block, at, dst, want);
     }
-    if (result.bytesRead() < want) {
-      throw new FffsException(ErrorCode.CORRUPT, layout.path + ": block " + block.blockId + " returned "
-          + result.bytesRead() + " bytes at offset " + (at - block.offset) + " where " + want
-          + " existed as of " + layout.time);
-    }
     dst.position(dst.position() + result.bytesRead());
     return result.bytesRead();
   }
 
+  /** Reads {@code want} bytes from the block's replicas in turn ({@link ReplicaFailover}): a short answer is one's. */
   private ReadResult readBlock(FileLayout.Block block, long at, ByteBuffer dst, int want) throws IOException {
-    ByteBuffer window = dst.duplicate();
-    window.limit(window.position() + want);
-    return data.read(FileLayout.firstLocation(layout.path, block.blockId, block.locations), block.blockId,
-        block.token, at - block.offset, window, layout.time);
+    FileLayout.firstLocation(layout.path, block.blockId, block.locations);  // none: NOT_FOUND, saying why
+    return ReplicaFailover.run(layout.path, block.blockId, ReplicaOrder.order(block.locations, failedReplicas),
+        failedReplicas, replica -> {
+          ByteBuffer window = dst.duplicate();
+          window.limit(window.position() + want);
+          ReadResult result = data.read(replica, block.blockId, block.token, at - block.offset, window,
+              layout.time);
+          if (result.bytesRead() < want) {
+            throw new FffsException(ErrorCode.CORRUPT, layout.path + ": block " + block.blockId + " returned "
+                + result.bytesRead() + " bytes at offset " + (at - block.offset) + " from " + replica.getHost()
+                + ":" + replica.getDataPort() + " where " + want + " existed as of " + layout.time);
+          }
+          return result;
+        });
   }
 
   @Override

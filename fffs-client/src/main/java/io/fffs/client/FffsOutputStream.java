@@ -11,17 +11,21 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
 import io.fffs.common.security.BlockToken;
+import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.TimeSpec;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.apache.hadoop.fs.FSExceptionMessages;
 import org.apache.hadoop.fs.StreamCapabilities;
 import org.apache.hadoop.fs.Syncable;
@@ -46,7 +50,8 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   private final long blockSize;
   private final WriteOptions options;
   private final List<Long> blockIds = new ArrayList<>();
-  private final List<DatanodeIdProto> blockLocations = new ArrayList<>();
+  /** Per block: the DataNodes to write it to, the primary first (a follower dropped by a writer is removed). */
+  private final List<List<DatanodeIdProto>> blockLocations = new ArrayList<>();
   /** Per block: the NameNode's WRITE token (null when it issues none) and when to ask for a fresh one. */
   private final List<BlockToken> blockTokens = new ArrayList<>();
   private final List<Long> renewAtMillis = new ArrayList<>();
@@ -71,7 +76,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     this.options = new WriteOptions(blockSize, userTimePlugin);
     for (LocatedBlockProto block : existing) {
       blockIds.add(block.getBlock().getBlockId());
-      blockLocations.add(block.getLocationsCount() == 0 ? null : block.getLocations(0));
+      blockLocations.add(List.copyOf(block.getLocationsList()));
       blockTokens.add(null);
       renewAtMillis.add(0L);
       setToken(blockTokens.size() - 1, block);
@@ -175,15 +180,24 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       writer = null;
     }
     if (writer == null) {
-      DatanodeIdProto location = blockLocations.get(index);
-      if (location == null) {
+      List<DatanodeIdProto> locations = blockLocations.get(index);
+      if (locations.isEmpty()) {
         throw new FffsException(ErrorCode.NOT_FOUND, "block " + blockId + " of " + path
             + " has no live DataNode to write to");
       }
-      writer = client.data().openWriter(location, blockId, blockTokens.get(index), options);
+      writer = client.data().openWriter(locations, blockId, blockTokens.get(index), options);
       writers.put(blockId, writer);
+      keepMembers(blockId, writer);
     }
     return writer;
+  }
+
+  /** Takes the writer's pipeline members as the block's DataNodes: a dropped follower gets no more requests. */
+  private void keepMembers(long blockId, BlockWriter writer) {
+    List<DatanodeIdProto> members = writer.replicas();
+    if (!members.isEmpty()) {
+      blockLocations.set(blockIds.indexOf(blockId), members);
+    }
   }
 
   /** Drains the current last block, then asks the NameNode for the next one. */
@@ -200,7 +214,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     BlockProto full = previous;
     LocatedBlockProto block = call(() -> nn.addBlock(path, fileId, client.clientName(), full));
     blockIds.add(block.getBlock().getBlockId());
-    blockLocations.add(block.getLocationsCount() == 0 ? null : block.getLocations(0));
+    blockLocations.add(List.copyOf(block.getLocationsList()));
     blockTokens.add(null);
     renewAtMillis.add(0L);
     setToken(blockTokens.size() - 1, block);
@@ -227,8 +241,9 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
    */
   private void renewTokens() throws IOException {
     try {
-      for (BlockWriter writer : writers.values()) {
-        writer.close();
+      for (Map.Entry<Long, BlockWriter> writer : writers.entrySet()) {
+        writer.getValue().close();
+        keepMembers(writer.getKey(), writer.getValue());
       }
     } finally {
       writers.clear();
@@ -260,8 +275,9 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
 
   private void drain() throws IOException {
     sendPacket();
-    for (BlockWriter writer : writers.values()) {
-      writer.flush();
+    for (Map.Entry<Long, BlockWriter> writer : writers.entrySet()) {
+      writer.getValue().flush();
+      keepMembers(writer.getKey(), writer.getValue());
     }
   }
 
@@ -272,7 +288,8 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   }
 
   /**
-   * Every byte written so far is on the DataNodes and visible to new readers: a reader of an open file takes its
+   * Every byte written so far is applied on every DataNode still in its block's pipeline and visible to new
+   * readers: a reader of an open file takes its
    * last block's length from the DataNode, so this needs no NameNode call (as in HDFS). Should this client die,
    * lease recovery closes the file at the length the DataNode reports.
    */
@@ -282,7 +299,10 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     drain();
   }
 
-  /** {@link #hflush}, every block written to is durable on its DataNode, and the NameNode records the length. */
+  /**
+   * {@link #hflush}, every block written to is durable on each of its DataNodes still in its pipeline (synced in
+   * parallel), and the NameNode records the length.
+   */
   @Override
   public synchronized void hsync() throws IOException {
     hflush();
@@ -307,21 +327,56 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     Map<DatanodeIdProto, List<Long>> byDatanode = new HashMap<>();
     Map<DatanodeIdProto, List<BlockToken>> tokens = new HashMap<>();
     Map<DatanodeIdProto, List<Long>> lengths = new HashMap<>();
+    Set<DatanodeIdProto> primaries = new HashSet<>();
     for (long blockId : unsynced) {
       int index = blockIds.indexOf(blockId);
-      DatanodeIdProto location = blockLocations.get(index);
-      byDatanode.computeIfAbsent(location, d -> new ArrayList<>()).add(blockId);
-      // What this stream has written up to in the block: a DataNode that lost some of it must not report it durable.
-      lengths.computeIfAbsent(location, d -> new ArrayList<>()).add(Math.min(blockSize, length - index * blockSize));
-      if (blockTokens.get(index) != null) {
-        tokens.computeIfAbsent(location, d -> new ArrayList<>()).add(blockTokens.get(index));
+      List<DatanodeIdProto> locations = blockLocations.get(index);
+      if (!locations.isEmpty()) {
+        primaries.add(locations.get(0));
+      }
+      for (DatanodeIdProto location : locations) {
+        byDatanode.computeIfAbsent(location, d -> new ArrayList<>()).add(blockId);
+        // What this stream has written up to in the block: a DataNode that lost some must not report it durable.
+        lengths.computeIfAbsent(location, d -> new ArrayList<>()).add(Math.min(blockSize,
+            length - index * blockSize));
+        if (blockTokens.get(index) != null) {
+          tokens.computeIfAbsent(location, d -> new ArrayList<>()).add(blockTokens.get(index));
+        }
       }
     }
+    Map<DatanodeIdProto, CompletableFuture<HlcTimestamp>> syncs = new HashMap<>();
     for (Map.Entry<DatanodeIdProto, List<Long>> entry : byDatanode.entrySet()) {
-      client.data().sync(entry.getKey(), entry.getValue(), tokens.getOrDefault(entry.getKey(), List.of()),
-          lengths.get(entry.getKey()));
+      syncs.put(entry.getKey(), client.data().syncAsync(entry.getKey(), entry.getValue(),
+          tokens.getOrDefault(entry.getKey(), List.of()), lengths.get(entry.getKey())));
+    }
+    for (Map.Entry<DatanodeIdProto, CompletableFuture<HlcTimestamp>> sync : syncs.entrySet()) {
+      try {
+        sync.getValue().join();
+      } catch (CompletionException e) {
+        IOException cause = e.getCause() instanceof IOException ? (IOException) e.getCause()
+            : new IOException("SYNC to " + sync.getKey().getHost() + ":" + sync.getKey().getDataPort() + " failed: "
+                + e.getCause(), e.getCause());
+        if (primaries.contains(sync.getKey())) {
+          throw cause;
+        }
+        dropFollower(sync.getKey(), byDatanode.get(sync.getKey()), cause);
+      }
     }
     unsynced.clear();
+  }
+
+  /** A follower that failed a SYNC leaves the pipelines of {@code blocks}: it gets no more packets or SYNCs. */
+  private void dropFollower(DatanodeIdProto datanode, List<Long> blocks, IOException cause) {
+    for (long blockId : blocks) {
+      BlockWriter writer = writers.get(blockId);
+      if (writer != null) {
+        writer.drop(datanode, cause);
+      }
+      int index = blockIds.indexOf(blockId);
+      List<DatanodeIdProto> locations = new ArrayList<>(blockLocations.get(index));
+      locations.remove(datanode);
+      blockLocations.set(index, List.copyOf(locations));
+    }
   }
 
   @Override

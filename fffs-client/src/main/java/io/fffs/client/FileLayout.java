@@ -12,7 +12,9 @@ import io.fffs.common.time.TimeSpec;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * A file's blocks as of one time, with each block's offset and length as readers must see them. The NameNode knows
@@ -65,7 +67,10 @@ final class FileLayout {
       boolean ask = time.kind() == TimeSpec.Kind.USER || last && located.getUnderConstruction();
       BlockToken token = tokenOf(block);
       if (ask) {
-        BlockInfo info = data.blockInfo(firstLocation(path, block), block.getBlock().getBlockId(), token, time);
+        firstLocation(path, block);  // none: NOT_FOUND, saying why
+        BlockInfo info = ReplicaFailover.run(path, block.getBlock().getBlockId(),
+            ReplicaOrder.order(block.getLocationsList(), Set.of()), new HashSet<>(),
+            replica -> data.blockInfo(replica, block.getBlock().getBlockId(), token, time));
         length = info.exists() ? info.length() : 0;
       }
       blocks.add(new Block(block.getBlock().getBlockId(), offset, length, block.getLocationsList(), token));

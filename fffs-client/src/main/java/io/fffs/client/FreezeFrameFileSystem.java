@@ -92,7 +92,7 @@ public class FreezeFrameFileSystem extends FileSystem {
 
   @Override
   public short getDefaultReplication(Path path) {
-    return (short) getConf().getInt(FffsClientConfigKeys.REPLICATION_KEY, FffsClientConfigKeys.REPLICATION_DEFAULT);
+    return FffsClientConfigKeys.replication(getConf());
   }
 
   @Override
@@ -389,8 +389,8 @@ public class FreezeFrameFileSystem extends FileSystem {
     if (last != null && newLength < before.length) {
       long inBlock = newLength - last.offset;
       BlockToken token = truncated.hasCutToken() ? BlockToken.fromProto(truncated.getCutToken()) : null;
-      client.data().truncate(FileLayout.firstLocation(plain, last.blockId, last.locations), last.blockId, token,
-          inBlock);
+      FileLayout.firstLocation(plain, last.blockId, last.locations);  // none: NOT_FOUND, saying why
+      client.data().truncate(last.locations, last.blockId, token, inBlock);
     }
     return true;
   }

@@ -44,7 +44,7 @@ public final class NameNodeConfigKeys {
   public static final String BLOCK_SIZE_KEY = "fffs.blocksize";
   public static final long BLOCK_SIZE_DEFAULT = 64L << 20;
   public static final String REPLICATION_KEY = "fffs.replication";
-  public static final int REPLICATION_DEFAULT = 1;
+  public static final int REPLICATION_DEFAULT = 3;
 
   public static final String PERMISSIONS_ENABLED_KEY = "fffs.permissions.enabled";
   public static final boolean PERMISSIONS_ENABLED_DEFAULT = true;

@@ -1,9 +1,11 @@
 package io.fffs.client.data;
 
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.time.HlcTimestamp;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.List;
 
 /**
  * Writes to one block with a window of un-acknowledged packets in flight (pipelining). A failed write surfaces on
@@ -22,6 +24,21 @@ public interface BlockWriter extends Closeable {
 
   /** The HLC the last acknowledged write was stamped with in the block log ({@code ZERO} before any). */
   HlcTimestamp lastEntryHlc();
+
+  /**
+   * The DataNodes this writer still writes to, the primary first (a follower that failed is no longer one); empty
+   * when the writer does not know them.
+   */
+  default List<DatanodeIdProto> replicas() {
+    return List.of();
+  }
+
+  /**
+   * Drops {@code datanode}, a follower, from the pipeline (something outside the writer found it failed, as a SYNC
+   * did); a primary is not dropped, and its failure surfaces on the writer's next call instead.
+   */
+  default void drop(DatanodeIdProto datanode, IOException cause) {
+  }
 
   /** Flushes and releases the writer (the connection stays pooled). */
   @Override

@@ -6,6 +6,7 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.DataTransferProtos.BlockInfoRequestProto;
 import io.fffs.common.proto.DataTransferProtos.BlockInfoResponseProto;
 import io.fffs.common.proto.DataTransferProtos.OpProto;
+import io.fffs.common.proto.DataTransferProtos.ReplicaStampProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.SyncRequestProto;
@@ -19,10 +20,17 @@ import io.fffs.protocol.transport.DataChannel;
 import io.fffs.protocol.transport.DataTransport;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The data-transfer client, written once over the transport seam ({@link DataChannel}): block writes
@@ -32,6 +40,7 @@ import org.apache.hadoop.conf.Configuration;
  * HLCs are observed into it; reads are checked end to end against the DataNode's chunk CRCs. Thread-safe.
  */
 final class ChannelDataTransferClient implements DataTransferClient {
+  private static final Logger LOG = LoggerFactory.getLogger(ChannelDataTransferClient.class);
   private final HybridLogicalClock clock;
   private final NettyTransport tcp;
   /** The transport for block data, or null for TCP. */
@@ -74,8 +83,73 @@ final class ChannelDataTransferClient implements DataTransferClient {
   @Override
   public BlockWriter openWriter(DatanodeIdProto datanode, long blockId, BlockToken token, WriteOptions options)
       throws IOException {
-    return new PacketWriter(channel(datanode), clock, blockId, token, options, nextStreamId.getAndIncrement(),
-        window, packetSize, flushBytes, latencyMode, timeoutMillis);
+    return packetWriter(datanode, blockId, token, options);
+  }
+
+  private PacketWriter packetWriter(DatanodeIdProto datanode, long blockId, BlockToken token, WriteOptions options)
+      throws IOException {
+    return new PacketWriter(channel(datanode), datanode, clock, blockId, token, options,
+        nextStreamId.getAndIncrement(), window, packetSize, flushBytes, latencyMode, timeoutMillis);
+  }
+
+  @Override
+  public BlockWriter openWriter(List<DatanodeIdProto> datanodes, long blockId, BlockToken token,
+      WriteOptions options) throws IOException {
+    if (datanodes.size() == 1) {
+      return packetWriter(datanodes.get(0), blockId, token, options);
+    }
+    ReplicaPipeline pipeline = ReplicaPipeline.open(this::callWithinOffset, datanodes, blockId, token);
+    List<DatanodeIdProto> members = pipeline.members();
+    List<PacketWriter> writers = new ArrayList<>(members.size());
+    try {
+      writers.add(packetWriter(members.get(0), blockId, token, options));
+      for (DatanodeIdProto follower : members.subList(1, members.size())) {
+        writers.add(packetWriter(follower, blockId, token, options));
+      }
+    } catch (IOException e) {
+      for (PacketWriter writer : writers) {
+        writer.close();
+      }
+      pipeline.end(members.subList(1, members.size()), clock.last());
+      throw e;
+    }
+    return new ReplicatedBlockWriter(pipeline, writers, clock, blockId);
+  }
+
+  @Override
+  public long truncate(List<DatanodeIdProto> datanodes, long blockId, BlockToken token, long newLength)
+      throws IOException {
+    if (datanodes.size() == 1) {
+      return truncate(datanodes.get(0), blockId, token, newLength);
+    }
+    ReplicaPipeline pipeline = ReplicaPipeline.open(this::callWithinOffset, datanodes, blockId, token);
+    List<DatanodeIdProto> members = pipeline.members();
+    List<DatanodeIdProto> followers = new ArrayList<>(members.subList(1, members.size()));
+    try {
+      ResponseHeaderProto cut = call(pipeline.primary(), truncateRequest(token, blockId, newLength));
+      ReplicaStampProto stamp = ReplicaStampProto.newBuilder().setEntryHlc(cut.getWrite().getEntryHlc())
+          .setUserTime(cut.getWrite().getUserTime()).setLengthAfter(cut.getWrite().getBlockLength())
+          .setFrontierHlc(cut.getHlc()).build();
+      for (DatanodeIdProto follower : List.copyOf(followers)) {
+        try {
+          RequestHeaderProto.Builder request = truncateRequest(token, blockId, newLength);
+          request.getTruncateBuilder().setReplica(stamp);
+          call(follower, request);
+        } catch (IOException e) {
+          followers.remove(follower);
+          LOG.warn("Could not cut block {} on DataNode {}: {}; that replica is stale from here on", blockId,
+              ReplicaPipeline.address(follower), e.getMessage());
+        }
+      }
+      return cut.getWrite().getBlockLength();
+    } finally {
+      pipeline.end(followers, clock.last());
+    }
+  }
+
+  private static RequestHeaderProto.Builder truncateRequest(BlockToken token, long blockId, long newLength) {
+    return RequestHeaders.withToken(token, RequestHeaderProto.newBuilder()).setOp(OpProto.TRUNCATE)
+        .setTruncate(TruncateBlockRequestProto.newBuilder().setBlockId(blockId).setNewLength(newLength));
   }
 
   @Override
@@ -110,9 +184,7 @@ final class ChannelDataTransferClient implements DataTransferClient {
   @Override
   public long truncate(DatanodeIdProto datanode, long blockId, BlockToken token, long newLength)
       throws IOException {
-    return call(datanode, RequestHeaders.withToken(token, RequestHeaderProto.newBuilder()).setOp(OpProto.TRUNCATE)
-        .setTruncate(TruncateBlockRequestProto.newBuilder().setBlockId(blockId).setNewLength(newLength)))
-        .getWrite().getBlockLength();
+    return call(datanode, truncateRequest(token, blockId, newLength)).getWrite().getBlockLength();
   }
 
   @Override
@@ -127,6 +199,43 @@ final class ChannelDataTransferClient implements DataTransferClient {
     HlcTimestamp durable = HlcTimestamp.fromProto(response.getSync().getDurableHlc());
     clock.observe(durable);
     return durable;
+  }
+
+  @Override
+  public CompletableFuture<HlcTimestamp> syncAsync(DatanodeIdProto datanode, Collection<Long> blockIds,
+      Collection<BlockToken> tokens, Collection<Long> minLengths) {
+    RequestHeaderProto.Builder request = RequestHeaderProto.newBuilder();
+    for (BlockToken token : tokens) {
+      RequestHeaders.withToken(token, request);
+    }
+    request.setOp(OpProto.SYNC).setHlc(clock.last().toProto())
+        .setSync(SyncRequestProto.newBuilder().addAllBlockIds(blockIds).addAllMinLengths(minLengths));
+    return tcp.callAsync(datanode, request).orTimeout(timeoutMillis, TimeUnit.MILLISECONDS).thenApply(response -> {
+      clock.observe(HlcTimestamp.fromProto(response.getHlc()));
+      if (response.hasError()) {
+        throw new CompletionException(FffsException.fromProto(response.getError()));
+      }
+      HlcTimestamp durable = HlcTimestamp.fromProto(response.getSync().getDurableHlc());
+      clock.observe(durable);
+      return durable;
+    });
+  }
+
+  /**
+   * {@link #call}, but an answer whose HLC is more than the max offset ahead of this client's clock is refused
+   * ({@code CLOCK_SKEW}) before it is taken in: a pipeline leaves that replica out rather than carry its clock to
+   * the others, which would refuse every write.
+   */
+  private ResponseHeaderProto callWithinOffset(DatanodeIdProto datanode, RequestHeaderProto.Builder request)
+      throws IOException {
+    ResponseHeaderProto response = tcp.call(datanode, request.setHlc(clock.last().toProto()));
+    HlcTimestamp hlc = HlcTimestamp.fromProto(response.getHlc());
+    clock.checkSkew(hlc);
+    clock.observe(hlc);
+    if (response.hasError()) {
+      throw FffsException.fromProto(response.getError());
+    }
+    return response;
   }
 
   /** One request without payload over TCP; observes the answer's HLC and throws its error, typed. */

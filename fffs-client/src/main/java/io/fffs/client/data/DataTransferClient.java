@@ -8,6 +8,8 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The client side of the data-transfer protocol ({@code DataTransfer.proto}): block writes, temporal reads, block
@@ -30,6 +32,33 @@ public interface DataTransferClient extends Closeable {
    */
   BlockWriter openWriter(DatanodeIdProto datanode, long blockId, BlockToken token, WriteOptions options)
       throws IOException;
+
+  /**
+   * A writer for one block on its replicas, the primary first as the NameNode listed them: one DataNode gives
+   * {@link #openWriter(DatanodeIdProto, long, BlockToken, WriteOptions)}'s writer (no pipeline requests); several
+   * give a replicated pipeline (REPLICA_OPEN, each packet to the primary, then at its stamps to the followers).
+   */
+  BlockWriter openWriter(List<DatanodeIdProto> datanodes, long blockId, BlockToken token, WriteOptions options)
+      throws IOException;
+
+  /**
+   * Cuts a block to {@code newLength} on its replicas: at the primary, then at the primary's stamp on every
+   * follower (one that fails is left behind, stale, with a warning). Returns the block's length after it.
+   */
+  long truncate(List<DatanodeIdProto> datanodes, long blockId, BlockToken token, long newLength) throws IOException;
+
+  /**
+   * {@link #sync(DatanodeIdProto, Collection, Collection, Collection)} without waiting, so that the DataNodes of a
+   * replicated block sync in parallel; the answer is bounded by the response timeout.
+   */
+  default CompletableFuture<HlcTimestamp> syncAsync(DatanodeIdProto datanode, Collection<Long> blockIds,
+      Collection<BlockToken> tokens, Collection<Long> minLengths) {
+    try {
+      return CompletableFuture.completedFuture(sync(datanode, blockIds, tokens, minLengths));
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
 
   /**
    * Reads up to {@code dst.remaining()} bytes of a block from {@code offset} as of {@code time} into {@code dst}

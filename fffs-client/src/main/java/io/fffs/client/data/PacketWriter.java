@@ -1,8 +1,10 @@
 package io.fffs.client.data;
 
 import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.DataTransferProtos.BlockTokenProto;
 import io.fffs.common.proto.DataTransferProtos.OpProto;
+import io.fffs.common.proto.DataTransferProtos.ReplicaStampProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.WriteRequestProto;
@@ -36,6 +38,7 @@ final class PacketWriter implements BlockWriter {
   static final int COPY_SLICE = 64 * 1024;
 
   private final DataChannel channel;
+  private final DatanodeIdProto datanode;
   private final HybridLogicalClock clock;
   private final long blockId;
   private final BlockTokenProto token;
@@ -44,7 +47,7 @@ final class PacketWriter implements BlockWriter {
   private final int packetSize;
   private final long timeoutMillis;
   private final WriteWindow window;
-  private CompletableFuture<Void> lastAck = CompletableFuture.completedFuture(null);
+  private CompletableFuture<?> lastAck = CompletableFuture.completedFuture(null);
   private final WriteFailure failure = new WriteFailure();
   private volatile long blockLength;
   private volatile HlcTimestamp lastEntryHlc = HlcTimestamp.ZERO;
@@ -54,9 +57,11 @@ final class PacketWriter implements BlockWriter {
    * @param window packets in flight at most
    * @param flushBytes queued bytes that are sent together (unless the channel sends each write)
    */
-  PacketWriter(DataChannel channel, HybridLogicalClock clock, long blockId, BlockToken token, WriteOptions options,
-      long streamId, int window, int packetSize, int flushBytes, boolean latencyMode, long timeoutMillis) {
+  PacketWriter(DataChannel channel, DatanodeIdProto datanode, HybridLogicalClock clock, long blockId,
+      BlockToken token, WriteOptions options, long streamId, int window, int packetSize, int flushBytes,
+      boolean latencyMode, long timeoutMillis) {
     this.channel = channel;
+    this.datanode = datanode;
     this.clock = clock;
     this.blockId = blockId;
     this.token = token == null ? null : token.toProto();
@@ -78,13 +83,48 @@ final class PacketWriter implements BlockWriter {
     long at = offset;
     do {
       int n = Math.min(packetSize, rest.remaining());
-      sendPacket(at, rest.slice(rest.position(), n));
+      sendPacket(at, rest.slice(rest.position(), n), null);
       rest.position(rest.position() + n);
       at += n;
     } while (rest.hasRemaining());
   }
 
-  private void sendPacket(long offset, ByteBuffer piece) throws IOException {
+  /** The largest packet this writer sends: a replicated writer cuts its packets to the smallest of its members'. */
+  int packetSize() {
+    return packetSize;
+  }
+
+  /** The DataNode this writer writes to. */
+  DatanodeIdProto datanode() {
+    return datanode;
+  }
+
+  /**
+   * Sends {@code piece} (at most {@link #packetSize()} bytes, position to limit; not used after return) as one
+   * WRITE, at the primary's stamps when {@code stamp} is not null. Returns its answer once this writer has taken it
+   * in (null when the packet failed: the failure is kept). Throws a failure kept from earlier.
+   */
+  CompletableFuture<ResponseHeaderProto> send(long offset, ByteBuffer piece, ReplicaStampProto stamp)
+      throws IOException {
+    if (closed) {
+      throw new IOException("the writer of block " + blockId + " is closed");
+    }
+    failure.throwIfFailed();
+    return sendPacket(offset, piece, stamp);
+  }
+
+  /** Throws the failure kept, if any. */
+  void throwIfFailed() throws IOException {
+    failure.throwIfFailed();
+  }
+
+  /** Whether a write of this writer failed (it sends nothing more). */
+  boolean failed() {
+    return failure.failed();
+  }
+
+  private CompletableFuture<ResponseHeaderProto> sendPacket(long offset, ByteBuffer piece, ReplicaStampProto stamp)
+      throws IOException {
     window.acquire(channel::flush, failure);
     int n = piece.remaining();
     PacketBuffer payload;
@@ -102,6 +142,9 @@ final class PacketWriter implements BlockWriter {
     if (options.userTimePlugin() != null) {
       write.setUserTimePlugin(options.userTimePlugin());
     }
+    if (stamp != null) {
+      write.setReplica(stamp);
+    }
     boolean flush = window.queued(n);
     RequestHeaderProto.Builder request = RequestHeaderProto.newBuilder();
     if (token != null) {
@@ -109,14 +152,16 @@ final class PacketWriter implements BlockWriter {
     }
     CompletableFuture<ResponseHeaderProto> ack = channel.write(request.setOp(OpProto.WRITE)
         .setHlc(clock.last().toProto()).setWrite(write), payload, flush);
-    lastAck = ack.handle((response, error) -> {
+    CompletableFuture<ResponseHeaderProto> taken = ack.handle((response, error) -> {
       try {
         onAck(response, error);
       } finally {
         window.release();
       }
-      return null;
+      return error == null && !response.hasError() ? response : null;
     });
+    lastAck = taken;
+    return taken;
   }
 
   /**
@@ -161,6 +206,11 @@ final class PacketWriter implements BlockWriter {
     }
     failure.awaitAck(lastAck, timeoutMillis, "the writes of block " + blockId + " to " + channel.peer());
     return blockLength;
+  }
+
+  @Override
+  public java.util.List<DatanodeIdProto> replicas() {
+    return datanode == null ? java.util.List.of() : java.util.List.of(datanode);
   }
 
   @Override

@@ -38,6 +38,11 @@ public final class WriteFailure {
     throw new IOException(cause.getMessage(), cause);
   }
 
+  /** Whether a failure is kept. */
+  public boolean failed() {
+    return failure != null;
+  }
+
   /** Whether a failure is kept that no call has thrown yet (closing must still report it). */
   public boolean unreported() {
     return failure == null || !reported;

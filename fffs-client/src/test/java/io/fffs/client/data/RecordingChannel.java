@@ -127,7 +127,16 @@ final class RecordingChannel implements DataChannel {
     }
   }
 
-  private static HlcProto hlc(int n) {
+  /** Fails the oldest WRITE not acknowledged yet, as a broken connection does. */
+  void fail(java.io.IOException cause) {
+    Sent next;
+    synchronized (this) {
+      next = sent.get(acked++);
+    }
+    next.ack().completeExceptionally(cause);
+  }
+
+  static HlcProto hlc(int n) {
     return HlcProto.newBuilder().setPacked((1_800_000_000_000_000L << 10) + n).build();
   }
 }

@@ -48,7 +48,12 @@ public enum ErrorCode {
   /** The operation is not supported by FFFS. */
   UNSUPPORTED(21),
   /** An I/O operation failed on the server (disk full, device error). */
-  IO_ERROR(22);
+  IO_ERROR(22),
+  /**
+   * This replica of a block does not hold (or cannot yet vouch for) the state asked for, or refuses an entry that
+   * does not continue its log: read another replica.
+   */
+  REPLICA_STALE(23);
 
   private final int number;
 

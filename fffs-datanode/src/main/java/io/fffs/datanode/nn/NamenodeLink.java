@@ -67,7 +67,8 @@ public final class NamenodeLink implements AutoCloseable {
   private final long blockReportMillis;
   private final long receivedDelayMillis;
   private final LongSupplier nanoTime;
-  private final Map<Long, Long> received = new ConcurrentHashMap<>();
+  /** Per block written since the last blockReceived: {length, last entry's HLC}. */
+  private final Map<Long, long[]> received = new ConcurrentHashMap<>();
   private final AtomicBoolean receivedScheduled = new AtomicBoolean();
   private volatile boolean registered;
   private boolean failing;
@@ -259,7 +260,8 @@ public final class NamenodeLink implements AutoCloseable {
   private void blockReport() throws IOException {
     List<ReportedBlockProto> blocks = new ArrayList<>();
     for (BlockSummary block : store.blockReport()) {
-      blocks.add(ReportedBlockProto.newBuilder().setBlockId(block.blockId()).setNumBytes(block.length()).build());
+      blocks.add(ReportedBlockProto.newBuilder().setBlockId(block.blockId()).setNumBytes(block.length())
+          .setLastEntryHlc(block.lastHlc().packed()).build());
     }
     HlcTimestamp durable = store.durableFrontier();
     merge(call(() -> proxy.blockReport(null, BlockReportRequestProto.newBuilder().setHlc(clock.now().toProto())
@@ -270,9 +272,9 @@ public final class NamenodeLink implements AutoCloseable {
     LOG.debug("Block report: {} blocks to {}", blocks.size(), address);
   }
 
-  /** A block's new length after a write; reported in a batch shortly after. */
-  public void written(long blockId, long length) {
-    received.put(blockId, length);
+  /** A block's new length and last entry after a write; reported in a batch shortly after. */
+  public void written(long blockId, long length, HlcTimestamp lastEntryHlc) {
+    received.put(blockId, new long[] {length, lastEntryHlc.packed()});
     if (receivedScheduled.compareAndSet(false, true)) {
       try {
         thread.schedule(this::sendReceived, receivedDelayMillis, TimeUnit.MILLISECONDS);
@@ -290,9 +292,10 @@ public final class NamenodeLink implements AutoCloseable {
     BlockReceivedRequestProto.Builder request = BlockReceivedRequestProto.newBuilder()
         .setDatanodeUuid(id.getDatanodeUuid());
     for (Long blockId : new ArrayList<>(received.keySet())) {
-      Long length = received.remove(blockId);
-      if (length != null) {
-        request.addBlocks(ReportedBlockProto.newBuilder().setBlockId(blockId).setNumBytes(length));
+      long[] block = received.remove(blockId);
+      if (block != null) {
+        request.addBlocks(ReportedBlockProto.newBuilder().setBlockId(blockId).setNumBytes(block[0])
+            .setLastEntryHlc(block[1]));
       }
     }
     try {
@@ -312,9 +315,14 @@ public final class NamenodeLink implements AutoCloseable {
 
     @Override
     public void written(long blockId, long blockLength) {
+      written(blockId, blockLength, HlcTimestamp.ZERO);
+    }
+
+    @Override
+    public void written(long blockId, long blockLength, HlcTimestamp lastEntryHlc) {
       NamenodeLink target = link;
       if (target != null) {
-        target.written(blockId, blockLength);
+        target.written(blockId, blockLength, lastEntryHlc);
       }
     }
   }

@@ -8,7 +8,7 @@ import io.fffs.common.security.BlockTokenVerifier;
 
 /**
  * The token each data operation needs ({@code DataTransfer.proto}): READ for READ, WRITE for WRITE, SYNC (every
- * block named) and TRUNCATE, either for BLOCK_INFO. Checked before anything is served or queued — by the TCP data
+ * block named), TRUNCATE, REPLICA_OPEN and REPLICA_END, either for BLOCK_INFO. Checked before anything is served or queued — by the TCP data
  * server and by the UCX side channel alike.
  */
 public final class BlockAccess {
@@ -39,6 +39,18 @@ public final class BlockAccess {
         if (request.hasTruncate()) {
           verifier.check(request.getTokensList(), request.getTruncate().getBlockId(), BlockAccessMode.WRITE,
               "TRUNCATE");
+        }
+        return;
+      case REPLICA_OPEN:
+        if (request.hasReplicaOpen()) {
+          verifier.check(request.getTokensList(), request.getReplicaOpen().getBlockId(), BlockAccessMode.WRITE,
+              "REPLICA_OPEN");
+        }
+        return;
+      case REPLICA_END:
+        if (request.hasReplicaEnd()) {
+          verifier.check(request.getTokensList(), request.getReplicaEnd().getBlockId(), BlockAccessMode.WRITE,
+              "REPLICA_END");
         }
         return;
       case SYNC:

@@ -101,7 +101,7 @@ public final class DataServer implements java.io.Closeable {
         "fffs-store-writer", inlineWriteMaxBytes(conf), gate);
     ExecutorService handlers = Executors.newFixedThreadPool(DataNodeServiceConfigKeys.serverHandlerThreads(conf),
         new DefaultThreadFactory("fffs-data-handler", true));
-    QueryService queries = new QueryService(store, clock, handlers, stats, DataTransferConfigKeys.maxPayload(conf),
+    QueryService queries = new QueryService(store, rules, handlers, stats, DataTransferConfigKeys.maxPayload(conf),
         gate);
     EventLoopGroup boss = EventLoops.newGroup(1, "fffs-data-accept", true);
     EventLoopGroup workers = EventLoops.newGroup(DataNodeServiceConfigKeys.serverIoThreads(conf), "fffs-data-io",

@@ -10,13 +10,14 @@ import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.SyncRequestProto;
 import io.fffs.common.proto.DataTransferProtos.SyncResponseProto;
-import io.fffs.common.proto.DataTransferProtos.WriteResponseProto;
+import io.fffs.common.proto.DataTransferProtos.TruncateBlockRequestProto;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.datanode.store.BlockInfo;
 import io.fffs.datanode.store.BlockStore;
 import io.fffs.datanode.store.ReadView;
+import io.fffs.datanode.store.ReplicaRole;
 import io.fffs.datanode.store.WriteResult;
 import io.fffs.protocol.frame.ChunkChecksums;
 import io.fffs.protocol.frame.FrameFormat;
@@ -30,7 +31,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * READ, BLOCK_INFO and SYNC, served on a pool of handler threads because they may wait: for the clock to pass a
+ * READ, BLOCK_INFO, SYNC, TRUNCATE and the pipeline's REPLICA_OPEN and REPLICA_END, served on a pool of handler threads because they may wait: for the clock to pass a
  * time (at most the max offset) or for the disk. A READ answer is the header, with a CRC32C per 512-byte chunk of
  * the payload, followed by the view's runs: arena pages with a plain write, segment-file runs with zero copy
  * ({@link DefaultFileRegion}, sendfile); the whole frame is written in one event-loop task so it never interleaves
@@ -49,17 +50,19 @@ final class QueryService {
       ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(CHECKSUM_BUFFER_BYTES));
 
   private final BlockStore store;
+  private final WriteRules rules;
   private final HybridLogicalClock clock;
   private final ExecutorService handlers;
   private final DataServerStats stats;
   private final int maxPayload;
   private final ReadGate gate;
 
-  QueryService(BlockStore store, HybridLogicalClock clock, ExecutorService handlers, DataServerStats stats,
+  QueryService(BlockStore store, WriteRules rules, ExecutorService handlers, DataServerStats stats,
       int maxPayload, ReadGate gate) {
     this.gate = gate;
     this.store = store;
-    this.clock = clock;
+    this.rules = rules;
+    this.clock = rules.clock();
     this.handlers = handlers;
     this.stats = stats;
     this.maxPayload = maxPayload;
@@ -76,7 +79,8 @@ final class QueryService {
   private void serve(Channel channel, RequestHeaderProto request) {
     ResponseHeaderProto.Builder response = ResponseHeaderProto.newBuilder().setCallId(request.getCallId());
     try {
-      if (request.getOp() == OpProto.TRUNCATE) {
+      if (request.getOp() == OpProto.TRUNCATE || request.getOp() == OpProto.REPLICA_OPEN
+          || request.getOp() == OpProto.REPLICA_END) {
         clock.merge(HlcTimestamp.fromProto(request.getHlc()));  // a change: a skewed caller is refused
       } else {
         clock.mergeIfWithinOffset(HlcTimestamp.fromProto(request.getHlc()));  // a read is served regardless
@@ -101,9 +105,22 @@ final class QueryService {
         case TRUNCATE:
           // The file is closed at the NameNode before its blocks are cut, so no writer races with this.
           require(request.hasTruncate(), request);
-          WriteResult cut = store.truncate(request.getTruncate().getBlockId(), request.getTruncate().getNewLength());
-          response.setWrite(WriteResponseProto.newBuilder().setEntryHlc(cut.hlc().toProto())
-              .setBlockLength(cut.blockLength()));
+          TruncateBlockRequestProto truncate = request.getTruncate();
+          WriteResult cut = truncate.hasReplica()
+              ? store.truncate(truncate.getBlockId(), truncate.getNewLength(), WriteRules.stamp(truncate.getReplica()))
+              : store.truncate(truncate.getBlockId(), truncate.getNewLength());
+          rules.changed(truncate.getBlockId(), cut);
+          response.setWrite(WriteRules.written(cut));
+          break;
+        case REPLICA_OPEN:
+          require(request.hasReplicaOpen(), request);
+          store.openReplica(request.getReplicaOpen().getBlockId(),
+              ReplicaRole.valueOf(request.getReplicaOpen().getRole().name()));
+          break;
+        case REPLICA_END:
+          require(request.hasReplicaEnd(), request);
+          store.endReplica(request.getReplicaEnd().getBlockId(),
+              HlcTimestamp.fromProto(request.getReplicaEnd().getFrontierHlc()));
           break;
         default:
           throw new FffsException(ErrorCode.INVALID_ARGUMENT, "operation " + request.getOp() + " is not a query");

@@ -8,6 +8,8 @@ import io.fffs.common.proto.DataTransferProtos.WriteRequestProto;
 import io.fffs.common.proto.DataTransferProtos.WriteResponseProto;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.common.proto.DataTransferProtos.ReplicaStampProto;
+import io.fffs.datanode.store.ReplicaStamp;
 import io.fffs.datanode.store.WriteOptions;
 import io.fffs.datanode.store.WriteResult;
 import io.fffs.protocol.frame.ChunkChecksums;
@@ -108,15 +110,37 @@ public final class WriteRules {
    */
   public static WriteOptions options(WriteRequestProto write, int[] chunkCrcs) {
     String plugin = write.hasUserTimePlugin() ? write.getUserTimePlugin() : null;
-    return new WriteOptions(write.getBlockSize(), plugin, chunkCrcs);
+    return new WriteOptions(write.getBlockSize(), plugin, chunkCrcs,
+        write.hasReplica() ? stamp(write.getReplica()) : null);
+  }
+
+  /** The store's form of the primary's stamps a follower applies an entry at. */
+  public static ReplicaStamp stamp(ReplicaStampProto proto) {
+    return new ReplicaStamp(proto.getEntryHlc().getPacked(),
+        proto.hasCreateHlc() ? proto.getCreateHlc().getPacked() : 0, proto.getUserTime(), proto.getLengthAfter(),
+        proto.getFrontierHlc().getPacked());
+  }
+
+  /** Tells the listener of a change that was not a WRITE (a TRUNCATE). */
+  public void changed(long blockId, WriteResult result) {
+    listener.written(blockId, result.blockLength(), result.hlc());
   }
 
   /** The answer to an applied write (the listener hears of it first), with this node's HLC. */
   public ResponseHeaderProto applied(long callId, WriteRequestProto write, WriteResult result) {
-    listener.written(write.getBlockId(), result.blockLength());
-    return ResponseHeaderProto.newBuilder().setCallId(callId).setWrite(WriteResponseProto.newBuilder()
-        .setEntryHlc(result.hlc().toProto()).setBlockLength(result.blockLength()))
+    listener.written(write.getBlockId(), result.blockLength(), result.hlc());
+    return ResponseHeaderProto.newBuilder().setCallId(callId).setWrite(written(result))
         .setHlc(clock.now().toProto()).build();
+  }
+
+  /** The write part of an answer: the entry's HLC and the block's length, and what a follower applies it with. */
+  public static WriteResponseProto.Builder written(WriteResult result) {
+    WriteResponseProto.Builder write = WriteResponseProto.newBuilder().setEntryHlc(result.hlc().toProto())
+        .setBlockLength(result.blockLength()).setUserTime(result.userTime());
+    if (result.createHlc() != 0) {
+      write.setCreateHlc(HlcTimestamp.valueOf(result.createHlc()).toProto());
+    }
+    return write;
   }
 
   /**

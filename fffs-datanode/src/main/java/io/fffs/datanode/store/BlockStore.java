@@ -56,6 +56,33 @@ public interface BlockStore extends AutoCloseable {
   WriteResult truncate(long blockId, long newLength) throws FffsException;
 
   /**
+   * Cuts the block to {@code newLength} as a follower: at the primary's {@code stamp} ({@link ReplicaStamp}).
+   *
+   * @throws FffsException as {@link #truncate(long, long)}; {@code REPLICA_STALE} if the entry does not continue
+   *     this replica's log as it continued the primary's, or the block is not following here
+   */
+  default WriteResult truncate(long blockId, long newLength, ReplicaStamp stamp) throws FffsException {
+    throw new FffsException(io.fffs.common.error.ErrorCode.UNSUPPORTED, "this block store keeps no replicas");
+  }
+
+  /**
+   * Starts a write pipeline of the block with this node as {@code role} ({@link ReplicaRole}); creates nothing
+   * in the log. A FOLLOWER's frontier starts at this node's clock now, which the client passes on to the primary,
+   * so every entry the primary stamps later is above it. Returns this node's clock after the change.
+   */
+  default HlcTimestamp openReplica(long blockId, ReplicaRole role) throws FffsException {
+    throw new FffsException(io.fffs.common.error.ErrorCode.UNSUPPORTED, "this block store keeps no replicas");
+  }
+
+  /**
+   * Ends a pipeline on a follower: the clock takes in {@code frontier} (the primary's clock at the last entry), then
+   * the block answers by this node's clock again.
+   */
+  default void endReplica(long blockId, HlcTimestamp frontier) throws FffsException {
+    throw new FffsException(io.fffs.common.error.ErrorCode.UNSUPPORTED, "this block store keeps no replicas");
+  }
+
+  /**
    * Deletes the block now; its past states stay readable.
    *
    * @throws FffsException {@code NOT_FOUND} if the block does not exist

@@ -51,8 +51,8 @@ final class BlockWriter {
     State state = check(block, offset, data.remaining(), options);
     int count = data.remaining();
     UserTimeExtractor.Stream trial = null;
-    long userTime = state.previousUserTime;
-    if (options.userTimeExtractor() != null) {
+    long userTime = options.replica() != null ? options.replica().userTime() : state.previousUserTime;
+    if (options.userTimeExtractor() != null && options.replica() == null) {
       trial = streamFor(block, options.userTimeExtractor()).copy();
       userTime = checkUserTimes(block, trial, data, state.previousUserTime);
     }
@@ -117,6 +117,12 @@ final class BlockWriter {
     }
     checkBlockSize(block, offset, count, options);
     checkChunkCrcs(block, count, options);
+    if (options.replica() == null) {
+      StampedApply.checkUnstamped(block, "take a write");
+    } else {
+      StampedApply.check(block, state.last, state.exists, state.length, state.previousUserTime, offset, count,
+          options.replica());
+    }
     return state;
   }
 
@@ -150,26 +156,36 @@ final class BlockWriter {
   private WriteResult publish(Block block, State state, long offset, int count, long userTime, long firstSeq,
       UserTimeExtractor.Stream trial, WriteOptions options) {
     List<EntryMeta> entries = new ArrayList<>(2);
+    ReplicaStamp stamp = options.replica();
     block.writeLock().lock();
     try {
       if (!state.exists) {
-        entries.add(append(block, BlockOp.CREATE, state.previousUserTime, 0, 0, 0, BlockLog.NONE));
+        entries.add(append(block, BlockOp.CREATE, state.previousUserTime, 0, 0, 0, BlockLog.NONE,
+            stamp == null ? 0 : stamp.createHlc()));
       }
       if (count > 0) {
         entries.add(append(block, BlockOp.WRITE, userTime, offset, count, Math.max(state.length, offset + count),
-            firstSeq));
+            firstSeq, stamp == null ? 0 : stamp.entryHlc()));
+      }
+      if (stamp != null) {
+        // Under the write lock with the entries: a reader that sees the frontier sees them.
+        block.setReplicaFrontier(Math.max(block.replicaFrontier(), stamp.frontierHlc()));
       }
     } finally {
       block.writeLock().unlock();
     }
     if (trial != null) {
       block.setUserTimeStream(options.userTimeExtractor(), trial);
+    } else if (stamp != null) {
+      // The primary ran the extractor; a partial record it carries is not known here.
+      block.setUserTimeStream(null, null);
     }
     stats.bytesWritten.add(count);
     return queue(block, entries, options.chunkCrcs());
   }
 
-  WriteResult truncate(Block block, long newLength) throws FffsException {
+  /** Cuts the block to {@code newLength}: at a tick of this clock, or at the primary's {@code stamp} (or null). */
+  WriteResult truncate(Block block, long newLength, ReplicaStamp stamp) throws FffsException {
     BlockLog log = block.log();
     int last = requireExisting(block, "truncate");
     long length = log.lengthAfter(last);
@@ -177,12 +193,17 @@ final class BlockWriter {
       throw new FffsException(ErrorCode.INVALID_ARGUMENT, "cannot truncate block " + block.id() + " to "
           + newLength + " bytes: the new length must be from 0 to its length, " + length);
     }
-    return logMetadataOnly(block, BlockOp.TRUNCATE, newLength, log.userTime(last));
+    if (stamp == null) {
+      StampedApply.checkUnstamped(block, "be truncated");
+      return logMetadataOnly(block, BlockOp.TRUNCATE, newLength, log.userTime(last), null);
+    }
+    StampedApply.check(block, last, true, length, log.userTime(last), newLength, -1, stamp);
+    return logMetadataOnly(block, BlockOp.TRUNCATE, newLength, stamp.userTime(), stamp);
   }
 
   WriteResult delete(Block block) throws FffsException {
     int last = requireExisting(block, "delete");
-    return logMetadataOnly(block, BlockOp.DELETE, 0, block.log().userTime(last));
+    return logMetadataOnly(block, BlockOp.DELETE, 0, block.log().userTime(last), null);
   }
 
   private int requireExisting(Block block, String what) throws FffsException {
@@ -194,11 +215,15 @@ final class BlockWriter {
     return last;
   }
 
-  private WriteResult logMetadataOnly(Block block, BlockOp op, long newLength, long userTime) {
+  private WriteResult logMetadataOnly(Block block, BlockOp op, long newLength, long userTime, ReplicaStamp stamp) {
     EntryMeta entry;
     block.writeLock().lock();
     try {
-      entry = append(block, op, userTime, newLength, 0, newLength, BlockLog.NONE);
+      entry = append(block, op, userTime, newLength, 0, newLength, BlockLog.NONE,
+          stamp == null ? 0 : stamp.entryHlc());
+      if (stamp != null) {
+        block.setReplicaFrontier(Math.max(block.replicaFrontier(), stamp.frontierHlc()));
+      }
     } finally {
       block.writeLock().unlock();
     }
@@ -207,14 +232,16 @@ final class BlockWriter {
     return queue(block, List.of(entry), null);
   }
 
+  /** Appends an entry at a tick of this clock, or at {@code stampedHlc} (another replica's stamp) when not 0. */
   private EntryMeta append(Block block, BlockOp op, long userTime, long offset, int length, long lengthAfter,
-      long firstSeq) {
-    long hlc = tracker.stamp();
+      long firstSeq, long stampedHlc) {
+    long hlc = stampedHlc == 0 ? tracker.stamp() : stampedHlc;
+    long track = stampedHlc == 0 ? hlc : tracker.stampReplica();
     int index = LogApplier.apply(block, op, userTime, hlc, offset, length, lengthAfter, firstSeq, BlockLog.NONE,
         pageSize);
     stats.entriesAppended.increment();
     return new EntryMeta(block.id(), index, op, hlc, userTime, offset, length, lengthAfter, firstSeq,
-        Pages.ofEntry(op, offset, length, pageSize));
+        Pages.ofEntry(op, offset, length, pageSize), track);
   }
 
   /** Queues the entries for persistence; {@code chunkCrcs} (or null) are those of the WRITE entry's bytes. */
@@ -226,7 +253,9 @@ final class BlockWriter {
     }
     block.setEnqueuedCount(block.log().count());
     EntryMeta last = entries.get(entries.size() - 1);
-    return new WriteResult(HlcTimestamp.valueOf(last.hlc()), last.lengthAfter(), last.logIndex());
+    long createHlc = entries.get(0).op() == BlockOp.CREATE ? entries.get(0).hlc() : 0;
+    return new WriteResult(HlcTimestamp.valueOf(last.hlc()), last.lengthAfter(), last.logIndex(), createHlc,
+        last.userTime());
   }
 
   private UserTimeExtractor.Stream streamFor(Block block, String name) throws FffsException {
@@ -446,6 +475,10 @@ final class BlockWriter {
         throw new FffsException(ErrorCode.INVALID_ARGUMENT, "cannot reserve pages for a write of " + length
             + " bytes to block " + block.id() + "; write at least one byte");
       }
+      if (options.replica() != null) {
+        throw new FffsException(ErrorCode.UNSUPPORTED, "a write at another replica's stamps to block " + block.id()
+            + " carries its own stamps, so the next one cannot follow it in a chain; reserve it on its own");
+      }
       WriteOptions nextOptions = options.withChunkCrcs(chunkCrcs);
       try {
         checkBlockSize(block, next, length, nextOptions);
@@ -490,8 +523,8 @@ final class BlockWriter {
         // earlier writes of its chain applied.
         State state = latest(block);
         UserTimeExtractor.Stream trial = null;
-        long userTime = state.previousUserTime;
-        if (options.userTimeExtractor() != null) {
+        long userTime = options.replica() != null ? options.replica().userTime() : state.previousUserTime;
+        if (options.userTimeExtractor() != null && options.replica() == null) {
           trial = streamFor(block, options.userTimeExtractor()).copy();
           userTime = checkUserTimes(block, trial, bytes(), state.previousUserTime);
         }

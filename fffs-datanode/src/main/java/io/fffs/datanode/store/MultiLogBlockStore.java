@@ -162,9 +162,66 @@ public final class MultiLogBlockStore implements BlockStore {
 
   @Override
   public WriteResult truncate(long blockId, long newLength) throws FffsException {
+    return truncate(blockId, newLength, null);
+  }
+
+  @Override
+  public WriteResult truncate(long blockId, long newLength, ReplicaStamp stamp) throws FffsException {
     Block block = startMutation(blockId);
     try {
-      return writer.truncate(block, newLength);
+      return writer.truncate(block, newLength, stamp);
+    } finally {
+      block.writerLock().unlock();
+    }
+  }
+
+  @Override
+  public HlcTimestamp openReplica(long blockId, ReplicaRole role) throws FffsException {
+    Block block = startMutation(blockId);
+    try {
+      block.writeLock().lock();
+      try {
+        switch (role) {
+          case PRIMARY:
+            block.setStale(false);
+            block.setReplicaFrontier(Block.NOT_FOLLOWING);
+            break;
+          case FOLLOWER:
+            // Valid: the client takes this in before its first write, so the primary stamps above it.
+            block.setStale(false);
+            block.setReplicaFrontier(clock.now().packed());
+            break;
+          case STALE:
+            int last = block.log().count() - 1;
+            block.setReplicaFrontier(last < 0 ? 0 : block.log().hlc(last));
+            block.setStale(true);
+            break;
+          default:
+            throw new IllegalArgumentException(role.toString());
+        }
+      } finally {
+        block.writeLock().unlock();
+      }
+      return clock.now();
+    } finally {
+      block.writerLock().unlock();
+    }
+  }
+
+  @Override
+  public void endReplica(long blockId, HlcTimestamp frontier) throws FffsException {
+    Block block = startMutation(blockId);
+    try {
+      if (block.stale() || block.replicaFrontier() == Block.NOT_FOLLOWING) {
+        return;
+      }
+      clock.merge(frontier);  // before the block stops following, so this clock is past every entry it holds
+      block.writeLock().lock();
+      try {
+        block.setReplicaFrontier(Block.NOT_FOLLOWING);
+      } finally {
+        block.writeLock().unlock();
+      }
     } finally {
       block.writerLock().unlock();
     }
@@ -231,13 +288,21 @@ public final class MultiLogBlockStore implements BlockStore {
     return block;
   }
 
+  /**
+   * The wait-until-past rule: a system time is answered once this node's clock has passed it and, for a block whose
+   * entries another DataNode stamps, once the replica's frontier has ({@link ReplicaFrontier}).
+   */
   private void awaitPast(long blockId, TimeSpec time) throws FffsException {
-    if (time.kind() == TimeSpec.Kind.SYSTEM) {
-      try {
+    try {
+      if (time.kind() == TimeSpec.Kind.SYSTEM) {
         clock.awaitPast(time.micros(), "block " + blockId);
-      } catch (InterruptedException e) {
-        throw interrupted("waiting for the clock to pass " + time);
       }
+      Block block = blocks.get(blockId);
+      if (block != null) {
+        ReplicaFrontier.await(block, time, clock.maxOffsetMicros());
+      }
+    } catch (InterruptedException e) {
+      throw interrupted("waiting for the clock to pass " + time);
     }
   }
 

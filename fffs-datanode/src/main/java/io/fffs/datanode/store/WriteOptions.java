@@ -11,8 +11,11 @@ package io.fffs.datanode.store;
  * describe fail their check when read back from disk ({@code CORRUPT}). The store keeps the array until the write
  * is persisted, so it must not be changed after the write; like any record component array it is compared by
  * identity in {@code equals}.
+ *
+ * <p>{@code replica}, when not null, makes the write a follower's: its entries take the primary's stamps instead of
+ * ticks of this node's clock, and no user-time extractor runs ({@link ReplicaStamp}).
  */
-public record WriteOptions(long blockSize, String userTimeExtractor, int[] chunkCrcs) {
+public record WriteOptions(long blockSize, String userTimeExtractor, int[] chunkCrcs, ReplicaStamp replica) {
   private static final WriteOptions DEFAULTS = new WriteOptions(0, null);
 
   public WriteOptions {
@@ -22,7 +25,11 @@ public record WriteOptions(long blockSize, String userTimeExtractor, int[] chunk
   }
 
   public WriteOptions(long blockSize, String userTimeExtractor) {
-    this(blockSize, userTimeExtractor, null);
+    this(blockSize, userTimeExtractor, null, null);
+  }
+
+  public WriteOptions(long blockSize, String userTimeExtractor, int[] chunkCrcs) {
+    this(blockSize, userTimeExtractor, chunkCrcs, null);
   }
 
   public static WriteOptions defaults() {
@@ -30,15 +37,20 @@ public record WriteOptions(long blockSize, String userTimeExtractor, int[] chunk
   }
 
   public WriteOptions withBlockSize(long size) {
-    return new WriteOptions(size, userTimeExtractor, chunkCrcs);
+    return new WriteOptions(size, userTimeExtractor, chunkCrcs, replica);
   }
 
   public WriteOptions withUserTimeExtractor(String name) {
-    return new WriteOptions(blockSize, name, chunkCrcs);
+    return new WriteOptions(blockSize, name, chunkCrcs, replica);
   }
 
   /** These options for data whose chunks have the given, already checked, CRC32Cs. */
   public WriteOptions withChunkCrcs(int[] crcs) {
-    return new WriteOptions(blockSize, userTimeExtractor, crcs);
+    return new WriteOptions(blockSize, userTimeExtractor, crcs, replica);
+  }
+
+  /** These options for a follower's write at the primary's stamps. */
+  public WriteOptions withReplica(ReplicaStamp stamp) {
+    return new WriteOptions(blockSize, userTimeExtractor, chunkCrcs, stamp);
   }
 }

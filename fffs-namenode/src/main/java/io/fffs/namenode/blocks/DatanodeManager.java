@@ -20,9 +20,7 @@ import java.util.function.LongConsumer;
  */
 public final class DatanodeManager {
   private final Map<String, DatanodeDescriptor> datanodes = new ConcurrentHashMap<>();
-  private final Map<Long, String> blockLocations = new ConcurrentHashMap<>();
-  /** Each block's length as its DataNode last reported it (what lease recovery closes a file at). */
-  private final Map<Long, Long> reportedLengths = new ConcurrentHashMap<>();
+  private final Map<Long, BlockReplicas> blockReplicas = new ConcurrentHashMap<>();
   private final LongSupplier nanoTime;
   private final long deadIntervalNanos;
   private final long maxOffsetMicros;
@@ -104,36 +102,58 @@ public final class DatanodeManager {
     }
   }
 
-  /** Replaces what is known of a DataNode's blocks with its full report (ids and current lengths). */
-  public void blockReport(String uuid, long[] blockIds, long[] lengths, HlcTimestamp durableHlc)
+  /**
+   * Records a DataNode's full report: block ids, their current lengths and the HLCs of their last entries (0:
+   * unknown, from a DataNode that does not send them).
+   */
+  public void blockReport(String uuid, long[] blockIds, long[] lengths, long[] lastEntryHlcs, HlcTimestamp durableHlc)
       throws FffsException {
     DatanodeDescriptor descriptor = require(uuid);
     descriptor.durableHlc = durableHlc;
     descriptor.blockCount = blockIds.length;
-    blocksReceived(uuid, blockIds, lengths);
+    blocksReceived(uuid, blockIds, lengths, lastEntryHlcs);
   }
 
-  /** Adds blocks (ids and current lengths) a DataNode reports between full reports. */
-  public void blocksReceived(String uuid, long[] blockIds, long[] lengths) throws FffsException {
+  /** {@link #blockReport(String, long[], long[], long[], HlcTimestamp)} without last entries. */
+  public void blockReport(String uuid, long[] blockIds, long[] lengths, HlcTimestamp durableHlc)
+      throws FffsException {
+    blockReport(uuid, blockIds, lengths, new long[blockIds.length], durableHlc);
+  }
+
+  /** Adds blocks (ids, current lengths, last entries' HLCs or 0) a DataNode reports between full reports. */
+  public void blocksReceived(String uuid, long[] blockIds, long[] lengths, long[] lastEntryHlcs)
+      throws FffsException {
     require(uuid);
     for (int i = 0; i < blockIds.length; i++) {
-      blockLocations.put(blockIds[i], uuid);
-      reportedLengths.put(blockIds[i], lengths[i]);
+      replicas(blockIds[i]).reported(uuid, lengths[i], lastEntryHlcs[i]);
       blockReported.accept(blockIds[i]);
     }
   }
 
-  /**
-   * Forgets the length last reported for {@code blockId}: the file was cut in that block, so the report is stale
-   * (a lease recovery that trusted it would bring the cut bytes back) until the DataNode reports again.
-   */
-  public void forgetReportedLength(long blockId) {
-    reportedLengths.remove(blockId);
+  /** {@link #blocksReceived(String, long[], long[], long[])} without last entries. */
+  public void blocksReceived(String uuid, long[] blockIds, long[] lengths) throws FffsException {
+    blocksReceived(uuid, blockIds, lengths, new long[blockIds.length]);
   }
 
-  /** The block's length as its DataNode last reported it, or -1 if it never did. */
+  private BlockReplicas replicas(long blockId) {
+    return blockReplicas.computeIfAbsent(blockId, id -> new BlockReplicas());
+  }
+
+  /**
+   * Forgets the lengths last reported for {@code blockId}: the file was cut in that block, so the reports are stale
+   * (a lease recovery that trusted them would bring the cut bytes back) until the DataNodes report again.
+   */
+  public void forgetReportedLength(long blockId) {
+    BlockReplicas replicas = blockReplicas.get(blockId);
+    if (replicas != null) {
+      replicas.forgetLengths();
+    }
+  }
+
+  /** The block's length as its newest replica last reported it, or -1 if none did. */
   public long reportedLength(long blockId) {
-    return reportedLengths.getOrDefault(blockId, -1L);
+    BlockReplicas replicas = blockReplicas.get(blockId);
+    return replicas == null ? -1 : replicas.newestLength();
   }
 
   private DatanodeDescriptor require(String uuid) throws FffsException {
@@ -149,7 +169,16 @@ public final class DatanodeManager {
   }
 
   /** A live, healthy DataNode for a new block (round robin), or {@code NO_DATANODE} saying why none fits. */
-  public synchronized DatanodeDescriptor chooseTarget() throws FffsException {
+  public DatanodeDescriptor chooseTarget() throws FffsException {
+    return chooseTargets(1).get(0);
+  }
+
+  /**
+   * Up to {@code n} distinct live, healthy DataNodes for a new block, the primary first (round robin), or
+   * {@code NO_DATANODE} saying why none fits. Fewer are returned when fewer fit: followers must have a clock
+   * within the max offset of the primary's, since a follower refuses a stamp further ahead of its own clock.
+   */
+  public synchronized List<DatanodeDescriptor> chooseTargets(int n) throws FffsException {
     List<DatanodeDescriptor> candidates = new ArrayList<>();
     List<String> reasons = new ArrayList<>();
     for (DatanodeDescriptor descriptor : datanodes.values()) {
@@ -166,20 +195,71 @@ public final class DatanodeManager {
           + (reasons.isEmpty() ? " (none has registered)" : ": " + String.join("; ", reasons)));
     }
     candidates.sort((a, b) -> a.uuid().compareTo(b.uuid()));
-    DatanodeDescriptor chosen = candidates.get(Math.floorMod(nextChoice++, candidates.size()));
+    int first = Math.floorMod(nextChoice++, candidates.size());
+    DatanodeDescriptor primary = candidates.get(first);
+    List<DatanodeDescriptor> chosen = new ArrayList<>(n);
+    chosen.add(primary);
+    for (int i = 1; i < candidates.size() && chosen.size() < n; i++) {
+      DatanodeDescriptor next = candidates.get((first + i) % candidates.size());
+      if (Math.abs(next.clockOffsetMicros() - primary.clockOffsetMicros()) <= maxOffsetMicros) {
+        chosen.add(next);
+      }
+    }
     return chosen;
   }
 
-  /** Records that a new block was placed on {@code uuid}. */
-  public void placed(long blockId, String uuid) {
-    blockLocations.put(blockId, uuid);
+  /** Records that a new block was placed on {@code uuids}, the primary first. */
+  public void placed(long blockId, List<String> uuids) {
+    replicas(blockId).placed(uuids);
   }
 
-  /** Where a block can be read: its DataNode when that is live; empty when unknown or dead. */
+  /** Records that a new block was placed on {@code uuid} alone. */
+  public void placed(long blockId, String uuid) {
+    placed(blockId, List.of(uuid));
+  }
+
+  /** Where a block can be read: its current replicas, in placement order; empty when unknown or all dead. */
   public List<DatanodeIdProto> locations(long blockId) {
-    String uuid = blockLocations.get(blockId);
-    DatanodeDescriptor descriptor = uuid == null ? null : datanodes.get(uuid);
-    return descriptor == null || !isLive(descriptor) ? List.of() : List.of(descriptor.id());
+    return locations(blockId, true);
+  }
+
+  /**
+   * The block's current replicas. {@code pipelineOrder} keeps placement order, the primary first (the block is
+   * being written, and the primary knows its newest entries); otherwise the list is rotated by the block id to
+   * spread reads.
+   */
+  public List<DatanodeIdProto> locations(long blockId, boolean pipelineOrder) {
+    BlockReplicas replicas = blockReplicas.get(blockId);
+    if (replicas == null) {
+      return List.of();
+    }
+    List<String> current = replicas.current(this::isLive);
+    List<DatanodeIdProto> ids = new ArrayList<>(current.size());
+    int shift = pipelineOrder || current.isEmpty() ? 0 : (int) Math.floorMod(blockId, (long) current.size());
+    for (int i = 0; i < current.size(); i++) {
+      DatanodeDescriptor descriptor = datanodes.get(current.get((i + shift) % current.size()));
+      if (descriptor != null) {
+        ids.add(descriptor.id());
+      }
+    }
+    return ids;
+  }
+
+  /** How many current replicas the block has. */
+  public int currentReplicas(long blockId) {
+    BlockReplicas replicas = blockReplicas.get(blockId);
+    return replicas == null ? 0 : replicas.current(this::isLive).size();
+  }
+
+  /** How many live replicas of the block are stale (their last entry is older than another replica's). */
+  public int staleReplicas(long blockId) {
+    BlockReplicas replicas = blockReplicas.get(blockId);
+    return replicas == null ? 0 : replicas.staleCount(this::isLive);
+  }
+
+  private boolean isLive(String uuid) {
+    DatanodeDescriptor descriptor = datanodes.get(uuid);
+    return descriptor != null && isLive(descriptor);
   }
 
   public Collection<DatanodeDescriptor> datanodes() {

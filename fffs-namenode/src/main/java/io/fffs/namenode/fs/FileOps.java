@@ -24,6 +24,8 @@ import io.fffs.namenode.permission.Caller;
 import io.fffs.namenode.permission.PermissionChecker;
 import io.fffs.namenode.permission.PermissionChecker.Access;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -150,7 +152,10 @@ public final class FileOps {
     });
   }
 
-  /** Allocates the next block of an open file on a live, healthy DataNode. */
+  /**
+   * Allocates the next block of an open file on up to its replication of live, healthy DataNodes (fewer when fewer
+   * fit: the block is then under-replicated), the primary first.
+   */
   public Logged<LocatedBlockProto> addBlock(Caller caller, String path, long fileId, String clientName,
       BlockProto previous) throws IOException {
     return changes.mutate("add a block to " + path, () -> {
@@ -170,16 +175,25 @@ public final class FileOps {
       } else if (state.blockCount() > 0) {
         offset = state.length();
       }
-      DatanodeDescriptor target = datanodes.chooseTarget();
+      List<DatanodeDescriptor> targets = datanodes.chooseTargets(state.replication());
       long blockId = namespace.allocateBlockId();
-      changes.log(EditOpProto.newBuilder().setAddBlock(op.setBlockId(blockId).setDatanodeUuid(target.uuid())).build());
-      datanodes.placed(blockId, target.uuid());
-      leases.renew(clientName);
-      return LocatedBlockProto.newBuilder()
+      List<String> uuids = new ArrayList<>(targets.size());
+      LocatedBlockProto.Builder located = LocatedBlockProto.newBuilder()
           .setBlock(BlockProto.newBuilder().setBlockId(blockId).setNumBytes(0))
-          .setOffset(offset)
-          .addLocations(target.id())
-          .build();
+          .setOffset(offset);
+      for (DatanodeDescriptor target : targets) {
+        uuids.add(target.uuid());
+        located.addLocations(target.id());
+      }
+      op.setBlockId(blockId).setDatanodeUuid(uuids.get(0)).addAllReplicaDatanodeUuids(uuids.subList(1, uuids.size()));
+      changes.log(EditOpProto.newBuilder().setAddBlock(op).build());
+      datanodes.placed(blockId, uuids);
+      leases.renew(clientName);
+      if (targets.size() < state.replication()) {
+        LOG.debug("Block {} of {} placed on {} of {} DataNodes asked for", blockId, path, targets.size(),
+            state.replication());
+      }
+      return located.build();
     });
   }
 

@@ -148,6 +148,34 @@ public final class NamespaceQueries {
     });
   }
 
+  /**
+   * Replication of the blocks of every file a path reaches now: blocks with fewer current replicas than their
+   * file's replication, blocks with none, and live replicas that are stale (their last entry is older than another
+   * replica's). Counted under the read lock in one pass over the blocks.
+   */
+  public ReplicationSummary replicationSummary() throws IOException {
+    return reads.query(() -> {
+      long[] counts = new long[3];  // under-replicated, missing, stale replicas
+      namespace.forEachLatestFile(namespace.root(), file -> {
+        InodeState state = file.latest();
+        for (int i = 0; i < state.blockCount(); i++) {
+          long blockId = state.blockId(i);
+          int current = datanodes.currentReplicas(blockId);
+          if (current == 0) {
+            counts[1]++;
+          } else if (current < state.replication()) {
+            counts[0]++;
+          }
+          counts[2] += datanodes.staleReplicas(blockId);
+        }
+      });
+      return new ReplicationSummary(counts[0], counts[1], counts[2]);
+    });
+  }
+
+  /** What {@link #replicationSummary()} counts. */
+  public record ReplicationSummary(long underReplicatedBlocks, long missingBlocks, long staleReplicas) {}
+
   /** Sizes and counts under {@code path} at {@code time}. */
   public ContentSummaryProto getContentSummary(Caller caller, String path, TimeSpec time) throws IOException {
     long limit = reads.limitFor(time, path);

@@ -53,18 +53,21 @@ final class Statuses {
       boolean last = i == state.blockCount() - 1;
       // The last block is always listed when the range reaches it: a writer may have grown it since.
       if (blockEnd > offset && blockStart < end || last && blockStart <= end) {
-        blocks.addBlocks(located(state.blockId(i), blockLength, blockStart, datanodes));
+        boolean beingWritten = last && state.isUnderConstruction();
+        blocks.addBlocks(located(state.blockId(i), blockLength, blockStart, beingWritten, datanodes));
       }
       blockStart = blockEnd;
     }
     return blocks.build();
   }
 
-  static LocatedBlockProto located(long blockId, long length, long offset, DatanodeManager datanodes) {
+  /** A block with its current replicas: the primary first while it is being written, else rotated to spread reads. */
+  static LocatedBlockProto located(long blockId, long length, long offset, boolean beingWritten,
+      DatanodeManager datanodes) {
     return LocatedBlockProto.newBuilder()
         .setBlock(BlockProto.newBuilder().setBlockId(blockId).setNumBytes(length))
         .setOffset(offset)
-        .addAllLocations(datanodes.locations(blockId))
+        .addAllLocations(datanodes.locations(blockId, beingWritten))
         .build();
   }
 }

@@ -1,6 +1,7 @@
 package io.fffs.namenode.http;
 
 import io.fffs.namenode.blocks.DatanodeDescriptor;
+import io.fffs.namenode.fs.NamespaceQueries;
 import io.fffs.namenode.fs.Namesystem;
 import java.io.IOException;
 import javax.servlet.http.HttpServlet;
@@ -9,6 +10,8 @@ import javax.servlet.http.HttpServletResponse;
 
 /**
  * {@code GET /status}: the NameNode as JSON — {@code hlc}, {@code safemode}, {@code files}, {@code blocks}, and per
+ * the block replication counts ({@code underReplicatedBlocks}: fewer current replicas than the file's replication;
+ * {@code missingBlocks}: none; {@code staleReplicas}: live replicas missing entries another replica has), and per
  * DataNode {@code id}, {@code address}, {@code transport}, {@code clockOffsetMicros}, {@code durableHlc},
  * {@code memoryUsedBytes}, {@code healthy} (with {@code unhealthyReason}), {@code live}, and what its segment
  * scrubber found ({@code scrubPasses}, {@code scrubBytesVerified}, {@code scrubCorruptions},
@@ -29,6 +32,7 @@ public final class StatusServlet extends HttpServlet {
 
   /** The status document. */
   public static String render(Namesystem fs) throws IOException {
+    NamespaceQueries.ReplicationSummary replication = fs.queries.replicationSummary();
     Json json = new Json().beginObject()
         .field("clusterId", fs.clusterId())
         .field("hlc", fs.clock().now().toString())
@@ -38,6 +42,9 @@ public final class StatusServlet extends HttpServlet {
         .field("files", fs.inodeCount())
         .field("blocks", fs.blockCount())
         .field("lastTxid", fs.lastTxid())
+        .field("underReplicatedBlocks", replication.underReplicatedBlocks())
+        .field("missingBlocks", replication.missingBlocks())
+        .field("staleReplicas", replication.staleReplicas())
         .beginArray("datanodes");
     for (DatanodeDescriptor datanode : fs.datanodes().datanodes()) {
       json.beginObject()

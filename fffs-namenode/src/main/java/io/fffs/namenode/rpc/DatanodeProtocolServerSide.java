@@ -113,7 +113,7 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
   public BlockReportResponseProto blockReport(RpcController c, BlockReportRequestProto r) throws ServiceException {
     return call.serve(r.getHlc(), caller -> {
       datanodes.blockReport(r.getDatanodeUuid(), ids(r.getBlocksList()), lengths(r.getBlocksList()),
-          HlcTimestamp.fromProto(r.getDurableHlc()));
+          lastEntries(r.getBlocksList()), HlcTimestamp.fromProto(r.getDurableHlc()));
       return BlockReportResponseProto.newBuilder().setHlc(call.now()).build();
     });
   }
@@ -122,9 +122,19 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
   public BlockReceivedResponseProto blockReceived(RpcController c, BlockReceivedRequestProto r)
       throws ServiceException {
     return call.serve(r.getHlc(), caller -> {
-      datanodes.blocksReceived(r.getDatanodeUuid(), ids(r.getBlocksList()), lengths(r.getBlocksList()));
+      datanodes.blocksReceived(r.getDatanodeUuid(), ids(r.getBlocksList()), lengths(r.getBlocksList()),
+          lastEntries(r.getBlocksList()));
       return BlockReceivedResponseProto.newBuilder().setHlc(call.now()).build();
     });
+  }
+
+  /** Each block's last entry HLC, or 0 where the DataNode did not say. */
+  private static long[] lastEntries(List<ReportedBlockProto> blocks) {
+    long[] hlcs = new long[blocks.size()];
+    for (int i = 0; i < hlcs.length; i++) {
+      hlcs[i] = blocks.get(i).getLastEntryHlc();
+    }
+    return hlcs;
   }
 
   private static long[] lengths(List<ReportedBlockProto> blocks) {

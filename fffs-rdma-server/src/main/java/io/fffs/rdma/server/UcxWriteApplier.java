@@ -303,7 +303,9 @@ final class UcxWriteApplier {
   private boolean follow(ArenaFetch last, Job job) {
     WriteRequestProto before = last.job.request;
     WriteRequestProto request = job.request;
+    // A follower's write carries its own stamps: it never continues a chain (reserveNext refuses one too).
     if (job.refusal != null || job.slot != null || job.peer != last.job.peer || !request.hasStreamId()
+        || request.hasReplica() || before.hasReplica()
         || request.getStreamId() != before.getStreamId() || request.getBlockId() != before.getBlockId()
         || request.getBlockSize() != before.getBlockSize()
         || !request.getUserTimePlugin().equals(before.getUserTimePlugin())

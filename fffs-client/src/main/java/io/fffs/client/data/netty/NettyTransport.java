@@ -13,6 +13,7 @@ import io.fffs.protocol.transport.DataTransport;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configuration;
@@ -68,6 +69,31 @@ public final class NettyTransport implements DataTransport {
       } finally {
         frame.release();
       }
+    } finally {
+      pool.release(connection);
+    }
+  }
+
+  /**
+   * {@link #call} without waiting: the answer's header, or the failure to send or receive it. The caller bounds the
+   * wait; the connection goes back to the pool at once (the pool keeps it aside until its answers are in).
+   */
+  public CompletableFuture<ResponseHeaderProto> callAsync(DatanodeIdProto datanode,
+      RequestHeaderProto.Builder request) {
+    DataConnection connection;
+    try {
+      connection = pool.acquire(addressOf(datanode));
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    try {
+      return connection.send(request, null, true).thenApply(frame -> {
+        try {
+          return frame.header();
+        } finally {
+          frame.release();
+        }
+      });
     } finally {
       pool.release(connection);
     }

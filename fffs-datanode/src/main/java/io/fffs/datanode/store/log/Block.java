@@ -24,7 +24,14 @@ public final class Block {
   private volatile int durableCount;
   /** Entries handed to persistence; only the writer (under writerLock) and recovery touch it. */
   private int enqueuedCount;
+  /** {@link #replicaFrontier()} of a block this node stamps itself. */
+  public static final long NOT_FOLLOWING = -1;
+
   private String extractorName;
+  /** While following a primary: the HLC up to which this replica knows every entry (packed); else NOT_FOLLOWING. */
+  private volatile long replicaFrontier = NOT_FOLLOWING;
+  /** Left out of a pipeline: entries after the frontier are missing here. */
+  private volatile boolean stale;
   private UserTimeExtractor.Stream userTimeStream;
 
   public Block(long id) {
@@ -84,5 +91,27 @@ public final class Block {
   public void setUserTimeStream(String name, UserTimeExtractor.Stream stream) {
     this.extractorName = name;
     this.userTimeStream = stream;
+  }
+
+  /**
+   * While this node follows another DataNode's stamps for the block: the HLC (packed) at or below which it holds
+   * every entry; {@link #NOT_FOLLOWING} when it stamps the block itself. Set under the write lock together with the
+   * entries it covers.
+   */
+  public long replicaFrontier() {
+    return replicaFrontier;
+  }
+
+  public void setReplicaFrontier(long frontier) {
+    this.replicaFrontier = frontier;
+  }
+
+  /** Whether this replica was left out of the block's pipeline (it misses entries after its frontier). */
+  public boolean stale() {
+    return stale;
+  }
+
+  public void setStale(boolean stale) {
+    this.stale = stale;
   }
 }

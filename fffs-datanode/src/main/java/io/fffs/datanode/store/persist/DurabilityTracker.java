@@ -45,6 +45,15 @@ public final class DurabilityTracker {
     return hlc;
   }
 
+  /**
+   * Registers an entry applied at another replica's stamp as not yet durable, under a tick of this clock (its key
+   * until {@link #durable}): foreign HLCs need not ascend with this node's ticks. The frontier then means that
+   * everything applied here by that tick is on disk.
+   */
+  public synchronized long stampReplica() {
+    return stamp();
+  }
+
   /** Entry {@code hlc} is on disk (an HLC not pending, or told twice, changes nothing). */
   public synchronized void durable(long hlc) {
     pending.remove(hlc);

@@ -118,7 +118,7 @@ public final class PersistenceService {
       if (task.meta().pageCount() > 0) {
         firstSeqs[ranges++] = task.meta().firstSeq();
       }
-      hlcs[i] = task.meta().hlc();
+      hlcs[i] = task.meta().trackHlc();
       crcBytes += task.chunkCrcs() == null ? 0 : 4L * task.chunkCrcs().length;
     }
     chunkCrcBytes.addAndGet(-crcBytes);

@@ -39,6 +39,21 @@ class DurabilityTrackerTest {
   }
 
   @Test
+  void anEntryAtAForeignStampIsTrackedUnderAnAscendingLocalKey() {
+    DurabilityTracker tracker = tracker(true);
+    long own = tracker.stamp();
+    long key = tracker.stampReplica();  // the entry itself keeps a foreign HLC, possibly below own
+    assertThat(key).isGreaterThan(own);
+    long after = tracker.stamp();
+    assertThat(after).isGreaterThan(key);
+    tracker.durable(own);
+    tracker.durable(after);
+    assertThat(tracker.frontier().packed()).as("everything applied before the replica's entry").isEqualTo(key - 1);
+    tracker.durable(key);
+    assertThat(tracker.frontier().packed()).isEqualTo(after);
+  }
+
+  @Test
   void manyEntriesMadeDurableInAnyOrderKeepTheFrontierExact() {
     DurabilityTracker tracker = tracker(true);
     Random random = new Random(7);

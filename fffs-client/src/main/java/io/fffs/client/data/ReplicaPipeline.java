@@ -1,0 +1,140 @@
+package io.fffs.client.data;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.proto.DataTransferProtos.BlockInfoRequestProto;
+import io.fffs.common.proto.DataTransferProtos.OpProto;
+import io.fffs.common.proto.DataTransferProtos.ReplicaEndRequestProto;
+import io.fffs.common.proto.DataTransferProtos.ReplicaOpenRequestProto;
+import io.fffs.common.proto.DataTransferProtos.ReplicaRoleProto;
+import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
+import io.fffs.common.security.BlockToken;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.TimeSpec;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Starts and ends a block's replicated write pipeline. Opening asks every listed replica for the block's last entry;
+ * the one with the newest (ties: the NameNode's order) is the primary, those with the same are followers, and older
+ * ones are told they are STALE and left out, as are those that cannot be reached. Followers are opened before the
+ * primary and every answer's HLC is taken into the client's clock, so the primary stamps every later entry above
+ * each follower's clock at its open (their frontiers start there). Ending tells each remaining follower the
+ * client's clock, past every entry it applied, and the follower answers by its own clock again.
+ */
+final class ReplicaPipeline {
+  private static final Logger LOG = LoggerFactory.getLogger(ReplicaPipeline.class);
+
+  private final DataNodeCalls calls;
+  private final long blockId;
+  private final BlockToken token;
+  private final List<DatanodeIdProto> members;
+
+  private ReplicaPipeline(DataNodeCalls calls, long blockId, BlockToken token, List<DatanodeIdProto> members) {
+    this.calls = calls;
+    this.blockId = blockId;
+    this.token = token;
+    this.members = members;
+  }
+
+  /** Opens the pipeline of {@code blockId} over {@code listed}, or throws naming every replica and its error. */
+  static ReplicaPipeline open(DataNodeCalls calls, List<DatanodeIdProto> listed, long blockId, BlockToken token)
+      throws IOException {
+    ReplicaPipeline pipeline = new ReplicaPipeline(calls, blockId, token, new ArrayList<>());
+    long[] last = new long[listed.size()];
+    List<String> failures = new ArrayList<>();
+    long newest = -1;
+    for (int i = 0; i < listed.size(); i++) {
+      try {
+        last[i] = calls.call(listed.get(i), pipeline.request(OpProto.BLOCK_INFO).setBlockInfo(
+            BlockInfoRequestProto.newBuilder().setBlockId(blockId).setTime(TimeSpec.latest().toProto())))
+            .getBlockInfo().getResolvedHlc().getPacked();
+        newest = Math.max(newest, last[i]);
+      } catch (IOException e) {
+        last[i] = -1;
+        failures.add(address(listed.get(i)) + ": " + e.getMessage());
+        LOG.warn("Leaving DataNode {} out of the write pipeline of block {}: {}", address(listed.get(i)), blockId,
+            e.getMessage());
+      }
+    }
+    if (newest < 0) {
+      throw new FffsException(ErrorCode.IO_ERROR, "no replica of block " + blockId + " can be written: "
+          + String.join("; ", failures));
+    }
+    List<DatanodeIdProto> followers = new ArrayList<>();
+    DatanodeIdProto primary = null;
+    for (int i = 0; i < listed.size(); i++) {
+      if (last[i] == newest && primary == null) {
+        primary = listed.get(i);
+      } else if (last[i] == newest) {
+        followers.add(listed.get(i));
+      } else if (last[i] >= 0) {
+        LOG.warn("DataNode {} misses entries of block {} (its last is {}, the newest {}): left out of the write"
+            + " pipeline", address(listed.get(i)), blockId, HlcTimestamp.valueOf(last[i]),
+            HlcTimestamp.valueOf(newest));
+        pipeline.tryOpen(listed.get(i), ReplicaRoleProto.STALE);
+      }
+    }
+    pipeline.members.add(primary);
+    for (DatanodeIdProto follower : followers) {
+      if (pipeline.tryOpen(follower, ReplicaRoleProto.FOLLOWER)) {
+        pipeline.members.add(follower);
+      }
+    }
+    pipeline.open(primary, ReplicaRoleProto.PRIMARY);
+    return pipeline;
+  }
+
+  /** The primary, then the followers, as opened. */
+  List<DatanodeIdProto> members() {
+    return List.copyOf(members);
+  }
+
+  DatanodeIdProto primary() {
+    return members.get(0);
+  }
+
+  /**
+   * Ends the pipeline on {@code followers} (those still in it) at {@code frontier}, the client's clock after the
+   * last answer; a follower that cannot be told keeps following at its last frontier (it serves older times only).
+   */
+  void end(List<DatanodeIdProto> followers, HlcTimestamp frontier) {
+    for (DatanodeIdProto follower : followers) {
+      try {
+        calls.call(follower, request(OpProto.REPLICA_END).setReplicaEnd(ReplicaEndRequestProto.newBuilder()
+            .setBlockId(blockId).setFrontierHlc(frontier.toProto())));
+      } catch (IOException e) {
+        LOG.warn("Could not end the pipeline of block {} on DataNode {}: {}", blockId, address(follower),
+            e.getMessage());
+      }
+    }
+  }
+
+  private boolean tryOpen(DatanodeIdProto datanode, ReplicaRoleProto role) {
+    try {
+      open(datanode, role);
+      return true;
+    } catch (IOException e) {
+      LOG.warn("Leaving DataNode {} out of the write pipeline of block {}: {}", address(datanode), blockId,
+          e.getMessage());
+      return false;
+    }
+  }
+
+  private void open(DatanodeIdProto datanode, ReplicaRoleProto role) throws IOException {
+    calls.call(datanode, request(OpProto.REPLICA_OPEN).setReplicaOpen(ReplicaOpenRequestProto.newBuilder()
+        .setBlockId(blockId).setRole(role)));
+  }
+
+  private RequestHeaderProto.Builder request(OpProto op) {
+    return RequestHeaders.withToken(token, RequestHeaderProto.newBuilder()).setOp(op);
+  }
+
+  static String address(DatanodeIdProto datanode) {
+    return datanode.getHost() + ":" + datanode.getDataPort();
+  }
+}

@@ -1,0 +1,204 @@
+package io.fffs.datanode.store;
+
+import static io.fffs.datanode.store.StoreFixture.array;
+import static io.fffs.datanode.store.StoreFixture.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.common.time.TimeSpec;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Random;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A follower store (B) applies the entries of a primary store (A) at A's stamps: the same log, index by index; the
+ * refusals of entries that do not continue B's log; and which system times B answers while it follows.
+ */
+class ReplicaApplyTest {
+  private static final long BLOCK = 42;
+  /** B's clock is this far ahead of A's. */
+  private static final long B_AHEAD_MICROS = 100_000;
+
+  @TempDir
+  Path dirA;
+  @TempDir
+  Path dirB;
+  StoreFixture a;
+  StoreFixture b;
+
+  @BeforeEach
+  void open() throws Exception {
+    a = new StoreFixture(dirA).open();
+    b = new StoreFixture(dirB);
+    b.physical.set(StoreFixture.START_MICROS + B_AHEAD_MICROS);
+    b.clock = new HybridLogicalClock(b.physical, 5_000);  // a short max offset: refusals come quickly
+    b.open();
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    a.close();
+    b.close();
+  }
+
+  /** A's answer to a write turned into the stamps B applies it at (the frontier: A's clock right after it). */
+  private ReplicaStamp stampOf(WriteResult result) {
+    return new ReplicaStamp(result.hlc().packed(), result.createHlc(), result.userTime(), result.blockLength(),
+        a.clock.now().packed());
+  }
+
+  private void writeBoth(long offset, ByteBuffer data) throws FffsException {
+    WriteResult onA = a.store.write(BLOCK, offset, data, WriteOptions.defaults());
+    b.store.write(BLOCK, offset, data, WriteOptions.defaults().withReplica(stampOf(onA)));
+  }
+
+  private void assertSameLogs() throws FffsException {
+    int index = 0;
+    while (true) {
+      BlockInfo onA;
+      try {
+        onA = a.store.infoAtLogIndex(BLOCK, index);
+      } catch (FffsException e) {
+        assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND);
+        int end = index;
+        assertThatThrownBy(() -> b.store.infoAtLogIndex(BLOCK, end)).as("B has no entry past A's last")
+            .isInstanceOf(FffsException.class);
+        break;
+      }
+      BlockInfo onB = b.store.infoAtLogIndex(BLOCK, index);
+      assertThat(onB).as("entry %d", index).isEqualTo(onA);
+      if (onA.exists() && onA.length() > 0) {
+        int length = (int) onA.length();
+        try (ReadView viewA = a.store.readAtLogIndex(BLOCK, index, 0, length);
+            ReadView viewB = b.store.readAtLogIndex(BLOCK, index, 0, length)) {
+          assertThat(viewB.toBytes()).as("bytes of entry %d", index).isEqualTo(viewA.toBytes());
+        }
+      }
+      index++;
+    }
+    assertThat(b.store.blockReport()).isEqualTo(a.store.blockReport());
+  }
+
+  @Test
+  void randomWritesAndATruncateAppliedAtThePrimarysStampsGiveTheSameLog() throws Exception {
+    b.store.openReplica(BLOCK, ReplicaRole.FOLLOWER);
+    Random random = new Random(29);
+    long length = 0;
+    for (int i = 0; i < 30; i++) {
+      a.physical.advance(1 + random.nextInt(50));
+      long offset = length == 0 ? 0 : random.nextInt((int) length + 1);
+      int count = 1 + random.nextInt(3000);
+      writeBoth(offset, bytes(count, i));
+      length = Math.max(length, offset + count);
+    }
+    WriteResult cut = a.store.truncate(BLOCK, length / 2);
+    b.store.truncate(BLOCK, length / 2, stampOf(cut));
+    writeBoth(length / 2, bytes(700, 99));
+    assertSameLogs();
+
+    b.store.sync(List.of(BLOCK));
+    b.restart();
+    assertSameLogs();
+  }
+
+  @Test
+  void anEntryThatDoesNotContinueTheLogIsRefusedAndChangesNothing() throws Exception {
+    ByteBuffer data = bytes(100, 1);
+    WriteResult first = a.store.write(BLOCK, 0, data, WriteOptions.defaults());
+    ReplicaStamp good = stampOf(first);
+    expectStale(() -> b.store.write(BLOCK, 0, data, WriteOptions.defaults().withReplica(good)),
+        "not following");
+    b.store.openReplica(BLOCK, ReplicaRole.FOLLOWER);
+    expectStale(() -> b.store.write(BLOCK, 0, data, WriteOptions.defaults().withReplica(
+        new ReplicaStamp(good.entryHlc(), 0, 0, 100, good.frontierHlc()))), "does not exist here");
+    expectStale(() -> b.store.write(BLOCK, 0, data, WriteOptions.defaults().withReplica(
+        new ReplicaStamp(good.entryHlc(), good.createHlc(), 0, 99, good.frontierHlc()))), "99 on the primary");
+    assertThat(b.store.blockReport()).isEmpty();
+    b.store.write(BLOCK, 0, data, WriteOptions.defaults().withReplica(good));
+
+    WriteResult second = a.store.write(BLOCK, 100, data, WriteOptions.defaults());
+    ReplicaStamp next = stampOf(second);
+    expectStale(() -> b.store.write(BLOCK, 100, data, WriteOptions.defaults().withReplica(
+        new ReplicaStamp(next.entryHlc(), next.entryHlc() - 1, 0, 200, next.frontierHlc()))), "already exists");
+    expectStale(() -> b.store.write(BLOCK, 100, data, WriteOptions.defaults().withReplica(
+        new ReplicaStamp(good.entryHlc(), 0, 0, 200, next.frontierHlc()))), "not above its last entry");
+    expectStale(() -> b.store.write(BLOCK, 100, data, WriteOptions.defaults()), "following another DataNode");
+    expectStale(() -> b.store.truncate(BLOCK, 10), "following another DataNode");
+    assertThat(b.store.blockReport()).containsExactly(new BlockSummary(BLOCK, 100, first.hlc()));
+  }
+
+  private static void expectStale(ThrowingCallable call, String why) {
+    assertThatThrownBy(call).isInstanceOfSatisfying(FffsException.class, e -> {
+      assertThat(e.code()).isEqualTo(ErrorCode.REPLICA_STALE);
+      assertThat(e.detail()).contains(why);
+    });
+  }
+
+  @Test
+  void aFollowerAnswersSystemTimesUpToItsFrontierThenByItsOwnClockAfterTheEnd() throws Exception {
+    HlcTimestamp open = b.store.openReplica(BLOCK, ReplicaRole.FOLLOWER);
+    a.clock.observe(open);  // what the client passes on to the primary with its first write
+    a.physical.set(open.physicalMicros() + 500);
+    WriteResult written = a.store.write(BLOCK, 0, bytes(600, 3), WriteOptions.defaults());
+    a.physical.advance(10);  // the frontier is A's clock a little after the entry
+    ReplicaStamp stamp = stampOf(written);
+    b.store.write(BLOCK, 0, bytes(600, 3), WriteOptions.defaults().withReplica(stamp));
+    long frontierMicros = HlcTimestamp.valueOf(stamp.frontierHlc()).physicalMicros();
+    assertThat(frontierMicros).isGreaterThan(written.hlc().physicalMicros());
+    b.physical.set(frontierMicros + 1_000);  // B's own clock is past every time asked below
+
+    assertThat(b.store.info(BLOCK, TimeSpec.system(frontierMicros - 1)).hlc()).isEqualTo(written.hlc());
+    assertThatThrownBy(() -> b.store.info(BLOCK, TimeSpec.system(frontierMicros)))
+        .as("B's own clock is past this, but an entry stamped at it may still be on its way")
+        .isInstanceOfSatisfying(FffsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.REPLICA_STALE));
+    assertThat(b.store.info(BLOCK, TimeSpec.latest()).length()).isEqualTo(600);
+
+    b.store.endReplica(BLOCK, HlcTimestamp.valueOf(stamp.frontierHlc()));
+    assertThat(b.store.info(BLOCK, TimeSpec.system(frontierMicros)).hlc()).isEqualTo(written.hlc());
+    assertThat(b.clock.last().packed()).isGreaterThanOrEqualTo(stamp.frontierHlc());
+  }
+
+  @Test
+  void aStaleReplicaAnswersOnlyUpToItsLastEntry() throws Exception {
+    b.store.openReplica(BLOCK, ReplicaRole.FOLLOWER);
+    WriteResult written = a.store.write(BLOCK, 0, bytes(100, 4), WriteOptions.defaults());
+    b.store.write(BLOCK, 0, bytes(100, 4), WriteOptions.defaults().withReplica(stampOf(written)));
+    b.store.openReplica(BLOCK, ReplicaRole.STALE);
+
+    long lastMicros = written.hlc().physicalMicros();
+    assertThat(b.store.info(BLOCK, TimeSpec.system(lastMicros - 1)).exists()).isFalse();
+    assertThatThrownBy(() -> b.store.info(BLOCK, TimeSpec.latest()))
+        .isInstanceOfSatisfying(FffsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.REPLICA_STALE));
+    assertThatThrownBy(() -> b.store.read(BLOCK, 0, 10, TimeSpec.user(1)))
+        .isInstanceOfSatisfying(FffsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.REPLICA_STALE));
+    b.store.openReplica(BLOCK, ReplicaRole.PRIMARY);
+    assertThat(b.store.info(BLOCK, TimeSpec.latest()).length()).isEqualTo(100);
+  }
+
+  @Test
+  void foreignStampsBelowTheFollowersOwnTicksBecomeDurable() throws Exception {
+    long own = 7;
+    WriteResult mine = b.store.write(own, 0, bytes(100, 5), WriteOptions.defaults());
+    b.store.openReplica(BLOCK, ReplicaRole.FOLLOWER);
+    WriteResult onA = a.store.write(BLOCK, 0, bytes(100, 6), WriteOptions.defaults());
+    assertThat(onA.hlc()).as("B's clock is ahead").isLessThan(mine.hlc());
+    b.store.write(BLOCK, 0, bytes(100, 6), WriteOptions.defaults().withReplica(stampOf(onA)));
+    b.store.sync(List.of(own, BLOCK));
+    assertThat(b.store.durableFrontier()).isGreaterThan(mine.hlc());
+    b.restart();
+    assertThat(b.store.info(BLOCK, TimeSpec.latest()).hlc()).isEqualTo(onA.hlc());
+    try (ReadView view = b.store.read(BLOCK, 0, 100, TimeSpec.latest())) {
+      assertThat(view.toBytes()).isEqualTo(array(bytes(100, 6)));
+    }
+  }
+}

@@ -1,0 +1,104 @@
+package io.fffs.namenode.blocks;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+
+/**
+ * One block's replicas in placement order (the primary first), each with the length and the HLC of the last log
+ * entry its DataNode last reported (-1 and 0 until it reports). A replica is <em>current</em> when its DataNode is
+ * live and its last entry equals the newest reported by any replica, dead or alive — or, before any replica has
+ * reported, when it was placed: logs are prefixes of the primary's, so an older last entry means the replica misses
+ * entries and must not be read, and one that never reported while another did may hold nothing (it was left out of
+ * the pipeline). A dead replica with the newest entry therefore hides the older live ones (unreadable, never
+ * wrong). Thread-safe.
+ */
+public final class BlockReplicas {
+  private final List<Replica> replicas = new ArrayList<>(3);
+
+  private static final class Replica {
+    final String uuid;
+    long length = -1;
+    long lastEntryHlc;
+
+    Replica(String uuid) {
+      this.uuid = uuid;
+    }
+  }
+
+  /** Records where the block was placed, primary first (replicas already known keep their place). */
+  synchronized void placed(List<String> uuids) {
+    for (String uuid : uuids) {
+      replica(uuid);
+    }
+  }
+
+  /** Records a report of {@code uuid}: the block's length there and its last entry's HLC (0: not reported). */
+  synchronized void reported(String uuid, long length, long lastEntryHlc) {
+    Replica replica = replica(uuid);
+    replica.length = length;
+    // A replica's log only grows, so an older figure is a report that arrived late (or from an older DataNode).
+    replica.lastEntryHlc = Math.max(replica.lastEntryHlc, lastEntryHlc);
+  }
+
+  /** Forgets the reported lengths (the file was cut in this block, so they are stale until reported again). */
+  synchronized void forgetLengths() {
+    for (Replica replica : replicas) {
+      replica.length = -1;
+    }
+  }
+
+  /** The length reported by the replica with the newest last entry (the longest among equals), or -1. */
+  synchronized long newestLength() {
+    long newest = newestEntry();
+    long length = -1;
+    for (Replica replica : replicas) {
+      if (replica.lastEntryHlc == newest) {
+        length = Math.max(length, replica.length);
+      }
+    }
+    return length;
+  }
+
+  /** The current replicas' DataNodes in placement order. */
+  synchronized List<String> current(Predicate<String> live) {
+    long newest = newestEntry();
+    List<String> current = new ArrayList<>(replicas.size());
+    for (Replica replica : replicas) {
+      if (live.test(replica.uuid) && replica.lastEntryHlc == newest) {
+        current.add(replica.uuid);
+      }
+    }
+    return current;
+  }
+
+  /** Live replicas that are not current: their last entry is older than another replica's. */
+  synchronized int staleCount(Predicate<String> live) {
+    int live0 = 0;
+    for (Replica replica : replicas) {
+      if (live.test(replica.uuid)) {
+        live0++;
+      }
+    }
+    return live0 - current(live).size();
+  }
+
+  private long newestEntry() {
+    long newest = 0;
+    for (Replica replica : replicas) {
+      newest = Math.max(newest, replica.lastEntryHlc);
+    }
+    return newest;
+  }
+
+  private Replica replica(String uuid) {
+    for (Replica replica : replicas) {
+      if (replica.uuid.equals(uuid)) {
+        return replica;
+      }
+    }
+    Replica replica = new Replica(uuid);
+    replicas.add(replica);
+    return replica;
+  }
+}
