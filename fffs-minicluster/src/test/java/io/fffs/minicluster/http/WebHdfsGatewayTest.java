@@ -213,7 +213,9 @@ class WebHdfsGatewayTest {
       assertThat(blocks).hasSize(4);  // 200 KiB in 64 KiB blocks
       assertThat(blocks[3].getOffset()).isEqualTo(3 * 64 * 1024);
       assertThat(blocks[3].getLength()).isEqualTo(8 * 1024);
-      assertThat(blocks[0].getHosts()).containsExactly("127.0.0.1");
+      // Replication 3 capped by the two DataNodes: each block has a replica on each, both on this host.
+      assertThat(blocks[0].getHosts()).containsExactly("127.0.0.1", "127.0.0.1");
+      assertThat(blocks[0].getNames()).doesNotHaveDuplicates();
     }
   }
 
