@@ -21,8 +21,9 @@ import java.util.concurrent.CompletableFuture;
  * (at most the channel's largest), up to {@code fffs.client.read.requests-in-flight} outstanding (fewer while the
  * transport has no room for more answers), consumed in order: each answer's chunk CRCs are checked and its bytes
  * copied into the buffer in one pass over the pieces they arrived in. The first answer shorter than asked ends the
- * read (the block ends there as of the time read); answers to requests sent beyond it are abandoned, an error among
- * them too. At {@code latest} the requests may see different states if the block is written meanwhile (at a system
+ * read (the block ends there as of the time read); answers to requests sent beyond it are awaited and dropped, an
+ * error among them too, so the channel goes back clean and a pooled connection is reused at once (after a failure
+ * they are abandoned instead). At {@code latest} the requests may see different states if the block is written meanwhile (at a system
  * time they cannot).
  */
 final class PipelinedRead {
@@ -77,7 +78,8 @@ final class PipelinedRead {
         try {
           if (answer.header().hasError() && resolved != null && next.at() >= blockLength) {
             clock.observe(HlcTimestamp.fromProto(answer.header().getHlc()));
-            return new ReadResult(total, blockLength, resolved);  // sent ahead past the block's end as of then
+            drain(inFlight);  // sent ahead past the block's end as of then
+            return new ReadResult(total, blockLength, resolved);
           }
           ReadResponseProto response = checked(answer, blockId, next);
           ReadChecks.verifyInto(answer.payload(), answer.length(), response, dst, blockId, next.at(),
@@ -88,7 +90,8 @@ final class PipelinedRead {
           }
           total += answer.length();
           if (answer.length() < next.asked()) {
-            return new ReadResult(total, blockLength, resolved);  // the block ends here as of the time read
+            drain(inFlight);  // the block ends here as of the time read
+            return new ReadResult(total, blockLength, resolved);
           }
         } finally {
           answer.release();
@@ -97,6 +100,21 @@ final class PipelinedRead {
     } finally {
       for (Pending left : inFlight) {
         channel.abandon(left.answer());
+      }
+    }
+  }
+
+  /**
+   * Waits for the answers still to come and drops them, whatever they say; the bytes read are complete either way,
+   * so a channel that fails meanwhile only loses the rest (abandoned, and the broken connection is not reused).
+   */
+  private void drain(ArrayDeque<Pending> inFlight) {
+    for (Pending left = inFlight.peek(); left != null; left = inFlight.peek()) {
+      try {
+        channel.await(left.answer()).release();
+        inFlight.poll();
+      } catch (IOException e) {
+        return;  // the caller's finally abandons what is left
       }
     }
   }
