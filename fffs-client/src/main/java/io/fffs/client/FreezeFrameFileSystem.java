@@ -3,6 +3,11 @@ package io.fffs.client;
 import io.fffs.client.errors.ClientErrors;
 import io.fffs.client.rpc.NamenodeClient;
 import io.fffs.common.error.FffsException;
+import io.fffs.common.history.MomentSet;
+import io.fffs.common.history.RetentionRule;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.CollectHistoryResponseProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.GetRetentionResponseProto;
+import io.fffs.common.proto.HistoryProtos.PinProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.ContentSummaryProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.GetListingResponseProto;
@@ -257,12 +262,84 @@ public class FreezeFrameFileSystem extends FileSystem {
     try {
       for (VersionProto version : nn().listVersions(plain)) {
         versions.add(new FileVersion(HlcTimestamp.fromProto(version.getHlc()), version.getLength(),
-            version.getChange()));
+            version.getChange(), version.hasReadableFromMicros() ? version.getReadableFromMicros() : -1));
       }
     } catch (IOException e) {
       throw ClientErrors.translate(e);
     }
     return versions;
+  }
+
+  // ---- bounded history (docs/history.md) ---------------------------------------------------------------------
+
+  /**
+   * Sets the retention rule of directory {@code dir} and the subtree below it ({@code null}: follow the parent's
+   * rule again). Superuser only; a shorter rule lets garbage collection drop history for good.
+   */
+  public void setRetention(Path dir, RetentionRule rule) throws IOException {
+    String plain = client.writable(qualify(dir), "set the retention of");
+    ClientErrors.translating(() -> {
+      nn().setRetention(plain, rule);
+      return null;
+    });
+  }
+
+  /** The rule that governs {@code path}, where it is set, and from when on its past is readable. */
+  public RetentionStatus getRetention(Path path) throws IOException {
+    String plain = client.writable(qualify(path), "ask the retention of");
+    GetRetentionResponseProto r = ClientErrors.translating(() -> nn().getRetention(plain));
+    return new RetentionStatus(RetentionRule.fromProto(r.getRule()), r.getSetOn(),
+        r.hasOwnRule() ? RetentionRule.fromProto(r.getOwnRule()) : null, r.getHorizonMicros(),
+        r.getWindowStartMicros(), MomentSet.fromProto(r.getKept()));
+  }
+
+  /**
+   * Pins {@code path} at the moment its marker names (no marker: now) under {@code name}: that moment of the
+   * subtree stays readable whatever the rules say, also as {@code path@pin-<name>}.
+   */
+  public Pin pin(Path path, String name) throws IOException {
+    TemporalPath temporal = client.temporal(qualify(path));
+    return pin(temporal.plainPath(), temporal.timeSpec(), name);
+  }
+
+  /** Pins {@code path} as it was at {@code time} under {@code name}. */
+  public Pin pin(Path path, TimeSpec time, String name) throws IOException {
+    String plain = FffsClient.plain(client.temporal(qualify(path)));
+    PinProto pin = ClientErrors.translating(() -> nn().pin(plain, time, name));
+    return Pin.fromProto(pin);
+  }
+
+  /** Removes pin {@code name}; what only it kept goes with the next garbage-collection pass. */
+  public void unpin(String name) throws IOException {
+    ClientErrors.translating(() -> {
+      nn().unpin(name);
+      return null;
+    });
+    client.forgetPin(name);
+  }
+
+  /** The pins on {@code path} and below it, by name. */
+  public List<Pin> listPins(Path path) throws IOException {
+    String plain = FffsClient.plain(client.temporal(qualify(path)));
+    List<Pin> pins = new ArrayList<>();
+    for (PinProto pin : ClientErrors.translating(() -> nn().listPins(plain))) {
+      pins.add(Pin.fromProto(pin));
+    }
+    return pins;
+  }
+
+  /** The pin named {@code name} ({@code NOT_FOUND} if none). */
+  public Pin getPin(String name) throws IOException {
+    return Pin.fromProto(ClientErrors.translating(() -> nn().getPin(name)));
+  }
+
+  /**
+   * Runs a garbage-collection pass of the namespace now (superuser); returns {inodes removed, versions dropped,
+   * names dropped}. The NameNode also runs one every {@code fffs.history.gc.interval}.
+   */
+  public long[] collectHistory() throws IOException {
+    CollectHistoryResponseProto r = ClientErrors.translating(() -> nn().collectHistory());
+    return new long[] {r.getInodesRemoved(), r.getVersionsDropped(), r.getNamesDropped()};
   }
 
   /** The cluster's current time (the NameNode's HLC). */

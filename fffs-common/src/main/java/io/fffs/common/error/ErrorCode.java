@@ -48,7 +48,12 @@ public enum ErrorCode {
   /** The operation is not supported by FFFS. */
   UNSUPPORTED(21),
   /** An I/O operation failed on the server (disk full, device error). */
-  IO_ERROR(22);
+  IO_ERROR(22),
+  /**
+   * A read of a moment that retention no longer keeps: before the history horizon of the path's rule (or collected
+   * under an earlier one) and not a pinned or thinned moment. The message names the horizon and the rule.
+   */
+  HISTORY_EXPIRED(23);
 
   private final int number;
 

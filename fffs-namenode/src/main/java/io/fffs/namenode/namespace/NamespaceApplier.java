@@ -6,6 +6,7 @@ import io.fffs.common.proto.NamenodeEditsProtos.CreateOp;
 import io.fffs.common.proto.NamenodeEditsProtos.EditOpProto;
 import io.fffs.common.proto.NamenodeEditsProtos.MkdirsOp;
 import io.fffs.common.proto.NamenodeEditsProtos.TruncateOp;
+import io.fffs.common.history.RetentionRule;
 import io.fffs.common.time.HlcTimestamp;
 import java.util.Arrays;
 import java.util.List;
@@ -18,9 +19,15 @@ import java.util.List;
  */
 public final class NamespaceApplier {
   private final Namespace namespace;
+  private GcPass.Result lastGc;
 
   public NamespaceApplier(Namespace namespace) {
     this.namespace = namespace;
+  }
+
+  /** What the last garbage-collection op applied by this applier dropped, or null if it applied none. */
+  public GcPass.Result lastGcResult() {
+    return lastGc;
   }
 
   public void apply(EditOpProto op, HlcTimestamp stamp) {
@@ -79,6 +86,19 @@ public final class NamespaceApplier {
         break;
       case TRUNCATE:
         truncate(op.getTruncate(), hlc, mtime);
+        break;
+      case SETRETENTION:
+        updatePath(op.getSetRetention().getPath(), hlc, s -> s.withRetention(op.getSetRetention().hasRule()
+            ? RetentionRule.fromProto(op.getSetRetention().getRule()) : null));
+        break;
+      case PIN:
+        namespace.addPin(Pin.fromProto(op.getPin().getPin()));
+        break;
+      case UNPIN:
+        namespace.removePin(op.getUnpin().getName());
+        break;
+      case GC:
+        lastGc = GcPass.run(namespace, stamp, RetentionRule.fromProto(op.getGc().getDefaultRule()));
         break;
       default:
         throw new IllegalStateException("unknown edit op " + op.getOpCase());
@@ -189,8 +209,11 @@ public final class NamespaceApplier {
   }
 
   /** Points {@code name} in {@code parent} at {@code inodeId} from {@code hlc} on; the parent's mtime moves. */
-  private static void link(Inode parent, String name, long inodeId, long hlc, long mtime) {
+  private void link(Inode parent, String name, long inodeId, long hlc, long mtime) {
     parent.childHistory(name).add(hlc, inodeId);
+    if (inodeId != Namespace.TOMBSTONE) {
+      namespace.inode(inodeId).setParentId(parent.id());
+    }
     InodeState state = parent.latest();
     String change = inodeId == Namespace.TOMBSTONE ? "removeChild" : "addChild";
     if (parent.states().latestHlc() == hlc) {

@@ -1,11 +1,15 @@
 package io.fffs.namenode.rpc;
 
+import io.fffs.common.history.RetentionRule;
 import io.fffs.common.ipc.ClientNamenodeProtocolPB;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.*;
 import io.fffs.common.security.BlockAccessMode;
 import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.TimeSpec;
+import io.fffs.namenode.fs.HistoryOps;
 import io.fffs.namenode.fs.Namesystem;
+import io.fffs.namenode.namespace.GcPass;
+import io.fffs.namenode.namespace.Pin;
 import io.fffs.namenode.fs.NamespaceQueries;
 import io.fffs.namenode.permission.Caller;
 import org.apache.hadoop.thirdparty.protobuf.RpcController;
@@ -241,6 +245,71 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
       return GetStatsResponseProto.newBuilder().setCapacity(capacity).setUsed(used)
           .setRemaining(Math.max(0, capacity - used)).setFiles(fs.inodeCount()).setBlocks(fs.blockCount())
           .setLiveDatanodes(fs.datanodes().liveCount()).setHlc(call.now()).build();
+    });
+  }
+
+  // ---- bounded history ----------------------------------------------------------------------------------------
+
+  @Override
+  public SetRetentionResponseProto setRetention(RpcController c, SetRetentionRequestProto r)
+      throws ServiceException {
+    return call.change(r.getHlc(), caller -> fs.history.setRetention(caller, r.getSrc(),
+        r.hasRule() ? RetentionRule.fromProto(r.getRule()) : null)
+        .map(done -> SetRetentionResponseProto.newBuilder().setHlc(call.now()).build()));
+  }
+
+  @Override
+  public GetRetentionResponseProto getRetention(RpcController c, GetRetentionRequestProto r)
+      throws ServiceException {
+    return call.query(r.getHlc(), caller -> {
+      HistoryOps.RetentionStatus status = fs.history.getRetention(caller, r.getSrc());
+      GetRetentionResponseProto.Builder response = GetRetentionResponseProto.newBuilder()
+          .setRule(status.rule().toProto()).setSetOn(status.setOn()).setHorizonMicros(status.horizonMicros())
+          .setWindowStartMicros(status.windowStartMicros()).setKept(status.kept().toProto());
+      if (status.ownRule() != null) {
+        response.setOwnRule(status.ownRule().toProto());
+      }
+      return response.setHlc(call.now()).build();
+    });
+  }
+
+  @Override
+  public PinResponseProto pin(RpcController c, PinRequestProto r) throws ServiceException {
+    return call.change(r.getHlc(), caller -> fs.history.pin(caller, r.getSrc(), TimeSpec.fromProto(r.getTime()),
+        r.getName()).map(pin -> PinResponseProto.newBuilder().setPin(pin.toProto()).setHlc(call.now()).build()));
+  }
+
+  @Override
+  public UnpinResponseProto unpin(RpcController c, UnpinRequestProto r) throws ServiceException {
+    return call.change(r.getHlc(), caller -> fs.history.unpin(caller, r.getName())
+        .map(done -> UnpinResponseProto.newBuilder().setHlc(call.now()).build()));
+  }
+
+  @Override
+  public ListPinsResponseProto listPins(RpcController c, ListPinsRequestProto r) throws ServiceException {
+    return call.query(r.getHlc(), caller -> {
+      ListPinsResponseProto.Builder response = ListPinsResponseProto.newBuilder();
+      for (Pin pin : fs.history.listPins(caller, r.getSrc())) {
+        response.addPins(pin.toProto());
+      }
+      return response.setHlc(call.now()).build();
+    });
+  }
+
+  @Override
+  public GetPinResponseProto getPin(RpcController c, GetPinRequestProto r) throws ServiceException {
+    return call.query(r.getHlc(), caller -> GetPinResponseProto.newBuilder()
+        .setPin(fs.history.getPin(caller, r.getName()).toProto()).setHlc(call.now()).build());
+  }
+
+  @Override
+  public CollectHistoryResponseProto collectHistory(RpcController c, CollectHistoryRequestProto r)
+      throws ServiceException {
+    return call.serve(r.getHlc(), caller -> {
+      GcPass.Result result = fs.collectHistory(caller);
+      return CollectHistoryResponseProto.newBuilder().setInodesRemoved(result.inodesRemoved())
+          .setVersionsDropped(result.versionsDropped()).setNamesDropped(result.namesDropped())
+          .setHlc(call.now()).build();
     });
   }
 }
