@@ -48,11 +48,23 @@ final class Horizon {
 
   void check(ResolvedPath resolved, long micros) throws FffsException {
     for (int i = 0; i < resolved.existing; i++) {
-      if (!resolved.inodes[i].keeps(micros)) {
-        throw collected(resolved.inodes[i], NamePaths.join(resolved.components.subList(0, i)), micros);
+      Inode inode = resolved.inodes[i];
+      String path = NamePaths.join(resolved.components.subList(0, i));
+      if (!inode.keeps(micros)) {
+        throw collected(inode.kept(), path, micros);
+      }
+      // Its names were used: the path passes through it, or they said the next component was not there.
+      boolean namesUsed = i < resolved.existing - 1 || !resolved.exists();
+      if (namesUsed && !inode.keepsNames(micros)) {
+        throw collected(inode.keptNames(), path, micros);
       }
     }
     int deepest = resolved.existing - 1;
+    if (resolved.collectedChild != null) {
+      String childPath = NamePaths.join(resolved.components.subList(0, deepest + 1));
+      throw collected(resolved.collectedChild.kept() == null ? MomentSet.NONE : resolved.collectedChild.kept(),
+          childPath, micros);
+    }
     Inode target = resolved.inodes[deepest];
     String targetPath = NamePaths.join(resolved.components.subList(0, deepest));
     Retention.Governing governing = retention.ruleOf(target, clusterDefault.get());
@@ -75,7 +87,14 @@ final class Horizon {
   /** Checks that a child listed at {@code micros} still holds its state then (a nested rule may have dropped it). */
   void checkListed(Inode child, String childPath, long micros) throws FffsException {
     if (!child.keeps(micros)) {
-      throw collected(child, childPath, micros);
+      throw collected(child.kept(), childPath, micros);
+    }
+  }
+
+  /** Checks that a directory listed at {@code micros} still holds its names then. */
+  void checkNames(Inode directory, String path, long micros) throws FffsException {
+    if (!directory.keepsNames(micros)) {
+      throw collected(directory.keptNames(), path, micros);
     }
   }
 
@@ -91,6 +110,10 @@ final class Horizon {
       MomentSet kept = resolved.inodes[i].kept();
       if (kept != null) {
         start = Math.max(start, kept.floor());
+      }
+      MomentSet names = i < resolved.existing - 1 ? resolved.inodes[i].keptNames() : null;
+      if (names != null) {
+        start = Math.max(start, names.floor());
       }
     }
     return start;
@@ -121,8 +144,7 @@ final class Horizon {
         + "; read at or after the horizon, or pin the moments you need before they pass it");
   }
 
-  private static FffsException collected(Inode inode, String path, long micros) {
-    MomentSet kept = inode.kept();
+  private static FffsException collected(MomentSet kept, String path, long micros) {
     long before = kept.latestBefore(micros);
     long after = kept.earliestAfter(micros);
     return new FffsException(ErrorCode.HISTORY_EXPIRED, path + TimeSpec.system(micros).toMarker() + " ("

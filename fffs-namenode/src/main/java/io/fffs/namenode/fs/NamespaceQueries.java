@@ -84,6 +84,9 @@ public final class NamespaceQueries {
         entries.add(status(target));
         return new Listing(entries, 0);
       }
+      if (time.kind() == TimeSpec.Kind.SYSTEM) {
+        horizon.checkNames(target.last(), path, time.micros());
+      }
       permissions.check(caller, target.lastState(), path, Access.READ_EXECUTE);
       String dir = NamePaths.join(target.components);
       Map<String, ChildHistory> after = startAfter == null || startAfter.isEmpty()
@@ -96,15 +99,15 @@ public final class NamespaceQueries {
           continue;
         }
         Inode inode = namespace.inode(id);
+        if (time.kind() == TimeSpec.Kind.SYSTEM) {
+          horizon.checkListed(inode, NamePaths.child(dir, child.getKey()), time.micros());
+        }
         int version = inode.states().indexAt(at);
         if (version < 0) {
           continue;
         }
         if (entries.size() == max) {
           return new Listing(entries, 1);
-        }
-        if (time.kind() == TimeSpec.Kind.SYSTEM) {
-          horizon.checkListed(inode, NamePaths.child(dir, child.getKey()), time.micros());
         }
         entries.add(Statuses.fileStatus(NamePaths.child(dir, child.getKey()), inode,
             inode.states().value(version), inode.states().hlc(version)));
@@ -178,6 +181,9 @@ public final class NamespaceQueries {
       throws FffsException {
     if (micros >= 0) {
       horizon.checkListed(inode, path, micros);
+      if (state.isDirectory()) {
+        horizon.checkNames(inode, path, micros);
+      }
     }
     if (!state.isDirectory()) {
       sums[0] += state.length();
@@ -190,9 +196,13 @@ public final class NamespaceQueries {
       long id = entry.getValue().at(limit);
       if (id != Namespace.TOMBSTONE) {
         Inode child = namespace.inode(id);
+        String childPath = NamePaths.child(path, entry.getKey());
+        if (micros >= 0) {
+          horizon.checkListed(child, childPath, micros);
+        }
         InodeState childState = child.stateAt(limit);
         if (childState != null) {
-          summarize(child, NamePaths.child(path, entry.getKey()), childState, limit, micros, sums);
+          summarize(child, childPath, childState, limit, micros, sums);
         }
       }
     }

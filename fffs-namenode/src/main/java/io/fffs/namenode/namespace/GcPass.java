@@ -7,7 +7,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -21,9 +20,10 @@ import java.util.Map;
  * <ul>
  *   <li><em>own</em>: what its rule keeps now (window and tier moments), the moments of the newest versions its
  *       rule keeps for a name it was bound to, and the moment of every pin whose subtree held it then;</li>
- *   <li>its parents' own moments while it was bound under them (a listing of the parent shows its state);</li>
- *   <li>its children's moments while they were bound under it (a path through it must resolve then), up the tree
- *       to the root.</li>
+ *   <li>for a directory's names (and its states): its own moments and, up the tree to the root, its children's
+ *       while they were bound under it — a path through it must resolve then;</li>
+ *   <li>for its states also: its parents' names' moments while it was bound under them — wherever a name is kept,
+ *       what it resolves to is exact too.</li>
  * </ul>
  * Each inode then keeps those moments and nothing it had dropped before (the kept sets only shrink): a version stays
  * when a kept moment sees it, a name's entry likewise, and an inode stays while a kept entry of a kept directory
@@ -65,23 +65,28 @@ public final class GcPass {
     List<Inode> inodes = new ArrayList<>(namespace.inodes());
     ownMoments(inodes);
     List<Link> links = links(inodes);
-    Map<Inode, MomentSet> own = new IdentityHashMap<>(needed);
+    propagateUp(inodes);  // needed: what resolution through an inode and its own rule need
+    Map<Inode, MomentSet> states = new IdentityHashMap<>(needed);
     for (Link link : links) {
-      add(link.child, own.get(link.parent).within(link.from, link.to));  // the parent's listings show its state
+      // Wherever the parent's names stay exact, a name resolves to the child: its state must be exact there too
+      // (a listing shows it; a path through it goes on from it).
+      MomentSet listed = needed.get(link.parent).within(link.from, link.to);
+      if (!listed.isEmpty()) {
+        states.merge(link.child, listed, MomentSet::union);
+      }
     }
-    propagateUp(inodes);
     long versions = 0;
     long names = 0;
     for (Inode inode : inodes) {
-      MomentSet kept = inode.kept() == null ? needed.get(inode) : needed.get(inode).intersect(inode.kept());
-      inode.setKept(kept);
-      versions += inode.states().retainVisible(kept);
+      MomentSet keptStates = intersect(states.get(inode), inode.kept());
+      inode.setKept(keptStates);
+      versions += inode.states().retainVisible(keptStates);
       if (inode.isDirectory()) {
-        Iterator<Map.Entry<String, ChildHistory>> children = inode.children().entrySet().iterator();
+        MomentSet keptNames = intersect(needed.get(inode), inode.keptNames());
+        inode.setKeptNames(keptNames);
         List<String> emptied = new ArrayList<>();
-        while (children.hasNext()) {
-          Map.Entry<String, ChildHistory> child = children.next();
-          versions += child.getValue().retainVisible(kept);
+        for (Map.Entry<String, ChildHistory> child : inode.children().entrySet()) {
+          versions += child.getValue().retainVisible(keptNames);
           if (child.getValue().size() == 0) {
             emptied.add(child.getKey());
           }
@@ -92,6 +97,10 @@ public final class GcPass {
     }
     List<Long> removed = removeUnreachable();
     return new Result(removed.size(), versions, names, removed);
+  }
+
+  private static MomentSet intersect(MomentSet wanted, MomentSet before) {
+    return before == null ? wanted : wanted.intersect(before);
   }
 
   /** Every inode's own moments: its rule's, its names' newest versions', its pins'. */

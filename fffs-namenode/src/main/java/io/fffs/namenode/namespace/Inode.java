@@ -16,8 +16,10 @@ public final class Inode {
   private final TreeMap<String, ChildHistory> children;
   /** The directory that linked this inode last (where its retention rule comes from); 0 for the root. */
   private long parentId;
-  /** The moments garbage collection kept; null while it has dropped nothing of this inode. */
+  /** The moments at which garbage collection kept its states exact; null while it has dropped none. */
   private MomentSet kept;
+  /** A directory's: the moments at which it kept its names exact (paths through it resolve); null: all. */
+  private MomentSet keptNames;
 
   Inode(long id, boolean directory) {
     this.id = id;
@@ -45,7 +47,7 @@ public final class Inode {
     parentId = id;
   }
 
-  /** The moments at which this inode's states (and a directory's names) are still exact: every one when null. */
+  /** The moments at which this inode's states are still exact: every one when null. */
   public MomentSet kept() {
     return kept;
   }
@@ -54,9 +56,23 @@ public final class Inode {
     kept = moments == null || moments.isAll() ? null : moments;
   }
 
-  /** Whether garbage collection kept this inode's state (and names) at {@code micros}. */
+  /** The moments at which this directory's names are still exact (a subset of {@link #kept}): every one when null. */
+  public MomentSet keptNames() {
+    return keptNames;
+  }
+
+  void setKeptNames(MomentSet moments) {
+    keptNames = moments == null || moments.isAll() ? null : moments;
+  }
+
+  /** Whether garbage collection kept this inode's state at {@code micros}. */
   public boolean keeps(long micros) {
     return kept == null || kept.contains(micros);
+  }
+
+  /** Whether garbage collection kept this directory's names, so paths through it resolve, at {@code micros}. */
+  public boolean keepsNames(long micros) {
+    return keptNames == null || keptNames.contains(micros);
   }
 
   /** State as of {@code limit} (packed HLC), or null if the inode did not exist yet. */

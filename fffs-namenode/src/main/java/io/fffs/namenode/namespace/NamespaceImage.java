@@ -203,6 +203,9 @@ public final class NamespaceImage {
     if (inode.kept() != null) {
       proto.setKept(inode.kept().toProto());
     }
+    if (inode.keptNames() != null) {
+      proto.setKeptNames(inode.keptNames().toProto());
+    }
     return proto.build();
   }
 
@@ -227,6 +230,9 @@ public final class NamespaceImage {
     }
     if (proto.hasKept()) {
       inode.setKept(MomentSet.fromProto(proto.getKept()));
+    }
+    if (proto.hasKeptNames()) {
+      inode.setKeptNames(MomentSet.fromProto(proto.getKeptNames()));
     }
     inode.setParentId(proto.getParentId());
     return proto.hasParentId();
