@@ -66,6 +66,8 @@ public final class NamenodeLink implements AutoCloseable {
   private final long heartbeatMillis;
   private final long blockReportMillis;
   private final long receivedDelayMillis;
+  private final long retentionMillis;
+  private final RetentionPuller retention;
   private final LongSupplier nanoTime;
   private final Map<Long, Long> received = new ConcurrentHashMap<>();
   private final AtomicBoolean receivedScheduled = new AtomicBoolean();
@@ -88,6 +90,8 @@ public final class NamenodeLink implements AutoCloseable {
     this.heartbeatMillis = DataNodeServiceConfigKeys.heartbeatIntervalMillis(conf);
     this.blockReportMillis = DataNodeServiceConfigKeys.blockReportIntervalMillis(conf);
     this.receivedDelayMillis = DataNodeServiceConfigKeys.blockReceivedDelayMillis(conf);
+    this.retentionMillis = DataNodeServiceConfigKeys.retentionIntervalMillis(conf);
+    this.retention = new RetentionPuller(proxy, id.getDatanodeUuid(), store, clock);
     this.nanoTime = System::nanoTime;
     this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "fffs-datanode-nn");
@@ -122,6 +126,8 @@ public final class NamenodeLink implements AutoCloseable {
     }
     receiver.link = link;
     link.thread.scheduleWithFixedDelay(link::tick, link.heartbeatMillis, link.heartbeatMillis, TimeUnit.MILLISECONDS);
+    link.thread.scheduleWithFixedDelay(link::pullRetentionQuietly, link.retentionMillis, link.retentionMillis,
+        TimeUnit.MILLISECONDS);
     return link;
   }
 
@@ -316,6 +322,29 @@ public final class NamenodeLink implements AutoCloseable {
       if (target != null) {
         target.written(blockId, blockLength);
       }
+    }
+  }
+
+  private void pullRetentionQuietly() {
+    try {
+      retention.pull();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Could not fetch or apply the NameNode's retention table (will retry): {}", e.toString());
+    }
+  }
+
+  /**
+   * Fetches and applies the NameNode's retention table now, on the link's thread; returns its generation, or 0 when
+   * the store had it already (tests, and callers that just ran a garbage-collection pass).
+   */
+  public long pullRetention() throws IOException {
+    try {
+      return thread.submit(retention::pull).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted waiting for the retention table");
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof IOException ? (IOException) e.getCause() : new IOException(e.getCause());
     }
   }
 
