@@ -342,6 +342,35 @@ public class FreezeFrameFileSystem extends FileSystem {
     return new long[] {r.getInodesRemoved(), r.getVersionsDropped(), r.getNamesDropped()};
   }
 
+  /**
+   * What changed in the tree at {@code path} between {@code from} and {@code to} (either may be the latest time):
+   * entries created, deleted, renamed and modified, sorted by path. Both moments must still be readable.
+   */
+  public List<HistoryDifference> diff(Path path, TimeSpec from, TimeSpec to) throws IOException {
+    String plain = FffsClient.plain(client.temporal(qualify(path)));
+    var response = ClientErrors.translating(() -> nn().historyDiff(plain, from, to, Integer.MAX_VALUE));
+    List<HistoryDifference> differences = new ArrayList<>();
+    for (var entry : response.getEntriesList()) {
+      differences.add(new HistoryDifference(HistoryDifference.Kind.valueOf(entry.getKind().name()),
+          entry.getPath(), entry.hasTarget() ? entry.getTarget() : null, entry.getLengthBefore(),
+          entry.getLengthAfter()));
+    }
+    return differences;
+  }
+
+  /** The time {@code path}'s marker names (a pin's moment looked up); the latest time when it has none. */
+  public TimeSpec timeOf(Path path) throws IOException {
+    return client.temporal(qualify(path)).timeSpec();
+  }
+
+  /** What the tree at {@code path} holds now and in the history kept of it. */
+  public HistoryUsage historyUsage(Path path) throws IOException {
+    String plain = client.writable(qualify(path), "measure the history of");
+    var r = ClientErrors.translating(() -> nn().historyUsage(plain));
+    return new HistoryUsage(r.getFiles(), r.getDirectories(), r.getBytesNow(), r.getVersionsKept(),
+        r.getPastOnlyInodes(), r.getPastOnlyBytes());
+  }
+
   /** The cluster's current time (the NameNode's HLC). */
   public HlcTimestamp currentTime() throws IOException {
     return nn().currentTime();

@@ -284,6 +284,17 @@ public final class NamenodeClient implements Closeable {
         CollectHistoryResponseProto::getHlc);
   }
 
+  public HistoryDiffResponseProto historyDiff(String src, TimeSpec from, TimeSpec to, int limit)
+      throws IOException {
+    return query(h -> proxy.historyDiff(null, HistoryDiffRequestProto.newBuilder().setHlc(h).setSrc(src)
+        .setFrom(from.toProto()).setTo(to.toProto()).setLimit(limit).build()), HistoryDiffResponseProto::getHlc);
+  }
+
+  public HistoryUsageResponseProto historyUsage(String src) throws IOException {
+    return query(h -> proxy.historyUsage(null, HistoryUsageRequestProto.newBuilder().setHlc(h).setSrc(src)
+        .build()), HistoryUsageResponseProto::getHlc);
+  }
+
   @Override
   public void close() {
     RPC.stopProxy(proxy);

@@ -1,7 +1,10 @@
 package io.fffs.client.tools;
 
 import io.fffs.client.FreezeFrameFileSystem;
+import io.fffs.client.HistoryDifference;
 import io.fffs.client.Pin;
+import io.fffs.common.time.TemporalPath;
+import java.util.List;
 import io.fffs.common.history.RetentionRule;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -26,7 +29,10 @@ public final class HistoryCommand {
       "  pin PATH[@TIME] NAME           keep PATH as it was at TIME (default now); read it as PATH@pin-NAME",
       "  unpin NAME                     remove a pin",
       "  pins [PATH]                    the pins on PATH (default /) and below",
-      "  gc                             run a garbage-collection pass of the namespace now (superuser)");
+      "  gc                             run a garbage-collection pass of the namespace now (superuser)",
+      "  diff PATH@T1 PATH@T2           what changed in the tree between two moments (either may be plain:",
+      "                                 now); exit 0 when nothing, 1 when something, 2 on trouble",
+      "  du PATH                        what the tree holds now and in its kept history");
 
   private HistoryCommand() {}
 
@@ -100,6 +106,17 @@ public final class HistoryCommand {
           return 0;
         }
         break;
+      case "diff":
+        if (args.length == 2) {
+          return diff(fs, args, out, err);
+        }
+        break;
+      case "du":
+        if (args.length == 1) {
+          out.println(fs.historyUsage(new Path(args[0])));
+          return 0;
+        }
+        break;
       case "gc":
         if (args.length == 0) {
           long[] dropped = fs.collectHistory();
@@ -115,5 +132,25 @@ public final class HistoryCommand {
     }
     err.println(USAGE);
     return 2;
+  }
+
+  /** {@code diff PATH@T1 PATH@T2}: exit 0 when the tree did not change, 1 when it did, 2 on trouble (as diff). */
+  private static int diff(FreezeFrameFileSystem fs, String[] args, PrintStream out, PrintStream err) {
+    try {
+      TemporalPath from = TemporalPath.parse(args[0]);
+      TemporalPath to = TemporalPath.parse(args[1]);
+      if (!from.plainPath().equals(to.plainPath())) {
+        err.println("history diff compares one path at two moments; got " + from.plainPath() + " and "
+            + to.plainPath());
+        return 2;
+      }
+      List<HistoryDifference> differences = fs.diff(from.plainPath(), fs.timeOf(new Path(args[0])),
+          fs.timeOf(new Path(args[1])));
+      differences.forEach(out::println);
+      return differences.isEmpty() ? 0 : 1;
+    } catch (IOException e) {
+      err.println(e.getMessage());
+      return 2;
+    }
   }
 }

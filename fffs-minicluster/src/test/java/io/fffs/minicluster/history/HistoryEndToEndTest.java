@@ -137,4 +137,16 @@ class HistoryEndToEndTest {
     assertThat(history("retention", "/cmd", "inherit")).startsWith("exit 0");
     assertThat(history("frobnicate")).startsWith("exit 2");
   }
+
+  @Test
+  void diffAndDuFromTheCommandLine() throws Exception {
+    write(new Path("/df/a"), "x");
+    long before = pastMoment();
+    write(new Path("/df/b"), "yy");
+    String from = at("/df", before).toString();
+    assertThat(history("diff", from, "/df")).startsWith("exit 1").contains("+\t/df/b").doesNotContain("/df/a");
+    assertThat(history("diff", from, from)).isEqualTo("exit 0\n");
+    assertThat(history("diff", from, "/other")).startsWith("exit 2");
+    assertThat(history("du", "/df")).startsWith("exit 0").contains("2 files").contains("3 bytes");
+  }
 }

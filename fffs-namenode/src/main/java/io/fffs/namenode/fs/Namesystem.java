@@ -74,6 +74,8 @@ public final class Namesystem implements Closeable {
   public final NamespaceQueries queries;
   /** Retention rules, pins and garbage collection of history. */
   public final HistoryOps history;
+  /** Differences of a tree between two moments, and what its present and past hold. */
+  public final HistoryQueries historyQueries;
   /** Signs the block access tokens handed out with block locations; its keys go to DataNodes. */
   public final BlockTokenIssuer blockTokens;
 
@@ -130,6 +132,7 @@ public final class Namesystem implements Closeable {
     this.queries = new NamespaceQueries(paths, namespace, permissions, leases, datanodes, horizon);
     this.history = new HistoryOps(paths, paths, namespace, permissions, horizon, () -> defaultRetention,
         this::nowMicros, applier::lastGcResult);
+    this.historyQueries = new HistoryQueries(paths, namespace, permissions, horizon);
     this.monitor = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread thread = new Thread(r, "fffs-namenode-monitor");
       thread.setDaemon(true);

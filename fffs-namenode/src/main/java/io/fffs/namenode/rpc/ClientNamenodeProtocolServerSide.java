@@ -7,6 +7,7 @@ import io.fffs.common.security.BlockAccessMode;
 import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.namenode.fs.HistoryOps;
+import io.fffs.namenode.fs.HistoryQueries;
 import io.fffs.namenode.fs.Namesystem;
 import io.fffs.namenode.namespace.GcPass;
 import io.fffs.namenode.namespace.Pin;
@@ -309,6 +310,37 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
       GcPass.Result result = fs.collectHistory(caller);
       return CollectHistoryResponseProto.newBuilder().setInodesRemoved(result.inodesRemoved())
           .setVersionsDropped(result.versionsDropped()).setNamesDropped(result.namesDropped())
+          .setHlc(call.now()).build();
+    });
+  }
+
+  @Override
+  public HistoryDiffResponseProto historyDiff(RpcController c, HistoryDiffRequestProto r) throws ServiceException {
+    return call.query(r.getHlc(), caller -> {
+      HistoryQueries.Diff diff = fs.historyQueries.diff(caller, r.getSrc(), TimeSpec.fromProto(r.getFrom()),
+          TimeSpec.fromProto(r.getTo()), r.getLimit());
+      HistoryDiffResponseProto.Builder response = HistoryDiffResponseProto.newBuilder();
+      for (HistoryQueries.Difference d : diff.differences()) {
+        HistoryDiffEntryProto.Builder entry = HistoryDiffEntryProto.newBuilder()
+            .setKind(HistoryDiffEntryProto.Kind.valueOf(d.kind().name())).setPath(d.path())
+            .setLengthBefore(d.lengthBefore()).setLengthAfter(d.lengthAfter());
+        if (d.target() != null) {
+          entry.setTarget(d.target());
+        }
+        response.addEntries(entry);
+      }
+      return response.setTruncated(diff.truncated()).setHlc(call.now()).build();
+    });
+  }
+
+  @Override
+  public HistoryUsageResponseProto historyUsage(RpcController c, HistoryUsageRequestProto r)
+      throws ServiceException {
+    return call.query(r.getHlc(), caller -> {
+      HistoryQueries.Usage usage = fs.historyQueries.usage(caller, r.getSrc());
+      return HistoryUsageResponseProto.newBuilder().setFiles(usage.files()).setDirectories(usage.directories())
+          .setBytesNow(usage.bytesNow()).setVersionsKept(usage.versionsKept())
+          .setPastOnlyInodes(usage.pastOnlyInodes()).setPastOnlyBytes(usage.pastOnlyBytes())
           .setHlc(call.now()).build();
     });
   }
