@@ -358,6 +358,24 @@ public class FreezeFrameFileSystem extends FileSystem {
     return differences;
   }
 
+  /**
+   * Restores {@code path} as it was at the moment its marker names to {@code dst} (null: to {@code path} itself),
+   * as a new version: the DataNodes copy the blocks' states themselves, readers see the old {@code dst} or the
+   * whole restored tree, and the old one stays in history. Returns {files, directories, bytes} restored.
+   */
+  public long[] restore(Path path, Path dst) throws IOException {
+    TemporalPath source = client.temporal(qualify(path));
+    return restore(source.plainPath(), source.timeSpec(), dst);
+  }
+
+  /** Restores {@code path} as it was at {@code time} to {@code dst} (null: to itself). */
+  public long[] restore(Path path, TimeSpec time, Path dst) throws IOException {
+    String plain = FffsClient.plain(client.temporal(qualify(path)));
+    String target = dst == null ? null : client.writable(qualify(dst), "restore to");
+    var r = ClientErrors.translating(() -> nn().restore(plain, time, target));
+    return new long[] {r.getFiles(), r.getDirectories(), r.getBytes()};
+  }
+
   /** The time {@code path}'s marker names (a pin's moment looked up); the latest time when it has none. */
   public TimeSpec timeOf(Path path) throws IOException {
     return client.temporal(qualify(path)).timeSpec();

@@ -64,6 +64,10 @@ public final class NameNodeConfigKeys {
   public static final String HISTORY_GC_CHECKPOINT_KEY = "fffs.history.gc.checkpoint";
   public static final boolean HISTORY_GC_CHECKPOINT_DEFAULT = true;
 
+  /** How long a restore waits for the DataNodes to copy its blocks before it gives up (changing nothing). */
+  public static final String HISTORY_RESTORE_TIMEOUT_KEY = "fffs.history.restore.timeout";
+  public static final long HISTORY_RESTORE_TIMEOUT_DEFAULT_MS = 600_000;
+
   private NameNodeConfigKeys() {}
 
   public static long millis(Configuration conf, String key, long defaultMillis) {

@@ -290,6 +290,15 @@ public final class NamenodeClient implements Closeable {
         .setFrom(from.toProto()).setTo(to.toProto()).setLimit(limit).build()), HistoryDiffResponseProto::getHlc);
   }
 
+  /** Restores {@code src} as it was at {@code time} to {@code dst} (null: to itself); waits for the copies. */
+  public RestoreResponseProto restore(String src, TimeSpec time, String dst) throws IOException {
+    RestoreRequestProto.Builder request = RestoreRequestProto.newBuilder().setSrc(src).setTime(time.toProto());
+    if (dst != null) {
+      request.setDst(dst);
+    }
+    return call(h -> proxy.restore(null, request.clone().setHlc(h).build()), RestoreResponseProto::getHlc);
+  }
+
   public HistoryUsageResponseProto historyUsage(String src) throws IOException {
     return query(h -> proxy.historyUsage(null, HistoryUsageRequestProto.newBuilder().setHlc(h).setSrc(src)
         .build()), HistoryUsageResponseProto::getHlc);

@@ -32,7 +32,9 @@ public final class HistoryCommand {
       "  gc                             run a garbage-collection pass of the namespace now (superuser)",
       "  diff PATH@T1 PATH@T2           what changed in the tree between two moments (either may be plain:",
       "                                 now); exit 0 when nothing, 1 when something, 2 on trouble",
-      "  du PATH                        what the tree holds now and in its kept history");
+      "  du PATH                        what the tree holds now and in its kept history",
+      "  restore PATH@TIME [--to DEST]  restore a file or tree as it was, as a new version of PATH (or DEST);",
+      "                                 the DataNodes copy the blocks");
 
   private HistoryCommand() {}
 
@@ -109,6 +111,14 @@ public final class HistoryCommand {
       case "diff":
         if (args.length == 2) {
           return diff(fs, args, out, err);
+        }
+        break;
+      case "restore":
+        if (args.length == 1 || args.length == 3 && args[1].equals("--to")) {
+          long[] restored = fs.restore(new Path(args[0]), args.length == 3 ? new Path(args[2]) : null);
+          out.println("restored\t" + restored[0] + " files, " + restored[1] + " directories, " + restored[2]
+              + " bytes");
+          return 0;
         }
         break;
       case "du":

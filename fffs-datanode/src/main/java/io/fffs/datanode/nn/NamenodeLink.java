@@ -68,6 +68,7 @@ public final class NamenodeLink implements AutoCloseable {
   private final long receivedDelayMillis;
   private final long retentionMillis;
   private final RetentionPuller retention;
+  private final BlockCopier copier;
   private final LongSupplier nanoTime;
   private final Map<Long, Long> received = new ConcurrentHashMap<>();
   private final AtomicBoolean receivedScheduled = new AtomicBoolean();
@@ -92,6 +93,7 @@ public final class NamenodeLink implements AutoCloseable {
     this.receivedDelayMillis = DataNodeServiceConfigKeys.blockReceivedDelayMillis(conf);
     this.retentionMillis = DataNodeServiceConfigKeys.retentionIntervalMillis(conf);
     this.retention = new RetentionPuller(proxy, id.getDatanodeUuid(), store, clock);
+    this.copier = new BlockCopier(proxy, id.getDatanodeUuid(), store, clock, this::written);
     this.nanoTime = System::nanoTime;
     this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "fffs-datanode-nn");
@@ -216,6 +218,7 @@ public final class NamenodeLink implements AutoCloseable {
           || nanoTime.getAsLong() - lastBlockReportNanos >= TimeUnit.MILLISECONDS.toNanos(blockReportMillis)) {
         blockReport();
       }
+      copier.pull();
       if (failing) {
         failing = false;
         LOG.info("The NameNode at {} answers again", address);
@@ -371,6 +374,7 @@ public final class NamenodeLink implements AutoCloseable {
 
   @Override
   public void close() {
+    copier.close();
     thread.shutdownNow();
     try {
       thread.awaitTermination(10, TimeUnit.SECONDS);

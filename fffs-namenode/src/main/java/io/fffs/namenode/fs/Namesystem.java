@@ -76,6 +76,10 @@ public final class Namesystem implements Closeable {
   public final HistoryOps history;
   /** Differences of a tree between two moments, and what its present and past hold. */
   public final HistoryQueries historyQueries;
+  /** Restores of a file or tree as it was, the DataNodes copying the blocks. */
+  public final RestoreOps restores;
+  /** The block copies restores wait for, handed to the DataNodes. */
+  public final BlockCopies blockCopies = new BlockCopies();
   /** Signs the block access tokens handed out with block locations; its keys go to DataNodes. */
   public final BlockTokenIssuer blockTokens;
 
@@ -133,6 +137,9 @@ public final class Namesystem implements Closeable {
     this.history = new HistoryOps(paths, paths, namespace, permissions, horizon, () -> defaultRetention,
         this::nowMicros, applier::lastGcResult);
     this.historyQueries = new HistoryQueries(paths, namespace, permissions, horizon);
+    this.restores = new RestoreOps(paths, paths, namespace, permissions, horizon, datanodes, leases, blockCopies,
+        millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.HISTORY_RESTORE_TIMEOUT_KEY,
+            NameNodeConfigKeys.HISTORY_RESTORE_TIMEOUT_DEFAULT_MS)), nanoTime);
     this.monitor = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread thread = new Thread(r, "fffs-namenode-monitor");
       thread.setDaemon(true);

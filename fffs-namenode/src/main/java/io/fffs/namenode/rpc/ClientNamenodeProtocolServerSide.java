@@ -344,4 +344,14 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
           .setHlc(call.now()).build();
     });
   }
+
+  @Override
+  public RestoreResponseProto restore(RpcController c, RestoreRequestProto r) throws ServiceException {
+    return call.serve(r.getHlc(), caller -> {
+      io.fffs.namenode.fs.RestoreOps.Result result = fs.restores.restore(caller, r.getSrc(),
+          TimeSpec.fromProto(r.getTime()), r.hasDst() ? r.getDst() : null);
+      return RestoreResponseProto.newBuilder().setFiles(result.files()).setDirectories(result.directories())
+          .setBytes(result.bytes()).setHlc(call.now()).build();
+    });
+  }
 }

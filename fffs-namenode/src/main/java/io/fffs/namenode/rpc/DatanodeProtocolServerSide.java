@@ -6,7 +6,10 @@ import io.fffs.common.proto.DatanodeProtocolProtos.BlockReceivedRequestProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.BlockReceivedResponseProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.BlockReportRequestProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.BlockReportResponseProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.BlockCopyFailureProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.BlockRetentionProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.GetBlockCopiesRequestProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.GetBlockCopiesResponseProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.GetBlockRetentionRequestProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.GetBlockRetentionResponseProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.HeartbeatRequestProto;
@@ -149,6 +152,18 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
             .setMoments(entry.getValue().toProto()));
       }
       return response.setMore(more && r.getLimit() > 0).setHlc(call.now()).build();
+    });
+  }
+
+  @Override
+  public GetBlockCopiesResponseProto getBlockCopies(RpcController c, GetBlockCopiesRequestProto r)
+      throws ServiceException {
+    return call.serve(r.getHlc(), caller -> {
+      for (BlockCopyFailureProto failure : r.getFailuresList()) {
+        fs.blockCopies.failed(failure.getDstBlockId(), failure.getMessage());
+      }
+      return GetBlockCopiesResponseProto.newBuilder().addAllCopies(fs.blockCopies.take(r.getDatanodeUuid()))
+          .setHlc(call.now()).build();
     });
   }
 
