@@ -41,7 +41,15 @@ public final class HistoryCommand {
   public static void main(String[] args) throws Exception {
     Configuration conf = new Configuration();
     conf.addResource("fffs-site.xml");
+    // Generic options (-D key=value) may come before the subcommand or right after it.
     String[] rest = new GenericOptionsParser(conf, args).getRemainingArgs();
+    if (rest.length > 1) {
+      String[] after = new GenericOptionsParser(conf, Arrays.copyOfRange(rest, 1, rest.length)).getRemainingArgs();
+      String[] joined = new String[after.length + 1];
+      joined[0] = rest[0];
+      System.arraycopy(after, 0, joined, 1, after.length);
+      rest = joined;
+    }
     System.exit(run(conf, rest, System.out, System.err));
   }
 

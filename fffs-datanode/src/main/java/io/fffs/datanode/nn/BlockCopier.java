@@ -73,26 +73,43 @@ final class BlockCopier implements AutoCloseable {
       failures.addAll(failed);  // told with the next call
       throw RemoteErrors.unwrap(e);
     }
-    for (BlockCopyProto copy : response.getCopiesList()) {
-      thread.execute(() -> copyReporting(copy));
+    List<BlockCopyProto> copies = response.getCopiesList();
+    if (!copies.isEmpty()) {
+      thread.execute(() -> copyAll(copies));
     }
   }
 
-  private void copyReporting(BlockCopyProto copy) {
+  /** Makes the copies, then one sync for all of them (a restore of many small files is not an fsync each). */
+  private void copyAll(List<BlockCopyProto> copies) {
+    List<Long> made = new ArrayList<>();
+    List<Long> lengths = new ArrayList<>();
+    for (BlockCopyProto copy : copies) {
+      try {
+        lengths.add(copy(copy));
+        made.add(copy.getDstBlockId());
+      } catch (IOException | RuntimeException e) {
+        fail(copy.getDstBlockId(), e);
+      }
+    }
     try {
-      long length = copy(copy);
-      written.accept(copy.getDstBlockId(), length);
+      store.sync(made);
     } catch (IOException | RuntimeException e) {
-      FffsException error = e instanceof FffsException ? (FffsException) e
-          : new FffsException(ErrorCode.IO_ERROR, e.toString());
-      LOG.warn("Could not copy block {} as of {} into block {}: {}", copy.getSrcBlockId(), copy.getMicros(),
-          copy.getDstBlockId(), error.getMessage());
-      failures.add(BlockCopyFailureProto.newBuilder().setDstBlockId(copy.getDstBlockId())
-          .setMessage(error.getMessage()).build());
+      made.forEach(block -> fail(block, e));
+      return;
+    }
+    for (int i = 0; i < made.size(); i++) {
+      written.accept(made.get(i), lengths.get(i));
     }
   }
 
-  /** Copies the source block as of the moment into the new block, made durable; returns its length. */
+  private void fail(long block, Exception e) {
+    FffsException error = e instanceof FffsException ? (FffsException) e
+        : new FffsException(ErrorCode.IO_ERROR, e.toString());
+    LOG.warn("Could not make block {} as a copy for a restore: {}", block, error.getMessage());
+    failures.add(BlockCopyFailureProto.newBuilder().setDstBlockId(block).setMessage(error.getMessage()).build());
+  }
+
+  /** Copies the source block as of the moment into the new block (the caller syncs it); returns its length. */
   private long copy(BlockCopyProto copy) throws IOException {
     TimeSpec time = TimeSpec.system(copy.getMicros());
     BlockInfo info = store.info(copy.getSrcBlockId(), time);
@@ -115,7 +132,6 @@ final class BlockCopier implements AutoCloseable {
       store.write(copy.getDstBlockId(), offset, buffer, options);
       offset += count;
     } while (offset < info.length());
-    store.sync(List.of(copy.getDstBlockId()));
     return info.length();
   }
 

@@ -86,9 +86,10 @@ public final class HistoryOps {
       ResolvedPath target = ResolvedPath.resolve(namespace, path, Namespace.LATEST, caller, permissions)
           .requireExists();
       Retention.Governing governing = new Retention(namespace).ruleOf(target.last(), clusterDefault.get());
+      long now = nowMicros.getAsLong();
       return new RetentionStatus(governing.rule(), governing.holder() == null ? ""
           : namespace.pathOf(governing.holder()), target.lastState().retention(),
-          governing.rule().horizon(nowMicros.getAsLong()), horizon.windowStart(target),
+          governing.rule().horizon(now), horizon.frozen(now).windowStart(target),
           target.last().kept() == null ? MomentSet.ALL : target.last().kept());
     });
   }

@@ -35,7 +35,11 @@ final class Horizon {
 
   /** This horizon with "now" fixed at the present: several checks of one answer then agree with each other. */
   Horizon frozen() {
-    long now = nowMicros.getAsLong();
+    return frozen(nowMicros.getAsLong());
+  }
+
+  /** This horizon with "now" fixed at {@code now}. */
+  Horizon frozen(long now) {
     return new Horizon(namespace, clusterDefault, () -> now);
   }
 
