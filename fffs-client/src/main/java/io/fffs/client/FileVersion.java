@@ -12,7 +12,7 @@ public final class FileVersion {
   /** Where reads of it start when it began before the history horizon; -1 when at its start. */
   private final long readableFromMicros;
 
-  FileVersion(HlcTimestamp hlc, long length, String change, long readableFromMicros) {
+  public FileVersion(HlcTimestamp hlc, long length, String change, long readableFromMicros) {
     this.hlc = hlc;
     this.length = length;
     this.change = change;
