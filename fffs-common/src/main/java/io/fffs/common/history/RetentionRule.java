@@ -200,6 +200,46 @@ public final class RetentionRule {
     return kept.build();
   }
 
+  /**
+   * Whether this rule keeps {@code micros} at {@code nowMicros}: {@code moments(nowMicros).contains(micros)},
+   * without building the set (a read asks this; a rule may keep tens of thousands of tier moments).
+   */
+  public boolean keeps(long nowMicros, long micros) {
+    if (keepAll) {
+      return true;
+    }
+    long horizon = horizon(nowMicros);
+    if (micros >= horizon) {
+      return true;
+    }
+    for (Tier tier : tiers) {
+      if (micros % tier.everyMicros() == 0 && micros >= nowMicros - tier.withinMicros()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The latest moment before {@code micros} this rule keeps at {@code nowMicros}, or -1 if none. */
+  public long latestKeptBefore(long nowMicros, long micros) {
+    if (keepAll) {
+      return micros - 1;
+    }
+    long horizon = horizon(nowMicros);
+    if (micros > horizon) {
+      return micros - 1;
+    }
+    long best = -1;
+    for (Tier tier : tiers) {
+      long every = tier.everyMicros();
+      long candidate = (micros - 1) / every * every;
+      if (micros > 0 && candidate >= Math.max(0, nowMicros - tier.withinMicros())) {
+        best = Math.max(best, candidate);
+      }
+    }
+    return best;
+  }
+
   public RetentionRuleProto toProto() {
     RetentionRuleProto.Builder proto = RetentionRuleProto.newBuilder();
     if (keepAll) {

@@ -53,4 +53,20 @@ class RetentionRuleTest {
     assertThat(later.contains(1000 * DAY - 4 * HOUR)).isTrue();
     assertThat(RetentionRule.KEEP_ALL.moments(now).isAll()).isTrue();
   }
+
+  @Test
+  void keepsAgreesWithTheMomentsItKeeps() throws Exception {
+    RetentionRule rule = RetentionRule.parse("90s 7s/5m 1m/1h");
+    long now = 1000 * DAY + 12_345_678;
+    MomentSet moments = rule.moments(now);
+    java.util.Random random = new java.util.Random(3);
+    for (int i = 0; i < 20_000; i++) {
+      long micros = now - (long) (random.nextDouble() * 2 * HOUR);
+      if (i % 3 == 0) {
+        micros = micros / 7_000_000 * 7_000_000;  // on the fine tier's grid
+      }
+      assertThat(rule.keeps(now, micros)).as("at %d", micros).isEqualTo(moments.contains(micros));
+      assertThat(rule.latestKeptBefore(now, micros)).as("before %d", micros).isEqualTo(moments.latestBefore(micros));
+    }
+  }
 }

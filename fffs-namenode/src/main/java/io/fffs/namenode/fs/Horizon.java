@@ -73,7 +73,7 @@ final class Horizon {
     String targetPath = NamePaths.join(resolved.components.subList(0, deepest));
     Retention.Governing governing = retention.ruleOf(target, clusterDefault.get());
     RetentionRule rule = governing.rule();
-    if (rule.moments(nowMicros.getAsLong()).contains(micros) || retention.pinned(targetPath, micros)) {
+    if (rule.keeps(nowMicros.getAsLong(), micros) || retention.pinned(targetPath, micros)) {
       return;
     }
     if (deepest > 0 && !target.isDirectory()) {
@@ -139,8 +139,7 @@ final class Horizon {
     long horizon = rule.horizon(now);
     String where = governing.holder() == null ? "the cluster default (fffs.history.retention.default)"
         : namespace.pathOf(governing.holder());
-    MomentSet kept = rule.moments(now);
-    long before = kept.latestBefore(micros);
+    long before = rule.latestKeptBefore(now, micros);
     return new FffsException(ErrorCode.HISTORY_EXPIRED, path + TimeSpec.system(micros).toMarker() + " ("
         + TimeText.isoMicros(micros) + ") is before the history horizon " + TimeText.isoMicros(horizon) + " of "
         + path + ", set by the rule '" + rule + "' (" + rule.describe() + ") on " + where
