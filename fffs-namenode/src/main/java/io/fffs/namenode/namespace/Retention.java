@@ -1,6 +1,5 @@
 package io.fffs.namenode.namespace;
 
-import io.fffs.common.history.MomentSet;
 import io.fffs.common.history.RetentionRule;
 import io.fffs.common.time.HlcTimestamp;
 import java.util.List;
