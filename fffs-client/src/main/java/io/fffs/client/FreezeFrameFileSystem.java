@@ -3,11 +3,7 @@ package io.fffs.client;
 import io.fffs.client.errors.ClientErrors;
 import io.fffs.client.rpc.NamenodeClient;
 import io.fffs.common.error.FffsException;
-import io.fffs.common.history.MomentSet;
 import io.fffs.common.history.RetentionRule;
-import io.fffs.common.proto.ClientNamenodeProtocolProtos.CollectHistoryResponseProto;
-import io.fffs.common.proto.ClientNamenodeProtocolProtos.GetRetentionResponseProto;
-import io.fffs.common.proto.HistoryProtos.PinProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.ContentSummaryProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.GetListingResponseProto;
@@ -59,6 +55,7 @@ public class FreezeFrameFileSystem extends FileSystem {
   private URI uri;
   private Path workingDirectory;
   private FffsClient client;
+  private HistoryCalls history;
 
   @Override
   public void initialize(URI name, Configuration conf) throws IOException {
@@ -66,6 +63,7 @@ public class FreezeFrameFileSystem extends FileSystem {
     setConf(conf);
     this.uri = URI.create(SCHEME + "://" + name.getAuthority());
     this.client = new FffsClient(name, conf);
+    this.history = new HistoryCalls(client, this::qualify);
     this.workingDirectory = makeQualified(getHomeDirectory());
   }
 
@@ -270,27 +268,19 @@ public class FreezeFrameFileSystem extends FileSystem {
     return versions;
   }
 
-  // ---- bounded history (docs/history.md) ---------------------------------------------------------------------
+  // ---- bounded history (docs/history.md); the calls themselves are in HistoryCalls --------------------------
 
   /**
    * Sets the retention rule of directory {@code dir} and the subtree below it ({@code null}: follow the parent's
    * rule again). Superuser only; a shorter rule lets garbage collection drop history for good.
    */
   public void setRetention(Path dir, RetentionRule rule) throws IOException {
-    String plain = client.writable(qualify(dir), "set the retention of");
-    ClientErrors.translating(() -> {
-      nn().setRetention(plain, rule);
-      return null;
-    });
+    history.setRetention(dir, rule);
   }
 
   /** The rule that governs {@code path}, where it is set, and from when on its past is readable. */
   public RetentionStatus getRetention(Path path) throws IOException {
-    String plain = client.writable(qualify(path), "ask the retention of");
-    GetRetentionResponseProto r = ClientErrors.translating(() -> nn().getRetention(plain));
-    return new RetentionStatus(RetentionRule.fromProto(r.getRule()), r.getSetOn(),
-        r.hasOwnRule() ? RetentionRule.fromProto(r.getOwnRule()) : null, r.getHorizonMicros(),
-        r.getWindowStartMicros(), MomentSet.fromProto(r.getKept()));
+    return history.getRetention(path);
   }
 
   /**
@@ -298,39 +288,27 @@ public class FreezeFrameFileSystem extends FileSystem {
    * subtree stays readable whatever the rules say, also as {@code path@pin-<name>}.
    */
   public Pin pin(Path path, String name) throws IOException {
-    TemporalPath temporal = client.temporal(qualify(path));
-    return pin(temporal.plainPath(), temporal.timeSpec(), name);
+    return history.pin(path, name);
   }
 
   /** Pins {@code path} as it was at {@code time} under {@code name}. */
   public Pin pin(Path path, TimeSpec time, String name) throws IOException {
-    String plain = FffsClient.plain(client.temporal(qualify(path)));
-    PinProto pin = ClientErrors.translating(() -> nn().pin(plain, time, name));
-    return Pin.fromProto(pin);
+    return history.pin(path, time, name);
   }
 
   /** Removes pin {@code name}; what only it kept goes with the next garbage-collection pass. */
   public void unpin(String name) throws IOException {
-    ClientErrors.translating(() -> {
-      nn().unpin(name);
-      return null;
-    });
-    client.forgetPin(name);
+    history.unpin(name);
   }
 
   /** The pins on {@code path} and below it, by name. */
   public List<Pin> listPins(Path path) throws IOException {
-    String plain = FffsClient.plain(client.temporal(qualify(path)));
-    List<Pin> pins = new ArrayList<>();
-    for (PinProto pin : ClientErrors.translating(() -> nn().listPins(plain))) {
-      pins.add(Pin.fromProto(pin));
-    }
-    return pins;
+    return history.listPins(path);
   }
 
   /** The pin named {@code name} ({@code NOT_FOUND} if none). */
   public Pin getPin(String name) throws IOException {
-    return Pin.fromProto(ClientErrors.translating(() -> nn().getPin(name)));
+    return history.getPin(name);
   }
 
   /**
@@ -338,8 +316,7 @@ public class FreezeFrameFileSystem extends FileSystem {
    * names dropped}. The NameNode also runs one every {@code fffs.history.gc.interval}.
    */
   public long[] collectHistory() throws IOException {
-    CollectHistoryResponseProto r = ClientErrors.translating(() -> nn().collectHistory());
-    return new long[] {r.getInodesRemoved(), r.getVersionsDropped(), r.getNamesDropped()};
+    return history.collectHistory();
   }
 
   /**
@@ -347,15 +324,7 @@ public class FreezeFrameFileSystem extends FileSystem {
    * entries created, deleted, renamed and modified, sorted by path. Both moments must still be readable.
    */
   public List<HistoryDifference> diff(Path path, TimeSpec from, TimeSpec to) throws IOException {
-    String plain = FffsClient.plain(client.temporal(qualify(path)));
-    var response = ClientErrors.translating(() -> nn().historyDiff(plain, from, to, Integer.MAX_VALUE));
-    List<HistoryDifference> differences = new ArrayList<>();
-    for (var entry : response.getEntriesList()) {
-      differences.add(new HistoryDifference(HistoryDifference.Kind.valueOf(entry.getKind().name()),
-          entry.getPath(), entry.hasTarget() ? entry.getTarget() : null, entry.getLengthBefore(),
-          entry.getLengthAfter()));
-    }
-    return differences;
+    return history.diff(path, from, to);
   }
 
   /**
@@ -364,29 +333,22 @@ public class FreezeFrameFileSystem extends FileSystem {
    * whole restored tree, and the old one stays in history. Returns {files, directories, bytes} restored.
    */
   public long[] restore(Path path, Path dst) throws IOException {
-    TemporalPath source = client.temporal(qualify(path));
-    return restore(source.plainPath(), source.timeSpec(), dst);
+    return history.restore(path, dst);
   }
 
   /** Restores {@code path} as it was at {@code time} to {@code dst} (null: to itself). */
   public long[] restore(Path path, TimeSpec time, Path dst) throws IOException {
-    String plain = FffsClient.plain(client.temporal(qualify(path)));
-    String target = dst == null ? null : client.writable(qualify(dst), "restore to");
-    var r = ClientErrors.translating(() -> nn().restore(plain, time, target));
-    return new long[] {r.getFiles(), r.getDirectories(), r.getBytes()};
+    return history.restore(path, time, dst);
   }
 
   /** The time {@code path}'s marker names (a pin's moment looked up); the latest time when it has none. */
   public TimeSpec timeOf(Path path) throws IOException {
-    return client.temporal(qualify(path)).timeSpec();
+    return history.timeOf(path);
   }
 
   /** What the tree at {@code path} holds now and in the history kept of it. */
   public HistoryUsage historyUsage(Path path) throws IOException {
-    String plain = client.writable(qualify(path), "measure the history of");
-    var r = ClientErrors.translating(() -> nn().historyUsage(plain));
-    return new HistoryUsage(r.getFiles(), r.getDirectories(), r.getBytesNow(), r.getVersionsKept(),
-        r.getPastOnlyInodes(), r.getPastOnlyBytes());
+    return history.historyUsage(path);
   }
 
   /** The cluster's current time (the NameNode's HLC). */
