@@ -36,6 +36,8 @@ final class FffsClient implements Closeable {
   private final String clientName;
   private final LeaseRenewer renewer;
   private final boolean temporalPaths;
+  /** Pin name → moment (µs): a {@code @pin-<name>} marker is looked up once per client. */
+  private final java.util.concurrent.ConcurrentMap<String, Long> pins = new java.util.concurrent.ConcurrentHashMap<>();
   private DataTransferClient data;
 
   FffsClient(URI uri, Configuration conf) throws IOException {
@@ -97,8 +99,13 @@ final class FffsClient implements Closeable {
    */
   static final String COPYING_SUFFIX = "._COPYING_";
 
-  /** Splits a qualified path into its plain path and time. */
+  /** Splits a qualified path into its plain path and time; a pin marker is resolved to its moment. */
   TemporalPath temporal(Path qualified) throws IOException {
+    return resolvePin(parsed(qualified));
+  }
+
+  /** Splits a qualified path into its plain path and marker, without looking a pin up. */
+  private TemporalPath parsed(Path qualified) throws IOException {
     try {
       return TemporalPath.parse(qualified, temporalPaths);
     } catch (FffsException malformed) {
@@ -130,9 +137,35 @@ final class FffsClient implements Closeable {
     if (!parsed.isTemporal() || !target.getName().endsWith(parsed.markerText())) {
       return null;
     }
+    if (parsed.pinName() != null) {
+      return null;  // copying into a pinned past is refused as any write to a marked path
+    }
     Path plain = parsed.plainPath();
     Path copying = new Path(plain.getParent(), plain.getName() + COPYING_SUFFIX);
     return TemporalPath.parse(TemporalPath.withTime(copying, parsed.timeSpec()), temporalPaths);
+  }
+
+  /** {@code path} with its pin marker, if it has one, resolved to the pinned moment (looked up once per name). */
+  TemporalPath resolvePin(TemporalPath path) throws IOException {
+    String name = path.pinName();
+    if (name == null) {
+      return path;
+    }
+    Long micros = pins.get(name);
+    if (micros == null) {
+      try {
+        micros = nn.getPin(name).getMicros();
+      } catch (IOException e) {
+        throw ClientErrors.translate(e);
+      }
+      pins.put(name, micros);
+    }
+    return path.resolvePin(micros);
+  }
+
+  /** Forgets a pin looked up before (it was removed through this client). */
+  void forgetPin(String name) {
+    pins.remove(name);
   }
 
   /** The NameNode's form of a path: its absolute path part. */
@@ -143,7 +176,7 @@ final class FffsClient implements Closeable {
 
   /** The plain path of a path about to be changed; a temporal path is {@code READ_ONLY_PAST}. */
   String writable(Path qualified, String what) throws IOException {
-    TemporalPath path = temporal(qualified);
+    TemporalPath path = parsed(qualified);
     if (path.isTemporal()) {
       Path shown = qualified;
       Path instead = path.plainPath();

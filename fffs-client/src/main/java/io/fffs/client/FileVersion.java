@@ -9,20 +9,26 @@ public final class FileVersion {
   private final HlcTimestamp hlc;
   private final long length;
   private final String change;
+  /** Where reads of it start when it began before the history horizon; -1 when at its start. */
+  private final long readableFromMicros;
 
-  FileVersion(HlcTimestamp hlc, long length, String change) {
+  public FileVersion(HlcTimestamp hlc, long length, String change, long readableFromMicros) {
     this.hlc = hlc;
     this.length = length;
     this.change = change;
+    this.readableFromMicros = readableFromMicros;
   }
 
   public HlcTimestamp hlc() {
     return hlc;
   }
 
-  /** The system time that reads this version: the HLC's physical part, µs. */
+  /**
+   * The system time that reads this version: the HLC's physical part, µs; for a version that began before the
+   * history horizon and is still current there, the horizon.
+   */
   public TimeSpec time() {
-    return TimeSpec.system(hlc.physicalMicros());
+    return TimeSpec.system(readableFromMicros >= 0 ? readableFromMicros : hlc.physicalMicros());
   }
 
   /** The path marker that reads this version, e.g. {@code @s1763719200000.123}. */
@@ -43,6 +49,7 @@ public final class FileVersion {
   /** {@code marker  ISO-time  length  change}, as {@code bin/fffs versions} prints it. */
   @Override
   public String toString() {
-    return marker() + "\t" + TimeText.isoMicros(hlc.physicalMicros()) + "\t" + length + "\t" + change;
+    return marker() + "\t" + TimeText.isoMicros(hlc.physicalMicros()) + "\t" + length + "\t" + change
+        + (readableFromMicros >= 0 ? "\t(readable from the horizon)" : "");
   }
 }

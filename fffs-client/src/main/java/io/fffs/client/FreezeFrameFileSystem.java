@@ -3,6 +3,7 @@ package io.fffs.client;
 import io.fffs.client.errors.ClientErrors;
 import io.fffs.client.rpc.NamenodeClient;
 import io.fffs.common.error.FffsException;
+import io.fffs.common.history.RetentionRule;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.ContentSummaryProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.GetListingResponseProto;
@@ -54,6 +55,7 @@ public class FreezeFrameFileSystem extends FileSystem {
   private URI uri;
   private Path workingDirectory;
   private FffsClient client;
+  private HistoryCalls history;
 
   @Override
   public void initialize(URI name, Configuration conf) throws IOException {
@@ -61,6 +63,7 @@ public class FreezeFrameFileSystem extends FileSystem {
     setConf(conf);
     this.uri = URI.create(SCHEME + "://" + name.getAuthority());
     this.client = new FffsClient(name, conf);
+    this.history = new HistoryCalls(client, this::qualify);
     this.workingDirectory = makeQualified(getHomeDirectory());
   }
 
@@ -257,12 +260,95 @@ public class FreezeFrameFileSystem extends FileSystem {
     try {
       for (VersionProto version : nn().listVersions(plain)) {
         versions.add(new FileVersion(HlcTimestamp.fromProto(version.getHlc()), version.getLength(),
-            version.getChange()));
+            version.getChange(), version.hasReadableFromMicros() ? version.getReadableFromMicros() : -1));
       }
     } catch (IOException e) {
       throw ClientErrors.translate(e);
     }
     return versions;
+  }
+
+  // ---- bounded history (docs/history.md); the calls themselves are in HistoryCalls --------------------------
+
+  /**
+   * Sets the retention rule of directory {@code dir} and the subtree below it ({@code null}: follow the parent's
+   * rule again). Superuser only; a shorter rule lets garbage collection drop history for good.
+   */
+  public void setRetention(Path dir, RetentionRule rule) throws IOException {
+    history.setRetention(dir, rule);
+  }
+
+  /** The rule that governs {@code path}, where it is set, and from when on its past is readable. */
+  public RetentionStatus getRetention(Path path) throws IOException {
+    return history.getRetention(path);
+  }
+
+  /**
+   * Pins {@code path} at the moment its marker names (no marker: now) under {@code name}: that moment of the
+   * subtree stays readable whatever the rules say, also as {@code path@pin-<name>}.
+   */
+  public Pin pin(Path path, String name) throws IOException {
+    return history.pin(path, name);
+  }
+
+  /** Pins {@code path} as it was at {@code time} under {@code name}. */
+  public Pin pin(Path path, TimeSpec time, String name) throws IOException {
+    return history.pin(path, time, name);
+  }
+
+  /** Removes pin {@code name}; what only it kept goes with the next garbage-collection pass. */
+  public void unpin(String name) throws IOException {
+    history.unpin(name);
+  }
+
+  /** The pins on {@code path} and below it, by name. */
+  public List<Pin> listPins(Path path) throws IOException {
+    return history.listPins(path);
+  }
+
+  /** The pin named {@code name} ({@code NOT_FOUND} if none). */
+  public Pin getPin(String name) throws IOException {
+    return history.getPin(name);
+  }
+
+  /**
+   * Runs a garbage-collection pass of the namespace now (superuser); returns {inodes removed, versions dropped,
+   * names dropped}. The NameNode also runs one every {@code fffs.history.gc.interval}.
+   */
+  public long[] collectHistory() throws IOException {
+    return history.collectHistory();
+  }
+
+  /**
+   * What changed in the tree at {@code path} between {@code from} and {@code to} (either may be the latest time):
+   * entries created, deleted, renamed and modified, sorted by path. Both moments must still be readable.
+   */
+  public List<HistoryDifference> diff(Path path, TimeSpec from, TimeSpec to) throws IOException {
+    return history.diff(path, from, to);
+  }
+
+  /**
+   * Restores {@code path} as it was at the moment its marker names to {@code dst} (null: to {@code path} itself),
+   * as a new version: the DataNodes copy the blocks' states themselves, readers see the old {@code dst} or the
+   * whole restored tree, and the old one stays in history. Returns {files, directories, bytes} restored.
+   */
+  public long[] restore(Path path, Path dst) throws IOException {
+    return history.restore(path, dst);
+  }
+
+  /** Restores {@code path} as it was at {@code time} to {@code dst} (null: to itself). */
+  public long[] restore(Path path, TimeSpec time, Path dst) throws IOException {
+    return history.restore(path, time, dst);
+  }
+
+  /** The time {@code path}'s marker names (a pin's moment looked up); the latest time when it has none. */
+  public TimeSpec timeOf(Path path) throws IOException {
+    return history.timeOf(path);
+  }
+
+  /** What the tree at {@code path} holds now and in the history kept of it. */
+  public HistoryUsage historyUsage(Path path) throws IOException {
+    return history.historyUsage(path);
   }
 
   /** The cluster's current time (the NameNode's HLC). */

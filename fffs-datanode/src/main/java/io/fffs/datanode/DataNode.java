@@ -166,6 +166,14 @@ public final class DataNode implements Closeable {
     }
   }
 
+  /**
+   * Fetches and applies the NameNode's newest retention table now (garbage collection of history); returns its
+   * generation, 0 when there was nothing new or there is no NameNode.
+   */
+  public long pullRetention() throws IOException {
+    return namenode == null ? 0 : namenode.pullRetention();
+  }
+
   public DataServerStats serverStats() {
     return server.stats();
   }

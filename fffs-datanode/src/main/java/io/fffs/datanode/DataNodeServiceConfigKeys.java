@@ -37,6 +37,13 @@ public final class DataNodeServiceConfigKeys {
   public static final String BLOCK_RECEIVED_DELAY_KEY = "fffs.datanode.block-received.delay";
   public static final long BLOCK_RECEIVED_DELAY_DEFAULT_MS = 100;
 
+  /**
+   * How often the DataNode asks the NameNode for a newer retention table (garbage collection of history,
+   * docs/history.md).
+   */
+  public static final String RETENTION_INTERVAL_KEY = "fffs.datanode.retention.interval";
+  public static final long RETENTION_INTERVAL_DEFAULT_MS = 10_000;
+
   /** How long start-up keeps trying to register before giving up (the NameNode may start later). */
   public static final String REGISTER_TIMEOUT_KEY = "fffs.datanode.register.timeout";
   public static final long REGISTER_TIMEOUT_DEFAULT_MS = 120_000;
@@ -71,6 +78,11 @@ public final class DataNodeServiceConfigKeys {
   public static long heartbeatIntervalMillis(Configuration conf) {
     return positive(HEARTBEAT_INTERVAL_KEY, conf.getTimeDuration(HEARTBEAT_INTERVAL_KEY,
         HEARTBEAT_INTERVAL_DEFAULT_MS, TimeUnit.MILLISECONDS));
+  }
+
+  public static long retentionIntervalMillis(Configuration conf) {
+    return positive(RETENTION_INTERVAL_KEY, conf.getTimeDuration(RETENTION_INTERVAL_KEY,
+        RETENTION_INTERVAL_DEFAULT_MS, TimeUnit.MILLISECONDS));
   }
 
   public static long blockReportIntervalMillis(Configuration conf) {

@@ -51,6 +51,23 @@ public final class NameNodeConfigKeys {
   public static final String SUPERGROUP_KEY = "fffs.permissions.superusergroup";
   public static final String SUPERGROUP_DEFAULT = "supergroup";
 
+  /**
+   * The retention rule of paths no directory rule governs (docs/history.md): {@code none} keeps everything, else
+   * terms such as {@code 7d}, {@code 1h/1d}, {@code 3v}.
+   */
+  public static final String HISTORY_DEFAULT_RULE_KEY = "fffs.history.retention.default";
+  public static final String HISTORY_DEFAULT_RULE_DEFAULT = "none";
+  /** How often garbage collection of history runs (0: never on its own; {@code bin/fffs history gc} runs it). */
+  public static final String HISTORY_GC_INTERVAL_KEY = "fffs.history.gc.interval";
+  public static final long HISTORY_GC_INTERVAL_DEFAULT_MS = 60_000;
+  /** Whether a garbage-collection pass that dropped something is followed by a checkpoint (old edits go). */
+  public static final String HISTORY_GC_CHECKPOINT_KEY = "fffs.history.gc.checkpoint";
+  public static final boolean HISTORY_GC_CHECKPOINT_DEFAULT = true;
+
+  /** How long a restore waits for the DataNodes to copy its blocks before it gives up (changing nothing). */
+  public static final String HISTORY_RESTORE_TIMEOUT_KEY = "fffs.history.restore.timeout";
+  public static final long HISTORY_RESTORE_TIMEOUT_DEFAULT_MS = 600_000;
+
   private NameNodeConfigKeys() {}
 
   public static long millis(Configuration conf, String key, long defaultMillis) {

@@ -11,7 +11,8 @@ import java.util.List;
  * {@code DIR/<name>.csv} and {@code DIR/<name>.png}, and appends a one-line summary to {@code docs/benchmarks.md}.
  */
 public final class EndToEndBenchmark {
-  static final List<String> NAMES = List.of("throughput", "latency", "snapshots", "persistence", "memory", "scaling");
+  static final List<String> NAMES = List.of("throughput", "latency", "snapshots", "persistence", "memory", "scaling",
+      "history");
 
   /** One benchmark: runs in {@code tmp}, writes its CSV and PNG, returns the one-line summary. */
   interface Run {
@@ -41,6 +42,7 @@ public final class EndToEndBenchmark {
       case "persistence" -> new PersistenceBenchmark();
       case "memory" -> new MemoryBenchmark();
       case "scaling" -> new ScalingBenchmark();
+      case "history" -> new HistoryBenchmark();
       default -> throw new AssertionError(args.name());
     };
     Path tmp = null;

@@ -39,6 +39,9 @@ public final class ClientErrors {
       case ACCESS_DENIED:
         translated = new Denied(error);
         break;
+      case HISTORY_EXPIRED:
+        translated = new HistoryExpired(error);
+        break;
       default:
         return error;
     }
@@ -130,6 +133,23 @@ public final class ClientErrors {
     @Override
     public ErrorCode code() {
       return ErrorCode.DIRECTORY_NOT_EMPTY;
+    }
+  }
+
+  /**
+   * A read of a moment retention no longer keeps: to Hadoop code the path is not there at that time (what it reads
+   * is gone), so a FileNotFoundException, with the horizon and the rule in its message.
+   */
+  static final class HistoryExpired extends FileNotFoundException implements CodedException {
+    private static final long serialVersionUID = 1L;
+
+    HistoryExpired(FffsException e) {
+      super(e.getMessage());
+    }
+
+    @Override
+    public ErrorCode code() {
+      return ErrorCode.HISTORY_EXPIRED;
     }
   }
 

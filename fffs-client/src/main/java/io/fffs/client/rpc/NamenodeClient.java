@@ -1,9 +1,11 @@
 package io.fffs.client.rpc;
 
+import io.fffs.common.history.RetentionRule;
 import io.fffs.common.ipc.ClientNamenodeProtocolPB;
 import io.fffs.common.ipc.RemoteErrors;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.*;
 import io.fffs.common.proto.CommonProtos.HlcProto;
+import io.fffs.common.proto.HistoryProtos.PinProto;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.TimeSpec;
@@ -241,6 +243,65 @@ public final class NamenodeClient implements Closeable {
   public GetStatsResponseProto getStats() throws IOException {
     return query(h -> proxy.getStats(null, GetStatsRequestProto.newBuilder().setHlc(h).build()),
         GetStatsResponseProto::getHlc);
+  }
+
+  /** Sets the retention rule of a directory; null makes it follow its parent's again. */
+  public void setRetention(String src, RetentionRule rule) throws IOException {
+    SetRetentionRequestProto.Builder request = SetRetentionRequestProto.newBuilder().setSrc(src);
+    if (rule != null) {
+      request.setRule(rule.toProto());
+    }
+    call(h -> proxy.setRetention(null, request.clone().setHlc(h).build()), SetRetentionResponseProto::getHlc);
+  }
+
+  public GetRetentionResponseProto getRetention(String src) throws IOException {
+    return query(h -> proxy.getRetention(null, GetRetentionRequestProto.newBuilder().setHlc(h).setSrc(src).build()),
+        GetRetentionResponseProto::getHlc);
+  }
+
+  public PinProto pin(String src, TimeSpec time, String name) throws IOException {
+    return call(h -> proxy.pin(null, PinRequestProto.newBuilder().setHlc(h).setSrc(src).setTime(time.toProto())
+        .setName(name).build()), PinResponseProto::getHlc).getPin();
+  }
+
+  public void unpin(String name) throws IOException {
+    call(h -> proxy.unpin(null, UnpinRequestProto.newBuilder().setHlc(h).setName(name).build()),
+        UnpinResponseProto::getHlc);
+  }
+
+  public List<PinProto> listPins(String src) throws IOException {
+    return query(h -> proxy.listPins(null, ListPinsRequestProto.newBuilder().setHlc(h).setSrc(src).build()),
+        ListPinsResponseProto::getHlc).getPinsList();
+  }
+
+  public PinProto getPin(String name) throws IOException {
+    return query(h -> proxy.getPin(null, GetPinRequestProto.newBuilder().setHlc(h).setName(name).build()),
+        GetPinResponseProto::getHlc).getPin();
+  }
+
+  public CollectHistoryResponseProto collectHistory() throws IOException {
+    return call(h -> proxy.collectHistory(null, CollectHistoryRequestProto.newBuilder().setHlc(h).build()),
+        CollectHistoryResponseProto::getHlc);
+  }
+
+  public HistoryDiffResponseProto historyDiff(String src, TimeSpec from, TimeSpec to, int limit)
+      throws IOException {
+    return query(h -> proxy.historyDiff(null, HistoryDiffRequestProto.newBuilder().setHlc(h).setSrc(src)
+        .setFrom(from.toProto()).setTo(to.toProto()).setLimit(limit).build()), HistoryDiffResponseProto::getHlc);
+  }
+
+  /** Restores {@code src} as it was at {@code time} to {@code dst} (null: to itself); waits for the copies. */
+  public RestoreResponseProto restore(String src, TimeSpec time, String dst) throws IOException {
+    RestoreRequestProto.Builder request = RestoreRequestProto.newBuilder().setSrc(src).setTime(time.toProto());
+    if (dst != null) {
+      request.setDst(dst);
+    }
+    return call(h -> proxy.restore(null, request.clone().setHlc(h).build()), RestoreResponseProto::getHlc);
+  }
+
+  public HistoryUsageResponseProto historyUsage(String src) throws IOException {
+    return query(h -> proxy.historyUsage(null, HistoryUsageRequestProto.newBuilder().setHlc(h).setSrc(src)
+        .build()), HistoryUsageResponseProto::getHlc);
   }
 
   @Override

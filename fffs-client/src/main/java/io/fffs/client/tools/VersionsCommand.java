@@ -2,37 +2,90 @@ package io.fffs.client.tools;
 
 import io.fffs.client.FileVersion;
 import io.fffs.client.FreezeFrameFileSystem;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.time.TimeSpec;
+import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.util.GenericOptionsParser;
 
 /**
- * {@code bin/fffs versions [-D fs.defaultFS=fffs://host:port] PATH}: one line per version of PATH, oldest first —
- * the marker that reads it, its ISO time, its length and the change that made it.
+ * {@code bin/fffs versions [-D fs.defaultFS=fffs://host:port] PATH [--from TIME] [--to TIME] [--limit N]}: one line
+ * per version of PATH, oldest first — the marker that reads it, its ISO time, its length and the change that made it
+ * — those that began within {@code [--from, --to]} (times as markers take them, e.g. {@code s1763719200000}), the
+ * newest {@code --limit} of them.
  */
 public final class VersionsCommand {
+  static final String USAGE = "usage: bin/fffs versions [-D fs.defaultFS=fffs://host:port] PATH [--from TIME]"
+      + " [--to TIME] [--limit N]";
+
   private VersionsCommand() {}
 
   public static void main(String[] args) throws Exception {
     Configuration conf = new Configuration();
     conf.addResource("fffs-site.xml");
     String[] rest = new GenericOptionsParser(conf, args).getRemainingArgs();
-    if (rest.length != 1) {
-      System.err.println("usage: bin/fffs versions [-D fs.defaultFS=fffs://host:port] PATH");
+    String path = null;
+    long from = Long.MIN_VALUE;
+    long to = Long.MAX_VALUE;
+    int limit = Integer.MAX_VALUE;
+    try {
+      for (int i = 0; i < rest.length; i++) {
+        switch (rest[i]) {
+          case "--from" -> from = time(rest, ++i);
+          case "--to" -> to = time(rest, ++i);
+          case "--limit" -> limit = Integer.parseInt(value(rest, ++i));
+          default -> {
+            if (path != null) {
+              throw new IllegalArgumentException("unexpected argument '" + rest[i] + "'");
+            }
+            path = rest[i];
+          }
+        }
+      }
+      if (path == null) {
+        throw new IllegalArgumentException("no PATH");
+      }
+    } catch (IllegalArgumentException | FffsException e) {
+      System.err.println("versions: " + e.getMessage() + "\n" + USAGE);
       System.exit(2);
+      return;
     }
-    Path path = new Path(rest[0]);
-    try (FileSystem fs = FileSystem.newInstance(path.toUri().getScheme() == null ? FileSystem.getDefaultUri(conf)
-        : path.toUri(), conf)) {
+    Path target = new Path(path);
+    try (FileSystem fs = FileSystem.newInstance(target.toUri().getScheme() == null
+        ? FileSystem.getDefaultUri(conf) : target.toUri(), conf)) {
       if (!(fs instanceof FreezeFrameFileSystem)) {
         System.err.println("versions: " + fs.getUri() + " is not an fffs:// file system; set fs.defaultFS or give"
             + " an fffs:// path");
         System.exit(2);
       }
-      for (FileVersion version : ((FreezeFrameFileSystem) fs).listVersions(path)) {
+      List<FileVersion> versions = select(((FreezeFrameFileSystem) fs).listVersions(target), from, to, limit);
+      for (FileVersion version : versions) {
         System.out.println(version);
       }
     }
+  }
+
+  /** The versions that began within {@code [from, to]} (µs), the newest {@code limit} of them, oldest first. */
+  public static List<FileVersion> select(List<FileVersion> versions, long from, long to, int limit) {
+    List<FileVersion> within = versions.stream()
+        .filter(v -> v.hlc().physicalMicros() >= from && v.hlc().physicalMicros() <= to).toList();
+    return within.subList(Math.max(0, within.size() - limit), within.size());
+  }
+
+  private static long time(String[] args, int i) throws FffsException {
+    TimeSpec time = TimeSpec.parse(value(args, i));
+    if (time.kind() != TimeSpec.Kind.SYSTEM) {
+      throw new IllegalArgumentException("--from and --to take system times, e.g. s1763719200000");
+    }
+    return time.micros();
+  }
+
+  private static String value(String[] args, int i) {
+    if (i >= args.length) {
+      throw new IllegalArgumentException(args[i - 1] + " needs a value");
+    }
+    return args[i];
   }
 }

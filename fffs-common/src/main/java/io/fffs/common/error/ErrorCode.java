@@ -53,7 +53,12 @@ public enum ErrorCode {
    * This replica of a block does not hold (or cannot yet vouch for) the state asked for, or refuses an entry that
    * does not continue its log: read another replica.
    */
-  REPLICA_STALE(23);
+  REPLICA_STALE(23),
+  /**
+   * A read of a moment that retention no longer keeps: before the history horizon of the path's rule (or collected
+   * under an earlier one) and not a pinned or thinned moment. The message names the horizon and the rule.
+   */
+  HISTORY_EXPIRED(24);
 
   private final int number;
 

@@ -19,6 +19,7 @@ import org.apache.hadoop.fs.Path;
  * <pre>
  * marker = "@" ("s" | "u") time        ; system or user time
  *        | "@" iso                     ; bare ISO instant = system time
+ *        | "@pin-" name                ; a pinned moment, by name (letters, digits, '.', '_', '-')
  * time   = millis ["." micros]         ; epoch milliseconds, optional 1-3 digit fraction of a millisecond
  *        | iso
  * iso    = 20251121T100000[.250]Z      ; basic form, fraction of a second 1-6 digits
@@ -33,6 +34,10 @@ import org.apache.hadoop.fs.Path;
  * component other than the first of an absolute path ({@code /@s1/a}: the root at that time) are
  * {@code MALFORMED_TIME} errors rather than names, so that a typo never silently reads the present.
  *
+ * <p>A pin marker names a moment the NameNode knows ({@code bin/fffs history pin}); until the caller has looked it
+ * up and {@link #resolvePin resolved} it, the path has no {@link #timeSpec}. A suffix starting with {@code pin-}
+ * is always a pin marker.
+ *
  * <p>The syntax can be switched off with {@value #TEMPORAL_PATHS_KEY}; then every path is plain.
  */
 public final class TemporalPath {
@@ -45,14 +50,38 @@ public final class TemporalPath {
   private final Path plainPath;
   private final TimeSpec timeSpec;
   private final String markerText;
+  /** The pin a {@code @pin-<name>} marker names, else null; {@link #timeSpec} is its moment once resolved. */
+  private final String pinName;
+  private final boolean pinResolved;
   /** {@link #originalPath}'s URI ending in '/', made on the first {@link #child} call (URI is immutable). */
   private volatile URI childBase;
 
   private TemporalPath(Path originalPath, Path plainPath, TimeSpec timeSpec, String markerText) {
+    this(originalPath, plainPath, timeSpec, markerText, null, false);
+  }
+
+  private TemporalPath(Path originalPath, Path plainPath, TimeSpec timeSpec, String markerText, String pinName,
+      boolean pinResolved) {
     this.originalPath = originalPath;
     this.plainPath = plainPath;
     this.timeSpec = timeSpec;
     this.markerText = markerText;
+    this.pinName = pinName;
+    this.pinResolved = pinResolved;
+  }
+
+  /**
+   * Checks a pin name: 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit.
+   *
+   * @throws FffsException {@code MALFORMED_TIME} for any other name
+   */
+  public static String checkPinName(String name) throws FffsException {
+    return TimeSpecParser.parsePin(TimeSpecParser.PIN_PREFIX + name, "in pin name '" + name + "'");
+  }
+
+  /** The path marker that reads pin {@code name}: {@code @pin-<name>}. */
+  public static String pinMarker(String name) {
+    return "@" + TimeSpecParser.PIN_PREFIX + name;
   }
 
   /** {@link #TEMPORAL_PATHS_KEY} read from {@code conf}. */
@@ -108,7 +137,7 @@ public final class TemporalPath {
     String path = uri.getPath();
     for (String component : path.split("/")) {
       int at = component.lastIndexOf('@');
-      if (at >= 0 && TimeSpecParser.looksLikeTime(component.substring(at + 1))) {
+      if (at >= 0 && looksLikeMarker(component.substring(at + 1))) {
         throw new IllegalArgumentException(
             "'" + component + "' in " + plain + " already reads as a time; cannot add " + spec.toMarker());
       }
@@ -133,14 +162,35 @@ public final class TemporalPath {
     return plainPath;
   }
 
-  /** The time the path is read at; {@link TimeSpec#latest()} when it has no marker. */
+  /**
+   * The time the path is read at; {@link TimeSpec#latest()} when it has no marker.
+   *
+   * @throws IllegalStateException for a pin marker not yet {@link #resolvePin resolved}: reading it at any other
+   *     time would be reading the wrong moment
+   */
   public TimeSpec timeSpec() {
+    if (pinName != null && !pinResolved) {
+      throw new IllegalStateException(originalPath + " names pin '" + pinName + "', which must be looked up first");
+    }
     return timeSpec;
   }
 
   /** Whether the path carries a marker. */
   public boolean isTemporal() {
-    return !timeSpec.isLatest();
+    return pinName != null || !timeSpec.isLatest();
+  }
+
+  /** The pin a {@code @pin-<name>} marker names, or null. */
+  public String pinName() {
+    return pinName;
+  }
+
+  /** This path with its pin marker resolved to the pinned moment (system time, µs). */
+  public TemporalPath resolvePin(long micros) {
+    if (pinName == null) {
+      throw new IllegalStateException(originalPath + " has no pin marker");
+    }
+    return new TemporalPath(originalPath, plainPath, TimeSpec.system(micros), markerText, pinName, true);
   }
 
   /** The marker exactly as written, with its {@code @} (e.g. {@code @s1763719200000.25}); "" when none. */
@@ -193,17 +243,26 @@ public final class TemporalPath {
     return other instanceof TemporalPath that
         && originalPath.equals(that.originalPath)
         && plainPath.equals(that.plainPath)
-        && timeSpec.equals(that.timeSpec);
+        && timeSpec.equals(that.timeSpec)
+        && Objects.equals(pinName, that.pinName);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(originalPath, plainPath, timeSpec);
+    return Objects.hash(originalPath, plainPath, timeSpec, pinName);
+  }
+
+  /** Whether the text after an {@code @} reads as a marker: a time, or a pin. */
+  private static boolean looksLikeMarker(String body) {
+    return TimeSpecParser.looksLikeTime(body) || TimeSpecParser.looksLikePin(body);
   }
 
   /** The original path; for a temporal path also the plain path and the time. */
   @Override
   public String toString() {
+    if (pinName != null && !pinResolved) {
+      return originalPath + " (" + plainPath + " at pin " + pinName + ")";
+    }
     return isTemporal() ? originalPath + " (" + plainPath + " at " + timeSpec + ")" : originalPath.toString();
   }
 
@@ -214,6 +273,7 @@ public final class TemporalPath {
     private final List<String> names = new ArrayList<>();
     private TimeSpec spec = TimeSpec.latest();
     private String marker = "";
+    private String pin;
 
     Splitter(Path path) {
       this.path = path;
@@ -227,18 +287,21 @@ public final class TemporalPath {
       for (int i = 0; i < components.length; i++) {
         accept(components[i], absolute && i == 0);
       }
-      if (spec.isLatest()) {
+      if (marker.isEmpty()) {
         return new TemporalPath(path, path, spec, "");
       }
       String plain = (absolute ? "/" : "") + String.join("/", names);
-      return new TemporalPath(path, new Path(uri.getScheme(), uri.getAuthority(), plain), spec, marker);
+      return new TemporalPath(path, new Path(uri.getScheme(), uri.getAuthority(), plain), spec, marker, pin,
+          false);
     }
 
     private void accept(String component, boolean mayBeRootMarker) throws FffsException {
       int at = component.lastIndexOf('@');
       String subject = "in path component '" + component + "' of " + path;
-      Optional<TimeSpec> time =
-          at < 0 ? Optional.empty() : TimeSpecParser.parseSuffix(component.substring(at + 1), subject);
+      String pinHere = at >= 0 && TimeSpecParser.looksLikePin(component.substring(at + 1))
+          ? TimeSpecParser.parsePin(component.substring(at + 1), subject) : null;
+      Optional<TimeSpec> time = pinHere != null ? Optional.of(TimeSpec.latest())
+          : at < 0 ? Optional.empty() : TimeSpecParser.parseSuffix(component.substring(at + 1), subject);
       if (time.isEmpty()) {
         if (!component.isEmpty()) {
           names.add(component);
@@ -248,7 +311,7 @@ public final class TemporalPath {
       String name = component.substring(0, at);
       String thisMarker = component.substring(at);
       int earlier = name.lastIndexOf('@');
-      if (earlier >= 0 && TimeSpecParser.looksLikeTime(name.substring(earlier + 1))) {
+      if (earlier >= 0 && looksLikeMarker(name.substring(earlier + 1))) {
         throw twoMarkers(name.substring(earlier), thisMarker);
       }
       if (!marker.isEmpty()) {
@@ -269,6 +332,7 @@ public final class TemporalPath {
       }
       spec = time.get();
       marker = thisMarker;
+      pin = pinHere;
     }
 
     private FffsException twoMarkers(String first, String second) {

@@ -23,7 +23,11 @@ final class TimeSpecParser {
   static final String MARKER_FORMS =
       "@s1763719200000, @s1763719200000.250 (millis and microseconds), @u1763719200000 (user time),"
           + " @20251121T100000Z, @20251121T100000.250Z, @s20251121T100000Z, @u20251121T100000Z,"
-          + " @2025-11-21T10:00:00.250Z (absolute paths and the Java API only)";
+          + " @2025-11-21T10:00:00.250Z (absolute paths and the Java API only), @pin-<name> (a pinned moment)";
+
+  /** What starts the text after the {@code @} of a pin marker ({@code @pin-nightly}). */
+  static final String PIN_PREFIX = "pin-";
+  private static final Pattern PIN_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
 
   private static final String LATEST = "latest";
   private static final int MAX_MICROS_DIGITS = 3;
@@ -78,6 +82,26 @@ final class TimeSpecParser {
       return body.length() == 1 || isDigit(body.charAt(1));
     }
     return startsLikeIsoDate(body) || MILLIS.matcher(body).matches();
+  }
+
+  /** Whether the text after an {@code @} is a pin marker ({@code pin-<name>}), well formed or not. */
+  static boolean looksLikePin(String body) {
+    return body.startsWith(PIN_PREFIX);
+  }
+
+  /**
+   * The pin name of the text after an {@code @} that {@link #looksLikePin}.
+   *
+   * @throws FffsException {@code MALFORMED_TIME} when the name is empty or holds other characters than letters,
+   *     digits, '.', '_' and '-' (or starts with one of the last three)
+   */
+  static String parsePin(String body, String subject) throws FffsException {
+    String name = body.substring(PIN_PREFIX.length());
+    if (!PIN_NAME.matcher(name).matches()) {
+      throw malformed(subject, "'" + name + "' is not a pin name: 1-128 letters, digits, '.', '_' or '-',"
+          + " starting with a letter or digit");
+    }
+    return name;
   }
 
   /** The error for a time that does not parse; {@link TemporalPath} uses it for its own path errors too. */

@@ -66,6 +66,9 @@ public final class NamenodeLink implements AutoCloseable {
   private final long heartbeatMillis;
   private final long blockReportMillis;
   private final long receivedDelayMillis;
+  private final long retentionMillis;
+  private final RetentionPuller retention;
+  private final BlockCopier copier;
   private final LongSupplier nanoTime;
   /** Per block written since the last blockReceived: {length, last entry's HLC}. */
   private final Map<Long, long[]> received = new ConcurrentHashMap<>();
@@ -89,6 +92,11 @@ public final class NamenodeLink implements AutoCloseable {
     this.heartbeatMillis = DataNodeServiceConfigKeys.heartbeatIntervalMillis(conf);
     this.blockReportMillis = DataNodeServiceConfigKeys.blockReportIntervalMillis(conf);
     this.receivedDelayMillis = DataNodeServiceConfigKeys.blockReceivedDelayMillis(conf);
+    this.retentionMillis = DataNodeServiceConfigKeys.retentionIntervalMillis(conf);
+    this.retention = new RetentionPuller(proxy, id.getDatanodeUuid(), store, clock);
+    // A copy's last entry is reported with the next block report; until then it counts as unknown.
+    this.copier = new BlockCopier(proxy, id.getDatanodeUuid(), store, clock,
+        (blockId, length) -> written(blockId, length, HlcTimestamp.ZERO));
     this.nanoTime = System::nanoTime;
     this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "fffs-datanode-nn");
@@ -123,6 +131,8 @@ public final class NamenodeLink implements AutoCloseable {
     }
     receiver.link = link;
     link.thread.scheduleWithFixedDelay(link::tick, link.heartbeatMillis, link.heartbeatMillis, TimeUnit.MILLISECONDS);
+    link.thread.scheduleWithFixedDelay(link::pullRetentionQuietly, link.retentionMillis, link.retentionMillis,
+        TimeUnit.MILLISECONDS);
     return link;
   }
 
@@ -211,6 +221,7 @@ public final class NamenodeLink implements AutoCloseable {
           || nanoTime.getAsLong() - lastBlockReportNanos >= TimeUnit.MILLISECONDS.toNanos(blockReportMillis)) {
         blockReport();
       }
+      copier.pull();
       if (failing) {
         failing = false;
         LOG.info("The NameNode at {} answers again", address);
@@ -327,6 +338,29 @@ public final class NamenodeLink implements AutoCloseable {
     }
   }
 
+  private void pullRetentionQuietly() {
+    try {
+      retention.pull();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Could not fetch or apply the NameNode's retention table (will retry): {}", e.toString());
+    }
+  }
+
+  /**
+   * Fetches and applies the NameNode's retention table now, on the link's thread; returns its generation, or 0 when
+   * the store had it already (tests, and callers that just ran a garbage-collection pass).
+   */
+  public long pullRetention() throws IOException {
+    try {
+      return thread.submit(retention::pull).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted waiting for the retention table");
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof IOException ? (IOException) e.getCause() : new IOException(e.getCause());
+    }
+  }
+
   /** Runs a heartbeat now (tests, and callers that know the NameNode just restarted). */
   public void triggerHeartbeat() {
     thread.execute(this::tick);
@@ -350,6 +384,7 @@ public final class NamenodeLink implements AutoCloseable {
 
   @Override
   public void close() {
+    copier.close();
     thread.shutdownNow();
     try {
       thread.awaitTermination(10, TimeUnit.SECONDS);

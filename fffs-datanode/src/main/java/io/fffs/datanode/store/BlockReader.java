@@ -2,7 +2,9 @@ package io.fffs.datanode.store;
 
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
+import io.fffs.common.history.MomentSet;
 import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.TimeSpec;
 import io.fffs.datanode.store.arena.ArenaFiles;
 import io.fffs.datanode.store.arena.PageArena;
 import io.fffs.datanode.store.log.Block;
@@ -16,7 +18,8 @@ import java.util.List;
 /**
  * The read path: resolves a state of a block to its page versions (one binary search per page, under the block's
  * read lock) and turns them into a {@link ReadView} of file runs, pinning the resident pages it uses. Also copies a
- * single old page version for the write path's copy-on-write. Thread-safe.
+ * single old page version for the write path's copy-on-write. A time whose state garbage collection no longer
+ * keeps exactly is refused ({@code HISTORY_EXPIRED}), never answered from what is left. Thread-safe.
  */
 final class BlockReader {
   private final PageArena arena;
@@ -36,6 +39,7 @@ final class BlockReader {
     try {
       BlockLog log = block.log();
       int index = selector.indexIn(log, block.id());
+      checkKept(block, selector, log, index);
       if (index < 0) {
         return new BlockInfo(block.id(), false, 0, HlcTimestamp.ZERO, -1);
       }
@@ -68,10 +72,13 @@ final class BlockReader {
     long hlc;
     int count;
     PageRef[] refs;
+    SegmentPageReader.Handle[] segmentFiles;
+    List<SegmentPageReader.Handle> held = new ArrayList<>();
     block.readLock().lock();
     try {
       BlockLog log = block.log();
       index = selector.indexIn(log, block.id());
+      checkKept(block, selector, log, index);
       if (!log.existsAfter(index)) {
         throw new FffsException(ErrorCode.NOT_FOUND, "block " + block.id() + " does not exist "
             + selector.describe() + (index < 0 ? " (it was created later)" : " (it was deleted at "
@@ -86,17 +93,36 @@ final class BlockReader {
       count = (int) Math.min(length, blockLength - offset);
       int firstPage = (int) (offset / pageSize);
       refs = new PageRef[Pages.covering(offset, count, pageSize)];
+      segmentFiles = new SegmentPageReader.Handle[refs.length];
       for (int i = 0; i < refs.length; i++) {
         refs[i] = locate(block, firstPage + i, index);
+        if (refs[i].seq < pin.residentFrom()) {
+          segmentFiles[i] = hold(held, refs[i].diskLoc);  // while the lock keeps the cleaner from moving the record
+        }
       }
+    } catch (FffsException | RuntimeException e) {
+      held.forEach(disk::release);
+      throw e;
     } finally {
       block.readLock().unlock();
     }
+    try {
+      return view(block, index, hlc, blockLength, offset, count, refs, segmentFiles, held, pin);
+    } catch (FffsException | RuntimeException e) {
+      held.forEach(disk::release);
+      throw e;
+    }
+  }
+
+  private ReadView view(Block block, int index, long hlc, long blockLength, long offset, int count, PageRef[] refs,
+      SegmentPageReader.Handle[] segmentFiles, List<SegmentPageReader.Handle> held, PageArena.Pin pin)
+      throws FffsException {
     List<ReadView.Run> runs = new ArrayList<>();
     long minResident = Long.MAX_VALUE;
     long at = offset;
     long end = offset + count;
-    for (PageRef ref : refs) {
+    for (int i = 0; i < refs.length; i++) {
+      PageRef ref = refs[i];
       long pageStart = (long) ref.page * pageSize;
       int from = (int) (at - pageStart);
       int to = (int) Math.min(pageSize, end - pageStart);
@@ -108,8 +134,9 @@ final class BlockReader {
         minResident = Math.min(minResident, ref.seq);
       } else {
         ByteBuffer buffer = scratch.get().clear();
-        disk.readPage(ref.diskLoc, ref.pageInEntry, ref.entryPages, buffer, describe(block, ref));
-        run = new ReadView.Run(disk.channel(ref.diskLoc), disk.pagePosition(ref.diskLoc, ref.pageInEntry) + from,
+        disk.readPage(segmentFiles[i], ref.diskLoc, ref.pageInEntry, ref.entryPages, buffer,
+            describe(block, ref));
+        run = new ReadView.Run(segmentFiles[i].channel(), disk.pagePosition(ref.diskLoc, ref.pageInEntry) + from,
             to - from, null);
       }
       addRun(runs, run);
@@ -120,25 +147,73 @@ final class BlockReader {
     } else {
       pin.narrow(minResident);
     }
-    return new ReadView(block.id(), index, HlcTimestamp.valueOf(hlc), blockLength, offset, count, runs, pin);
+    return new ReadView(block.id(), index, HlcTimestamp.valueOf(hlc), blockLength, offset, count, runs, pin,
+        held.isEmpty() ? null : () -> held.forEach(disk::release));
+  }
+
+  /** The handle of the file {@code location} is in, acquired once per read. */
+  private SegmentPageReader.Handle hold(List<SegmentPageReader.Handle> held, long location) throws FffsException {
+    long file = io.fffs.datanode.store.persist.SegmentFormat.fileOf(location);
+    for (SegmentPageReader.Handle handle : held) {
+      if (handle.file() == file) {
+        return handle;
+      }
+    }
+    SegmentPageReader.Handle handle = disk.acquire(location);
+    held.add(handle);
+    return handle;
+  }
+
+  /**
+   * Refuses a state garbage collection no longer keeps exactly: a system time outside the block's kept moments, or
+   * a user time that resolves to an entry before the window (entries were dropped around those). Caller holds the
+   * read lock.
+   */
+  private static void checkKept(Block block, Selector selector, BlockLog log, int index) throws FffsException {
+    MomentSet kept = block.kept();
+    TimeSpec time = selector.time();
+    if (kept == null || time == null || time.isLatest()) {
+      return;
+    }
+    boolean readable;
+    if (time.kind() == TimeSpec.Kind.SYSTEM) {
+      readable = kept.contains(time.micros());
+    } else {
+      // By user time only the window is whole: from the entry current at its start on (none older: all of it).
+      int window = kept.floor() == MomentSet.END ? Integer.MAX_VALUE : log.indexAtSystemTime(kept.floor());
+      readable = window < 0 || index >= window;
+    }
+    if (!readable) {
+      throw new FffsException(ErrorCode.HISTORY_EXPIRED, "block " + block.id() + " " + selector.describe()
+          + " has been garbage-collected: it is kept exactly only at " + kept + (time.kind() == TimeSpec.Kind.USER
+          ? " (by user time, only within the window)" : ""));
+    }
   }
 
   /** Copies page {@code page} as of log entry {@code index} into {@code dst} at {@code dstIndex}. Writer only. */
   void copyPage(Block block, int page, int index, ByteBuffer dst, int dstIndex) throws FffsException {
     try (PageArena.Pin pin = arena.pin()) {
       PageRef ref;
+      SegmentPageReader.Handle file = null;
       block.readLock().lock();
       try {
         ref = locate(block, page, index);
+        if (ref.seq < pin.residentFrom()) {
+          file = disk.acquire(ref.diskLoc);
+        }
       } finally {
         block.readLock().unlock();
       }
-      if (ref.seq >= pin.residentFrom()) {
+      if (file == null) {
         int slot = arena.slot(ref.seq);
         dst.put(dstIndex, arena.files().map(slot), arena.files().offsetInFile(slot), pageSize);
       } else {
-        disk.readPage(ref.diskLoc, ref.pageInEntry, ref.entryPages, dst.slice(dstIndex, pageSize),
-            describe(block, ref));
+        try {
+          disk.readPage(file, ref.diskLoc, ref.pageInEntry, ref.entryPages, dst.slice(dstIndex, pageSize),
+              describe(block, ref));
+        } finally {
+          disk.release(file);
+        }
       }
     }
   }

@@ -126,6 +126,26 @@ public interface BlockStore extends AutoCloseable {
 
   StoreStats stats();
 
+  /**
+   * Applies the NameNode's retention table (docs/history.md) if it is newer than the last one applied: blocks no kept
+   * version lists are dropped, the others keep only the states their kept moments read; reads of other moments are
+   * refused with {@code HISTORY_EXPIRED} from then on.
+   *
+   * @throws FffsException {@code UNSUPPORTED} if this store keeps every state; {@code IO_ERROR} if the retention
+   *     state cannot be written (nothing is dropped then)
+   */
+  default void applyRetention(io.fffs.datanode.store.history.RetentionTable table) throws FffsException {
+    throw new FffsException(io.fffs.common.error.ErrorCode.UNSUPPORTED, "this block store keeps every state");
+  }
+
+  /** The generation of the last retention table applied; 0 if none. */
+  default long retentionGeneration() {
+    return 0;
+  }
+
+  /** Drops now what an applied table let go of and a writer or persistence held back before. */
+  default void collectHistory() {}
+
   /** What the background scrubber of the persisted segments has found ({@link ScrubberStatus#DISABLED} if off). */
   default ScrubberStatus scrubberStatus() {
     return ScrubberStatus.DISABLED;

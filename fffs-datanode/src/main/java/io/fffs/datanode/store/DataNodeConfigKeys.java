@@ -99,6 +99,19 @@ public final class DataNodeConfigKeys {
   public static final String SCRUBBER_INTERVAL_KEY = "fffs.datanode.scrubber.interval";
   public static final long SCRUBBER_INTERVAL_DEFAULT_MS = 24L * 3600 * 1000;
 
+  /**
+   * Rate at which the segment cleaner copies live records out of mostly-dead segment files (docs/history.md); 0
+   * switches it off. Units as Hadoop byte sizes.
+   */
+  public static final String CLEANER_RATE_KEY = "fffs.datanode.cleaner.bytes-per-second";
+  public static final long CLEANER_RATE_DEFAULT = 32L << 20;
+  /** Rest between two passes of the segment cleaner. */
+  public static final String CLEANER_INTERVAL_KEY = "fffs.datanode.cleaner.interval";
+  public static final long CLEANER_INTERVAL_DEFAULT_MS = 60_000;
+  /** A closed segment file whose live records fill less than this fraction of it is rewritten and deleted. */
+  public static final String CLEANER_LIVE_RATIO_KEY = "fffs.datanode.cleaner.live-ratio";
+  public static final float CLEANER_LIVE_RATIO_DEFAULT = 0.5f;
+
   /** The largest block length this store accepts, whatever the file's block size says. */
   public static final String BLOCK_MAX_SIZE_KEY = "fffs.datanode.block.max-size";
   public static final long BLOCK_MAX_SIZE_DEFAULT = 1L << 30;
@@ -208,6 +221,26 @@ public final class DataNodeConfigKeys {
       throw new IllegalArgumentException(key + " must be positive, got " + conf.get(key));
     }
     return value;
+  }
+
+  /** {@link #CLEANER_RATE_KEY} in bytes per second (0: off). */
+  public static long cleanerRate(Configuration conf) {
+    return conf.getLongBytes(CLEANER_RATE_KEY, CLEANER_RATE_DEFAULT);
+  }
+
+  /** {@link #CLEANER_INTERVAL_KEY} in milliseconds. */
+  public static long cleanerIntervalMillis(Configuration conf) {
+    return conf.getTimeDuration(CLEANER_INTERVAL_KEY, CLEANER_INTERVAL_DEFAULT_MS,
+        java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
+  /** {@link #CLEANER_LIVE_RATIO_KEY}, between 0 and 1. */
+  public static double cleanerLiveRatio(Configuration conf) {
+    float ratio = conf.getFloat(CLEANER_LIVE_RATIO_KEY, CLEANER_LIVE_RATIO_DEFAULT);
+    if (ratio < 0 || ratio > 1) {
+      throw new IllegalArgumentException(CLEANER_LIVE_RATIO_KEY + " must be between 0 and 1, got " + ratio);
+    }
+    return ratio;
   }
 
   /** {@link #SCRUBBER_RATE_KEY} in bytes per second (0: off). */

@@ -7,6 +7,7 @@ import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.datanode.store.arena.ArenaFiles;
 import io.fffs.datanode.store.arena.PageArena;
+import io.fffs.datanode.store.history.HistoryCollector;
 import io.fffs.datanode.store.log.Block;
 import io.fffs.datanode.store.log.BlockLog;
 import io.fffs.datanode.store.log.BlockMap;
@@ -15,6 +16,8 @@ import io.fffs.datanode.store.persist.DirectoryLock;
 import io.fffs.datanode.store.persist.DurabilityTracker;
 import io.fffs.datanode.store.persist.PersistenceService;
 import io.fffs.datanode.store.persist.Recovery;
+import io.fffs.datanode.store.history.RetentionTable;
+import io.fffs.datanode.store.persist.SegmentCleaner;
 import io.fffs.datanode.store.persist.Scrubber;
 import io.fffs.datanode.store.persist.SegmentPageReader;
 import java.nio.ByteBuffer;
@@ -46,11 +49,13 @@ public final class MultiLogBlockStore implements BlockStore {
   private final BlockWriter writer;
   private final StoreStats stats;
   private final Scrubber scrubber;
+  private final HistoryCollector collector;
+  private final SegmentCleaner cleaner;
   private volatile boolean closed;
 
   private MultiLogBlockStore(HybridLogicalClock clock, BlockMap blocks, PageArena arena, DurabilityTracker tracker,
       PersistenceService persistence, SegmentPageReader disk, DirectoryLock dataLock, StoreStats stats,
-      long maxBlockSize, Scrubber scrubber) {
+      long maxBlockSize, Scrubber scrubber, HistoryCollector collector, SegmentCleaner cleaner) {
     this.clock = clock;
     this.blocks = blocks;
     this.arena = arena;
@@ -60,6 +65,8 @@ public final class MultiLogBlockStore implements BlockStore {
     this.dataLock = dataLock;
     this.stats = stats;
     this.scrubber = scrubber;
+    this.collector = collector;
+    this.cleaner = cleaner;
     this.reader = new BlockReader(arena, disk);
     this.writer = new BlockWriter(arena, reader, tracker, persistence, stats, maxBlockSize);
   }
@@ -74,13 +81,16 @@ public final class MultiLogBlockStore implements BlockStore {
     Path dataDir = DataNodeConfigKeys.dataDir(conf);
     DirectoryLock dataLock = null;
     PageArena arena = null;
+    HistoryCollector collector = new HistoryCollector(dataDir, blocks, pageSize, persistent, stats);
     try {
       long nextFile = 0;
       if (persistent) {
         dataLock = DirectoryLock.acquire(dataDir, DataNodeConfigKeys.DATA_DIR_KEY);
-        Recovery.Result recovered = Recovery.run(dataDir, pageSize, blocks, stats);
+        Recovery.Result recovered = Recovery.run(dataDir, pageSize, blocks, stats,
+            !HistoryCollector.hasCollected(dataDir));
         tracker.recovered(recovered.maxHlc());
         nextFile = recovered.nextFileNumber();
+        collector.recover();  // what was collected before the restart is dropped again
       }
       long slots = DataNodeConfigKeys.memoryCapacity(conf) / pageSize;
       if (slots < 1 || slots > Integer.MAX_VALUE) {
@@ -103,16 +113,26 @@ public final class MultiLogBlockStore implements BlockStore {
                 DataNodeConfigKeys.PERSISTENCE_DIRECT_IO_KEY));
         persistence.start();
       }
+      SegmentPageReader disk = new SegmentPageReader(dataDir, pageSize, stats);
+      SegmentCleaner cleaner = null;
+      long cleanRate = DataNodeConfigKeys.cleanerRate(conf);
+      if (persistent && cleanRate > 0) {
+        cleaner = new SegmentCleaner(dataDir, pageSize, DataNodeConfigKeys.segmentFileSize(conf), persistence, blocks,
+            disk, () -> HistoryCollector.hasCollected(dataDir), collector::trimPending, stats, cleanRate,
+            DataNodeConfigKeys.cleanerIntervalMillis(conf), DataNodeConfigKeys.cleanerLiveRatio(conf));
+        cleaner.start();
+      }
       Scrubber scrubber = null;
       long scrubRate = DataNodeConfigKeys.scrubberRate(conf);
       if (persistent && scrubRate > 0) {
+        SegmentCleaner copying = cleaner;
+        PersistenceService writing = persistence;
         scrubber = new Scrubber(dataDir, pageSize, stats, scrubRate, DataNodeConfigKeys.scrubberIntervalMillis(conf),
-            persistence::isOpenFile);
+            file -> writing.isOpenFile(file) || copying != null && copying.isOpenFile(file));
         scrubber.start();
       }
-      return new MultiLogBlockStore(clock, blocks, arena, tracker, persistence,
-          new SegmentPageReader(dataDir, pageSize, stats), dataLock, stats, DataNodeConfigKeys.blockMaxSize(conf),
-          scrubber);
+      return new MultiLogBlockStore(clock, blocks, arena, tracker, persistence, disk, dataLock, stats,
+          DataNodeConfigKeys.blockMaxSize(conf), scrubber, collector, cleaner);
     } catch (FffsException | RuntimeException e) {
       if (arena != null) {
         arena.close();
@@ -318,13 +338,15 @@ public final class MultiLogBlockStore implements BlockStore {
         Block block = blocks.get(blockId);
         if (block != null) {
           int target;
+          int epoch;
           block.readLock().lock();
           try {
             target = block.log().count();
+            epoch = block.historyEpoch();
           } finally {
             block.readLock().unlock();
           }
-          persistence.awaitDurable(block, target);
+          persistence.awaitDurable(block, target, epoch);
         }
       }
     } catch (InterruptedException e) {
@@ -379,6 +401,35 @@ public final class MultiLogBlockStore implements BlockStore {
   }
 
   @Override
+  public void applyRetention(RetentionTable table) throws FffsException {
+    checkOpen();
+    collector.apply(table);
+  }
+
+  @Override
+  public long retentionGeneration() {
+    return collector.generation();
+  }
+
+  @Override
+  public void collectHistory() {
+    collector.trimPending();
+  }
+
+  /** Runs a pass of the segment cleaner now; the number of files it deleted (0 when it is switched off). */
+  public int cleanSegments() throws FffsException {
+    checkOpen();
+    if (cleaner == null) {
+      return 0;
+    }
+    try {
+      return cleaner.clean();
+    } catch (java.io.IOException e) {
+      throw new FffsException(ErrorCode.IO_ERROR, "the segment cleaner failed: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
   public ScrubberStatus scrubberStatus() {
     return scrubber == null ? ScrubberStatus.DISABLED : scrubber.status();
   }
@@ -402,6 +453,9 @@ public final class MultiLogBlockStore implements BlockStore {
     closed = true;
     if (scrubber != null) {
       scrubber.close();
+    }
+    if (cleaner != null) {
+      cleaner.close();
     }
     try {
       if (persistence != null) {

@@ -14,7 +14,8 @@ import java.util.List;
  * (e.g. a Netty {@code DefaultFileRegion} per run). Resident pages are runs of the arena's tmpfs files; evicted
  * pages are runs of the segment files, checked against their CRC32C when the view was made.
  *
- * <p>While the view is open its resident pages cannot be evicted or reused; <b>close it</b> (after the bytes are
+ * <p>While the view is open its resident pages cannot be evicted or reused, nor its segment files closed by the
+ * cleaner; <b>close it</b> (after the bytes are
  * sent) or writers will eventually stall. The channels belong to the store: never close them — note that a
  * {@code DefaultFileRegion} closes its channel when released, so wrap the channel or use a region that does not.
  * Not thread-safe; {@link #close()} is idempotent.
@@ -28,9 +29,11 @@ public final class ReadView implements AutoCloseable {
   private final int length;
   private final List<Run> runs;
   private final PageArena.Pin pin;
+  /** Gives back the segment files the view reads from (null when none): the cleaner may then close them. */
+  private Runnable releaseFiles;
 
   ReadView(long blockId, int logIndex, HlcTimestamp hlc, long blockLength, long offset, int length, List<Run> runs,
-      PageArena.Pin pin) {
+      PageArena.Pin pin, Runnable releaseFiles) {
     this.blockId = blockId;
     this.logIndex = logIndex;
     this.hlc = hlc;
@@ -39,6 +42,7 @@ public final class ReadView implements AutoCloseable {
     this.length = length;
     this.runs = List.copyOf(runs);
     this.pin = pin;
+    this.releaseFiles = releaseFiles;
   }
 
   public long blockId() {
@@ -95,6 +99,11 @@ public final class ReadView implements AutoCloseable {
   public void close() {
     if (pin != null) {
       pin.close();
+    }
+    Runnable release = releaseFiles;
+    releaseFiles = null;
+    if (release != null) {
+      release.run();
     }
   }
 

@@ -8,6 +8,17 @@ import io.fffs.datanode.store.log.BlockLog;
 
 /** Which state of a block a read asks for: a {@link TimeSpec} or a log index. Immutable. */
 abstract class Selector {
+  private final TimeSpec time;
+
+  private Selector(TimeSpec time) {
+    this.time = time;
+  }
+
+  /** The time asked for; null for a log index. */
+  TimeSpec time() {
+    return time;
+  }
+
   /** The index of the entry whose state is asked for, -1 if the block had no entry yet. */
   abstract int indexIn(BlockLog log, long blockId) throws FffsException;
 
@@ -17,7 +28,7 @@ abstract class Selector {
   static Selector of(TimeSpec time) {
     switch (time.kind()) {
       case SYSTEM:
-        return new Selector() {
+        return new Selector(time) {
           @Override
           int indexIn(BlockLog log, long blockId) {
             return log.indexAtSystemTime(time.micros());
@@ -29,7 +40,7 @@ abstract class Selector {
           }
         };
       case USER:
-        return new Selector() {
+        return new Selector(time) {
           @Override
           int indexIn(BlockLog log, long blockId) {
             return log.indexAtUserTime(time.micros());
@@ -41,7 +52,7 @@ abstract class Selector {
           }
         };
       default:
-        return new Selector() {
+        return new Selector(time) {
           @Override
           int indexIn(BlockLog log, long blockId) {
             return log.count() - 1;
@@ -56,7 +67,7 @@ abstract class Selector {
   }
 
   static Selector logIndex(int index) {
-    return new Selector() {
+    return new Selector(null) {
       @Override
       int indexIn(BlockLog log, long blockId) throws FffsException {
         if (index < 0 || index >= log.count()) {

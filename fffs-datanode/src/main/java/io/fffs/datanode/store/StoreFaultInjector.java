@@ -38,4 +38,13 @@ public class StoreFaultInjector {
 
   /** After a batch was written, before the segment file is fsync'd. */
   public void beforeFsync(Path segment) throws IOException {}
+
+  /** The segment cleaner has copied the first live record of {@code victim} into its new file, not yet synced. */
+  public void cleanerMidCopy(Path victim) throws IOException {}
+
+  /** The cleaner's new file {@code output} is complete and synced; no entry points into it yet. */
+  public void cleanerAfterCopy(Path output) throws IOException {}
+
+  /** Every live entry points into the new file now; {@code victim} is about to be deleted. */
+  public void cleanerBeforeDelete(Path victim) throws IOException {}
 }

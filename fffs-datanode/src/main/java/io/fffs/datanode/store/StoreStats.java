@@ -33,6 +33,20 @@ public final class StoreStats {
   public final LongAdder persistDirectBatches = new LongAdder();
   /** Bytes of padding records written to keep O_DIRECT writes aligned (not in {@link #bytesPersisted}). */
   public final LongAdder bytesPadded = new LongAdder();
+  /** Retention tables from the NameNode applied (garbage collection of history). */
+  public final LongAdder retentionTablesApplied = new LongAdder();
+  /** Blocks dropped whole: no kept version of any file lists them. */
+  public final LongAdder blocksCollected = new LongAdder();
+  /** Log entries dropped from blocks' logs: no kept moment reads them or their pages. */
+  public final LongAdder entriesCollected = new LongAdder();
+  /** Segment files the cleaner rewrote (their live records copied) and deleted. */
+  public final LongAdder segmentsCleaned = new LongAdder();
+  /** Segment files deleted because nothing in them was live any more (nothing to copy). */
+  public final LongAdder segmentsDeletedEmpty = new LongAdder();
+  /** Bytes of live records the cleaner copied into new segment files. */
+  public final LongAdder cleanerBytesCopied = new LongAdder();
+  /** Bytes of segment files the cleaner deleted (disk space that came back, before what it copied). */
+  public final LongAdder cleanerBytesFreed = new LongAdder();
   /**
    * How segment files are written, a gauge set once at start-up: the O_DIRECT alignment in bytes, or 0 when they
    * go through the page cache ({@code fffs.datanode.persistence.direct-io}).

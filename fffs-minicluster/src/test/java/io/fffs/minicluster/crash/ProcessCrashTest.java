@@ -40,6 +40,8 @@ class ProcessCrashTest {
     byte[] synced = new byte[0];
     final List<long[]> answers = new ArrayList<>();  // {time µs, length read then}
     final List<byte[]> contents = new ArrayList<>();
+    /** Whether a later round replaced the file: only its answers at past times are checked then. */
+    boolean replaced;
 
     Written(org.apache.hadoop.fs.Path path) {
       this.path = path;
@@ -55,28 +57,54 @@ class ProcessCrashTest {
   private int rpcPort;
   private int httpPort;
   private Path log;
+  /** Whether the nodes collect history: a short default rule, frequent passes, a slow cleaner often in flight. */
+  private boolean collecting;
 
   private NodeProcess startNameNode() throws IOException {
-    return NodeProcess.start("io.fffs.namenode.NameNodeMain", log,
+    List<String> options = new ArrayList<>(List.of(
         "fffs.namenode.name.dir=" + base.resolve("name"),
         "fffs.namenode.rpc-address=127.0.0.1:" + rpcPort,
         "fffs.namenode.http-address=127.0.0.1:" + httpPort,
         "fffs.namenode.safemode.timeout=20s",
-        "fffs.datanode.heartbeat.interval=200ms");
+        "fffs.datanode.heartbeat.interval=200ms"));
+    if (collecting) {
+      options.addAll(List.of("fffs.history.retention.default=3s", "fffs.history.gc.interval=300ms"));
+    }
+    return NodeProcess.start("io.fffs.namenode.NameNodeMain", log, options.toArray(new String[0]));
   }
 
   private NodeProcess startDataNode(Path memory, int dataPort) throws IOException {
-    return NodeProcess.start("io.fffs.datanode.DataNodeMain", log,
+    List<String> options = new ArrayList<>(List.of(
         "fffs.namenode.rpc-address=127.0.0.1:" + rpcPort,
         "fffs.datanode.data.dir=" + base.resolve("data"),
         "fffs.datanode.memory.dir=" + memory,
         "fffs.datanode.memory.capacity=" + (64 << 20),
         "fffs.datanode.data-address=127.0.0.1:" + dataPort,
-        "fffs.datanode.heartbeat.interval=200ms");
+        "fffs.datanode.heartbeat.interval=200ms"));
+    if (collecting) {
+      options.addAll(List.of("fffs.datanode.retention.interval=300ms", "fffs.datanode.cleaner.interval=300ms",
+          "fffs.datanode.segment.file.size=128k", "fffs.datanode.cleaner.bytes-per-second=1m"));
+    }
+    return NodeProcess.start("io.fffs.datanode.DataNodeMain", log, options.toArray(new String[0]));
   }
 
   @Test
   void hsyncedBytesAndAnsweredPastsSurviveKillNine() throws Exception {
+    crashLoop(false);
+  }
+
+  /**
+   * The same with history collected on both nodes (a 3 s default rule, passes every 300 ms) and the segment cleaner
+   * copying slowly, so that kills land in passes and in cleaning: each file is replaced every round, every answered
+   * past moment is pinned right after it is read, and must read the same after every kill.
+   */
+  @Test
+  void pinnedPastsSurviveKillNineWhileHistoryIsCollectedAndCleaned() throws Exception {
+    collecting = true;
+    crashLoop(true);
+  }
+
+  private void crashLoop(boolean replaceFiles) throws Exception {
     int rounds = Integer.parseInt(System.getenv().getOrDefault("FFFS_CRASH_ROUNDS", "3"));
     rpcPort = freePort();
     httpPort = freePort();
@@ -94,8 +122,17 @@ class ProcessCrashTest {
     try {
       for (int round = 0; round < rounds; round++) {
         Written file = new Written(new org.apache.hadoop.fs.Path("/crash/round-" + round));
+        if (replaceFiles) {
+          file = new Written(new org.apache.hadoop.fs.Path("/crash/file-" + round % 2));
+          for (Written earlier : files) {
+            earlier.replaced |= earlier.path.equals(file.path);  // its pinned pasts stay readable
+          }
+        }
         files.add(file);
         writeUntilCrash(conf, file, random);
+        if (replaceFiles) {
+          Thread.sleep(random.nextInt(1500));  // passes and cleaning run; the kill lands somewhere in them
+        }
         // Alternate at first, so even the short CI loop kills both; then at random.
         boolean killNameNode = round < 2 ? round == 1 : random.nextBoolean();
         if (killNameNode) {
@@ -138,6 +175,9 @@ class ProcessCrashTest {
           asOf = in.readAllBytes();
         }
         assertThat(asOf).as("read at %d right after hsync %d", at, s).isEqualTo(content);
+        if (collecting) {
+          fs.pin(file.path, TimeSpec.system(at), "p" + at);  // else a 3 s rule collects it
+        }
         file.answers.add(new long[] {at, asOf.length});
         file.contents.add(asOf);
       }
@@ -153,6 +193,10 @@ class ProcessCrashTest {
       awaitReadable(fs, files.get(files.size() - 1).path, when);
       for (Written file : files) {
         assertThat(fs.exists(file.path)).as("%s exists %s", file.path, when).isTrue();
+        if (file.replaced) {
+          checkAnswers(fs, file, when);
+          continue;
+        }
         byte[] now;
         try (FSDataInputStream in = fs.open(file.path)) {
           now = in.readAllBytes();
@@ -161,12 +205,16 @@ class ProcessCrashTest {
             .isGreaterThanOrEqualTo(file.synced.length);
         assertThat(Arrays.copyOf(now, file.synced.length)).as("%s hsync'd bytes %s", file.path, when)
             .isEqualTo(file.synced);
-        for (int i = 0; i < file.answers.size(); i++) {
-          long at = file.answers.get(i)[0];
-          try (FSDataInputStream in = fs.open(file.path, TimeSpec.system(at))) {
-            assertThat(in.readAllBytes()).as("%s at %d %s", file.path, at, when).isEqualTo(file.contents.get(i));
-          }
-        }
+        checkAnswers(fs, file, when);
+      }
+    }
+  }
+
+  private static void checkAnswers(FreezeFrameFileSystem fs, Written file, String when) throws IOException {
+    for (int i = 0; i < file.answers.size(); i++) {
+      long at = file.answers.get(i)[0];
+      try (FSDataInputStream in = fs.open(file.path, TimeSpec.system(at))) {
+        assertThat(in.readAllBytes()).as("%s at %d %s", file.path, at, when).isEqualTo(file.contents.get(i));
       }
     }
   }

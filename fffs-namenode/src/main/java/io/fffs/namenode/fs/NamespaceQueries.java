@@ -26,7 +26,8 @@ import java.util.Map;
 
 /**
  * Reading the namespace as of a time. Every query resolves at a limit from {@link QueryPath#limitFor}: the latest
- * state, or a system time after the wait-until-past rule. Permissions are checked against the states of that time.
+ * state, or a system time after the wait-until-past rule. Permissions are checked against the states of that time,
+ * and a system time that retention no longer keeps is refused ({@link Horizon}: {@code HISTORY_EXPIRED}).
  */
 public final class NamespaceQueries {
   private final QueryPath reads;
@@ -34,14 +35,16 @@ public final class NamespaceQueries {
   private final PermissionChecker permissions;
   private final LeaseManager leases;
   private final DatanodeManager datanodes;
+  private final Horizon horizon;
 
   NamespaceQueries(QueryPath reads, Namespace namespace, PermissionChecker permissions, LeaseManager leases,
-      DatanodeManager datanodes) {
+      DatanodeManager datanodes, Horizon horizon) {
     this.reads = reads;
     this.namespace = namespace;
     this.permissions = permissions;
     this.leases = leases;
     this.datanodes = datanodes;
+    this.horizon = horizon;
   }
 
   /** One page of a listing, and whether more follows. */
@@ -60,6 +63,7 @@ public final class NamespaceQueries {
     long limit = reads.limitFor(time, path);
     return reads.query(() -> {
       ResolvedPath target = resolve(path, limit, caller);
+      horizon.check(target, time);
       return target.exists() ? status(target) : null;
     });
   }
@@ -72,11 +76,16 @@ public final class NamespaceQueries {
       throws IOException {
     long at = reads.limitFor(time, path);
     return reads.query(() -> {
-      ResolvedPath target = resolve(path, at, caller).requireExists();
+      ResolvedPath resolved = resolve(path, at, caller);
+      horizon.check(resolved, time);
+      ResolvedPath target = resolved.requireExists();
       List<FileStatusProto> entries = new ArrayList<>();
       if (!target.lastState().isDirectory()) {
         entries.add(status(target));
         return new Listing(entries, 0);
+      }
+      if (time.kind() == TimeSpec.Kind.SYSTEM) {
+        horizon.checkNames(target.last(), path, time.micros());
       }
       permissions.check(caller, target.lastState(), path, Access.READ_EXECUTE);
       String dir = NamePaths.join(target.components);
@@ -90,6 +99,9 @@ public final class NamespaceQueries {
           continue;
         }
         Inode inode = namespace.inode(id);
+        if (time.kind() == TimeSpec.Kind.SYSTEM) {
+          horizon.checkListed(inode, NamePaths.child(dir, child.getKey()), time.micros());
+        }
         int version = inode.states().indexAt(at);
         if (version < 0) {
           continue;
@@ -128,6 +140,7 @@ public final class NamespaceQueries {
     long limit = reads.limitFor(time, path);
     return reads.query(() -> {
       ResolvedPath target = resolve(path, limit, caller);
+      horizon.check(target, time);
       if (!target.exists()) {
         return null;
       }
@@ -180,15 +193,26 @@ public final class NamespaceQueries {
   public ContentSummaryProto getContentSummary(Caller caller, String path, TimeSpec time) throws IOException {
     long limit = reads.limitFor(time, path);
     return reads.query(() -> {
-      ResolvedPath target = resolve(path, limit, caller).requireExists();
+      ResolvedPath resolved = resolve(path, limit, caller);
+      horizon.check(resolved, time);
+      ResolvedPath target = resolved.requireExists();
       long[] sums = new long[4];  // length, files, directories, space consumed
-      summarize(target.last(), target.lastState(), limit, sums);
+      summarize(target.last(), NamePaths.join(target.components), target.lastState(), limit,
+          time.kind() == TimeSpec.Kind.SYSTEM ? time.micros() : -1, sums);
       return ContentSummaryProto.newBuilder().setLength(sums[0]).setFileCount(sums[1])
           .setDirectoryCount(sums[2]).setSpaceConsumed(sums[3]).build();
     });
   }
 
-  private void summarize(Inode inode, InodeState state, long limit, long[] sums) {
+  /** Adds up the subtree as of {@code limit}; {@code micros} (-1 for none) is checked against what each inode kept. */
+  private void summarize(Inode inode, String path, InodeState state, long limit, long micros, long[] sums)
+      throws FffsException {
+    if (micros >= 0) {
+      horizon.checkListed(inode, path, micros);
+      if (state.isDirectory()) {
+        horizon.checkNames(inode, path, micros);
+      }
+    }
     if (!state.isDirectory()) {
       sums[0] += state.length();
       sums[1]++;
@@ -196,13 +220,17 @@ public final class NamespaceQueries {
       return;
     }
     sums[2]++;
-    for (ChildHistory history : inode.children().values()) {
-      long id = history.at(limit);
+    for (Map.Entry<String, ChildHistory> entry : inode.children().entrySet()) {
+      long id = entry.getValue().at(limit);
       if (id != Namespace.TOMBSTONE) {
         Inode child = namespace.inode(id);
+        String childPath = NamePaths.child(path, entry.getKey());
+        if (micros >= 0) {
+          horizon.checkListed(child, childPath, micros);
+        }
         InodeState childState = child.stateAt(limit);
         if (childState != null) {
-          summarize(child, childState, limit, sums);
+          summarize(child, childPath, childState, limit, micros, sums);
         }
       }
     }
@@ -210,35 +238,63 @@ public final class NamespaceQueries {
 
   /**
    * Every HLC at which what {@code path} names changed — its namespace state or block list, and the moments the
-   * name was bound to another inode or removed — oldest first. A version's length is the file length then (0
-   * when the name was deleted).
+   * name was bound to another inode or removed — oldest first, as far as retention keeps them: a version whose
+   * moment a read would be refused at ({@code HISTORY_EXPIRED}) is not listed. A version's length is the file
+   * length then (0 when the name was deleted).
    */
   public List<VersionProto> listVersions(Caller caller, String path) throws IOException {
     return reads.query(() -> {
-      List<String> components = NamePaths.components(path);
-      List<VersionProto> versions = new ArrayList<>();
-      if (components.isEmpty()) {
-        addStates(versions, namespace.root(), 0, Long.MAX_VALUE);
-        return versions;
-      }
-      ResolvedPath parent = resolve(NamePaths.join(components.subList(0, components.size() - 1)),
-          Namespace.LATEST, caller).requireExists();
-      permissions.check(caller, parent.lastState(), parent.path, Access.EXECUTE);
-      ChildHistory history = parent.last().children().get(components.get(components.size() - 1));
-      if (history == null) {
-        throw new FffsException(ErrorCode.NOT_FOUND, "no such file or directory, now or in the past: " + path);
-      }
-      for (int i = 0; i < history.size(); i++) {
-        long from = history.hlc(i);
-        long until = i + 1 < history.size() ? history.hlc(i + 1) : Long.MAX_VALUE;
-        if (history.inodeId(i) == Namespace.TOMBSTONE) {
-          add(versions, from, 0, "delete");
-        } else {
-          addStates(versions, namespace.inode(history.inodeId(i)), from, until);
+      List<VersionProto> all = allVersions(caller, path);
+      List<VersionProto> readable = new ArrayList<>(all.size());
+      Horizon now = horizon.frozen();
+      long window = now.windowStart(resolve(path, Namespace.LATEST, caller));
+      for (int i = 0; i < all.size(); i++) {
+        long micros = HlcTimestamp.fromProto(all.get(i).getHlc()).physicalMicros();
+        long next = i + 1 < all.size() ? HlcTimestamp.fromProto(all.get(i + 1).getHlc()).physicalMicros()
+            : Long.MAX_VALUE;
+        if (readableAt(now, caller, path, micros)) {
+          readable.add(all.get(i));
+        } else if (micros < window && window < next && readableAt(now, caller, path, window)) {
+          // Changed before the horizon and still current there: readable from the horizon on.
+          readable.add(all.get(i).toBuilder().setReadableFromMicros(window).build());
         }
       }
-      return versions;
+      return readable;
     });
+  }
+
+  private boolean readableAt(Horizon horizon, Caller caller, String path, long micros) {
+    try {
+      return horizon.allows(resolve(path, Namespace.limitForMicros(micros), caller), micros);
+    } catch (FffsException notReadable) {
+      return false;  // e.g. a permission the caller lacked then: not a version it can read
+    }
+  }
+
+  private List<VersionProto> allVersions(Caller caller, String path) throws IOException {
+    List<String> components = NamePaths.components(path);
+    List<VersionProto> versions = new ArrayList<>();
+    if (components.isEmpty()) {
+      addStates(versions, namespace.root(), 0, Long.MAX_VALUE);
+      return versions;
+    }
+    ResolvedPath parent = resolve(NamePaths.join(components.subList(0, components.size() - 1)),
+        Namespace.LATEST, caller).requireExists();
+    permissions.check(caller, parent.lastState(), parent.path, Access.EXECUTE);
+    ChildHistory history = parent.last().children().get(components.get(components.size() - 1));
+    if (history == null) {
+      throw new FffsException(ErrorCode.NOT_FOUND, "no such file or directory, now or in the past: " + path);
+    }
+    for (int i = 0; i < history.size(); i++) {
+      long from = history.hlc(i);
+      long until = i + 1 < history.size() ? history.hlc(i + 1) : Long.MAX_VALUE;
+      if (history.inodeId(i) == Namespace.TOMBSTONE) {
+        add(versions, from, 0, "delete");
+      } else {
+        addStates(versions, namespace.inode(history.inodeId(i)), from, until);
+      }
+    }
+    return versions;
   }
 
   /** The states of {@code inode} in force during [from, until): the one current at {@code from}, then changes. */

@@ -1,6 +1,7 @@
 package io.fffs.namenode.fs;
 
 import io.fffs.common.error.FffsException;
+import io.fffs.common.history.RetentionRule;
 import io.fffs.common.proto.NamenodeEditsProtos.EditOpProto;
 import io.fffs.common.security.BlockTokenIssuer;
 import io.fffs.common.time.HlcTimestamp;
@@ -11,6 +12,8 @@ import io.fffs.namenode.NameNodeConfigKeys;
 import io.fffs.namenode.blocks.DatanodeManager;
 import io.fffs.namenode.edits.EditLog;
 import io.fffs.namenode.lease.LeaseManager;
+import io.fffs.namenode.namespace.BlockRetention;
+import io.fffs.namenode.namespace.GcPass;
 import io.fffs.namenode.namespace.Inode;
 import io.fffs.namenode.namespace.InodeState;
 import io.fffs.namenode.namespace.Namespace;
@@ -61,10 +64,22 @@ public final class Namesystem implements Closeable {
   private long lastTxid;
   private HlcTimestamp lastHlc;
   private volatile long checkpointTxid;
+  private final RetentionRule defaultRetention;
+  private final boolean checkpointAfterGc;
+  /** What DataNodes must keep of each block, as of the last garbage-collection pass. */
+  private volatile BlockRetention blockRetention;
 
   public final FileOps files;
   public final DirectoryOps directories;
   public final NamespaceQueries queries;
+  /** Retention rules, pins and garbage collection of history. */
+  public final HistoryOps history;
+  /** Differences of a tree between two moments, and what its present and past hold. */
+  public final HistoryQueries historyQueries;
+  /** Restores of a file or tree as it was, the DataNodes copying the blocks. */
+  public final RestoreOps restores;
+  /** The block copies restores wait for, handed to the DataNodes. */
+  public final BlockCopies blockCopies = new BlockCopies();
   /** Signs the block access tokens handed out with block locations; its keys go to DataNodes. */
   public final BlockTokenIssuer blockTokens;
 
@@ -109,16 +124,33 @@ public final class Namesystem implements Closeable {
         millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.SAFEMODE_TIMEOUT_KEY,
             NameNodeConfigKeys.SAFEMODE_TIMEOUT_DEFAULT_MS)), nanoTime);
     datanodes.onBlockReported(safeMode::reported);
+    this.defaultRetention = RetentionRule.parse(conf.get(NameNodeConfigKeys.HISTORY_DEFAULT_RULE_KEY,
+        NameNodeConfigKeys.HISTORY_DEFAULT_RULE_DEFAULT));
+    this.checkpointAfterGc = conf.getBoolean(NameNodeConfigKeys.HISTORY_GC_CHECKPOINT_KEY,
+        NameNodeConfigKeys.HISTORY_GC_CHECKPOINT_DEFAULT);
+    this.blockRetention = BlockRetention.compute(namespace);
     LockedPaths paths = new LockedPaths();
+    Horizon horizon = new Horizon(namespace, () -> defaultRetention, this::nowMicros);
     this.files = new FileOps(paths, namespace, permissions, leases, datanodes);
     this.directories = new DirectoryOps(paths, namespace, permissions, leases);
-    this.queries = new NamespaceQueries(paths, namespace, permissions, leases, datanodes);
+    this.queries = new NamespaceQueries(paths, namespace, permissions, leases, datanodes, horizon);
+    this.history = new HistoryOps(paths, paths, namespace, permissions, horizon, () -> defaultRetention,
+        this::nowMicros, applier::lastGcResult);
+    this.historyQueries = new HistoryQueries(paths, namespace, permissions, horizon);
+    this.restores = new RestoreOps(paths, paths, namespace, permissions, horizon, datanodes, leases, blockCopies,
+        millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.HISTORY_RESTORE_TIMEOUT_KEY,
+            NameNodeConfigKeys.HISTORY_RESTORE_TIMEOUT_DEFAULT_MS)), nanoTime);
     this.monitor = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread thread = new Thread(r, "fffs-namenode-monitor");
       thread.setDaemon(true);
       return thread;
     });
     monitor.scheduleWithFixedDelay(this::recoverHardExpiredLeases, 1, 1, TimeUnit.SECONDS);
+    long gcIntervalMs = NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.HISTORY_GC_INTERVAL_KEY,
+        NameNodeConfigKeys.HISTORY_GC_INTERVAL_DEFAULT_MS);
+    if (gcIntervalMs > 0) {
+      monitor.scheduleWithFixedDelay(this::collectOnSchedule, gcIntervalMs, gcIntervalMs, TimeUnit.MILLISECONDS);
+    }
     LOG.info("Namespace loaded: {} inodes, last txid {}, last HLC {}", namespace.inodeCount(), lastTxid, lastHlc);
   }
 
@@ -285,6 +317,48 @@ public final class Namesystem implements Closeable {
 
   private long lastTxidVolatile() {
     return editLog.lastQueuedTxid();
+  }
+
+  /** Now, for retention: the HLC's physical part (what a garbage-collection op is stamped with). */
+  private long nowMicros() {
+    return clock.now().physicalMicros();
+  }
+
+  private void collectOnSchedule() {
+    try {
+      if (!safeMode.isOn() && history.anyBoundedRule()) {
+        collectHistory(null);
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Garbage collection of history failed; will retry", e);
+    }
+  }
+
+  /**
+   * Runs a garbage-collection pass ({@code caller} null: the schedule's), then forgets the leases of files it
+   * removed, publishes the blocks' retention to the DataNodes and, if it dropped anything, writes a checkpoint so
+   * that the edits before it can go too.
+   */
+  public GcPass.Result collectHistory(io.fffs.namenode.permission.Caller caller) throws IOException {
+    GcPass.Result result = history.collect(caller).await();
+    lock.readLock().lock();
+    try {
+      result.removedInodeIds().forEach(leases::remove);
+      blockRetention = BlockRetention.compute(namespace);
+    } finally {
+      lock.readLock().unlock();
+    }
+    LOG.info("History garbage collection: {} inodes removed, {} versions and {} names dropped",
+        result.inodesRemoved(), result.versionsDropped(), result.namesDropped());
+    if (result.droppedAnything() && checkpointAfterGc) {
+      checkpoint();
+    }
+    return result;
+  }
+
+  /** What DataNodes must keep of each block, as of the last garbage-collection pass. */
+  public BlockRetention blockRetention() {
+    return blockRetention;
   }
 
   private void recoverHardExpiredLeases() {

@@ -25,9 +25,14 @@ final class ResolvedPath {
   final int existing;
   /** Index of a component that is a file but has components after it, or -1. */
   final int fileInTheMiddle;
+  /**
+   * The inode the first missing component's name resolved to although it had no state then, or null: only garbage
+   * collection leaves that (a name is bound when its inode is made), so a read there must be refused.
+   */
+  final Inode collectedChild;
 
   private ResolvedPath(String path, List<String> components, Inode[] inodes, InodeState[] states,
-      int[] versionIndexes, int existing, int fileInTheMiddle) {
+      int[] versionIndexes, int existing, int fileInTheMiddle, Inode collectedChild) {
     this.path = path;
     this.components = components;
     this.inodes = inodes;
@@ -35,6 +40,7 @@ final class ResolvedPath {
     this.versionIndexes = versionIndexes;
     this.existing = existing;
     this.fileInTheMiddle = fileInTheMiddle;
+    this.collectedChild = collectedChild;
   }
 
   static ResolvedPath resolve(Namespace namespace, String path, long limit, Caller caller,
@@ -49,6 +55,7 @@ final class ResolvedPath {
     states[0] = inodes[0].states().value(versions[0]);
     int existing = 1;
     int fileInTheMiddle = -1;
+    Inode collectedChild = null;
     for (int i = 1; i < n; i++) {
       Inode parent = inodes[i - 1];
       if (!parent.isDirectory()) {
@@ -62,8 +69,9 @@ final class ResolvedPath {
         break;
       }
       Inode child = namespace.inode(childId);
-      int version = child.states().indexAt(limit);
+      int version = child == null ? -1 : child.states().indexAt(limit);
       if (version < 0) {
+        collectedChild = child;
         break;
       }
       inodes[i] = child;
@@ -71,7 +79,7 @@ final class ResolvedPath {
       versions[i] = version;
       existing++;
     }
-    return new ResolvedPath(path, components, inodes, states, versions, existing, fileInTheMiddle);
+    return new ResolvedPath(path, components, inodes, states, versions, existing, fileInTheMiddle, collectedChild);
   }
 
   boolean exists() {

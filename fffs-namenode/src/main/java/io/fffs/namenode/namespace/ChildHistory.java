@@ -1,5 +1,7 @@
 package io.fffs.namenode.namespace;
 
+import io.fffs.common.history.MomentSet;
+import io.fffs.common.time.HlcTimestamp;
 import java.util.Arrays;
 
 /**
@@ -45,5 +47,36 @@ public final class ChildHistory {
 
   public long inodeId(int index) {
     return inodeIds[index];
+  }
+
+  /**
+   * Drops every entry no moment of {@code kept} sees (as {@link VersionChain#retainVisible}), and then the
+   * tombstones at its start, which say no more than an empty history does; returns how many went.
+   */
+  int retainVisible(MomentSet kept) {
+    int before = size;
+    if (!kept.isAll()) {
+      int out = 0;
+      for (int i = 0; i < size; i++) {
+        long from = HlcTimestamp.valueOf(hlcs[i]).physicalMicros();
+        long to = i + 1 < size ? HlcTimestamp.valueOf(hlcs[i + 1]).physicalMicros() : MomentSet.END;
+        if (kept.intersects(from, to)) {
+          hlcs[out] = hlcs[i];
+          inodeIds[out] = inodeIds[i];
+          out++;
+        }
+      }
+      size = out;
+    }
+    int lead = 0;
+    while (lead < size && inodeIds[lead] == Namespace.TOMBSTONE) {
+      lead++;
+    }
+    if (lead > 0) {
+      System.arraycopy(hlcs, lead, hlcs, 0, size - lead);
+      System.arraycopy(inodeIds, lead, inodeIds, 0, size - lead);
+      size -= lead;
+    }
+    return before - size;
   }
 }

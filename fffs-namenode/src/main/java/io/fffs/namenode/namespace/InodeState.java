@@ -1,5 +1,6 @@
 package io.fffs.namenode.namespace;
 
+import io.fffs.common.history.RetentionRule;
 import java.util.Arrays;
 
 /**
@@ -23,10 +24,19 @@ public final class InodeState {
   final long[] blockLengths;
   final String leaseHolder;
   final String change;
+  /** A directory's own retention rule, or null when it follows its parent's. */
+  final RetentionRule retention;
 
   InodeState(boolean directory, short permission, String owner, String group, long mtime, long atime,
       short replication, long blockSize, String userTimePlugin, long[] blockIds, long[] blockLengths,
       String leaseHolder, String change) {
+    this(directory, permission, owner, group, mtime, atime, replication, blockSize, userTimePlugin, blockIds,
+        blockLengths, leaseHolder, change, null);
+  }
+
+  InodeState(boolean directory, short permission, String owner, String group, long mtime, long atime,
+      short replication, long blockSize, String userTimePlugin, long[] blockIds, long[] blockLengths,
+      String leaseHolder, String change, RetentionRule retention) {
     this.directory = directory;
     this.permission = permission;
     this.owner = owner;
@@ -40,6 +50,7 @@ public final class InodeState {
     this.blockLengths = blockLengths;
     this.leaseHolder = leaseHolder;
     this.change = change;
+    this.retention = retention;
   }
 
   static InodeState newDirectory(short permission, String owner, String group, long mtime) {
@@ -129,39 +140,49 @@ public final class InodeState {
 
   InodeState with(String newChange, long newMtime) {
     return new InodeState(directory, permission, owner, group, newMtime, atime, replication, blockSize,
-        userTimePlugin, blockIds, blockLengths, leaseHolder, newChange);
+        userTimePlugin, blockIds, blockLengths, leaseHolder, newChange, retention);
   }
 
   InodeState withPermission(short newPermission) {
     return new InodeState(directory, newPermission, owner, group, mtime, atime, replication, blockSize,
-        userTimePlugin, blockIds, blockLengths, leaseHolder, "setPermission");
+        userTimePlugin, blockIds, blockLengths, leaseHolder, "setPermission", retention);
   }
 
   InodeState withOwner(String newOwner, String newGroup) {
     return new InodeState(directory, permission, newOwner == null ? owner : newOwner,
         newGroup == null ? group : newGroup, mtime, atime, replication, blockSize, userTimePlugin, blockIds,
-        blockLengths, leaseHolder, "setOwner");
+        blockLengths, leaseHolder, "setOwner", retention);
   }
 
   InodeState withTimes(long newMtime, long newAtime) {
     return new InodeState(directory, permission, owner, group, newMtime < 0 ? mtime : newMtime,
         newAtime < 0 ? atime : newAtime, replication, blockSize, userTimePlugin, blockIds, blockLengths,
-        leaseHolder, "setTimes");
+        leaseHolder, "setTimes", retention);
   }
 
   InodeState withReplication(short newReplication) {
     return new InodeState(directory, permission, owner, group, mtime, atime, newReplication, blockSize,
-        userTimePlugin, blockIds, blockLengths, leaseHolder, "setReplication");
+        userTimePlugin, blockIds, blockLengths, leaseHolder, "setReplication", retention);
   }
 
   InodeState withLease(String holder, String newChange, long newMtime) {
     return new InodeState(directory, permission, owner, group, newMtime, atime, replication, blockSize,
-        userTimePlugin, blockIds, blockLengths, holder, newChange);
+        userTimePlugin, blockIds, blockLengths, holder, newChange, retention);
   }
 
   InodeState withBlocks(long[] newIds, long[] newLengths, String newChange, long newMtime) {
     return new InodeState(directory, permission, owner, group, newMtime, atime, replication, blockSize,
-        userTimePlugin, newIds, newLengths, leaseHolder, newChange);
+        userTimePlugin, newIds, newLengths, leaseHolder, newChange, retention);
+  }
+
+  InodeState withRetention(RetentionRule rule) {
+    return new InodeState(directory, permission, owner, group, mtime, atime, replication, blockSize,
+        userTimePlugin, blockIds, blockLengths, leaseHolder, "setRetention", rule);
+  }
+
+  /** A directory's own retention rule; null when it follows its parent's (and for files). */
+  public RetentionRule retention() {
+    return retention;
   }
 
   /** Block ids copied (callers may keep the array). */
@@ -194,7 +215,8 @@ public final class InodeState {
         && group.equals(o.group) && mtime == o.mtime && atime == o.atime && replication == o.replication
         && blockSize == o.blockSize && java.util.Objects.equals(userTimePlugin, o.userTimePlugin)
         && Arrays.equals(blockIds, o.blockIds) && Arrays.equals(blockLengths, o.blockLengths)
-        && java.util.Objects.equals(leaseHolder, o.leaseHolder) && change.equals(o.change);
+        && java.util.Objects.equals(leaseHolder, o.leaseHolder) && change.equals(o.change)
+        && java.util.Objects.equals(retention, o.retention);
   }
 
   @Override
@@ -206,7 +228,7 @@ public final class InodeState {
   public String toString() {
     return (directory ? "dir " : "file ") + Integer.toOctalString(permission) + " " + owner + ":" + group
         + " mtime=" + mtime + (directory ? "" : " blocks=" + Arrays.toString(blockIds) + "/"
-        + Arrays.toString(blockLengths)) + (leaseHolder == null ? "" : " writer=" + leaseHolder) + " (" + change
-        + ")";
+        + Arrays.toString(blockLengths)) + (leaseHolder == null ? "" : " writer=" + leaseHolder)
+        + (retention == null ? "" : " retention=" + retention) + " (" + change + ")";
   }
 }

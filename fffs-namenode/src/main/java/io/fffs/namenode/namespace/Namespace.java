@@ -6,6 +6,8 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
@@ -27,7 +29,10 @@ public final class Namespace {
   public static final long LATEST = Long.MAX_VALUE;
 
   private final Map<Long, Inode> inodes = new HashMap<>();
+  private final TreeMap<String, Pin> pins = new TreeMap<>();
   private final String clusterId;
+  /** HLC of the last garbage-collection pass applied, 0 if none. */
+  private long lastGcHlc;
   private long nextInodeId = ROOT_ID + 1;
   private long nextBlockId = 1;
 
@@ -156,5 +161,65 @@ public final class Namespace {
 
   void sawBlockId(long blockId) {
     nextBlockId = Math.max(nextBlockId, blockId + 1);
+  }
+
+  /** The pins by name. Callers must not modify it. */
+  public NavigableMap<String, Pin> pins() {
+    return pins;
+  }
+
+  void addPin(Pin pin) {
+    pins.put(pin.name(), pin);
+  }
+
+  void removePin(String name) {
+    pins.remove(name);
+  }
+
+  public long lastGcHlc() {
+    return lastGcHlc;
+  }
+
+  void setLastGcHlc(long hlc) {
+    lastGcHlc = hlc;
+  }
+
+  void removeInode(long id) {
+    inodes.remove(id);
+  }
+
+  /**
+   * The path at which {@code inode} was linked last (now, or before it was deleted), found through the parents'
+   * names; for messages. A name no longer known shows as {@code #<id>}.
+   */
+  public String pathOf(Inode inode) {
+    List<String> names = new java.util.ArrayList<>();
+    Inode current = inode;
+    for (int depth = 0; current != null && current.id() != ROOT_ID && depth < inodes.size(); depth++) {
+      Inode parent = inodes.get(current.parentId());
+      names.add(parent == null ? "#" + current.id() : nameIn(parent, current.id()));
+      current = parent;
+    }
+    java.util.Collections.reverse(names);
+    return NamePaths.join(names);
+  }
+
+  /** The name {@code parent} linked {@code childId} under last. */
+  private static String nameIn(Inode parent, long childId) {
+    String best = "#" + childId;
+    long bestHlc = -1;
+    for (Map.Entry<String, ChildHistory> entry : parent.children().entrySet()) {
+      ChildHistory history = entry.getValue();
+      for (int i = history.size() - 1; i >= 0; i--) {
+        if (history.inodeId(i) == childId) {
+          if (history.hlc(i) > bestHlc) {
+            bestHlc = history.hlc(i);
+            best = entry.getKey();
+          }
+          break;
+        }
+      }
+    }
+    return best;
   }
 }

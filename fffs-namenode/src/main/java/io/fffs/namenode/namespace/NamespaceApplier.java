@@ -6,6 +6,7 @@ import io.fffs.common.proto.NamenodeEditsProtos.CreateOp;
 import io.fffs.common.proto.NamenodeEditsProtos.EditOpProto;
 import io.fffs.common.proto.NamenodeEditsProtos.MkdirsOp;
 import io.fffs.common.proto.NamenodeEditsProtos.TruncateOp;
+import io.fffs.common.history.RetentionRule;
 import io.fffs.common.time.HlcTimestamp;
 import java.util.Arrays;
 import java.util.List;
@@ -18,9 +19,15 @@ import java.util.List;
  */
 public final class NamespaceApplier {
   private final Namespace namespace;
+  private GcPass.Result lastGc;
 
   public NamespaceApplier(Namespace namespace) {
     this.namespace = namespace;
+  }
+
+  /** What the last garbage-collection op applied by this applier dropped, or null if it applied none. */
+  public GcPass.Result lastGcResult() {
+    return lastGc;
   }
 
   public void apply(EditOpProto op, HlcTimestamp stamp) {
@@ -79,6 +86,25 @@ public final class NamespaceApplier {
         break;
       case TRUNCATE:
         truncate(op.getTruncate(), hlc, mtime);
+        break;
+      case SETRETENTION:
+        updatePath(op.getSetRetention().getPath(), hlc, s -> s.withRetention(op.getSetRetention().hasRule()
+            ? RetentionRule.fromProto(op.getSetRetention().getRule()) : null));
+        break;
+      case PIN:
+        namespace.addPin(Pin.fromProto(op.getPin().getPin()));
+        break;
+      case UNPIN:
+        namespace.removePin(op.getUnpin().getName());
+        break;
+      case GC:
+        lastGc = GcPass.run(namespace, stamp, RetentionRule.fromProto(op.getGc().getDefaultRule()));
+        break;
+      case RESERVEBLOCKS:
+        namespace.sawBlockId(op.getReserveBlocks().getLastBlockId());
+        break;
+      case RESTORE:
+        restore(op.getRestore(), hlc, mtime);
         break;
       default:
         throw new IllegalStateException("unknown edit op " + op.getOpCase());
@@ -188,9 +214,49 @@ public final class NamespaceApplier {
     link(parent, components.get(components.size() - 1), Namespace.TOMBSTONE, hlc, mtime);
   }
 
+  /** Makes the restored tree's inodes and binds the destination to its top (the old one stays in history). */
+  private void restore(io.fffs.common.proto.NamenodeEditsProtos.RestoreOp op, long hlc, long mtime) {
+    List<String> dst = components(op.getDst());
+    Inode parent = existing(namespace.resolve(dst.subList(0, dst.size() - 1), Namespace.LATEST), op.getDst());
+    java.util.Map<String, Inode> made = new java.util.HashMap<>();
+    for (io.fffs.common.proto.NamenodeEditsProtos.RestoredEntryProto entry : op.getEntriesList()) {
+      Inode inode = namespace.newInode(entry.getInodeId(), entry.getDirectory());
+      InodeState state;
+      if (entry.getDirectory()) {
+        state = InodeState.newDirectory((short) entry.getPermission(), entry.getOwner(), entry.getGroup(), mtime)
+            .with("restore", mtime);
+      } else {
+        long[] ids = entry.getBlockIdsList().stream().mapToLong(Long::longValue).toArray();
+        long[] lengths = entry.getBlockLengthsList().stream().mapToLong(Long::longValue).toArray();
+        for (long id : ids) {
+          namespace.sawBlockId(id);
+        }
+        state = InodeState.newFile((short) entry.getPermission(), entry.getOwner(), entry.getGroup(), mtime,
+            (short) entry.getReplication(), entry.getBlockSize(),
+            entry.hasUserTimePlugin() ? entry.getUserTimePlugin() : null, null)
+            .withBlocks(ids, lengths, "restore", mtime);
+      }
+      inode.states().add(hlc, state);
+      String path = entry.getPath();
+      if (!path.isEmpty()) {
+        int slash = path.lastIndexOf('/');
+        Inode directory = made.get(slash < 0 ? "" : path.substring(0, slash));
+        if (directory == null) {
+          throw new IllegalStateException("restore of " + op.getDst() + " lists " + path + " before its directory");
+        }
+        link(directory, path.substring(slash + 1), inode.id(), hlc, mtime);
+      }
+      made.put(path, inode);
+    }
+    link(parent, dst.get(dst.size() - 1), made.get("").id(), hlc, mtime);
+  }
+
   /** Points {@code name} in {@code parent} at {@code inodeId} from {@code hlc} on; the parent's mtime moves. */
-  private static void link(Inode parent, String name, long inodeId, long hlc, long mtime) {
+  private void link(Inode parent, String name, long inodeId, long hlc, long mtime) {
     parent.childHistory(name).add(hlc, inodeId);
+    if (inodeId != Namespace.TOMBSTONE) {
+      namespace.inode(inodeId).setParentId(parent.id());
+    }
     InodeState state = parent.latest();
     String change = inodeId == Namespace.TOMBSTONE ? "removeChild" : "addChild";
     if (parent.states().latestHlc() == hlc) {

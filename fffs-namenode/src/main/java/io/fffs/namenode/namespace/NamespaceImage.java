@@ -6,6 +6,9 @@ import io.fffs.common.proto.NamenodeEditsProtos.ChildHistoryProto;
 import io.fffs.common.proto.NamenodeEditsProtos.ImageHeaderProto;
 import io.fffs.common.proto.NamenodeEditsProtos.InodeProto;
 import io.fffs.common.proto.NamenodeEditsProtos.InodeVersionProto;
+import io.fffs.common.history.MomentSet;
+import io.fffs.common.history.RetentionRule;
+import io.fffs.common.proto.HistoryProtos.PinProto;
 import io.fffs.common.time.HlcTimestamp;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -31,7 +34,8 @@ import java.util.zip.CRC32C;
  *  |FFFSIMG1| version=1 | records ...                                                |
  *  +--------+-----------+------------------------------------------------------------+
  *  record:  [u32 length L][u32 CRC32C of the L body bytes][body]
- *  records: one ImageHeaderProto, then ImageHeaderProto.inodeCount InodeProto (NamenodeEdits.proto)
+ *  records: one ImageHeaderProto (with the pins), then ImageHeaderProto.inodeCount InodeProto
+ *           (NamenodeEdits.proto; each with its versions, names, retention rule, parent and kept moments)
  * </pre>
  *
  * Written to {@code .tmp}, forced, then renamed into place, so a named image is always whole; loading checks every
@@ -82,14 +86,16 @@ public final class NamespaceImage {
         DataOutputStream out = new DataOutputStream(new BufferedOutputStream(file, 1 << 20))) {
       out.write(MAGIC);
       out.writeInt(VERSION);
-      writeRecord(out, ImageHeaderProto.newBuilder()
+      ImageHeaderProto.Builder header = ImageHeaderProto.newBuilder()
           .setLastTxid(lastTxid)
           .setLastHlc(lastHlc.packed())
           .setNextInodeId(namespace.nextInodeId())
           .setNextBlockId(namespace.nextBlockId())
           .setClusterId(namespace.clusterId())
           .setInodeCount(namespace.inodeCount())
-          .build().toByteArray());
+          .setLastGcHlc(namespace.lastGcHlc());
+      namespace.pins().values().forEach(pin -> header.addPins(pin.toProto()));
+      writeRecord(out, header.build().toByteArray());
       for (Inode inode : namespace.inodes()) {
         writeRecord(out, toProto(inode).toByteArray());
       }
@@ -113,9 +119,17 @@ public final class NamespaceImage {
       }
       ImageHeaderProto header = ImageHeaderProto.parseFrom(readRecord(in, counting, file));
       Namespace namespace = Namespace.empty(header.getClusterId());
+      boolean parentsKnown = true;
       for (long i = 0; i < header.getInodeCount(); i++) {
-        fromProto(namespace, InodeProto.parseFrom(readRecord(in, counting, file)));
+        parentsKnown &= fromProto(namespace, InodeProto.parseFrom(readRecord(in, counting, file)));
       }
+      if (!parentsKnown) {
+        findParents(namespace);
+      }
+      for (PinProto pin : header.getPinsList()) {
+        namespace.addPin(Pin.fromProto(pin));
+      }
+      namespace.setLastGcHlc(header.getLastGcHlc());
       if (in.read() != -1) {
         throw corrupt(file, counting.count, "bytes after the last inode record");
       }
@@ -169,6 +183,9 @@ public final class NamespaceImage {
       if (s.leaseHolder != null) {
         version.setLeaseHolder(s.leaseHolder);
       }
+      if (s.retention != null) {
+        version.setRetention(s.retention.toProto());
+      }
       for (int b = 0; b < s.blockIds.length; b++) {
         version.addBlockIds(s.blockIds[b]).addBlockLengths(s.blockLengths[b]);
       }
@@ -182,10 +199,18 @@ public final class NamespaceImage {
       }
       proto.addChildren(entry);
     }
+    proto.setParentId(inode.parentId());
+    if (inode.kept() != null) {
+      proto.setKept(inode.kept().toProto());
+    }
+    if (inode.keptNames() != null) {
+      proto.setKeptNames(inode.keptNames().toProto());
+    }
     return proto.build();
   }
 
-  private static void fromProto(Namespace namespace, InodeProto proto) {
+  /** Adds the inode; returns whether the image knew its parent (images before bounded history did not). */
+  private static boolean fromProto(Namespace namespace, InodeProto proto) {
     boolean directory = proto.getVersionsCount() > 0 && proto.getVersions(0).getDirectory();
     Inode inode = namespace.newInode(proto.getId(), directory);
     for (InodeVersionProto v : proto.getVersionsList()) {
@@ -194,12 +219,38 @@ public final class NamespaceImage {
       inode.states().add(v.getHlc(), new InodeState(v.getDirectory(), (short) v.getPermission(), v.getOwner(),
           v.getGroup(), v.getMtime(), v.getAtime(), (short) v.getReplication(), v.getBlockSize(),
           v.hasUserTimePlugin() ? v.getUserTimePlugin() : null, ids, lengths,
-          v.hasLeaseHolder() ? v.getLeaseHolder() : null, v.getChange().intern()));
+          v.hasLeaseHolder() ? v.getLeaseHolder() : null, v.getChange().intern(),
+          v.hasRetention() ? RetentionRule.fromProto(v.getRetention()) : null));
     }
     for (ChildHistoryProto child : proto.getChildrenList()) {
       ChildHistory history = inode.childHistory(child.getName());
       for (int i = 0; i < child.getHlcsCount(); i++) {
         history.add(child.getHlcs(i), child.getInodeIds(i));
+      }
+    }
+    if (proto.hasKept()) {
+      inode.setKept(MomentSet.fromProto(proto.getKept()));
+    }
+    if (proto.hasKeptNames()) {
+      inode.setKeptNames(MomentSet.fromProto(proto.getKeptNames()));
+    }
+    inode.setParentId(proto.getParentId());
+    return proto.hasParentId();
+  }
+
+  /** Sets each inode's parent to the directory that bound it last (what the applier would have recorded). */
+  private static void findParents(Namespace namespace) {
+    java.util.Map<Long, Long> latestLink = new java.util.HashMap<>();
+    for (Inode directory : namespace.inodes()) {
+      for (ChildHistory history : directory.children().values()) {
+        for (int i = 0; i < history.size(); i++) {
+          long id = history.inodeId(i);
+          Inode child = id == Namespace.TOMBSTONE ? null : namespace.inode(id);
+          if (child != null && history.hlc(i) >= latestLink.getOrDefault(id, -1L)) {
+            latestLink.put(id, history.hlc(i));
+            child.setParentId(directory.id());
+          }
+        }
       }
     }
   }

@@ -1,5 +1,7 @@
 package io.fffs.namenode.namespace;
 
+import io.fffs.common.history.MomentSet;
+import io.fffs.common.time.HlcTimestamp;
 import java.util.Arrays;
 
 /**
@@ -81,5 +83,36 @@ public final class VersionChain<T> {
   @SuppressWarnings("unchecked")
   public T value(int index) {
     return (T) values[index];
+  }
+
+  /**
+   * Drops every version no moment of {@code kept} sees, keeping the order of the rest; returns how many went. A
+   * version is seen from its HLC's physical µs up to (not including) the next version's; a lookup "as of" a kept
+   * moment then finds the same version as before.
+   */
+  public int retainVisible(MomentSet kept) {
+    int out = retainVisible(hlcs, values, size, kept);
+    int dropped = size - out;
+    Arrays.fill(values, out, size, null);
+    size = out;
+    return dropped;
+  }
+
+  /** Compacts the first {@code size} pairs to those visible at a moment of {@code kept}; returns how many stay. */
+  static int retainVisible(long[] hlcs, Object[] values, int size, MomentSet kept) {
+    if (kept.isAll()) {
+      return size;
+    }
+    int out = 0;
+    for (int i = 0; i < size; i++) {
+      long from = HlcTimestamp.valueOf(hlcs[i]).physicalMicros();
+      long to = i + 1 < size ? HlcTimestamp.valueOf(hlcs[i + 1]).physicalMicros() : MomentSet.END;
+      if (kept.intersects(from, to)) {
+        hlcs[out] = hlcs[i];
+        values[out] = values[i];
+        out++;
+      }
+    }
+    return out;
   }
 }

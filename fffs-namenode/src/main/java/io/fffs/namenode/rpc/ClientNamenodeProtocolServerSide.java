@@ -1,11 +1,16 @@
 package io.fffs.namenode.rpc;
 
+import io.fffs.common.history.RetentionRule;
 import io.fffs.common.ipc.ClientNamenodeProtocolPB;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.*;
 import io.fffs.common.security.BlockAccessMode;
 import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.TimeSpec;
+import io.fffs.namenode.fs.HistoryOps;
+import io.fffs.namenode.fs.HistoryQueries;
 import io.fffs.namenode.fs.Namesystem;
+import io.fffs.namenode.namespace.GcPass;
+import io.fffs.namenode.namespace.Pin;
 import io.fffs.namenode.fs.NamespaceQueries;
 import io.fffs.namenode.permission.Caller;
 import org.apache.hadoop.thirdparty.protobuf.RpcController;
@@ -241,6 +246,112 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
       return GetStatsResponseProto.newBuilder().setCapacity(capacity).setUsed(used)
           .setRemaining(Math.max(0, capacity - used)).setFiles(fs.inodeCount()).setBlocks(fs.blockCount())
           .setLiveDatanodes(fs.datanodes().liveCount()).setHlc(call.now()).build();
+    });
+  }
+
+  // ---- bounded history ----------------------------------------------------------------------------------------
+
+  @Override
+  public SetRetentionResponseProto setRetention(RpcController c, SetRetentionRequestProto r)
+      throws ServiceException {
+    return call.change(r.getHlc(), caller -> fs.history.setRetention(caller, r.getSrc(),
+        r.hasRule() ? RetentionRule.fromProto(r.getRule()) : null)
+        .map(done -> SetRetentionResponseProto.newBuilder().setHlc(call.now()).build()));
+  }
+
+  @Override
+  public GetRetentionResponseProto getRetention(RpcController c, GetRetentionRequestProto r)
+      throws ServiceException {
+    return call.query(r.getHlc(), caller -> {
+      HistoryOps.RetentionStatus status = fs.history.getRetention(caller, r.getSrc());
+      GetRetentionResponseProto.Builder response = GetRetentionResponseProto.newBuilder()
+          .setRule(status.rule().toProto()).setSetOn(status.setOn()).setHorizonMicros(status.horizonMicros())
+          .setWindowStartMicros(status.windowStartMicros()).setKept(status.kept().toProto());
+      if (status.ownRule() != null) {
+        response.setOwnRule(status.ownRule().toProto());
+      }
+      return response.setHlc(call.now()).build();
+    });
+  }
+
+  @Override
+  public PinResponseProto pin(RpcController c, PinRequestProto r) throws ServiceException {
+    return call.change(r.getHlc(), caller -> fs.history.pin(caller, r.getSrc(), TimeSpec.fromProto(r.getTime()),
+        r.getName()).map(pin -> PinResponseProto.newBuilder().setPin(pin.toProto()).setHlc(call.now()).build()));
+  }
+
+  @Override
+  public UnpinResponseProto unpin(RpcController c, UnpinRequestProto r) throws ServiceException {
+    return call.change(r.getHlc(), caller -> fs.history.unpin(caller, r.getName())
+        .map(done -> UnpinResponseProto.newBuilder().setHlc(call.now()).build()));
+  }
+
+  @Override
+  public ListPinsResponseProto listPins(RpcController c, ListPinsRequestProto r) throws ServiceException {
+    return call.query(r.getHlc(), caller -> {
+      ListPinsResponseProto.Builder response = ListPinsResponseProto.newBuilder();
+      for (Pin pin : fs.history.listPins(caller, r.getSrc())) {
+        response.addPins(pin.toProto());
+      }
+      return response.setHlc(call.now()).build();
+    });
+  }
+
+  @Override
+  public GetPinResponseProto getPin(RpcController c, GetPinRequestProto r) throws ServiceException {
+    return call.query(r.getHlc(), caller -> GetPinResponseProto.newBuilder()
+        .setPin(fs.history.getPin(caller, r.getName()).toProto()).setHlc(call.now()).build());
+  }
+
+  @Override
+  public CollectHistoryResponseProto collectHistory(RpcController c, CollectHistoryRequestProto r)
+      throws ServiceException {
+    return call.serve(r.getHlc(), caller -> {
+      GcPass.Result result = fs.collectHistory(caller);
+      return CollectHistoryResponseProto.newBuilder().setInodesRemoved(result.inodesRemoved())
+          .setVersionsDropped(result.versionsDropped()).setNamesDropped(result.namesDropped())
+          .setHlc(call.now()).build();
+    });
+  }
+
+  @Override
+  public HistoryDiffResponseProto historyDiff(RpcController c, HistoryDiffRequestProto r) throws ServiceException {
+    return call.query(r.getHlc(), caller -> {
+      HistoryQueries.Diff diff = fs.historyQueries.diff(caller, r.getSrc(), TimeSpec.fromProto(r.getFrom()),
+          TimeSpec.fromProto(r.getTo()), r.getLimit());
+      HistoryDiffResponseProto.Builder response = HistoryDiffResponseProto.newBuilder();
+      for (HistoryQueries.Difference d : diff.differences()) {
+        HistoryDiffEntryProto.Builder entry = HistoryDiffEntryProto.newBuilder()
+            .setKind(HistoryDiffEntryProto.Kind.valueOf(d.kind().name())).setPath(d.path())
+            .setLengthBefore(d.lengthBefore()).setLengthAfter(d.lengthAfter());
+        if (d.target() != null) {
+          entry.setTarget(d.target());
+        }
+        response.addEntries(entry);
+      }
+      return response.setTruncated(diff.truncated()).setHlc(call.now()).build();
+    });
+  }
+
+  @Override
+  public HistoryUsageResponseProto historyUsage(RpcController c, HistoryUsageRequestProto r)
+      throws ServiceException {
+    return call.query(r.getHlc(), caller -> {
+      HistoryQueries.Usage usage = fs.historyQueries.usage(caller, r.getSrc());
+      return HistoryUsageResponseProto.newBuilder().setFiles(usage.files()).setDirectories(usage.directories())
+          .setBytesNow(usage.bytesNow()).setVersionsKept(usage.versionsKept())
+          .setPastOnlyInodes(usage.pastOnlyInodes()).setPastOnlyBytes(usage.pastOnlyBytes())
+          .setHlc(call.now()).build();
+    });
+  }
+
+  @Override
+  public RestoreResponseProto restore(RpcController c, RestoreRequestProto r) throws ServiceException {
+    return call.serve(r.getHlc(), caller -> {
+      io.fffs.namenode.fs.RestoreOps.Result result = fs.restores.restore(caller, r.getSrc(),
+          TimeSpec.fromProto(r.getTime()), r.hasDst() ? r.getDst() : null);
+      return RestoreResponseProto.newBuilder().setFiles(result.files()).setDirectories(result.directories())
+          .setBytes(result.bytes()).setHlc(call.now()).build();
     });
   }
 }

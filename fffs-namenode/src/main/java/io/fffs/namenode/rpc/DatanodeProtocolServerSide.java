@@ -6,6 +6,12 @@ import io.fffs.common.proto.DatanodeProtocolProtos.BlockReceivedRequestProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.BlockReceivedResponseProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.BlockReportRequestProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.BlockReportResponseProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.BlockCopyFailureProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.BlockRetentionProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.GetBlockCopiesRequestProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.GetBlockCopiesResponseProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.GetBlockRetentionRequestProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.GetBlockRetentionResponseProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.HeartbeatRequestProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.HeartbeatResponseProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.RegisterDatanodeRequestProto;
@@ -17,6 +23,7 @@ import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.namenode.blocks.DatanodeDescriptor;
 import io.fffs.namenode.blocks.DatanodeManager;
 import io.fffs.namenode.fs.Namesystem;
+import io.fffs.namenode.namespace.BlockRetention;
 import java.util.List;
 import org.apache.hadoop.thirdparty.protobuf.RpcController;
 import org.apache.hadoop.thirdparty.protobuf.ServiceException;
@@ -135,6 +142,39 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
       hlcs[i] = blocks.get(i).getLastEntryHlc();
     }
     return hlcs;
+  }
+
+  @Override
+  public GetBlockRetentionResponseProto getBlockRetention(RpcController c, GetBlockRetentionRequestProto r)
+      throws ServiceException {
+    return call.serve(r.getHlc(), caller -> {
+      BlockRetention table = fs.blockRetention();
+      GetBlockRetentionResponseProto.Builder response = GetBlockRetentionResponseProto.newBuilder()
+          .setGeneration(table.generation()).setNextBlockId(table.nextBlockId());
+      int left = r.getLimit();
+      boolean more = false;
+      for (var entry : table.blocks().tailMap(r.getStartAfter(), false).entrySet()) {
+        if (left-- == 0) {
+          more = true;
+          break;
+        }
+        response.addBlocks(BlockRetentionProto.newBuilder().setBlockId(entry.getKey())
+            .setMoments(entry.getValue().toProto()));
+      }
+      return response.setMore(more && r.getLimit() > 0).setHlc(call.now()).build();
+    });
+  }
+
+  @Override
+  public GetBlockCopiesResponseProto getBlockCopies(RpcController c, GetBlockCopiesRequestProto r)
+      throws ServiceException {
+    return call.serve(r.getHlc(), caller -> {
+      for (BlockCopyFailureProto failure : r.getFailuresList()) {
+        fs.blockCopies.failed(failure.getDstBlockId(), failure.getMessage());
+      }
+      return GetBlockCopiesResponseProto.newBuilder().addAllCopies(fs.blockCopies.take(r.getDatanodeUuid()))
+          .setHlc(call.now()).build();
+    });
   }
 
   private static long[] lengths(List<ReportedBlockProto> blocks) {

@@ -1,5 +1,6 @@
 package io.fffs.datanode.store.log;
 
+import io.fffs.common.history.MomentSet;
 import io.fffs.common.usertime.UserTimeExtractor;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -13,11 +14,19 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * index: a writer holds the write lock only to stamp and publish an entry (its pages are filled before), the
  * persistence thread only to record where an entry went on disk, and readers hold the read lock only while they
  * resolve which pages to read — never while bytes are copied or sent.
+ *
+ * <p>Garbage collection of history replaces the log and the index with ones that hold only the entries a retained
+ * moment still reads ({@link #replaceHistory}, under both the writer lock and the write lock, once every entry is
+ * durable), and records the moments the block still answers for exactly ({@link #kept}).
  */
 public final class Block {
   private final long id;
-  private final BlockLog log = new BlockLog();
-  private final PageVersionIndex index = new PageVersionIndex();
+  private BlockLog log = new BlockLog();
+  private PageVersionIndex index = new PageVersionIndex();
+  /** The moments garbage collection kept; null while it has dropped nothing of this block. */
+  private volatile MomentSet kept;
+  /** Bumped each time {@link #replaceHistory} renumbers the log (a sync waiting for a count then ends). */
+  private volatile int historyEpoch;
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   private final ReentrantLock writerLock = new ReentrantLock();
   /** Entries known durable (fsync'd), a prefix of the log; guarded by the persistence service's monitor. */
@@ -60,6 +69,32 @@ public final class Block {
 
   public ReentrantLock writerLock() {
     return writerLock;
+  }
+
+  /** The moments at which this block's state is still exact (null: every moment). Read under the read lock. */
+  public MomentSet kept() {
+    return kept;
+  }
+
+  /** Records the moments this block answers for exactly from now on; caller holds the write lock. */
+  public void setKept(MomentSet moments) {
+    kept = moments == null || moments.isAll() ? null : moments;
+  }
+
+  public int historyEpoch() {
+    return historyEpoch;
+  }
+
+  /**
+   * Swaps in a log and index that hold a subset of the entries, renumbered (garbage collection). Caller holds the
+   * writer lock and the write lock, and every entry is durable, so nothing refers to the old log indexes.
+   */
+  public void replaceHistory(BlockLog newLog, PageVersionIndex newIndex) {
+    log = newLog;
+    index = newIndex;
+    durableCount = newLog.count();
+    enqueuedCount = newLog.count();
+    historyEpoch++;
   }
 
   public int durableCount() {

@@ -122,6 +122,12 @@ public final class BlockLog {
     return lastBelow(hlc, bound);
   }
 
+  /** The entry stamped exactly {@code packedHlc}, or -1. Binary search (HLCs strictly increase along the log). */
+  public int indexOfHlc(long packedHlc) {
+    int found = lastBelow(hlc, packedHlc + 1);
+    return found >= 0 && hlc[found] == packedHlc ? found : -1;
+  }
+
   /** The last entry whose user time is at most {@code micros}, or -1. Binary search. */
   public int indexAtUserTime(long micros) {
     if (userTime == null || micros == Long.MAX_VALUE) {

@@ -18,6 +18,11 @@ public final class BlockMap {
     return blocks.computeIfAbsent(blockId, Block::new);
   }
 
+  /** Forgets a block whose whole history garbage collection dropped. */
+  public void remove(long blockId) {
+    blocks.remove(blockId);
+  }
+
   public Collection<Block> all() {
     return blocks.values();
   }

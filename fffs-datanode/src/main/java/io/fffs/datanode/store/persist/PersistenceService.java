@@ -30,6 +30,8 @@ public final class PersistenceService {
   private final long chunkCrcBudget;
   /** Bytes of chunk CRCs held by entries queued and not yet durable. */
   private final AtomicLong chunkCrcBytes = new AtomicLong();
+  /** Numbers of new segment files, shared by the persistence threads and the cleaner (scan order = creation order). */
+  private final AtomicLong fileNumbers;
 
   /**
    * @param minBatchIntervalNanos group commit: the least time between two batch starts of a thread while nobody
@@ -46,7 +48,7 @@ public final class PersistenceService {
     this.tracker = tracker;
     this.stats = stats;
     stats.persistenceDirectIoAlignment = directIoAlignment;
-    AtomicLong fileNumbers = new AtomicLong(firstFileNumber);
+    this.fileNumbers = new AtomicLong(firstFileNumber);
     for (int i = 0; i < threadCount; i++) {
       SegmentWriter writer = new SegmentWriter(dataDir, arena.pageSize(), segmentFileSize, fileNumbers,
           directIoAlignment, batchBytes);
@@ -59,6 +61,11 @@ public final class PersistenceService {
     }
     // A writer waiting for room waits for persisted pages: no group-commit wait then.
     arena.onFull(() -> workers.forEach(PersistenceWorker::hurry));
+  }
+
+  /** Where new segment files get their numbers. */
+  AtomicLong fileNumbers() {
+    return fileNumbers;
   }
 
   /** Whether a persistence thread may still be appending to {@code file} (its current file). */
@@ -140,14 +147,22 @@ public final class PersistenceService {
    * @throws FffsException {@code IO_ERROR} if persistence failed before that
    */
   public void awaitDurable(Block block, int count) throws FffsException, InterruptedException {
-    if (block.durableCount() >= count) {
+    awaitDurable(block, count, block.historyEpoch());
+  }
+
+  /**
+   * {@link #awaitDurable(Block, int)} for a count read in history epoch {@code epoch}: garbage collection trims a
+   * log only once all of it is durable, so a trim since then means the entries counted are durable.
+   */
+  public void awaitDurable(Block block, int count, int epoch) throws FffsException, InterruptedException {
+    if (block.durableCount() >= count || block.historyEpoch() != epoch) {
       return;
     }
     durableWaiters.incrementAndGet();
     try {
       workers.forEach(PersistenceWorker::hurry);
       synchronized (durableMonitor) {
-        while (block.durableCount() < count) {
+        while (block.durableCount() < count && block.historyEpoch() == epoch) {
           checkHealthy();
           durableMonitor.wait(100);
         }

@@ -16,13 +16,40 @@ import java.util.zip.CRC32C;
 /**
  * Reads evicted pages back from the segment files, checking each against the CRC32C stored in its entry record
  * (see {@link SegmentFormat}). Keeps one read channel per file, shared by all readers (positional reads only).
- * Thread-safe.
+ *
+ * <p>A reader {@link #acquire}s the files it will read while it holds the block's read lock (so that what it found
+ * there is still where it looks) and releases them when done. The segment cleaner {@link #retire}s a file once it
+ * has moved every live record out of it: the file is gone for new readers at once, and its channel is closed when
+ * the last reader that acquired it releases it. Thread-safe.
  */
 public final class SegmentPageReader implements AutoCloseable {
+  /** One open segment file and the readers that hold it. */
+  public static final class Handle {
+    private final long file;
+    private final FileChannel channel;
+    private int refs;
+    private boolean retired;
+
+    private Handle(long file, FileChannel channel) {
+      this.file = file;
+      this.channel = channel;
+    }
+
+    /** The file's read channel; owned by the reader, never close it. */
+    public FileChannel channel() {
+      return channel;
+    }
+
+    /** The segment file's number. */
+    public long file() {
+      return file;
+    }
+  }
+
   private final Path dir;
   private final int pageSize;
   private final StoreStats stats;
-  private final ConcurrentMap<Long, FileChannel> channels = new ConcurrentHashMap<>();
+  private final ConcurrentMap<Long, Handle> handles = new ConcurrentHashMap<>();
 
   public SegmentPageReader(Path dir, int pageSize, StoreStats stats) {
     this.dir = dir;
@@ -30,25 +57,53 @@ public final class SegmentPageReader implements AutoCloseable {
     this.stats = stats;
   }
 
-  /** The read channel of the file holding {@code location}; owned by this reader, never close it. */
-  public FileChannel channel(long location) throws FffsException {
+  /**
+   * Holds the file that {@code location} is in open for the caller until {@link #release}; call it under the lock
+   * that made {@code location} current.
+   */
+  public Handle acquire(long location) throws FffsException {
     long file = SegmentFormat.fileOf(location);
-    FileChannel channel = channels.get(file);
-    if (channel != null) {
-      return channel;
+    synchronized (this) {
+      Handle handle = handles.get(file);
+      if (handle == null) {
+        try {
+          handle = new Handle(file, FileChannel.open(SegmentFormat.path(dir, file), StandardOpenOption.READ));
+        } catch (IOException e) {
+          throw new FffsException(ErrorCode.IO_ERROR, "cannot open segment file " + SegmentFormat.path(dir, file)
+              + ": " + e.getMessage() + "; check fffs.datanode.data.dir", e);
+        }
+        handles.put(file, handle);
+      }
+      handle.refs++;
+      return handle;
     }
-    try {
-      channel = FileChannel.open(SegmentFormat.path(dir, file), StandardOpenOption.READ);
-    } catch (IOException e) {
-      throw new FffsException(ErrorCode.IO_ERROR, "cannot open segment file " + SegmentFormat.path(dir, file)
-          + ": " + e.getMessage() + "; check fffs.datanode.data.dir", e);
+  }
+
+  /** Gives back a file {@link #acquire}d; the last reader of a retired file closes it. */
+  public synchronized void release(Handle handle) {
+    if (--handle.refs == 0 && handle.retired) {
+      closeQuietly(handle.channel);
     }
-    FileChannel raced = channels.putIfAbsent(file, channel);
-    if (raced != null) {
-      closeQuietly(channel);
-      return raced;
+  }
+
+  /**
+   * Takes file {@code fileNumber} away from new readers (nothing live is in it any more) and closes it once its
+   * current readers are done.
+   */
+  public synchronized void retire(long fileNumber) {
+    Handle handle = handles.remove(fileNumber);
+    if (handle != null) {
+      handle.retired = true;
+      if (handle.refs == 0) {
+        closeQuietly(handle.channel);
+      }
     }
-    return channel;
+  }
+
+  /** Readers holding file {@code fileNumber} now (tests). */
+  synchronized int readersOf(long fileNumber) {
+    Handle handle = handles.get(fileNumber);
+    return handle == null ? 0 : handle.refs;
   }
 
   /** Position in its file of page {@code j} of the {@code pageCount}-page entry record at {@code location}. */
@@ -57,15 +112,16 @@ public final class SegmentPageReader implements AutoCloseable {
   }
 
   /**
-   * Reads page {@code j} of the entry record at {@code location} into {@code dst} (exactly one page) and checks
-   * its CRC32C.
+   * Reads page {@code j} of the entry record at {@code location} (in {@code file}, acquired) into {@code dst}
+   * (exactly one page) and checks its CRC32C.
    *
    * @param what names the block and entry for the message
    * @throws FffsException {@code CORRUPT} naming the file and offset when the bytes do not match their CRC;
    *     {@code IO_ERROR} when the file cannot be read
    */
-  public void readPage(long location, int j, int pageCount, ByteBuffer dst, String what) throws FffsException {
-    FileChannel channel = channel(location);
+  public void readPage(Handle file, long location, int j, int pageCount, ByteBuffer dst, String what)
+      throws FffsException {
+    FileChannel channel = file.channel;
     long pagePos = pagePosition(location, j);
     long crcPos = SegmentFormat.offsetOf(location) + SegmentFormat.pageCrcOffset(j, pageCount, pageSize);
     ByteBuffer page = dst.slice(dst.position(), pageSize);
@@ -113,8 +169,8 @@ public final class SegmentPageReader implements AutoCloseable {
   }
 
   @Override
-  public void close() {
-    channels.values().forEach(SegmentPageReader::closeQuietly);
-    channels.clear();
+  public synchronized void close() {
+    handles.values().forEach(handle -> closeQuietly(handle.channel));
+    handles.clear();
   }
 }

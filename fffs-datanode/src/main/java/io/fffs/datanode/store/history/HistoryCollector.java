@@ -1,0 +1,184 @@
+package io.fffs.datanode.store.history;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.history.MomentSet;
+import io.fffs.datanode.store.StoreStats;
+import io.fffs.datanode.store.log.Block;
+import io.fffs.datanode.store.log.BlockMap;
+import io.fffs.datanode.store.log.HistoryTrim;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Garbage collection of history on a DataNode (docs/history.md): applies the NameNode's retention tables to the
+ * blocks. For a newer table it first writes what every block keeps to the {@link RetentionStateFile}, then drops the
+ * blocks no kept version lists, marks on every other block the moments it still answers for (reads of any other
+ * moment are refused from then on) and trims its log to the entries those moments read ({@link HistoryTrim}). A
+ * block that is being written or has entries not yet durable is trimmed later ({@link #trimPending}); its reads are
+ * already refused where they must be. Disk space comes back when the segment cleaner rewrites the files the dropped
+ * entries were in.
+ */
+public final class HistoryCollector {
+  private final Path dataDir;
+  private final BlockMap blocks;
+  private final int pageSize;
+  private final boolean persistent;
+  private final StoreStats stats;
+  private final Set<Long> pending = ConcurrentHashMap.newKeySet();
+  private volatile long generation;
+
+  /**
+   * @param persistent whether entries become durable; without persistence a block is trimmed whenever no writer
+   *     holds it
+   */
+  public HistoryCollector(Path dataDir, BlockMap blocks, int pageSize, boolean persistent, StoreStats stats) {
+    this.dataDir = dataDir;
+    this.blocks = blocks;
+    this.pageSize = pageSize;
+    this.persistent = persistent;
+    this.stats = stats;
+  }
+
+  /** Whether garbage collection ever applied a table to the store in {@code dataDir}. */
+  public static boolean hasCollected(Path dataDir) {
+    return java.nio.file.Files.exists(dataDir.resolve(RetentionStateFile.NAME));
+  }
+
+  /** The generation of the last table applied (0: none). */
+  public long generation() {
+    return generation;
+  }
+
+  /**
+   * At start-up, after recovery: applies the state on disk again, so that entries recovery found in segment files
+   * not yet rewritten are dropped again and reads answer as they did before the restart.
+   */
+  public void recover() throws FffsException {
+    if (!persistent) {
+      return;
+    }
+    RetentionStateFile.State state = RetentionStateFile.read(dataDir);
+    if (state == null) {
+      return;
+    }
+    for (Block block : new ArrayList<>(blocks.all())) {
+      if (block.id() >= state.nextBlockId()) {
+        continue;
+      }
+      MomentSet kept = state.kept().get(block.id());
+      if (kept == null) {
+        blocks.remove(block.id());
+        continue;
+      }
+      block.setKept(kept);
+      Block trimmed = HistoryTrim.trimmed(block, kept, pageSize);
+      if (trimmed != null) {
+        block.replaceHistory(trimmed.log(), trimmed.index());
+      }
+    }
+    generation = state.generation();
+  }
+
+  /** Applies {@code table} if it is newer than the last one applied. */
+  public synchronized void apply(RetentionTable table) throws FffsException {
+    if (table.generation() <= generation) {
+      return;
+    }
+    Map<Long, MomentSet> kept = new TreeMap<>();
+    List<Long> dropped = new ArrayList<>();
+    for (Block block : blocks.all()) {
+      if (block.id() >= table.nextBlockId()) {
+        continue;  // newer than the pass: nothing of it is collected yet
+      }
+      MomentSet spec = table.blocks().get(block.id());
+      if (spec == null) {
+        dropped.add(block.id());
+      } else {
+        MomentSet before = block.kept();
+        kept.put(block.id(), before == null ? spec : spec.intersect(before));
+      }
+    }
+    if (persistent) {
+      try {
+        RetentionStateFile.write(dataDir, new RetentionStateFile.State(table.generation(), table.nextBlockId(),
+            kept));
+      } catch (IOException e) {
+        throw new FffsException(ErrorCode.IO_ERROR, "cannot write the retention state to " + dataDir + ": "
+            + e.getMessage() + "; no history is collected until it can be", e);
+      }
+    }
+    for (long id : dropped) {
+      blocks.remove(id);
+      stats.blocksCollected.increment();
+    }
+    for (Map.Entry<Long, MomentSet> entry : kept.entrySet()) {
+      Block block = blocks.get(entry.getKey());
+      if (block == null) {
+        continue;
+      }
+      block.writeLock().lock();
+      try {
+        block.setKept(entry.getValue());
+      } finally {
+        block.writeLock().unlock();
+      }
+      if (block.kept() != null) {
+        pending.add(block.id());
+      }
+    }
+    generation = table.generation();
+    stats.retentionTablesApplied.increment();
+    trimPending();
+  }
+
+  /** Trims the blocks waiting for it that no writer holds and whose entries are all durable now. */
+  public void trimPending() {
+    for (Long id : new ArrayList<>(pending)) {
+      Block block = blocks.get(id);
+      if (block == null || trim(block)) {
+        pending.remove(id);
+      }
+    }
+  }
+
+  /** Blocks whose trim waits for a writer or for persistence. */
+  public int pendingTrims() {
+    return pending.size();
+  }
+
+  /**
+   * Trims {@code block} now if it can be; returns false when it must wait. The log is rebuilt under the write lock
+   * too, so that the cleaner cannot move an entry's record between the copy and the swap.
+   */
+  private boolean trim(Block block) {
+    if (!block.writerLock().tryLock()) {
+      return false;
+    }
+    try {
+      block.writeLock().lock();
+      try {
+        int count = block.log().count();
+        if (persistent && (block.durableCount() < count || block.enqueuedCount() < count)) {
+          return false;  // persistence still refers to entries by their log index
+        }
+        Block trimmed = HistoryTrim.trimmed(block, block.kept(), pageSize);
+        if (trimmed != null) {
+          block.replaceHistory(trimmed.log(), trimmed.index());
+          stats.entriesCollected.add(count - trimmed.log().count());
+        }
+        return true;
+      } finally {
+        block.writeLock().unlock();
+      }
+    } finally {
+      block.writerLock().unlock();
+    }
+  }
+}

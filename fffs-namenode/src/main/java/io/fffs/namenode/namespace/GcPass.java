@@ -1,0 +1,236 @@
+package io.fffs.namenode.namespace;
+
+import io.fffs.common.history.MomentSet;
+import io.fffs.common.history.RetentionRule;
+import io.fffs.common.time.HlcTimestamp;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One garbage-collection pass of the namespace (docs/history.md): drops the versions, names and inodes that no
+ * retained moment sees. Applied by {@link NamespaceApplier} for a logged {@code GcOp}, at run time and at replay
+ * alike; it depends only on the namespace, its rules and pins, the pass's time and the cluster default it was given,
+ * so replay drops exactly what the live pass dropped.
+ *
+ * <p>The moments an inode must keep exact:
+ * <ul>
+ *   <li><em>own</em>: what its rule keeps now (window and tier moments), the moments of the newest versions its
+ *       rule keeps for a name it was bound to, and the moment of every pin whose subtree held it then;</li>
+ *   <li>for a directory's names (and its states): its own moments and, up the tree to the root, its children's
+ *       while they were bound under it — a path through it must resolve then;</li>
+ *   <li>for its states also: its parents' names' moments while it was bound under them — wherever a name is kept,
+ *       what it resolves to is exact too.</li>
+ * </ul>
+ * Each inode then keeps those moments and nothing it had dropped before (the kept sets only shrink): a version stays
+ * when a kept moment sees it, a name's entry likewise, and an inode stays while a kept entry of a kept directory
+ * binds it. What a read at a kept moment finds is unchanged.
+ */
+public final class GcPass {
+  /** What a pass dropped. */
+  public record Result(int inodesRemoved, long versionsDropped, long namesDropped, List<Long> removedInodeIds) {
+    public boolean droppedAnything() {
+      return inodesRemoved > 0 || versionsDropped > 0 || namesDropped > 0;
+    }
+  }
+
+  /** That {@code child} was bound under {@code parent} during {@code [from, to)} (µs). */
+  private record Link(Inode child, Inode parent, long from, long to) {}
+
+  private final Namespace namespace;
+  private final Retention retention;
+  private final long nowMicros;
+  private final RetentionRule clusterDefault;
+  private final Map<Inode, MomentSet> needed = new IdentityHashMap<>();
+  private final Map<Inode, List<Link>> linksOfChild = new IdentityHashMap<>();
+
+  private GcPass(Namespace namespace, long nowMicros, RetentionRule clusterDefault) {
+    this.namespace = namespace;
+    this.retention = new Retention(namespace);
+    this.nowMicros = nowMicros;
+    this.clusterDefault = clusterDefault;
+  }
+
+  /** Runs a pass as of {@code stamp} (its physical part is "now"). */
+  static Result run(Namespace namespace, HlcTimestamp stamp, RetentionRule clusterDefault) {
+    Result result = new GcPass(namespace, stamp.physicalMicros(), clusterDefault).run();
+    namespace.setLastGcHlc(stamp.packed());
+    return result;
+  }
+
+  private Result run() {
+    List<Inode> inodes = new ArrayList<>(namespace.inodes());
+    ownMoments(inodes);
+    List<Link> links = links(inodes);
+    propagateUp(inodes);  // needed: what resolution through an inode and its own rule need
+    Map<Inode, MomentSet> states = new IdentityHashMap<>(needed);
+    for (Link link : links) {
+      // Wherever the parent's names stay exact, a name resolves to the child: its state must be exact there too
+      // (a listing shows it; a path through it goes on from it).
+      MomentSet listed = needed.get(link.parent).within(link.from, link.to);
+      if (!listed.isEmpty()) {
+        states.merge(link.child, listed, MomentSet::union);
+      }
+    }
+    long versions = 0;
+    long names = 0;
+    for (Inode inode : inodes) {
+      MomentSet keptStates = intersect(states.get(inode), inode.kept());
+      inode.setKept(keptStates);
+      versions += inode.states().retainVisible(keptStates);
+      if (inode.isDirectory()) {
+        MomentSet keptNames = intersect(needed.get(inode), inode.keptNames());
+        inode.setKeptNames(keptNames);
+        List<String> emptied = new ArrayList<>();
+        for (Map.Entry<String, ChildHistory> child : inode.children().entrySet()) {
+          versions += child.getValue().retainVisible(keptNames);
+          if (child.getValue().size() == 0) {
+            emptied.add(child.getKey());
+          }
+        }
+        emptied.forEach(inode::removeChild);
+        names += emptied.size();
+      }
+    }
+    List<Long> removed = removeUnreachable();
+    return new Result(removed.size(), versions, names, removed);
+  }
+
+  private static MomentSet intersect(MomentSet wanted, MomentSet before) {
+    return before == null ? wanted : wanted.intersect(before);
+  }
+
+  /** Every inode's own moments: its rule's, its names' newest versions', its pins'. */
+  private void ownMoments(List<Inode> inodes) {
+    Map<RetentionRule, MomentSet> byRule = new HashMap<>();
+    for (Inode inode : inodes) {
+      RetentionRule rule = retention.ruleOf(inode, clusterDefault).rule();
+      needed.put(inode, byRule.computeIfAbsent(rule, r -> r.moments(nowMicros)));
+    }
+    for (Inode directory : inodes) {
+      if (!directory.isDirectory()) {
+        continue;
+      }
+      int versions = retention.ruleOf(directory, clusterDefault).rule().keepVersions();
+      if (versions == 0) {
+        continue;
+      }
+      for (String name : directory.children().keySet()) {
+        retention.newestVersions(directory, name, versions, (micros, inode) -> add(inode, MomentSet.point(micros)));
+      }
+    }
+    for (Pin pin : namespace.pins().values()) {
+      long limit = Namespace.limitForMicros(pin.micros());
+      Inode top;
+      try {
+        top = namespace.resolve(pin.path(), limit);
+      } catch (io.fffs.common.error.FffsException e) {
+        continue;  // a path logged as valid; cannot happen
+      }
+      if (top != null) {
+        pinSubtree(top, limit, MomentSet.point(pin.micros()));
+      }
+    }
+  }
+
+  private void pinSubtree(Inode top, long limit, MomentSet moment) {
+    ArrayDeque<Inode> pending = new ArrayDeque<>();
+    pending.add(top);
+    while (!pending.isEmpty()) {
+      Inode inode = pending.poll();
+      add(inode, moment);
+      for (ChildHistory child : inode.children().values()) {
+        long id = child.at(limit);
+        Inode next = id == Namespace.TOMBSTONE ? null : namespace.inode(id);
+        if (next != null && next.stateAt(limit) != null) {
+          pending.add(next);
+        }
+      }
+    }
+  }
+
+  /** Every binding of an inode under a directory, with the moments it was visible. */
+  private List<Link> links(List<Inode> inodes) {
+    List<Link> links = new ArrayList<>();
+    for (Inode parent : inodes) {
+      for (ChildHistory history : parent.children().values()) {
+        for (int i = 0; i < history.size(); i++) {
+          Inode child = history.inodeId(i) == Namespace.TOMBSTONE ? null : namespace.inode(history.inodeId(i));
+          if (child == null) {
+            continue;
+          }
+          long from = HlcTimestamp.valueOf(history.hlc(i)).physicalMicros();
+          long to = i + 1 < history.size() ? HlcTimestamp.valueOf(history.hlc(i + 1)).physicalMicros()
+              : MomentSet.END;
+          if (from < to) {
+            Link link = new Link(child, parent, from, to);
+            links.add(link);
+            linksOfChild.computeIfAbsent(child, c -> new ArrayList<>()).add(link);
+          }
+        }
+      }
+    }
+    return links;
+  }
+
+  /** Adds each inode's needed moments to its parents' while it was bound under them, until nothing changes. */
+  private void propagateUp(List<Inode> inodes) {
+    ArrayDeque<Inode> pending = new ArrayDeque<>(inodes);
+    Map<Inode, Boolean> queued = new IdentityHashMap<>();
+    inodes.forEach(inode -> queued.put(inode, true));
+    while (!pending.isEmpty()) {
+      Inode child = pending.poll();
+      queued.put(child, false);
+      MomentSet childNeeds = needed.get(child);
+      for (Link link : linksOfChild.getOrDefault(child, List.of())) {
+        MomentSet more = childNeeds.within(link.from, link.to);
+        if (!needed.get(link.parent).containsAll(more)) {
+          add(link.parent, more);
+          if (!queued.get(link.parent)) {
+            queued.put(link.parent, true);
+            pending.add(link.parent);
+          }
+        }
+      }
+    }
+  }
+
+  private void add(Inode inode, MomentSet moments) {
+    if (!moments.isEmpty()) {
+      needed.merge(inode, moments, MomentSet::union);
+    }
+  }
+
+  /** Removes the inodes no kept name of a kept directory binds any more; returns their ids. */
+  private List<Long> removeUnreachable() {
+    Map<Long, Boolean> reachable = new HashMap<>();
+    ArrayDeque<Inode> pending = new ArrayDeque<>();
+    pending.add(namespace.root());
+    reachable.put(Namespace.ROOT_ID, true);
+    while (!pending.isEmpty()) {
+      Inode directory = pending.poll();
+      for (ChildHistory history : directory.children().values()) {
+        for (int i = 0; i < history.size(); i++) {
+          long id = history.inodeId(i);
+          if (id != Namespace.TOMBSTONE && reachable.putIfAbsent(id, true) == null) {
+            Inode child = namespace.inode(id);
+            if (child != null && child.isDirectory()) {
+              pending.add(child);
+            }
+          }
+        }
+      }
+    }
+    List<Long> removed = new ArrayList<>();
+    for (Inode inode : new ArrayList<>(namespace.inodes())) {
+      if (!reachable.containsKey(inode.id())) {
+        removed.add(inode.id());
+        namespace.removeInode(inode.id());
+      }
+    }
+    return removed;
+  }
+}

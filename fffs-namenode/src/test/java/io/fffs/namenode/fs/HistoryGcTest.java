@@ -1,0 +1,241 @@
+package io.fffs.namenode.fs;
+
+import static io.fffs.namenode.fs.NamesystemFixture.ADMIN;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.history.MomentSet;
+import io.fffs.common.history.RetentionRule;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.BlockProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
+import io.fffs.common.time.TimeSpec;
+import io.fffs.namenode.namespace.BlockRetention;
+import io.fffs.namenode.namespace.GcPass;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Garbage collection of the namespace: what a pass drops, what it keeps exact, across restarts. */
+class HistoryGcTest {
+  private static final long SECOND = 1_000_000L;
+
+  @TempDir
+  Path dir;
+  NamesystemFixture nn;
+
+  @BeforeEach
+  void start() throws Exception {
+    nn = new NamesystemFixture(dir, NamesystemFixture.conf());
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    nn.close();
+  }
+
+  private long now() {
+    return nn.physical.currentTimeMicros();
+  }
+
+  /** Writes a closed file of one block; returns the block id. */
+  private long writeFile(String path, long length) throws Exception {
+    FileStatusProto created = nn.fs.files.create(ADMIN, path, 0644, "c", true, true, 1, 1 << 20, null).await();
+    LocatedBlockProto block = nn.fs.files.addBlock(ADMIN, path, created.getInodeId(), "c", null).await();
+    nn.fs.files.complete(ADMIN, path, created.getInodeId(), "c",
+        BlockProto.newBuilder().setBlockId(block.getBlock().getBlockId()).setNumBytes(length).build()).await();
+    return block.getBlock().getBlockId();
+  }
+
+  private String answer(String path, long micros) throws Exception {
+    try {
+      FileStatusProto status = nn.fs.queries.getFileInfo(ADMIN, path, TimeSpec.system(micros));
+      return status == null ? "none" : status.getLength() + "@" + status.getInodeId();
+    } catch (FffsException e) {
+      return e.code().name();
+    }
+  }
+
+  @Test
+  void aPassDropsWhatNoKeptMomentSeesAndKeepsEveryKeptAnswer() throws Exception {
+    long[] moments = new long[6];
+    for (int i = 0; i < moments.length; i++) {
+      writeFile("/g/f", 10 + i);
+      nn.advance(SECOND);
+      moments[i] = now();
+      nn.advance(SECOND);
+    }
+    writeFile("/g/deleted", 1);
+    nn.fs.directories.delete(ADMIN, "/g/deleted", false).await();
+    nn.advance(SECOND);
+    List<String> before = new ArrayList<>();
+    for (long moment : moments) {
+      before.add(answer("/g/f", moment));
+    }
+    nn.fs.history.setRetention(ADMIN, "/g", RetentionRule.parse("5s")).await();
+    int inodes = nn.fs.inodeCount();
+
+    GcPass.Result result = nn.fs.collectHistory(null);
+
+    assertThat(result.versionsDropped()).isGreaterThan(0);
+    assertThat(result.inodesRemoved()).as("the older files and the deleted one").isGreaterThanOrEqualTo(4);
+    assertThat(nn.fs.inodeCount()).isEqualTo(inodes - result.inodesRemoved());
+    for (int i = 0; i < moments.length; i++) {
+      String after = answer("/g/f", moments[i]);
+      if (moments[i] >= now() - 5 * SECOND) {
+        assertThat(after).as("moment %d in the window", i).isEqualTo(before.get(i)).doesNotContain("EXPIRED");
+      } else {
+        assertThat(after).as("moment %d before the horizon", i).isEqualTo("HISTORY_EXPIRED");
+      }
+    }
+    // Lengthening the rule cannot bring collected history back: such reads say it was collected.
+    nn.fs.history.setRetention(ADMIN, "/g", RetentionRule.parse("1h")).await();
+    assertThatThrownBy(() -> nn.fs.queries.getFileInfo(ADMIN, "/g/f", TimeSpec.system(moments[0])))
+        .hasMessageContaining("HISTORY_EXPIRED").hasMessageContaining("garbage-collected");
+  }
+
+  @Test
+  void pinnedAndNewestVersionsSurviveAPassAndARestart() throws Exception {
+    long[] moments = new long[5];  // the moments of the versions themselves: what "keep N versions" keeps
+    for (int i = 0; i < moments.length; i++) {
+      writeFile("/p/f", 100 + i);
+      moments[i] = now();
+      nn.advance(2 * SECOND);
+    }
+    nn.fs.history.pin(ADMIN, "/p", TimeSpec.system(moments[0]), "oldest").await();
+    nn.fs.history.setRetention(ADMIN, "/p", RetentionRule.parse("1s 2v")).await();
+    nn.advance(10 * SECOND);
+    nn.fs.collectHistory(null);
+    List<String> expected = List.of("100", "EXPIRED", "EXPIRED", "103", "104");
+    assertThat(lengths("/p/f", moments)).containsExactlyElementsOf(expected);
+    nn.restart();  // the pass replays from the edit log
+    assertThat(lengths("/p/f", moments)).containsExactlyElementsOf(expected);
+    nn.fs.checkpoint();
+    nn.restart();  // and loads from the image
+    assertThat(lengths("/p/f", moments)).containsExactlyElementsOf(expected);
+
+    nn.fs.history.unpin(ADMIN, "oldest").await();
+    nn.fs.collectHistory(null);
+    assertThat(lengths("/p/f", moments)).containsExactly("EXPIRED", "EXPIRED", "EXPIRED", "103", "104");
+  }
+
+  private List<String> lengths(String path, long[] moments) throws Exception {
+    List<String> out = new ArrayList<>();
+    for (long moment : moments) {
+      String answer = answer(path, moment);
+      out.add(answer.contains("EXPIRED") ? "EXPIRED" : answer.substring(0, answer.indexOf('@')));
+    }
+    return out;
+  }
+
+  @Test
+  void theBlocksTableListsTheBlocksOfKeptVersionsOnly() throws Exception {
+    long gone = writeFile("/t/f", 5);
+    nn.advance(SECOND);
+    long current = writeFile("/t/f", 6);
+    long untouched = writeFile("/u/f", 7);
+    nn.fs.history.setRetention(ADMIN, "/t", RetentionRule.parse("2s")).await();
+    nn.advance(10 * SECOND);
+    assertThat(nn.fs.blockRetention()).isSameAs(BlockRetention.NONE);
+    nn.fs.collectHistory(null);
+    BlockRetention table = nn.fs.blockRetention();
+    assertThat(table.generation()).isGreaterThan(0);
+    assertThat(table.nextBlockId()).isGreaterThan(untouched);
+    assertThat(table.blocks()).doesNotContainKey(gone).containsKeys(current, untouched);
+    MomentSet kept = table.blocks().get(current);
+    assertThat(kept.floor()).isEqualTo(now() - 2 * SECOND);
+    assertThat(table.blocks().get(untouched).contains(now() - 9 * SECOND)).isTrue();
+    nn.restart();
+    assertThat(nn.fs.blockRetention()).isEqualTo(table);
+  }
+
+  @Test
+  void aPassFollowedByACheckpointLetsTheOldEditsGo() throws Exception {
+    for (int i = 0; i < 50; i++) {
+      writeFile("/e/f" + i, i);
+      nn.fs.directories.delete(ADMIN, "/e/f" + i, false).await();
+    }
+    nn.fs.history.setRetention(ADMIN, "/e", RetentionRule.parse("1s")).await();
+    nn.fs.checkpoint();
+    nn.advance(5 * SECOND);
+    nn.fs.collectHistory(null);  // drops the 50 files and checkpoints
+    try (var files = Files.list(dir.resolve("current"))) {
+      assertThat(files.filter(f -> f.getFileName().toString().startsWith("fsimage_")).count()).isEqualTo(2);
+    }
+    long size = Files.size(newestImage());
+    assertThat(nn.fs.inodeCount()).isEqualTo(2);  // the root and /e
+    nn.restart();
+    assertThat(nn.fs.inodeCount()).isEqualTo(2);
+    assertThat(size).isLessThan(4096);
+  }
+
+  private Path newestImage() throws Exception {
+    try (var files = Files.list(dir.resolve("current"))) {
+      return files.filter(f -> f.getFileName().toString().startsWith("fsimage_")).sorted()
+          .reduce((a, b) -> b).orElseThrow();
+    }
+  }
+
+  @Test
+  void passesRunBesideWritesAndReadsOfKeptMoments() throws Exception {
+    nn.fs.history.setRetention(ADMIN, "/", RetentionRule.parse("3s")).await();
+    writeFile("/c/stable", 42);
+    nn.advance(SECOND);
+    long stable = now();
+    nn.advance(SECOND);  // reads at it need the clock past it
+    AtomicBoolean stop = new AtomicBoolean();
+    CountDownLatch started = new CountDownLatch(2);
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      Future<Integer> writer = pool.submit(() -> {
+        started.countDown();
+        int writes = 0;
+        while (!stop.get()) {
+          writeFile("/c/churn" + (writes % 7), writes);
+          nn.fs.directories.delete(ADMIN, "/c/churn" + ((writes + 3) % 7), false).await();
+          writes++;
+        }
+        return writes;
+      });
+      Future<Integer> reader = pool.submit(() -> {
+        started.countDown();
+        int reads = 0;
+        while (!stop.get()) {
+          assertThat(answer("/c/stable", stable)).startsWith("42@");
+          reads++;
+        }
+        return reads;
+      });
+      started.await();
+      for (int pass = 0; pass < 20; pass++) {
+        nn.fs.collectHistory(null);
+      }
+      stop.set(true);
+      assertThat(writer.get(30, TimeUnit.SECONDS)).isGreaterThan(0);
+      assertThat(reader.get(30, TimeUnit.SECONDS)).isGreaterThan(0);
+    } finally {
+      stop.set(true);
+      pool.shutdownNow();
+    }
+    assertThat(answer("/c/stable", stable)).startsWith("42@");
+  }
+
+  @Test
+  void onlyTheSuperuserRunsAPass() {
+    assertThatThrownBy(() -> nn.fs.collectHistory(NamesystemFixture.ALICE))
+        .satisfies(e -> assertThat(((FffsException) e).code()).isEqualTo(ErrorCode.ACCESS_DENIED));
+  }
+}
