@@ -32,6 +32,17 @@ class TemporalPathFuzzTest {
       return;
     }
     assertThat(parsed.plainPath()).isNotNull();
+    if (parsed.pinName() != null) {
+      // A pin has no moment until the NameNode's is looked up; the name it carries is a valid one.
+      try {
+        assertThat(TemporalPath.checkPinName(parsed.pinName())).isEqualTo(parsed.pinName());
+      } catch (FffsException e) {
+        throw new AssertionError(text + " parsed to pin '" + parsed.pinName() + "', which is not a valid name", e);
+      }
+      assertThat(parsed.resolvePin(1_763_719_200_000_000L).timeSpec())
+          .isEqualTo(TimeSpec.system(1_763_719_200_000_000L));
+      return;
+    }
     if (parsed.timeSpec().isLatest()) {
       return;
     }
