@@ -8,9 +8,7 @@ import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.history.MomentSet;
 import io.fffs.common.history.RetentionRule;
-import io.fffs.common.proto.ClientNamenodeProtocolProtos.BlockProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto;
-import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.namenode.namespace.BlockRetention;
 import io.fffs.namenode.namespace.GcPass;
@@ -24,41 +22,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Garbage collection of the namespace: what a pass drops, what it keeps exact, across restarts. */
-class HistoryGcTest {
+class HistoryGcTest extends NamesystemTestBase {
   private static final long SECOND = 1_000_000L;
-
-  @TempDir
-  Path dir;
-  NamesystemFixture nn;
-
-  @BeforeEach
-  void start() throws Exception {
-    nn = new NamesystemFixture(dir, NamesystemFixture.conf());
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    nn.close();
-  }
-
-  private long now() {
-    return nn.physical.currentTimeMicros();
-  }
-
-  /** Writes a closed file of one block; returns the block id. */
-  private long writeFile(String path, long length) throws Exception {
-    FileStatusProto created = nn.fs.files.create(ADMIN, path, 0644, "c", true, true, 1, 1 << 20, null).await();
-    LocatedBlockProto block = nn.fs.files.addBlock(ADMIN, path, created.getInodeId(), "c", null).await();
-    nn.fs.files.complete(ADMIN, path, created.getInodeId(), "c",
-        BlockProto.newBuilder().setBlockId(block.getBlock().getBlockId()).setNumBytes(length).build()).await();
-    return block.getBlock().getBlockId();
-  }
 
   private String answer(String path, long micros) throws Exception {
     try {
@@ -73,12 +41,12 @@ class HistoryGcTest {
   void aPassDropsWhatNoKeptMomentSeesAndKeepsEveryKeptAnswer() throws Exception {
     long[] moments = new long[6];
     for (int i = 0; i < moments.length; i++) {
-      writeFile("/g/f", 10 + i);
+      nn.writeFile("/g/f", 10 + i);
       nn.advance(SECOND);
-      moments[i] = now();
+      moments[i] = nn.now();
       nn.advance(SECOND);
     }
-    writeFile("/g/deleted", 1);
+    nn.writeFile("/g/deleted", 1);
     nn.fs.directories.delete(ADMIN, "/g/deleted", false).await();
     nn.advance(SECOND);
     List<String> before = new ArrayList<>();
@@ -95,7 +63,7 @@ class HistoryGcTest {
     assertThat(nn.fs.inodeCount()).isEqualTo(inodes - result.inodesRemoved());
     for (int i = 0; i < moments.length; i++) {
       String after = answer("/g/f", moments[i]);
-      if (moments[i] >= now() - 5 * SECOND) {
+      if (moments[i] >= nn.now() - 5 * SECOND) {
         assertThat(after).as("moment %d in the window", i).isEqualTo(before.get(i)).doesNotContain("EXPIRED");
       } else {
         assertThat(after).as("moment %d before the horizon", i).isEqualTo("HISTORY_EXPIRED");
@@ -111,8 +79,8 @@ class HistoryGcTest {
   void pinnedAndNewestVersionsSurviveAPassAndARestart() throws Exception {
     long[] moments = new long[5];  // the moments of the versions themselves: what "keep N versions" keeps
     for (int i = 0; i < moments.length; i++) {
-      writeFile("/p/f", 100 + i);
-      moments[i] = now();
+      nn.writeFile("/p/f", 100 + i);
+      moments[i] = nn.now();
       nn.advance(2 * SECOND);
     }
     nn.fs.history.pin(ADMIN, "/p", TimeSpec.system(moments[0]), "oldest").await();
@@ -143,10 +111,10 @@ class HistoryGcTest {
 
   @Test
   void theBlocksTableListsTheBlocksOfKeptVersionsOnly() throws Exception {
-    long gone = writeFile("/t/f", 5);
+    long gone = nn.writeFile("/t/f", 5);
     nn.advance(SECOND);
-    long current = writeFile("/t/f", 6);
-    long untouched = writeFile("/u/f", 7);
+    long current = nn.writeFile("/t/f", 6);
+    long untouched = nn.writeFile("/u/f", 7);
     nn.fs.history.setRetention(ADMIN, "/t", RetentionRule.parse("2s")).await();
     nn.advance(10 * SECOND);
     assertThat(nn.fs.blockRetention()).isSameAs(BlockRetention.NONE);
@@ -156,8 +124,8 @@ class HistoryGcTest {
     assertThat(table.nextBlockId()).isGreaterThan(untouched);
     assertThat(table.blocks()).doesNotContainKey(gone).containsKeys(current, untouched);
     MomentSet kept = table.blocks().get(current);
-    assertThat(kept.floor()).isEqualTo(now() - 2 * SECOND);
-    assertThat(table.blocks().get(untouched).contains(now() - 9 * SECOND)).isTrue();
+    assertThat(kept.floor()).isEqualTo(nn.now() - 2 * SECOND);
+    assertThat(table.blocks().get(untouched).contains(nn.now() - 9 * SECOND)).isTrue();
     nn.restart();
     assertThat(nn.fs.blockRetention()).isEqualTo(table);
   }
@@ -165,7 +133,7 @@ class HistoryGcTest {
   @Test
   void aPassFollowedByACheckpointLetsTheOldEditsGo() throws Exception {
     for (int i = 0; i < 50; i++) {
-      writeFile("/e/f" + i, i);
+      nn.writeFile("/e/f" + i, i);
       nn.fs.directories.delete(ADMIN, "/e/f" + i, false).await();
     }
     nn.fs.history.setRetention(ADMIN, "/e", RetentionRule.parse("1s")).await();
@@ -192,9 +160,9 @@ class HistoryGcTest {
   @Test
   void passesRunBesideWritesAndReadsOfKeptMoments() throws Exception {
     nn.fs.history.setRetention(ADMIN, "/", RetentionRule.parse("3s")).await();
-    writeFile("/c/stable", 42);
+    nn.writeFile("/c/stable", 42);
     nn.advance(SECOND);
-    long stable = now();
+    long stable = nn.now();
     nn.advance(SECOND);  // reads at it need the clock past it
     AtomicBoolean stop = new AtomicBoolean();
     CountDownLatch started = new CountDownLatch(2);
@@ -204,7 +172,7 @@ class HistoryGcTest {
         started.countDown();
         int writes = 0;
         while (!stop.get()) {
-          writeFile("/c/churn" + (writes % 7), writes);
+          nn.writeFile("/c/churn" + (writes % 7), writes);
           nn.fs.directories.delete(ADMIN, "/c/churn" + ((writes + 3) % 7), false).await();
           writes++;
         }

@@ -11,36 +11,11 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.namenode.fs.HistoryQueries.Difference;
 import io.fffs.namenode.fs.HistoryQueries.Kind;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** What changed in a tree between two moments, and what its present and past hold. */
-class HistoryQueriesTest {
+class HistoryQueriesTest extends NamesystemTestBase {
   private static final long SECOND = 1_000_000L;
-
-  @TempDir
-  Path dir;
-  NamesystemFixture nn;
-
-  @BeforeEach
-  void start() throws Exception {
-    nn = new NamesystemFixture(dir, NamesystemFixture.conf());
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    nn.close();
-  }
-
-  private void writeFile(String path, long length) throws Exception {
-    FileStatusProto created = nn.fs.files.create(ADMIN, path, 0644, "c", true, true, 1, 1 << 20, null).await();
-    LocatedBlockProto block = nn.fs.files.addBlock(ADMIN, path, created.getInodeId(), "c", null).await();
-    nn.fs.files.complete(ADMIN, path, created.getInodeId(), "c",
-        BlockProto.newBuilder().setBlockId(block.getBlock().getBlockId()).setNumBytes(length).build()).await();
-  }
 
   private long moment() {
     nn.advance(SECOND);
@@ -51,11 +26,11 @@ class HistoryQueriesTest {
 
   @Test
   void aDiffListsCreatedDeletedRenamedAndModifiedEntriesByPath() throws Exception {
-    writeFile("/d/a", 10);
-    writeFile("/d/b", 20);
-    writeFile("/d/sub/c", 30);
-    writeFile("/d/x", 40);
-    writeFile("/elsewhere/y", 1);
+    nn.writeFile("/d/a", 10);
+    nn.writeFile("/d/b", 20);
+    nn.writeFile("/d/sub/c", 30);
+    nn.writeFile("/d/x", 40);
+    nn.writeFile("/elsewhere/y", 1);
     long t1 = moment();
     nn.fs.directories.rename(ADMIN, "/d/b", "/d/b2").await();
     FileStatusProto c = nn.fs.queries.getFileInfo(ADMIN, "/d/sub/c", TimeSpec.latest());
@@ -66,9 +41,9 @@ class HistoryQueriesTest {
     nn.fs.files.complete(ADMIN, "/d/sub/c", c.getInodeId(), "w", BlockProto.newBuilder()
         .setBlockId(more.getBlock().getBlockId()).setNumBytes(5).build()).await();
     nn.fs.directories.delete(ADMIN, "/d/x", false).await();
-    writeFile("/d/new", 7);
+    nn.writeFile("/d/new", 7);
     nn.fs.directories.setPermission(ADMIN, "/d/sub", 0700).await();
-    writeFile("/elsewhere/z", 1);
+    nn.writeFile("/elsewhere/z", 1);
     long t2 = moment();
 
     HistoryQueries.Diff diff = nn.fs.historyQueries.diff(ADMIN, "/d", TimeSpec.system(t1), TimeSpec.system(t2),
@@ -88,7 +63,7 @@ class HistoryQueriesTest {
 
   @Test
   void aDiffOfAMomentBeyondTheHorizonIsRefused() throws Exception {
-    writeFile("/h/a", 1);
+    nn.writeFile("/h/a", 1);
     long old = moment();
     nn.fs.history.setRetention(ADMIN, "/h", RetentionRule.parse("1s")).await();
     nn.advance(10 * SECOND);
@@ -98,11 +73,11 @@ class HistoryQueriesTest {
 
   @Test
   void usageTellsThePresentFromThePast() throws Exception {
-    writeFile("/u/a", 100);
-    writeFile("/u/a", 50);  // replaces: 100 bytes only the past lists
-    writeFile("/u/b", 10);
+    nn.writeFile("/u/a", 100);
+    nn.writeFile("/u/a", 50);  // replaces: 100 bytes only the past lists
+    nn.writeFile("/u/b", 10);
     nn.fs.directories.delete(ADMIN, "/u/b", false).await();
-    writeFile("/u/sub/c", 1);
+    nn.writeFile("/u/sub/c", 1);
     HistoryQueries.Usage usage = nn.fs.historyQueries.usage(ADMIN, "/u");
     assertThat(usage.files()).isEqualTo(2);
     assertThat(usage.directories()).isEqualTo(2);

@@ -1,6 +1,9 @@
 package io.fffs.namenode.fs;
 
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.BlockProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.ManualPhysicalClock;
 import io.fffs.namenode.NameNodeConfigKeys;
@@ -61,6 +64,20 @@ final class NamesystemFixture implements AutoCloseable {
   /** Moves the physical clock on by {@code micros}. */
   long advance(long micros) {
     return physical.advance(micros);
+  }
+
+  /** The physical clock's time now, µs. */
+  long now() {
+    return physical.currentTimeMicros();
+  }
+
+  /** Creates a file of one block of {@code length} bytes, closed; returns the block id. */
+  long writeFile(String path, long length) throws Exception {
+    FileStatusProto created = fs.files.create(ADMIN, path, 0644, "client-1", true, true, 1, 1 << 20, null).await();
+    LocatedBlockProto block = fs.files.addBlock(ADMIN, path, created.getInodeId(), "client-1", null).await();
+    fs.files.complete(ADMIN, path, created.getInodeId(), "client-1",
+        BlockProto.newBuilder().setBlockId(block.getBlock().getBlockId()).setNumBytes(length).build()).await();
+    return block.getBlock().getBlockId();
   }
 
   static Configuration conf() {

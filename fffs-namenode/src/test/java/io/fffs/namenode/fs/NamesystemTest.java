@@ -14,55 +14,24 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.VersionProto;
 import io.fffs.common.time.TimeSpec;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class NamesystemTest {
-  @TempDir
-  Path dir;
-  NamesystemFixture nn;
-
-  @BeforeEach
-  void start() throws Exception {
-    nn = new NamesystemFixture(dir, NamesystemFixture.conf());
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    nn.close();
-  }
-
-  private long now() {
-    return nn.physical.currentTimeMicros();
-  }
-
+class NamesystemTest extends NamesystemTestBase {
   private FileStatusProto info(String path, TimeSpec time) throws Exception {
     return nn.fs.queries.getFileInfo(ADMIN, path, time);
   }
 
-  /** Creates a file with one block of {@code length} bytes, closed. */
-  private long writeFile(String path, long length) throws Exception {
-    FileStatusProto created = nn.fs.files.create(ADMIN, path, 0644, "client-1", true, true, 1, 1 << 20, null).await();
-    LocatedBlockProto block = nn.fs.files.addBlock(ADMIN, path, created.getInodeId(), "client-1", null).await();
-    nn.fs.files.complete(ADMIN, path, created.getInodeId(), "client-1",
-        BlockProto.newBuilder().setBlockId(block.getBlock().getBlockId()).setNumBytes(length).build()).await();
-    return block.getBlock().getBlockId();
-  }
-
   @Test
   void overwrittenFileIsReadableAsItWas() throws Exception {
-    long first = writeFile("/data/a", 100);
+    long first = nn.writeFile("/data/a", 100);
     nn.advance(1_000);
-    long t1 = now();
+    long t1 = nn.now();
     nn.advance(1_000);
-    long second = writeFile("/data/a", 7);
+    long second = nn.writeFile("/data/a", 7);
 
     FileStatusProto past = info("/data/a", TimeSpec.system(t1));
     FileStatusProto latest = info("/data/a", TimeSpec.latest());
@@ -79,15 +48,15 @@ class NamesystemTest {
 
   @Test
   void deletedAndRenamedPathsStayInThePast() throws Exception {
-    writeFile("/d/x", 10);
-    writeFile("/d/y", 20);
+    nn.writeFile("/d/x", 10);
+    nn.writeFile("/d/y", 20);
     nn.advance(500);
-    long beforeChanges = now();
+    long beforeChanges = nn.now();
     nn.advance(500);
     assertThat(nn.fs.directories.rename(ADMIN, "/d/x", "/d/z").await()).isTrue();
     assertThat(nn.fs.directories.delete(ADMIN, "/d/y", false).await()).isTrue();
     nn.advance(500);
-    long afterChanges = now();
+    long afterChanges = nn.now();
     nn.advance(500);
 
     assertThat(names("/d", TimeSpec.system(beforeChanges))).containsExactly("x", "y");
@@ -123,13 +92,13 @@ class NamesystemTest {
 
   @Test
   void renameFollowsHadoopSemantics() throws Exception {
-    writeFile("/src/f", 1);
+    nn.writeFile("/src/f", 1);
     nn.fs.directories.mkdirs(ADMIN, "/dst", 0755, true).await();
     assertThat(nn.fs.directories.rename(ADMIN, "/src/f", "/dst").await()).isTrue();
     assertThat(info("/dst/f", TimeSpec.latest())).isNotNull();
     assertThat(nn.fs.directories.rename(ADMIN, "/missing", "/x").await()).isFalse();
     assertThat(nn.fs.directories.rename(ADMIN, "/dst/f", "/nowhere/f").await()).isFalse();
-    writeFile("/other", 1);
+    nn.writeFile("/other", 1);
     assertThat(nn.fs.directories.rename(ADMIN, "/dst/f", "/other").await()).isFalse();
     // Into its own subtree: false, as HDFS's FileSystem#rename answers.
     assertThat(nn.fs.directories.rename(ADMIN, "/dst", "/dst/inner").await()).isFalse();
@@ -138,7 +107,7 @@ class NamesystemTest {
 
   @Test
   void deleteRefusesNonEmptyDirectoryWithoutRecursive() throws Exception {
-    writeFile("/full/f", 1);
+    nn.writeFile("/full/f", 1);
     assertThatThrownBy(() -> nn.fs.directories.delete(ADMIN, "/full", false).await())
         .isInstanceOfSatisfying(FffsException.class,
             e -> assertThat(e.code()).isEqualTo(ErrorCode.DIRECTORY_NOT_EMPTY));
@@ -152,7 +121,7 @@ class NamesystemTest {
 
   @Test
   void createRefusesExistingWithoutOverwriteAndMissingParent() throws Exception {
-    writeFile("/e/f", 1);
+    nn.writeFile("/e/f", 1);
     assertThatThrownBy(() -> nn.fs.files.create(ADMIN, "/e/f", 0644, "c", false, true, 1, 1 << 20, null).await())
         .hasMessageStartingWith("ALREADY_EXISTS: /e/f already exists");
     assertThatThrownBy(() -> nn.fs.files.create(ADMIN, "/no/such/f", 0644, "c", false, false, 1, 1 << 20, null).await())
@@ -205,7 +174,7 @@ class NamesystemTest {
     nn.fs.files.fsync(ADMIN, "/v", file.getInodeId(), "c", BlockProto.newBuilder().setBlockId(id).setNumBytes(50)
         .build()).await();
     nn.advance(10);
-    long afterFsync = now();
+    long afterFsync = nn.now();
     nn.advance(10);
     nn.fs.files.complete(ADMIN, "/v", file.getInodeId(), "c", BlockProto.newBuilder().setBlockId(id)
         .setNumBytes(80).build()).await();
@@ -256,7 +225,7 @@ class NamesystemTest {
 
   @Test
   void futureTimesAreRefused() throws Exception {
-    assertThatThrownBy(() -> info("/", TimeSpec.system(now() + 5_000_000)))
+    assertThatThrownBy(() -> info("/", TimeSpec.system(nn.now() + 5_000_000)))
         .isInstanceOfSatisfying(FffsException.class, e -> {
           assertThat(e.code()).isEqualTo(ErrorCode.TIME_IN_FUTURE);
           assertThat(e.detail()).contains("5 s ahead");
@@ -265,7 +234,7 @@ class NamesystemTest {
 
   @Test
   void changesAreRefusedInSafeModeWhileQueriesAreAnswered() throws Exception {
-    long block = writeFile("/s/f", 10);
+    long block = nn.writeFile("/s/f", 10);
     nn.restartInSafeMode();
     assertThat(nn.fs.safeMode().isOn()).as("one block not yet reported").isTrue();
     long txid = nn.fs.lastTxid();
@@ -305,11 +274,11 @@ class NamesystemTest {
 
   @Test
   void historySurvivesRestartAndCheckpoint() throws Exception {
-    writeFile("/r/a", 10);
+    nn.writeFile("/r/a", 10);
     nn.advance(100);
-    long t = now();
+    long t = nn.now();
     nn.advance(100);
-    writeFile("/r/a", 20);
+    nn.writeFile("/r/a", 20);
     nn.restart();
     assertThat(info("/r/a", TimeSpec.system(t)).getLength()).isEqualTo(10);
     assertThat(info("/r/a", TimeSpec.latest()).getLength()).isEqualTo(20);

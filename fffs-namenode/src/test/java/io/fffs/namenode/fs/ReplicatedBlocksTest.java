@@ -8,28 +8,10 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
 import io.fffs.common.time.TimeSpec;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** A file's replication at the NameNode: placement on distinct DataNodes, the target shown, the counts. */
-class ReplicatedBlocksTest {
-  @TempDir
-  Path dir;
-  NamesystemFixture nn;
-
-  @BeforeEach
-  void start() throws Exception {
-    nn = new NamesystemFixture(dir, NamesystemFixture.conf());
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    nn.close();
-  }
-
+class ReplicatedBlocksTest extends NamesystemTestBase {
   private void register(String uuid) {
     nn.fs.datanodes().register(DatanodeIdProto.newBuilder().setDatanodeUuid(uuid).setHost("127.0.0.1")
         .setDataPort(50010).setIpcPort(0).build(), 1L << 30, 0);

@@ -8,48 +8,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.history.RetentionRule;
-import io.fffs.common.proto.ClientNamenodeProtocolProtos.BlockProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto;
-import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.VersionProto;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.namenode.namespace.Pin;
-import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Retention rules, pins and the horizon of reads, before and without garbage collection. */
-class RetentionTest {
+class RetentionTest extends NamesystemTestBase {
   private static final long SECOND = 1_000_000L;
-
-  @TempDir
-  Path dir;
-  NamesystemFixture nn;
-
-  @BeforeEach
-  void start() throws Exception {
-    nn = new NamesystemFixture(dir, NamesystemFixture.conf());
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    nn.close();
-  }
-
-  private long now() {
-    return nn.physical.currentTimeMicros();
-  }
-
-  private void writeFile(String path, long length) throws Exception {
-    FileStatusProto created = nn.fs.files.create(ADMIN, path, 0644, "c", true, true, 1, 1 << 20, null).await();
-    LocatedBlockProto block = nn.fs.files.addBlock(ADMIN, path, created.getInodeId(), "c", null).await();
-    nn.fs.files.complete(ADMIN, path, created.getInodeId(), "c",
-        BlockProto.newBuilder().setBlockId(block.getBlock().getBlockId()).setNumBytes(length).build()).await();
-  }
 
   private FileStatusProto info(String path, long micros) throws Exception {
     return nn.fs.queries.getFileInfo(ADMIN, path, TimeSpec.system(micros));
@@ -63,13 +32,13 @@ class RetentionTest {
   void aReadBeforeTheHorizonIsRefusedNamingTheHorizonAndTheRule() throws Exception {
     nn.fs.directories.mkdirs(ADMIN, "/logs", 0755, true).await();
     nn.fs.directories.mkdirs(ADMIN, "/other", 0755, true).await();
-    writeFile("/logs/a", 10);
-    long old = now();
+    nn.writeFile("/logs/a", 10);
+    long old = nn.now();
     nn.advance(10 * SECOND);
     assertThat(info("/logs/a", old).getLength()).isEqualTo(10);
 
     nn.fs.history.setRetention(ADMIN, "/logs", RetentionRule.parse("5s")).await();
-    long recent = now() - 2 * SECOND;
+    long recent = nn.now() - 2 * SECOND;
     assertThat(info("/logs/a", recent).getLength()).isEqualTo(10);
     assertThatThrownBy(() -> info("/logs/a", old))
         .satisfies(e -> assertThat(codeOf(e)).isEqualTo(ErrorCode.HISTORY_EXPIRED))
@@ -86,7 +55,7 @@ class RetentionTest {
 
   @Test
   void onlyTheSuperuserSetsRulesAndOnlyOnDirectories() throws Exception {
-    writeFile("/f", 1);
+    nn.writeFile("/f", 1);
     assertThatThrownBy(() -> nn.fs.history.setRetention(ALICE, "/", RetentionRule.parse("1h")).await())
         .satisfies(e -> assertThat(codeOf(e)).isEqualTo(ErrorCode.ACCESS_DENIED));
     assertThatThrownBy(() -> nn.fs.history.setRetention(ADMIN, "/f", RetentionRule.parse("1h")).await())
@@ -114,11 +83,11 @@ class RetentionTest {
 
   @Test
   void aPinKeepsItsMomentReadableBeyondTheHorizonUntilUnpinned() throws Exception {
-    writeFile("/d/f", 7);
+    nn.writeFile("/d/f", 7);
     nn.advance(SECOND);
-    long pinned = now();
+    long pinned = nn.now();
     nn.advance(SECOND);
-    writeFile("/d/f", 9);  // overwrite: another inode under the same name
+    nn.writeFile("/d/f", 9);  // overwrite: another inode under the same name
     Pin pin = nn.fs.history.pin(ADMIN, "/d", TimeSpec.system(pinned), "before").await();
     assertThat(pin.path()).isEqualTo("/d");
     nn.fs.history.setRetention(ADMIN, "/d", RetentionRule.parse("1s")).await();
@@ -140,8 +109,8 @@ class RetentionTest {
 
   @Test
   void aMomentAlreadyBeyondTheHorizonCannotBePinned() throws Exception {
-    writeFile("/d/f", 7);
-    long old = now();
+    nn.writeFile("/d/f", 7);
+    long old = nn.now();
     nn.fs.history.setRetention(ADMIN, "/d", RetentionRule.parse("1s")).await();
     nn.advance(10 * SECOND);
     assertThatThrownBy(() -> nn.fs.history.pin(ADMIN, "/d", TimeSpec.system(old), "late").await())
@@ -154,8 +123,8 @@ class RetentionTest {
   void theNewestVersionsAndTierMomentsOfARuleStayReadable() throws Exception {
     long[] moments = new long[5];
     for (int i = 0; i < moments.length; i++) {
-      writeFile("/v/f", 100 + i);
-      moments[i] = now();
+      nn.writeFile("/v/f", 100 + i);
+      moments[i] = nn.now();
       nn.advance(10 * SECOND + 1234);
     }
     nn.fs.history.setRetention(ADMIN, "/v", RetentionRule.parse("1s 2v")).await();
@@ -173,9 +142,9 @@ class RetentionTest {
 
   @Test
   void versionsListsWhatIsReadableAndTheVersionCurrentAtTheHorizon() throws Exception {
-    writeFile("/w/f", 1);
+    nn.writeFile("/w/f", 1);
     nn.advance(10 * SECOND);
-    writeFile("/w/f", 2);
+    nn.writeFile("/w/f", 2);
     nn.advance(10 * SECOND);
     nn.fs.history.setRetention(ADMIN, "/w", RetentionRule.parse("5s")).await();
     List<VersionProto> versions = nn.fs.queries.listVersions(ADMIN, "/w/f");
@@ -189,8 +158,8 @@ class RetentionTest {
 
   @Test
   void rulesAndPinsSurviveARestartFromTheEditLogAndFromACheckpoint() throws Exception {
-    writeFile("/r/f", 3);
-    long pinned = now();
+    nn.writeFile("/r/f", 3);
+    long pinned = nn.now();
     nn.advance(SECOND);
     nn.fs.history.setRetention(ADMIN, "/r", RetentionRule.parse("2s 4v")).await();
     nn.fs.history.pin(ADMIN, "/r/f", TimeSpec.system(pinned), "p1").await();
