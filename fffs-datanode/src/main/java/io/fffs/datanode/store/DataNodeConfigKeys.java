@@ -92,6 +92,13 @@ public final class DataNodeConfigKeys {
   public static final String SEGMENT_FILE_SIZE_KEY = "fffs.datanode.segment.file.size";
   public static final long SEGMENT_FILE_SIZE_DEFAULT = 1L << 30;
 
+  /**
+   * Segment files kept open for reading evicted pages back when no reader holds them (the least recently used idle
+   * ones are closed beyond it; files a reader holds stay open however many there are).
+   */
+  public static final String SEGMENT_OPEN_FILES_KEY = "fffs.datanode.segment.open-files";
+  public static final int SEGMENT_OPEN_FILES_DEFAULT = 256;
+
   /** Rate of the background scrubber over the segment files; 0 switches it off. Units as Hadoop byte sizes. */
   public static final String SCRUBBER_RATE_KEY = "fffs.datanode.scrubber.bytes-per-second";
   public static final long SCRUBBER_RATE_DEFAULT = 1L << 20;
@@ -210,6 +217,10 @@ public final class DataNodeConfigKeys {
   public static long segmentFileSize(Configuration conf) {
     return positive(conf, SEGMENT_FILE_SIZE_KEY,
         conf.getLongBytes(SEGMENT_FILE_SIZE_KEY, SEGMENT_FILE_SIZE_DEFAULT));
+  }
+
+  public static int segmentOpenFiles(Configuration conf) {
+    return (int) positive(conf, SEGMENT_OPEN_FILES_KEY, conf.getInt(SEGMENT_OPEN_FILES_KEY, SEGMENT_OPEN_FILES_DEFAULT));
   }
 
   public static long blockMaxSize(Configuration conf) {

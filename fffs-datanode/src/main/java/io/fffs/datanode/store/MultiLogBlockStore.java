@@ -113,7 +113,8 @@ public final class MultiLogBlockStore implements BlockStore {
                 DataNodeConfigKeys.PERSISTENCE_DIRECT_IO_KEY));
         persistence.start();
       }
-      SegmentPageReader disk = new SegmentPageReader(dataDir, pageSize, stats);
+      SegmentPageReader disk = new SegmentPageReader(dataDir, pageSize, stats,
+          DataNodeConfigKeys.segmentOpenFiles(conf));
       SegmentCleaner cleaner = null;
       long cleanRate = DataNodeConfigKeys.cleanerRate(conf);
       if (persistent && cleanRate > 0) {

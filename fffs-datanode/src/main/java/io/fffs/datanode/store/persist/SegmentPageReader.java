@@ -9,8 +9,9 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.zip.CRC32C;
 
 /**
@@ -20,7 +21,9 @@ import java.util.zip.CRC32C;
  * <p>A reader {@link #acquire}s the files it will read while it holds the block's read lock (so that what it found
  * there is still where it looks) and releases them when done. The segment cleaner {@link #retire}s a file once it
  * has moved every live record out of it: the file is gone for new readers at once, and its channel is closed when
- * the last reader that acquired it releases it. Thread-safe.
+ * the last reader that acquired it releases it. Files no reader holds are kept open for the next reader, at most
+ * {@code maxIdleOpen} of all open files counted: beyond that the least recently used idle ones are closed (and
+ * reopened when read again), so a DataNode with many segment files never runs out of file descriptors. Thread-safe.
  */
 public final class SegmentPageReader implements AutoCloseable {
   /** One open segment file and the readers that hold it. */
@@ -49,12 +52,16 @@ public final class SegmentPageReader implements AutoCloseable {
   private final Path dir;
   private final int pageSize;
   private final StoreStats stats;
-  private final ConcurrentMap<Long, Handle> handles = new ConcurrentHashMap<>();
+  /** Open files, least recently acquired first; guarded by this. */
+  private final Map<Long, Handle> handles = new LinkedHashMap<>(16, 0.75f, true);
+  private final int maxOpen;
 
-  public SegmentPageReader(Path dir, int pageSize, StoreStats stats) {
+  /** @param maxOpen open files beyond which idle ones are closed, least recently used first */
+  public SegmentPageReader(Path dir, int pageSize, StoreStats stats, int maxOpen) {
     this.dir = dir;
     this.pageSize = pageSize;
     this.stats = stats;
+    this.maxOpen = maxOpen;
   }
 
   /**
@@ -75,6 +82,7 @@ public final class SegmentPageReader implements AutoCloseable {
         handles.put(file, handle);
       }
       handle.refs++;
+      closeIdleBeyondMax();
       return handle;
     }
   }
@@ -83,7 +91,26 @@ public final class SegmentPageReader implements AutoCloseable {
   public synchronized void release(Handle handle) {
     if (--handle.refs == 0 && handle.retired) {
       closeQuietly(handle.channel);
+    } else if (handle.refs == 0) {
+      closeIdleBeyondMax();
     }
+  }
+
+  /** Closes idle files, least recently used first, while more than {@link #maxOpen} are open. */
+  private void closeIdleBeyondMax() {
+    Iterator<Handle> open = handles.values().iterator();
+    while (handles.size() > maxOpen && open.hasNext()) {
+      Handle handle = open.next();
+      if (handle.refs == 0) {
+        open.remove();
+        closeQuietly(handle.channel);
+      }
+    }
+  }
+
+  /** Files open now (tests). */
+  synchronized int openFiles() {
+    return handles.size();
   }
 
   /**
