@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import org.apache.hadoop.conf.Configuration;
 
 /**
  * DataNodes of a {@link MiniFffsCluster} (started with none of its own) running as separate JVM processes, the
@@ -21,6 +22,13 @@ import java.util.UUID;
 final class DataNodeProcesses implements AutoCloseable {
   private final List<NodeProcess> nodes = new ArrayList<>();
   private final List<Path> arenas = new ArrayList<>();
+
+  /** A cluster configuration with one copy per block, so that blocks spread over the DataNodes one each. */
+  static Configuration unreplicated() {
+    Configuration conf = new Configuration();
+    conf.setInt(NameNodeConfigKeys.REPLICATION_KEY, 1);
+    return conf;
+  }
 
   /** Starts {@code count} DataNodes with {@code capacity} bytes of arena each; data and logs under {@code dir}. */
   static DataNodeProcesses start(MiniFffsCluster cluster, int count, long capacity, Path dir) throws IOException {

@@ -9,7 +9,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.knowm.xchart.XYChart;
 
@@ -38,7 +37,7 @@ final class ScalingBenchmark implements EndToEndBenchmark.Run {
       int clients = nodes * CLIENTS_PER_NODE;
       long arena = CLIENTS_PER_NODE * perClient * 2 + (128L << 20); // room if placement is uneven
       MiniFffsCluster cluster = MiniFffsCluster.builder().baseDir(tmp.resolve("n" + nodes)).numDataNodes(0)
-          .conf(new Configuration()).build();
+          .conf(DataNodeProcesses.unreplicated()).build();
       List<FileSystem> fss = new ArrayList<>();
       ExecutorService pool = Executors.newFixedThreadPool(clients);
       DataNodeProcesses dataNodes = null;

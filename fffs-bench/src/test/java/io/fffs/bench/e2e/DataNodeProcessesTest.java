@@ -7,7 +7,6 @@ import io.fffs.minicluster.MiniFffsCluster;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
@@ -22,7 +21,7 @@ class DataNodeProcessesTest {
   @Test
   void dataNodesInOtherProcessesStoreAndServeBlocksRoundRobin() throws Exception {
     try (MiniFffsCluster cluster = MiniFffsCluster.builder().baseDir(tmp.resolve("nn")).numDataNodes(0)
-        .conf(new Configuration()).build();
+        .conf(DataNodeProcesses.unreplicated()).build();
         DataNodeProcesses dataNodes = DataNodeProcesses.start(cluster, 2, 16L << 20, tmp.resolve("dn"))) {
       assertEquals(2, cluster.getNameNode().namesystem().datanodes().liveCount());
       Set<String> hosts = new HashSet<>();
