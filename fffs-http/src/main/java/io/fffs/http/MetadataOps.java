@@ -3,6 +3,8 @@ package io.fffs.http;
 import io.fffs.client.FreezeFrameFileSystem;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
+import io.fffs.common.time.TemporalPath;
+import io.fffs.common.time.TimeSpec;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.Arrays;
@@ -45,6 +47,8 @@ final class MetadataOps {
       }
       case GETVERSIONS:
         return WebHdfsJson.versions(fs.listVersions(path));
+      case GETHISTORYDIFF:
+        return historyDiff(call, fs);
       case MKDIRS:
         return WebHdfsJson.bool(fs.mkdirs(path, call.permission((short) 0755)));
       case RENAME:
@@ -79,6 +83,15 @@ final class MetadataOps {
       default:
         throw new FffsException(ErrorCode.INTERNAL, call.op + " is not a metadata operation");
     }
+  }
+
+  /** The differences between the request's time and {@code to=}, each time's pin looked up as the CLI does. */
+  private static String historyDiff(Call call, FreezeFrameFileSystem fs) throws IOException {
+    String to = call.string("to");
+    TimeSpec toTime = to == null || to.isEmpty() ? TimeSpec.latest() : TimeSpec.parse(to);
+    TimeSpec from = fs.timeOf(call.path.path);
+    TimeSpec until = toTime.isLatest() ? toTime : fs.timeOf(TemporalPath.withTime(call.path.plain, toTime));
+    return WebHdfsJson.historyDiff(from, until, fs.diff(call.path.plain, from, until));
   }
 
   /** Whether a listing of {@code path} is the file itself rather than a directory's entries. */

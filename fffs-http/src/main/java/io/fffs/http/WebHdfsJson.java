@@ -1,6 +1,8 @@
 package io.fffs.http;
 
 import io.fffs.client.FileVersion;
+import io.fffs.client.HistoryDifference;
+import io.fffs.common.time.TimeSpec;
 import java.util.List;
 import org.apache.hadoop.fs.BlockLocation;
 import org.apache.hadoop.fs.ContentSummary;
@@ -112,6 +114,28 @@ final class WebHdfsJson {
           .field("marker", version.marker())
           .field("length", version.length())
           .field("change", version.change())
+          .endObject();
+    }
+    return json.endArray().endObject().endObject().toString();
+  }
+
+  /**
+   * FFFS's {@code GETHISTORYDIFF}: {@code {"HistoryDiff": {"from", "to", "DiffEntry": [{"kind", "path", "target",
+   * "lengthBefore", "lengthAfter"}]}}}, sorted by path; {@code kind} is CREATED, DELETED, RENAMED or MODIFIED, and
+   * a length is -1 where the entry did not exist.
+   */
+  static String historyDiff(TimeSpec from, TimeSpec to, List<HistoryDifference> differences) {
+    Json json = new Json().beginObject().beginObject("HistoryDiff")
+        .field("from", from.toString())
+        .field("to", to.toString())
+        .beginArray("DiffEntry");
+    for (HistoryDifference difference : differences) {
+      json.beginObject()
+          .field("kind", difference.kind().name())
+          .field("path", difference.path())
+          .field("target", difference.target())
+          .field("lengthBefore", difference.lengthBefore())
+          .field("lengthAfter", difference.lengthAfter())
           .endObject();
     }
     return json.endArray().endObject().endObject().toString();

@@ -19,6 +19,8 @@ enum WebHdfsOp {
   GETFILEBLOCKLOCATIONS("GET", Kind.READ, false),
   /** FFFS: every past state of a path. */
   GETVERSIONS("GET", Kind.READ, false),
+  /** FFFS: what changed in a tree between the request's time and {@code to=} (default: now). */
+  GETHISTORYDIFF("GET", Kind.READ, false),
   CREATE("PUT", Kind.WRITE, true),
   MKDIRS("PUT", Kind.WRITE, false),
   RENAME("PUT", Kind.WRITE, false),

@@ -112,6 +112,39 @@ class WebHdfsGatewayTest {
   }
 
   @Test
+  void historyDiffListsWhatChangedBetweenTwoMoments() throws Exception {
+    http.twoStep("PUT", "/hd/a", "op=CREATE&user.name=alice", bytes("one"));
+    http.twoStep("PUT", "/hd/gone", "op=CREATE&user.name=alice", bytes("x"));
+    String before = TimeSpec.system(fs.currentTime().physicalMicros()).toMarker();
+    http.twoStep("POST", "/hd/a", "op=APPEND&user.name=alice", bytes("two"));
+    http.twoStep("PUT", "/hd/new", "op=CREATE&user.name=alice", bytes("n"));
+    String middle = TimeSpec.system(fs.currentTime().physicalMicros()).toMarker();
+    http.send("DELETE", "/hd/gone", "op=DELETE&user.name=alice", null);
+
+    JsonNode untilMiddle = WebHdfs.json(http.send("GET", "/hd" + before, "op=GETHISTORYDIFF&user.name=alice&to="
+        + middle.substring(1), null)).get("HistoryDiff");
+    assertThat(untilMiddle.get("from").asText()).isEqualTo(before);
+    assertThat(kindsByPath(untilMiddle)).containsExactly("MODIFIED /hd/a 3->6", "CREATED /hd/new -1->1");
+    JsonNode untilNow = WebHdfs.json(http.send("GET", "/hd", "op=GETHISTORYDIFF&user.name=alice&at="
+        + before.substring(1), null)).get("HistoryDiff");
+    assertThat(untilNow.get("to").asText()).isEqualTo("latest");
+    assertThat(kindsByPath(untilNow)).containsExactly("MODIFIED /hd/a 3->6", "DELETED /hd/gone 1->-1",
+        "CREATED /hd/new -1->1");
+    JsonNode badTo = WebHdfs.error(http.send("GET", "/hd" + before, "op=GETHISTORYDIFF&user.name=alice&to=yesterday",
+        null), 400);
+    assertThat(badTo.get("code").asText()).isEqualTo("MALFORMED_TIME");
+  }
+
+  private static java.util.List<String> kindsByPath(JsonNode diff) {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    for (JsonNode entry : diff.get("DiffEntry")) {
+      out.add(entry.get("kind").asText() + " " + entry.get("path").asText() + " "
+          + entry.get("lengthBefore").asLong() + "->" + entry.get("lengthAfter").asLong());
+    }
+    return out;
+  }
+
+  @Test
   void writesToThePastAreForbiddenAndTheFutureIsAnError() throws Exception {
     http.twoStep("PUT", "/past/f", "op=CREATE&user.name=alice", bytes("v1"));
     String marker = TimeSpec.system(fs.currentTime().physicalMicros()).toMarker();
