@@ -109,6 +109,22 @@ public interface BlockStore extends AutoCloseable {
   BlockInfo infoAtLogIndex(long blockId, int logIndex) throws FffsException;
 
   /**
+   * The block's log entries now, oldest first (empty when this store does not have the block): what a copy of the
+   * block on another DataNode applies, each entry's bytes read with {@link #readAtLogIndex}.
+   */
+  default java.util.List<LogEntry> logEntries(long blockId) throws FffsException {
+    throw new FffsException(io.fffs.common.error.ErrorCode.UNSUPPORTED, "this block store cannot list a log");
+  }
+
+  /**
+   * Drops this replica of the block with its whole history (the other replicas keep it). Returns false, dropping
+   * nothing, while the block is in a write pipeline here or has entries not yet durable.
+   */
+  default boolean dropReplica(long blockId) throws FffsException {
+    throw new FffsException(io.fffs.common.error.ErrorCode.UNSUPPORTED, "this block store keeps no replicas");
+  }
+
+  /**
    * Returns once each named block is durable up to the entry that was its last when this was called. Blocks this
    * store never had are skipped.
    *

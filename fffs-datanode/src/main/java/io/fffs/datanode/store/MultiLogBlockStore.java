@@ -356,6 +356,53 @@ public final class MultiLogBlockStore implements BlockStore {
   }
 
   @Override
+  public List<LogEntry> logEntries(long blockId) throws FffsException {
+    checkOpen();
+    Block block = blocks.get(blockId);
+    if (block == null) {
+      return List.of();
+    }
+    block.readLock().lock();
+    try {
+      BlockLog log = block.log();
+      List<LogEntry> entries = new ArrayList<>(log.count());
+      for (int i = 0; i < log.count(); i++) {
+        entries.add(new LogEntry(log.op(i), log.hlc(i), log.userTime(i), log.offset(i), log.length(i),
+            log.lengthAfter(i)));
+      }
+      return entries;
+    } finally {
+      block.readLock().unlock();
+    }
+  }
+
+  @Override
+  public boolean dropReplica(long blockId) throws FffsException {
+    checkOpen();
+    Block block = blocks.get(blockId);
+    if (block == null) {
+      return true;
+    }
+    if (!block.writerLock().tryLock()) {
+      return false;  // being written: asked again with a later heartbeat
+    }
+    try {
+      int count = block.log().count();
+      if (block.replicaFrontier() != Block.NOT_FOLLOWING
+          || (persistence != null && (block.durableCount() < count || block.enqueuedCount() < count))) {
+        return false;
+      }
+      // Its records in the segment files go when the cleaner rewrites them; a restart before that brings the
+      // replica back, reported, and the NameNode asks again.
+      blocks.remove(blockId);
+      stats.blocksCollected.increment();
+      return true;
+    } finally {
+      block.writerLock().unlock();
+    }
+  }
+
+  @Override
   public HlcTimestamp durableFrontier() {
     return tracker.frontier();
   }
