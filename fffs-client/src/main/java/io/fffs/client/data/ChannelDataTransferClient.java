@@ -113,7 +113,8 @@ final class ChannelDataTransferClient implements DataTransferClient {
       pipeline.end(members.subList(1, members.size()), clock.last());
       throw e;
     }
-    return new ReplicatedBlockWriter(pipeline, writers, clock, blockId);
+    return new ReplicatedBlockWriter(pipeline, writers, clock, blockId,
+        datanode -> packetWriter(datanode, blockId, token, options));
   }
 
   @Override

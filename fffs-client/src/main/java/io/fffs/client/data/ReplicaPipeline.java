@@ -9,6 +9,7 @@ import io.fffs.common.proto.DataTransferProtos.ReplicaEndRequestProto;
 import io.fffs.common.proto.DataTransferProtos.ReplicaOpenRequestProto;
 import io.fffs.common.proto.DataTransferProtos.ReplicaRoleProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
+import io.fffs.common.proto.DataTransferProtos.TransferBlockRequestProto;
 import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.TimeSpec;
@@ -112,6 +113,17 @@ final class ReplicaPipeline {
             e.getMessage());
       }
     }
+  }
+
+  /**
+   * Has {@code source} copy the block's whole log to {@code target}, then opens {@code target} as a follower and
+   * adds it to the members; the writer holds its packets meanwhile.
+   */
+  void addFollower(DatanodeIdProto source, DatanodeIdProto target) throws IOException {
+    calls.call(source, request(OpProto.TRANSFER_BLOCK).setTransferBlock(TransferBlockRequestProto.newBuilder()
+        .setBlockId(blockId).setTargetHost(target.getHost()).setTargetDataPort(target.getDataPort())));
+    open(target, ReplicaRoleProto.FOLLOWER);
+    members.add(target);
   }
 
   private boolean tryOpen(DatanodeIdProto datanode, ReplicaRoleProto role) {

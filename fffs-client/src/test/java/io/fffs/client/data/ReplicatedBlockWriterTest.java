@@ -69,7 +69,9 @@ class ReplicatedBlockWriterTest {
       writers.add(new PacketWriter(channels.get(member.getDatanodeUuid()), member, clock, BLOCK, null, OPTIONS,
           writers.size() + 1, 8, 64 << 10, 256 << 10, false, 60_000));
     }
-    return new ReplicatedBlockWriter(pipeline, writers, clock, BLOCK);
+    return new ReplicatedBlockWriter(pipeline, writers, clock, BLOCK, datanode -> {
+      throw new IOException("no DataNode joins in this test");
+    });
   }
 
   private static ByteBuffer bytes(int length) {

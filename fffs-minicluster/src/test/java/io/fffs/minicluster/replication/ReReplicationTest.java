@@ -58,18 +58,9 @@ class ReReplicationTest {
     try (MiniFffsCluster cluster = ReplicatedHistoryTest.cluster(base, conf(3), 3);
         FreezeFrameFileSystem fs = cluster.getFileSystem();
         Replicas replicas = new Replicas(cluster)) {
-      Path home = Files.createDirectories(base.resolve("dn-process"));
-      NodeProcess victim = NodeProcess.start("io.fffs.datanode.DataNodeMain", "-Xmx256m", home.resolve("log"),
-          DataNodeServiceConfigKeys.NAMENODE_ADDRESS_KEY + "="
-              + cluster.getConfiguration().get(NameNodeConfigKeys.RPC_ADDRESS_KEY),
-          DataNodeServiceConfigKeys.DATA_ADDRESS_KEY + "=127.0.0.1:0",
-          DataNodeServiceConfigKeys.HEARTBEAT_INTERVAL_KEY + "=200ms",
-          DataNodeConfigKeys.DATA_DIR_KEY + "=" + home.resolve("data"),
-          DataNodeConfigKeys.MEMORY_DIR_KEY + "=" + arena,
-          DataNodeConfigKeys.MEMORY_CAPACITY_KEY + "=" + (64 << 20));
+      NodeProcess victim = startDataNodeProcess(cluster, base.resolve("dn-process"), arena);
       try {
-        String victimUuid = victim.output().stream().filter(line -> line.startsWith("id=")).findFirst()
-            .orElseThrow().substring(3);
+        String victimUuid = uuidOf(victim);
         cluster.awaitDataNodes(4);
         Random random = new Random(32);
         long[] window = writeHistory(fs, random);
@@ -144,6 +135,25 @@ class ReReplicationTest {
             "block " + blockId + " dropped on " + dropped);
       }
     }
+  }
+
+  /** A DataNode of {@code cluster} in a JVM of its own (killable with SIGKILL), its arena in {@code arena}. */
+  static NodeProcess startDataNodeProcess(MiniFffsCluster cluster, Path home, Path arena) throws IOException {
+    Files.createDirectories(home);
+    return NodeProcess.start("io.fffs.datanode.DataNodeMain", "-Xmx256m", home.resolve("log"),
+        DataNodeServiceConfigKeys.NAMENODE_ADDRESS_KEY + "="
+            + cluster.getConfiguration().get(NameNodeConfigKeys.RPC_ADDRESS_KEY),
+        DataNodeServiceConfigKeys.DATA_ADDRESS_KEY + "=127.0.0.1:0",
+        DataNodeServiceConfigKeys.HEARTBEAT_INTERVAL_KEY + "=200ms",
+        DataNodeConfigKeys.DATA_DIR_KEY + "=" + home.resolve("data"),
+        DataNodeConfigKeys.MEMORY_DIR_KEY + "=" + arena,
+        DataNodeConfigKeys.MEMORY_CAPACITY_KEY + "=" + (64 << 20));
+  }
+
+  /** The uuid a DataNode process printed. */
+  static String uuidOf(NodeProcess dataNode) {
+    return dataNode.output().stream().filter(line -> line.startsWith("id=")).findFirst().orElseThrow()
+        .substring(3);
   }
 
   /** Appends and overwrites in place, hflushing each round; returns the time window the history spans. */
@@ -225,11 +235,11 @@ class ReReplicationTest {
     return block -> block.getLocationsList().stream().anyMatch(l -> l.getDatanodeUuid().equals(uuid));
   }
 
-  private interface Check {
+  interface Check {
     boolean holds() throws Exception;
   }
 
-  private static void awaitTrue(Check check, String what) throws Exception {
+  static void awaitTrue(Check check, String what) throws Exception {
     long deadline = System.nanoTime() + 60_000_000_000L;
     while (!check.holds()) {
       assertThat(System.nanoTime()).as("waiting for: %s", what).isLessThan(deadline);
@@ -237,7 +247,7 @@ class ReReplicationTest {
     }
   }
 
-  private static void deleteRecursively(Path dir) throws IOException {
+  static void deleteRecursively(Path dir) throws IOException {
     if (!Files.exists(dir)) {
       return;
     }

@@ -302,7 +302,7 @@ public final class DatanodeManager {
    * the least loaded (fewest blocks) first; only those whose clock is within the max offset of the source's.
    */
   public List<DatanodeIdProto> chooseCopyTargets(int n, String sourceUuid, java.util.Set<String> exclude) {
-    DatanodeDescriptor source = datanodes.get(sourceUuid);
+    DatanodeDescriptor source = sourceUuid == null ? null : datanodes.get(sourceUuid);
     List<DatanodeDescriptor> candidates = new ArrayList<>();
     for (DatanodeDescriptor descriptor : datanodes.values()) {
       if (isLive(descriptor) && descriptor.isHealthy() && !exclude.contains(descriptor.uuid()) && (source == null
