@@ -63,7 +63,7 @@ class ReplicatedBlockWriterTest {
 
   private ReplicatedBlockWriter writer(Map<String, Long> lastEntries) throws IOException {
     ReplicaPipeline pipeline = ReplicaPipeline.open(calls(lastEntries), List.of(dn("a"), dn("b"), dn("c")), BLOCK,
-        null);
+        null, clock);
     List<PacketWriter> writers = new ArrayList<>();
     for (DatanodeIdProto member : pipeline.members()) {
       writers.add(new PacketWriter(channels.get(member.getDatanodeUuid()), member, clock, BLOCK, null, OPTIONS,

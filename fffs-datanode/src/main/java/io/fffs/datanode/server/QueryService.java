@@ -111,6 +111,7 @@ final class QueryService {
           // The file is closed at the NameNode before its blocks are cut, so no writer races with this.
           require(request.hasTruncate(), request);
           TruncateBlockRequestProto truncate = request.getTruncate();
+          store.checkPipelineEpoch(truncate.getBlockId(), truncate.getPipelineEpoch());
           WriteResult cut = truncate.hasReplica()
               ? store.truncate(truncate.getBlockId(), truncate.getNewLength(), WriteRules.stamp(truncate.getReplica()))
               : store.truncate(truncate.getBlockId(), truncate.getNewLength());
@@ -120,7 +121,7 @@ final class QueryService {
         case REPLICA_OPEN:
           require(request.hasReplicaOpen(), request);
           store.openReplica(request.getReplicaOpen().getBlockId(),
-              ReplicaRole.valueOf(request.getReplicaOpen().getRole().name()));
+              ReplicaRole.valueOf(request.getReplicaOpen().getRole().name()), request.getReplicaOpen().getEpoch());
           break;
         case TRANSFER_BLOCK:
           require(request.hasTransferBlock(), request);
@@ -137,6 +138,7 @@ final class QueryService {
           break;
         case REPLICA_END:
           require(request.hasReplicaEnd(), request);
+          store.checkPipelineEpoch(request.getReplicaEnd().getBlockId(), request.getReplicaEnd().getEpoch());
           store.endReplica(request.getReplicaEnd().getBlockId(),
               HlcTimestamp.fromProto(request.getReplicaEnd().getFrontierHlc()));
           break;

@@ -75,6 +75,23 @@ public interface BlockStore extends AutoCloseable {
   }
 
   /**
+   * {@link #openReplica(long, ReplicaRole)} for the pipeline of {@code epoch} (0: unchecked), which becomes the
+   * block's here.
+   *
+   * @throws FffsException {@code REPLICA_STALE} if the block was opened here for a pipeline of a higher epoch
+   */
+  default HlcTimestamp openReplica(long blockId, ReplicaRole role, long epoch) throws FffsException {
+    checkPipelineEpoch(blockId, epoch);
+    return openReplica(blockId, role);
+  }
+
+  /**
+   * Refuses ({@code REPLICA_STALE}) a change sent by the pipeline of {@code epoch} when the block was opened here
+   * for a later pipeline: its writer was replaced. 0 is not checked.
+   */
+  default void checkPipelineEpoch(long blockId, long epoch) throws FffsException {}
+
+  /**
    * Ends a pipeline on a follower: the clock takes in {@code frontier} (the primary's clock at the last entry), then
    * the block answers by this node's clock again.
    */

@@ -198,8 +198,33 @@ public final class MultiLogBlockStore implements BlockStore {
 
   @Override
   public HlcTimestamp openReplica(long blockId, ReplicaRole role) throws FffsException {
+    return openReplica(blockId, role, 0);
+  }
+
+  @Override
+  public void checkPipelineEpoch(long blockId, long epoch) throws FffsException {
+    Block block = blocks.get(blockId);
+    if (block != null && epoch != 0) {
+      checkEpoch(block, epoch);
+    }
+  }
+
+  private static void checkEpoch(Block block, long epoch) throws FffsException {
+    if (Long.compareUnsigned(epoch, block.pipelineEpoch()) < 0) {
+      throw new FffsException(ErrorCode.REPLICA_STALE, "block " + block.id() + " was opened here by a newer write"
+          + " pipeline (epoch " + HlcTimestamp.valueOf(block.pipelineEpoch()) + ") than this request's ("
+          + HlcTimestamp.valueOf(epoch) + "): its writer was replaced, so nothing was changed");
+    }
+  }
+
+  @Override
+  public HlcTimestamp openReplica(long blockId, ReplicaRole role, long epoch) throws FffsException {
     Block block = startMutation(blockId);
     try {
+      if (epoch != 0) {
+        checkEpoch(block, epoch);
+        block.setPipelineEpoch(epoch);
+      }
       block.writeLock().lock();
       try {
         switch (role) {
