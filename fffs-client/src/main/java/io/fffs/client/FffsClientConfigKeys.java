@@ -31,6 +31,21 @@ public final class FffsClientConfigKeys {
   public static final String DFS_REPLICATION_KEY = "dfs.replication";
   public static final short REPLICATION_DEFAULT = 3;
 
+  /**
+   * Whether a writer replaces a DataNode that left a block's pipeline (HDFS's
+   * {@code dfs.client.block.write.replace-datanode-on-failure.policy}): {@code NEVER}; {@code DEFAULT}, when the
+   * block is written with a replication of 3 or more; {@code ALWAYS}, whenever one is lost. The replacement first
+   * gets the block's history so far, copied by the primary.
+   */
+  public static final String REPLACE_DATANODE_POLICY_KEY = "fffs.client.replace-datanode-on-failure.policy";
+  public static final String REPLACE_DATANODE_POLICY_DEFAULT = "DEFAULT";
+  /**
+   * Whether a write goes on when no replacement can be found or given the history (true: with the DataNodes that
+   * are left, the block under-replicated until the NameNode restores it; false: the write fails, as in HDFS).
+   */
+  public static final String REPLACE_DATANODE_BEST_EFFORT_KEY = "fffs.client.replace-datanode-on-failure.best-effort";
+  public static final boolean REPLACE_DATANODE_BEST_EFFORT_DEFAULT = true;
+
   /** The NameNode port when a URI names none. */
   public static final int DEFAULT_PORT = 8020;
 

@@ -57,6 +57,9 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   private final List<Long> renewAtMillis = new ArrayList<>();
   private final Map<Long, BlockWriter> writers = new HashMap<>();
   private final Set<Long> unsynced = new LinkedHashSet<>();
+  /** Per block: how many DataNodes its pipeline started with (a repair adds DataNodes up to it). */
+  private final Map<Long, Integer> wanted = new HashMap<>();
+  private final PipelineRepair repair;
   private final byte[] packet;
   /** Latency mode: every write call goes out as its own packet (one block-log entry, one user-time stamp). */
   private final boolean sendEachWrite;
@@ -74,6 +77,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     this.fileId = fileId;
     this.blockSize = blockSize;
     this.options = new WriteOptions(blockSize, userTimePlugin);
+    this.repair = new PipelineRepair(client.conf(), nn, path, fileId, client.clientName());
     for (LocatedBlockProto block : existing) {
       blockIds.add(block.getBlock().getBlockId());
       blockLocations.add(List.copyOf(block.getLocationsList()));
@@ -187,6 +191,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       }
       writer = client.data().openWriter(locations, blockId, blockTokens.get(index), options);
       writers.put(blockId, writer);
+      wanted.putIfAbsent(blockId, locations.size());
       keepMembers(blockId, writer);
     }
     return writer;
@@ -277,6 +282,9 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     sendPacket();
     for (Map.Entry<Long, BlockWriter> writer : writers.entrySet()) {
       writer.getValue().flush();
+      if (writer.getKey().equals(blockIds.get(blockIds.size() - 1))) {
+        repair.repair(writer.getKey(), writer.getValue(), wanted.getOrDefault(writer.getKey(), 0));
+      }
       keepMembers(writer.getKey(), writer.getValue());
     }
   }

@@ -60,7 +60,27 @@ public final class DataNodeServiceConfigKeys {
   public static final String WRITE_QUEUE_CAPACITY_KEY = "fffs.datanode.server.write-queue";
   public static final int WRITE_QUEUE_CAPACITY_DEFAULT = 128;
 
+  /**
+   * Bytes per second this DataNode sends, over all its streams, when it copies blocks to other DataNodes for
+   * re-replication (HDFS's balancer bandwidth plays this role there); 0: unthrottled.
+   */
+  public static final String REPLICATION_BANDWIDTH_KEY = "fffs.datanode.replication.bandwidth";
+  public static final long REPLICATION_BANDWIDTH_DEFAULT = 100L << 20;
+
+  /** Block copies this DataNode sends at once for re-replication; more wait (HDFS: max-streams 2). */
+  public static final String REPLICATION_MAX_STREAMS_KEY = "fffs.datanode.replication.max-streams";
+  public static final int REPLICATION_MAX_STREAMS_DEFAULT = 2;
+
   private DataNodeServiceConfigKeys() {}
+
+  public static long replicationBandwidth(Configuration conf) {
+    return Math.max(0, conf.getLongBytes(REPLICATION_BANDWIDTH_KEY, REPLICATION_BANDWIDTH_DEFAULT));
+  }
+
+  public static int replicationMaxStreams(Configuration conf) {
+    return (int) positive(REPLICATION_MAX_STREAMS_KEY,
+        conf.getInt(REPLICATION_MAX_STREAMS_KEY, REPLICATION_MAX_STREAMS_DEFAULT));
+  }
 
   public static InetSocketAddress dataAddress(Configuration conf) {
     return NetUtils.createSocketAddr(conf.getTrimmed(DATA_ADDRESS_KEY, DATA_ADDRESS_DEFAULT), 0, DATA_ADDRESS_KEY);

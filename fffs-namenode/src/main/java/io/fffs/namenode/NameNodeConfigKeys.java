@@ -68,6 +68,22 @@ public final class NameNodeConfigKeys {
   public static final String HISTORY_RESTORE_TIMEOUT_KEY = "fffs.history.restore.timeout";
   public static final long HISTORY_RESTORE_TIMEOUT_DEFAULT_MS = 600_000;
 
+  /**
+   * A DataNode silent for this long has its replicas copied elsewhere (re-replication, with their whole history).
+   * Longer than the dead interval above, as in HDFS (10 min 30 s), so that a restart does not start copies.
+   */
+  public static final String REPLICATION_DEAD_INTERVAL_KEY = "fffs.namenode.replication.dead-interval";
+  public static final long REPLICATION_DEAD_INTERVAL_DEFAULT_MS = 630_000;
+  /** How often the replication monitor compares every closed block's replicas with its file's replication. */
+  public static final String REPLICATION_INTERVAL_KEY = "fffs.namenode.replication.interval";
+  public static final long REPLICATION_INTERVAL_DEFAULT_MS = 3_000;
+  /** A block copy not reported done within this is scheduled again. */
+  public static final String REPLICATION_PENDING_TIMEOUT_KEY = "fffs.namenode.replication.pending-timeout";
+  public static final long REPLICATION_PENDING_TIMEOUT_DEFAULT_MS = 300_000;
+  /** Block copies one DataNode is asked to send at a time (HDFS: dfs.namenode.replication.max-streams). */
+  public static final String REPLICATION_MAX_STREAMS_KEY = "fffs.namenode.replication.max-streams";
+  public static final int REPLICATION_MAX_STREAMS_DEFAULT = 2;
+
   private NameNodeConfigKeys() {}
 
   public static long millis(Configuration conf, String key, long defaultMillis) {

@@ -40,6 +40,20 @@ public interface BlockWriter extends Closeable {
   default void drop(DatanodeIdProto datanode, IOException cause) {
   }
 
+  /** The DataNodes that left this writer's pipeline (failed followers), oldest first. */
+  default List<DatanodeIdProto> dropped() {
+    return List.of();
+  }
+
+  /**
+   * Adds {@code datanode}, which holds no replica of the block, to the pipeline as a follower, after having the
+   * primary copy the block's history so far to it ({@code TRANSFER_BLOCK}); every write sent so far must be
+   * acknowledged ({@link #flush}). Throws if the copy or the open fails, the pipeline unchanged.
+   */
+  default void addFollower(DatanodeIdProto datanode) throws IOException {
+    throw new java.io.IOException("this block writer has no pipeline to add a DataNode to");
+  }
+
   /** Flushes and releases the writer (the connection stays pooled). */
   @Override
   void close() throws IOException;

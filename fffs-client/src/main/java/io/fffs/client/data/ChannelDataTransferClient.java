@@ -98,7 +98,7 @@ final class ChannelDataTransferClient implements DataTransferClient {
     if (datanodes.size() == 1) {
       return packetWriter(datanodes.get(0), blockId, token, options);
     }
-    ReplicaPipeline pipeline = ReplicaPipeline.open(this::callWithinOffset, datanodes, blockId, token);
+    ReplicaPipeline pipeline = ReplicaPipeline.open(this::callWithinOffset, datanodes, blockId, token, clock);
     List<DatanodeIdProto> members = pipeline.members();
     List<PacketWriter> writers = new ArrayList<>(members.size());
     try {
@@ -113,7 +113,14 @@ final class ChannelDataTransferClient implements DataTransferClient {
       pipeline.end(members.subList(1, members.size()), clock.last());
       throw e;
     }
-    return new ReplicatedBlockWriter(pipeline, writers, clock, blockId);
+    for (PacketWriter writer : writers) {
+      writer.pipelineEpoch(pipeline.epoch());
+    }
+    return new ReplicatedBlockWriter(pipeline, writers, clock, blockId, datanode -> {
+      PacketWriter writer = packetWriter(datanode, blockId, token, options);
+      writer.pipelineEpoch(pipeline.epoch());
+      return writer;
+    });
   }
 
   @Override
@@ -122,18 +129,20 @@ final class ChannelDataTransferClient implements DataTransferClient {
     if (datanodes.size() == 1) {
       return truncate(datanodes.get(0), blockId, token, newLength);
     }
-    ReplicaPipeline pipeline = ReplicaPipeline.open(this::callWithinOffset, datanodes, blockId, token);
+    ReplicaPipeline pipeline = ReplicaPipeline.open(this::callWithinOffset, datanodes, blockId, token, clock);
     List<DatanodeIdProto> members = pipeline.members();
     List<DatanodeIdProto> followers = new ArrayList<>(members.subList(1, members.size()));
     try {
-      ResponseHeaderProto cut = call(pipeline.primary(), truncateRequest(token, blockId, newLength));
+      RequestHeaderProto.Builder primaryCut = truncateRequest(token, blockId, newLength);
+      primaryCut.getTruncateBuilder().setPipelineEpoch(pipeline.epoch());
+      ResponseHeaderProto cut = call(pipeline.primary(), primaryCut);
       ReplicaStampProto stamp = ReplicaStampProto.newBuilder().setEntryHlc(cut.getWrite().getEntryHlc())
           .setUserTime(cut.getWrite().getUserTime()).setLengthAfter(cut.getWrite().getBlockLength())
           .setFrontierHlc(cut.getHlc()).build();
       for (DatanodeIdProto follower : List.copyOf(followers)) {
         try {
           RequestHeaderProto.Builder request = truncateRequest(token, blockId, newLength);
-          request.getTruncateBuilder().setReplica(stamp);
+          request.getTruncateBuilder().setReplica(stamp).setPipelineEpoch(pipeline.epoch());
           call(follower, request);
         } catch (IOException e) {
           followers.remove(follower);

@@ -37,6 +37,7 @@ final class PacketWriter implements BlockWriter {
   /** Bytes copied and checksummed together (a multiple of the 512-byte chunk), so the CRC reads cached bytes. */
   static final int COPY_SLICE = 64 * 1024;
 
+  private long pipelineEpoch;
   private final DataChannel channel;
   private final DatanodeIdProto datanode;
   private final HybridLogicalClock clock;
@@ -57,6 +58,11 @@ final class PacketWriter implements BlockWriter {
    * @param window packets in flight at most
    * @param flushBytes queued bytes that are sent together (unless the channel sends each write)
    */
+  /** The epoch of the replicated pipeline this writer belongs to (0: none); set before the first packet. */
+  void pipelineEpoch(long epoch) {
+    this.pipelineEpoch = epoch;
+  }
+
   PacketWriter(DataChannel channel, DatanodeIdProto datanode, HybridLogicalClock clock, long blockId,
       BlockToken token, WriteOptions options, long streamId, int window, int packetSize, int flushBytes,
       boolean latencyMode, long timeoutMillis) {
@@ -144,6 +150,9 @@ final class PacketWriter implements BlockWriter {
     }
     if (stamp != null) {
       write.setReplica(stamp);
+    }
+    if (pipelineEpoch != 0) {
+      write.setPipelineEpoch(pipelineEpoch);
     }
     boolean flush = window.queued(n);
     RequestHeaderProto.Builder request = RequestHeaderProto.newBuilder();

@@ -9,8 +9,10 @@ import io.fffs.common.proto.DataTransferProtos.ReplicaEndRequestProto;
 import io.fffs.common.proto.DataTransferProtos.ReplicaOpenRequestProto;
 import io.fffs.common.proto.DataTransferProtos.ReplicaRoleProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
+import io.fffs.common.proto.DataTransferProtos.TransferBlockRequestProto;
 import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.TimeSpec;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -33,6 +35,7 @@ final class ReplicaPipeline {
   private final long blockId;
   private final BlockToken token;
   private final List<DatanodeIdProto> members;
+  private long epoch;
 
   private ReplicaPipeline(DataNodeCalls calls, long blockId, BlockToken token, List<DatanodeIdProto> members) {
     this.calls = calls;
@@ -42,8 +45,8 @@ final class ReplicaPipeline {
   }
 
   /** Opens the pipeline of {@code blockId} over {@code listed}, or throws naming every replica and its error. */
-  static ReplicaPipeline open(DataNodeCalls calls, List<DatanodeIdProto> listed, long blockId, BlockToken token)
-      throws IOException {
+  static ReplicaPipeline open(DataNodeCalls calls, List<DatanodeIdProto> listed, long blockId, BlockToken token,
+      HybridLogicalClock clock) throws IOException {
     ReplicaPipeline pipeline = new ReplicaPipeline(calls, blockId, token, new ArrayList<>());
     long[] last = new long[listed.size()];
     List<String> failures = new ArrayList<>();
@@ -65,6 +68,8 @@ final class ReplicaPipeline {
       throw new FffsException(ErrorCode.IO_ERROR, "no replica of block " + blockId + " can be written: "
           + String.join("; ", failures));
     }
+    // Above every member's clock as it answered, which took in any earlier pipeline's epoch with its open.
+    pipeline.epoch = clock.last().packed() + 1;
     List<DatanodeIdProto> followers = new ArrayList<>();
     DatanodeIdProto primary = null;
     for (int i = 0; i < listed.size(); i++) {
@@ -98,6 +103,11 @@ final class ReplicaPipeline {
     return members.get(0);
   }
 
+  /** The pipeline's epoch, sent with every open, write, cut and end (DataNodes refuse lower ones later). */
+  long epoch() {
+    return epoch;
+  }
+
   /**
    * Ends the pipeline on {@code followers} (those still in it) at {@code frontier}, the client's clock after the
    * last answer; a follower that cannot be told keeps following at its last frontier (it serves older times only).
@@ -106,12 +116,23 @@ final class ReplicaPipeline {
     for (DatanodeIdProto follower : followers) {
       try {
         calls.call(follower, request(OpProto.REPLICA_END).setReplicaEnd(ReplicaEndRequestProto.newBuilder()
-            .setBlockId(blockId).setFrontierHlc(frontier.toProto())));
+            .setBlockId(blockId).setFrontierHlc(frontier.toProto()).setEpoch(epoch)));
       } catch (IOException e) {
         LOG.warn("Could not end the pipeline of block {} on DataNode {}: {}", blockId, address(follower),
             e.getMessage());
       }
     }
+  }
+
+  /**
+   * Has {@code source} copy the block's whole log to {@code target}, then opens {@code target} as a follower and
+   * adds it to the members; the writer holds its packets meanwhile.
+   */
+  void addFollower(DatanodeIdProto source, DatanodeIdProto target) throws IOException {
+    calls.call(source, request(OpProto.TRANSFER_BLOCK).setTransferBlock(TransferBlockRequestProto.newBuilder()
+        .setBlockId(blockId).setTargetHost(target.getHost()).setTargetDataPort(target.getDataPort())));
+    open(target, ReplicaRoleProto.FOLLOWER);
+    members.add(target);
   }
 
   private boolean tryOpen(DatanodeIdProto datanode, ReplicaRoleProto role) {
@@ -127,7 +148,7 @@ final class ReplicaPipeline {
 
   private void open(DatanodeIdProto datanode, ReplicaRoleProto role) throws IOException {
     calls.call(datanode, request(OpProto.REPLICA_OPEN).setReplicaOpen(ReplicaOpenRequestProto.newBuilder()
-        .setBlockId(blockId).setRole(role)));
+        .setBlockId(blockId).setRole(role).setEpoch(epoch)));
   }
 
   private RequestHeaderProto.Builder request(OpProto op) {

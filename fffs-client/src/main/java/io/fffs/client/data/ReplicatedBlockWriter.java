@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A follower that fails (an error, a broken connection, a timeout) is dropped with a warning and gets nothing
  * more: the block is under-replicated, and the NameNode stops listing that replica once its older last entry is
- * reported. A primary that fails fails the writer. Not thread-safe (one writer thread).
+ * reported. {@link #addFollower} brings in a replacement with the history so far. A primary that fails fails the
+ * writer. Not thread-safe (one writer thread).
  */
 final class ReplicatedBlockWriter implements BlockWriter {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicatedBlockWriter.class);
@@ -40,12 +41,20 @@ final class ReplicatedBlockWriter implements BlockWriter {
   private final long blockId;
   private final int packetSize;
   private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+  private final List<DatanodeIdProto> dropped = new ArrayList<>();
+  private final WriterFactory factory;
   private boolean closed;
+
+  /** Opens a writer of the block to one more DataNode. */
+  interface WriterFactory {
+    PacketWriter open(DatanodeIdProto datanode) throws IOException;
+  }
 
   /** {@code writers}: one per pipeline member, the primary's first. */
   ReplicatedBlockWriter(ReplicaPipeline pipeline, List<PacketWriter> writers, HybridLogicalClock clock,
-      long blockId) {
+      long blockId, WriterFactory factory) {
     this.pipeline = pipeline;
+    this.factory = factory;
     this.primary = writers.get(0);
     this.followers = new ArrayList<>(writers.subList(1, writers.size()));
     this.clock = clock;
@@ -110,8 +119,9 @@ final class ReplicatedBlockWriter implements BlockWriter {
     if (!followers.remove(follower)) {
       return;
     }
-    LOG.warn("Dropped DataNode {} from the write pipeline of block {}: {}; the block is under-replicated from here"
-        + " on", ReplicaPipeline.address(follower.datanode()), blockId, cause.getMessage());
+    dropped.add(follower.datanode());
+    LOG.warn("Dropped DataNode {} from the write pipeline of block {}: {}; the block is under-replicated until a"
+        + " replacement joins", ReplicaPipeline.address(follower.datanode()), blockId, cause.getMessage());
     try {
       follower.close();
     } catch (IOException e) {
@@ -155,6 +165,29 @@ final class ReplicatedBlockWriter implements BlockWriter {
         drop(follower, cause);
       }
     }
+  }
+
+  @Override
+  public List<DatanodeIdProto> dropped() {
+    return List.copyOf(dropped);
+  }
+
+  @Override
+  public void addFollower(DatanodeIdProto datanode) throws IOException {
+    if (!pending.isEmpty()) {
+      throw new IllegalStateException("a follower is added only once every packet is acknowledged (flush first)");
+    }
+    pipeline.addFollower(primary.datanode(), datanode);
+    PacketWriter writer;
+    try {
+      writer = factory.open(datanode);
+    } catch (IOException e) {
+      pipeline.end(List.of(datanode), clock.last());
+      throw e;
+    }
+    followers.add(writer);
+    LOG.info("DataNode {} joined the write pipeline of block {} with its history so far",
+        ReplicaPipeline.address(datanode), blockId);
   }
 
   @Override

@@ -116,6 +116,14 @@ public final class NamenodeClient implements Closeable {
     return call(h -> proxy.addBlock(null, request.setHlc(h).build()), AddBlockResponseProto::getHlc).getBlock();
   }
 
+  /** A DataNode to replace {@code excludedUuids} (failed) in the pipeline of the file's last block. */
+  public DatanodeIdProto getAdditionalDatanode(String src, long fileId, String clientName, long blockId,
+      java.util.Collection<String> excludedUuids) throws IOException {
+    return call(h -> proxy.getAdditionalDatanode(null, GetAdditionalDatanodeRequestProto.newBuilder().setHlc(h)
+        .setSrc(src).setFileId(fileId).setClientName(clientName).setBlockId(blockId)
+        .addAllExcludedUuids(excludedUuids).build()), GetAdditionalDatanodeResponseProto::getHlc).getDatanode();
+  }
+
   public void abandonBlock(String src, long fileId, String clientName, BlockProto block) throws IOException {
     call(h -> proxy.abandonBlock(null, AbandonBlockRequestProto.newBuilder().setHlc(h).setSrc(src)
         .setFileId(fileId).setClientName(clientName).setBlock(block).build()), AbandonBlockResponseProto::getHlc);

@@ -63,13 +63,15 @@ class ReplicatedBlockWriterTest {
 
   private ReplicatedBlockWriter writer(Map<String, Long> lastEntries) throws IOException {
     ReplicaPipeline pipeline = ReplicaPipeline.open(calls(lastEntries), List.of(dn("a"), dn("b"), dn("c")), BLOCK,
-        null);
+        null, clock);
     List<PacketWriter> writers = new ArrayList<>();
     for (DatanodeIdProto member : pipeline.members()) {
       writers.add(new PacketWriter(channels.get(member.getDatanodeUuid()), member, clock, BLOCK, null, OPTIONS,
           writers.size() + 1, 8, 64 << 10, 256 << 10, false, 60_000));
     }
-    return new ReplicatedBlockWriter(pipeline, writers, clock, BLOCK);
+    return new ReplicatedBlockWriter(pipeline, writers, clock, BLOCK, datanode -> {
+      throw new IOException("no DataNode joins in this test");
+    });
   }
 
   private static ByteBuffer bytes(int length) {

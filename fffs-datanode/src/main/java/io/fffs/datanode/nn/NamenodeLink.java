@@ -17,6 +17,7 @@ import io.fffs.common.time.ClockSkewException;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.datanode.DataNodeServiceConfigKeys;
+import io.fffs.datanode.replication.ReplicaTransfers;
 import io.fffs.datanode.server.WriteListener;
 import io.fffs.datanode.store.BlockStore;
 import io.fffs.datanode.store.ScrubberStatus;
@@ -69,6 +70,9 @@ public final class NamenodeLink implements AutoCloseable {
   private final long retentionMillis;
   private final RetentionPuller retention;
   private final BlockCopier copier;
+  private final ReplicaTransfers transfers;
+  /** Replicas the NameNode asked this node to drop that were busy then; tried again with each heartbeat. */
+  private final java.util.Set<Long> drops = ConcurrentHashMap.newKeySet();
   private final LongSupplier nanoTime;
   /** Per block written since the last blockReceived: {length, last entry's HLC}. */
   private final Map<Long, long[]> received = new ConcurrentHashMap<>();
@@ -97,6 +101,7 @@ public final class NamenodeLink implements AutoCloseable {
     // A copy's last entry is reported with the next block report; until then it counts as unknown.
     this.copier = new BlockCopier(proxy, id.getDatanodeUuid(), store, clock,
         (blockId, length) -> written(blockId, length, HlcTimestamp.ZERO));
+    this.transfers = new ReplicaTransfers(conf, store, clock);
     this.nanoTime = System::nanoTime;
     this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "fffs-datanode-nn");
@@ -266,6 +271,25 @@ public final class NamenodeLink implements AutoCloseable {
     if (response.hasBlockKeys()) {
       blockKeys.update(response.getBlockKeys());
     }
+    response.getTransfersList().forEach(transfers::submit);
+    drops.addAll(response.getReplicasToDropList());
+    dropReplicas();
+  }
+
+  /** Drops the replicas the NameNode asked to drop that are not busy now. */
+  private void dropReplicas() {
+    for (Long blockId : new ArrayList<>(drops)) {
+      try {
+        if (store.dropReplica(blockId)) {
+          drops.remove(blockId);
+          LOG.info("Dropped the replica of block {} with its history (the NameNode has enough other replicas)",
+              blockId);
+        }
+      } catch (FffsException e) {
+        drops.remove(blockId);
+        LOG.warn("Could not drop the replica of block {}: {}", blockId, e.getMessage());
+      }
+    }
   }
 
   private void blockReport() throws IOException {
@@ -385,6 +409,7 @@ public final class NamenodeLink implements AutoCloseable {
   @Override
   public void close() {
     copier.close();
+    transfers.close();
     thread.shutdownNow();
     try {
       thread.awaitTermination(10, TimeUnit.SECONDS);

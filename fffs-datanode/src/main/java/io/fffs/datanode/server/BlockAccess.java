@@ -53,6 +53,12 @@ public final class BlockAccess {
               "REPLICA_END");
         }
         return;
+      case TRANSFER_BLOCK:
+        if (request.hasTransferBlock()) {
+          verifier.check(request.getTokensList(), request.getTransferBlock().getBlockId(), BlockAccessMode.WRITE,
+              "TRANSFER_BLOCK");
+        }
+        return;
       case SYNC:
         if (request.hasSync()) {
           for (long blockId : request.getSync().getBlockIdsList()) {

@@ -10,7 +10,9 @@ import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.SyncRequestProto;
 import io.fffs.common.proto.DataTransferProtos.SyncResponseProto;
+import io.fffs.common.proto.DataTransferProtos.TransferBlockRequestProto;
 import io.fffs.common.proto.DataTransferProtos.TruncateBlockRequestProto;
+import io.fffs.datanode.replication.BlockTransfer;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.TimeSpec;
@@ -56,9 +58,11 @@ final class QueryService {
   private final DataServerStats stats;
   private final int maxPayload;
   private final ReadGate gate;
+  private final BlockTransfer transfers;
 
   QueryService(BlockStore store, WriteRules rules, ExecutorService handlers, DataServerStats stats,
-      int maxPayload, ReadGate gate) {
+      int maxPayload, ReadGate gate, BlockTransfer transfers) {
+    this.transfers = transfers;
     this.gate = gate;
     this.store = store;
     this.rules = rules;
@@ -80,6 +84,7 @@ final class QueryService {
     ResponseHeaderProto.Builder response = ResponseHeaderProto.newBuilder().setCallId(request.getCallId());
     try {
       if (request.getOp() == OpProto.TRUNCATE || request.getOp() == OpProto.REPLICA_OPEN
+          || request.getOp() == OpProto.TRANSFER_BLOCK
           || request.getOp() == OpProto.REPLICA_END) {
         clock.merge(HlcTimestamp.fromProto(request.getHlc()));  // a change: a skewed caller is refused
       } else {
@@ -106,6 +111,7 @@ final class QueryService {
           // The file is closed at the NameNode before its blocks are cut, so no writer races with this.
           require(request.hasTruncate(), request);
           TruncateBlockRequestProto truncate = request.getTruncate();
+          store.checkPipelineEpoch(truncate.getBlockId(), truncate.getPipelineEpoch());
           WriteResult cut = truncate.hasReplica()
               ? store.truncate(truncate.getBlockId(), truncate.getNewLength(), WriteRules.stamp(truncate.getReplica()))
               : store.truncate(truncate.getBlockId(), truncate.getNewLength());
@@ -115,10 +121,24 @@ final class QueryService {
         case REPLICA_OPEN:
           require(request.hasReplicaOpen(), request);
           store.openReplica(request.getReplicaOpen().getBlockId(),
-              ReplicaRole.valueOf(request.getReplicaOpen().getRole().name()));
+              ReplicaRole.valueOf(request.getReplicaOpen().getRole().name()), request.getReplicaOpen().getEpoch());
+          break;
+        case TRANSFER_BLOCK:
+          require(request.hasTransferBlock(), request);
+          TransferBlockRequestProto transfer = request.getTransferBlock();
+          try {
+            transfers.copy(transfer.getBlockId(), transfer.getTargetHost(), transfer.getTargetDataPort(),
+                request.getTokensCount() > 0 ? request.getTokens(0) : null);
+          } catch (FffsException e) {
+            throw e;
+          } catch (java.io.IOException e) {
+            throw new FffsException(ErrorCode.IO_ERROR, "copying block " + transfer.getBlockId() + " to "
+                + transfer.getTargetHost() + ":" + transfer.getTargetDataPort() + " failed: " + e.getMessage(), e);
+          }
           break;
         case REPLICA_END:
           require(request.hasReplicaEnd(), request);
+          store.checkPipelineEpoch(request.getReplicaEnd().getBlockId(), request.getReplicaEnd().getEpoch());
           store.endReplica(request.getReplicaEnd().getBlockId(),
               HlcTimestamp.fromProto(request.getReplicaEnd().getFrontierHlc()));
           break;

@@ -203,6 +203,7 @@ final class StoreWriter {
     StreamFailures streams = task.connection().streams;
     try {
       rules.admit(request, task.refusal(), streams);
+      store.checkPipelineEpoch(request.getBlockId(), request.getPipelineEpoch());
       rules.merge(task.hlc());
       WriteResult result = PayloadWrite.apply(store, request.getBlockId(), request.getOffset(), task.payload(),
           WriteRules.options(request, task.chunkCrcs()), stats);

@@ -75,6 +75,23 @@ public interface BlockStore extends AutoCloseable {
   }
 
   /**
+   * {@link #openReplica(long, ReplicaRole)} for the pipeline of {@code epoch} (0: unchecked), which becomes the
+   * block's here.
+   *
+   * @throws FffsException {@code REPLICA_STALE} if the block was opened here for a pipeline of a higher epoch
+   */
+  default HlcTimestamp openReplica(long blockId, ReplicaRole role, long epoch) throws FffsException {
+    checkPipelineEpoch(blockId, epoch);
+    return openReplica(blockId, role);
+  }
+
+  /**
+   * Refuses ({@code REPLICA_STALE}) a change sent by the pipeline of {@code epoch} when the block was opened here
+   * for a later pipeline: its writer was replaced. 0 is not checked.
+   */
+  default void checkPipelineEpoch(long blockId, long epoch) throws FffsException {}
+
+  /**
    * Ends a pipeline on a follower: the clock takes in {@code frontier} (the primary's clock at the last entry), then
    * the block answers by this node's clock again.
    */
@@ -107,6 +124,22 @@ public interface BlockStore extends AutoCloseable {
 
   /** The block as of log index {@code logIndex} ({@code NOT_FOUND} past the last entry). */
   BlockInfo infoAtLogIndex(long blockId, int logIndex) throws FffsException;
+
+  /**
+   * The block's log entries now, oldest first (empty when this store does not have the block): what a copy of the
+   * block on another DataNode applies, each entry's bytes read with {@link #readAtLogIndex}.
+   */
+  default java.util.List<LogEntry> logEntries(long blockId) throws FffsException {
+    throw new FffsException(io.fffs.common.error.ErrorCode.UNSUPPORTED, "this block store cannot list a log");
+  }
+
+  /**
+   * Drops this replica of the block with its whole history (the other replicas keep it). Returns false, dropping
+   * nothing, while the block is in a write pipeline here or has entries not yet durable.
+   */
+  default boolean dropReplica(long blockId) throws FffsException {
+    throw new FffsException(io.fffs.common.error.ErrorCode.UNSUPPORTED, "this block store keeps no replicas");
+  }
 
   /**
    * Returns once each named block is durable up to the entry that was its last when this was called. Blocks this

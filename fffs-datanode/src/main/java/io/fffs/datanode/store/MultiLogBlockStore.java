@@ -198,8 +198,33 @@ public final class MultiLogBlockStore implements BlockStore {
 
   @Override
   public HlcTimestamp openReplica(long blockId, ReplicaRole role) throws FffsException {
+    return openReplica(blockId, role, 0);
+  }
+
+  @Override
+  public void checkPipelineEpoch(long blockId, long epoch) throws FffsException {
+    Block block = blocks.get(blockId);
+    if (block != null && epoch != 0) {
+      checkEpoch(block, epoch);
+    }
+  }
+
+  private static void checkEpoch(Block block, long epoch) throws FffsException {
+    if (Long.compareUnsigned(epoch, block.pipelineEpoch()) < 0) {
+      throw new FffsException(ErrorCode.REPLICA_STALE, "block " + block.id() + " was opened here by a newer write"
+          + " pipeline (epoch " + HlcTimestamp.valueOf(block.pipelineEpoch()) + ") than this request's ("
+          + HlcTimestamp.valueOf(epoch) + "): its writer was replaced, so nothing was changed");
+    }
+  }
+
+  @Override
+  public HlcTimestamp openReplica(long blockId, ReplicaRole role, long epoch) throws FffsException {
     Block block = startMutation(blockId);
     try {
+      if (epoch != 0) {
+        checkEpoch(block, epoch);
+        block.setPipelineEpoch(epoch);
+      }
       block.writeLock().lock();
       try {
         switch (role) {
@@ -352,6 +377,53 @@ public final class MultiLogBlockStore implements BlockStore {
       }
     } catch (InterruptedException e) {
       throw interrupted("waiting for blocks " + blockIds + " to become durable");
+    }
+  }
+
+  @Override
+  public List<LogEntry> logEntries(long blockId) throws FffsException {
+    checkOpen();
+    Block block = blocks.get(blockId);
+    if (block == null) {
+      return List.of();
+    }
+    block.readLock().lock();
+    try {
+      BlockLog log = block.log();
+      List<LogEntry> entries = new ArrayList<>(log.count());
+      for (int i = 0; i < log.count(); i++) {
+        entries.add(new LogEntry(log.op(i), log.hlc(i), log.userTime(i), log.offset(i), log.length(i),
+            log.lengthAfter(i)));
+      }
+      return entries;
+    } finally {
+      block.readLock().unlock();
+    }
+  }
+
+  @Override
+  public boolean dropReplica(long blockId) throws FffsException {
+    checkOpen();
+    Block block = blocks.get(blockId);
+    if (block == null) {
+      return true;
+    }
+    if (!block.writerLock().tryLock()) {
+      return false;  // being written: asked again with a later heartbeat
+    }
+    try {
+      int count = block.log().count();
+      if (block.replicaFrontier() != Block.NOT_FOLLOWING
+          || (persistence != null && (block.durableCount() < count || block.enqueuedCount() < count))) {
+        return false;
+      }
+      // Its records in the segment files go when the cleaner rewrites them; a restart before that brings the
+      // replica back, reported, and the NameNode asks again.
+      blocks.remove(blockId);
+      stats.blocksCollected.increment();
+      return true;
+    } finally {
+      block.writerLock().unlock();
     }
   }
 

@@ -169,6 +169,22 @@ class ReplicaApplyTest {
   }
 
   @Test
+  void aPipelineOfALowerEpochIsRefusedOnceANewerOneOpenedTheBlock() throws Exception {
+    b.store.openReplica(BLOCK, ReplicaRole.FOLLOWER, 100);
+    writeBoth(0, bytes(100, 6));
+    b.store.openReplica(BLOCK, ReplicaRole.FOLLOWER, 200);
+    int entries = b.store.logEntries(BLOCK).size();
+    assertThatThrownBy(() -> b.store.openReplica(BLOCK, ReplicaRole.FOLLOWER, 150))
+        .isInstanceOfSatisfying(FffsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.REPLICA_STALE));
+    assertThatThrownBy(() -> b.store.checkPipelineEpoch(BLOCK, 100))
+        .isInstanceOfSatisfying(FffsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.REPLICA_STALE));
+    b.store.checkPipelineEpoch(BLOCK, 200);
+    b.store.checkPipelineEpoch(BLOCK, 0);  // unchecked: replication 1 and older clients
+    assertThat(b.store.logEntries(BLOCK)).hasSize(entries);
+    b.store.openReplica(BLOCK, ReplicaRole.FOLLOWER, 300);
+  }
+
+  @Test
   void aStaleReplicaAnswersOnlyUpToItsLastEntry() throws Exception {
     b.store.openReplica(BLOCK, ReplicaRole.FOLLOWER);
     WriteResult written = a.store.write(BLOCK, 0, bytes(100, 4), WriteOptions.defaults());

@@ -73,6 +73,12 @@ final class Replicas implements AutoCloseable {
     return new Answer(Arrays.copyOf(dst.array(), result.bytesRead()), result.resolvedHlc());
   }
 
+  /** The block's state as of {@code time} on {@code datanode} (exists, length, resolved entry). */
+  io.fffs.client.data.BlockInfo info(LocatedBlockProto block, DatanodeIdProto datanode, TimeSpec time)
+      throws IOException {
+    return data.blockInfo(datanode, block.getBlock().getBlockId(), BlockToken.fromProto(block.getToken()), time);
+  }
+
   /** The store of the DataNode with {@code uuid}. */
   BlockStore store(String uuid) {
     for (int i = 0; i < cluster.getNumDataNodes(); i++) {

@@ -83,6 +83,25 @@ public final class BlockReplicas {
     return live0 - current(live).size();
   }
 
+  /** Every replica's DataNode, in placement order. */
+  synchronized List<String> all() {
+    List<String> all = new ArrayList<>(replicas.size());
+    for (Replica replica : replicas) {
+      all.add(replica.uuid);
+    }
+    return all;
+  }
+
+  /** The DataNodes whose replica has the newest last entry (live or not), in placement order. */
+  synchronized List<String> newest() {
+    return current(uuid -> true);
+  }
+
+  /** Forgets the replica on {@code uuid} (it was dropped there). */
+  synchronized void remove(String uuid) {
+    replicas.removeIf(replica -> replica.uuid.equals(uuid));
+  }
+
   private long newestEntry() {
     long newest = 0;
     for (Replica replica : replicas) {

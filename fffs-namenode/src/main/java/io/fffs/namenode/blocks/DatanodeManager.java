@@ -257,6 +257,73 @@ public final class DatanodeManager {
     return replicas == null ? 0 : replicas.staleCount(this::isLive);
   }
 
+  /**
+   * Where a block's replicas are, for re-replication: {@code current} — live replicas with the newest last entry,
+   * in placement order (copy sources); {@code kept} — replicas with the newest last entry whose DataNode has been
+   * heard from within {@code lostAfterNanos} (a silent one is not given up for lost before then); {@code stale} —
+   * live replicas with an older last entry; {@code holders} — every DataNode with any replica.
+   */
+  public ReplicaView replicaView(long blockId, long lostAfterNanos) {
+    BlockReplicas replicas = blockReplicas.get(blockId);
+    if (replicas == null) {
+      return new ReplicaView(List.of(), 0, List.of(), List.of());
+    }
+    List<String> current = replicas.current(this::isLive);
+    int kept = 0;
+    for (String uuid : replicas.newest()) {
+      DatanodeDescriptor descriptor = datanodes.get(uuid);
+      if (descriptor != null && nanoTime.getAsLong() - descriptor.lastHeartbeatNanos <= lostAfterNanos) {
+        kept++;
+      }
+    }
+    List<String> holders = replicas.all();
+    List<String> stale = new ArrayList<>();
+    for (String uuid : holders) {
+      if (isLive(uuid) && !current.contains(uuid)) {
+        stale.add(uuid);
+      }
+    }
+    return new ReplicaView(current, kept, stale, holders);
+  }
+
+  /** What {@link #replicaView} finds. */
+  public record ReplicaView(List<String> current, int kept, List<String> stale, List<String> holders) {}
+
+  /** Forgets the replica of {@code blockId} on {@code uuid}: it is being dropped there. */
+  public void removeReplica(long blockId, String uuid) {
+    BlockReplicas replicas = blockReplicas.get(blockId);
+    if (replicas != null) {
+      replicas.remove(uuid);
+    }
+  }
+
+  /**
+   * Up to {@code n} live, healthy DataNodes other than {@code exclude} to copy a block from {@code sourceUuid} to,
+   * the least loaded (fewest blocks) first; only those whose clock is within the max offset of the source's.
+   */
+  public List<DatanodeIdProto> chooseCopyTargets(int n, String sourceUuid, java.util.Set<String> exclude) {
+    DatanodeDescriptor source = sourceUuid == null ? null : datanodes.get(sourceUuid);
+    List<DatanodeDescriptor> candidates = new ArrayList<>();
+    for (DatanodeDescriptor descriptor : datanodes.values()) {
+      if (isLive(descriptor) && descriptor.isHealthy() && !exclude.contains(descriptor.uuid()) && (source == null
+          || Math.abs(descriptor.clockOffsetMicros() - source.clockOffsetMicros()) <= maxOffsetMicros)) {
+        candidates.add(descriptor);
+      }
+    }
+    candidates.sort(java.util.Comparator.comparingLong(DatanodeDescriptor::blockCount)
+        .thenComparing(DatanodeDescriptor::uuid));
+    List<DatanodeIdProto> chosen = new ArrayList<>();
+    for (int i = 0; i < candidates.size() && chosen.size() < n; i++) {
+      chosen.add(candidates.get(i).id());
+    }
+    return chosen;
+  }
+
+  /** The DataNode's address and identity, or null when it is not registered. */
+  public DatanodeDescriptor descriptor(String uuid) {
+    return datanodes.get(uuid);
+  }
+
   private boolean isLive(String uuid) {
     DatanodeDescriptor descriptor = datanodes.get(uuid);
     return descriptor != null && isLive(descriptor);

@@ -3,6 +3,7 @@ package io.fffs.namenode.fs;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.BlockProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
@@ -210,6 +211,35 @@ public final class FileOps {
       changes.log(EditOpProto.newBuilder().setAbandonBlock(AbandonBlockOp.newBuilder().setInodeId(fileId)
           .setBlockId(blockId)).build());
       return null;
+    });
+  }
+
+  /**
+   * A DataNode to replace one that left the pipeline of {@code blockId}, the file's last block: live, healthy, with
+   * no replica of the block, not in {@code excluded}, its clock within the max offset of the block's first replica's.
+   * It is recorded as a replica at once; it is listed once it reports the block's newest entry.
+   */
+  public Logged<DatanodeIdProto> additionalDatanode(Caller caller, String path, long fileId, String clientName,
+      long blockId, java.util.Collection<String> excluded) throws IOException {
+    return changes.mutate("find a replacement DataNode for " + path, () -> {
+      Inode file = checkLease(fileId, path, clientName);
+      InodeState state = file.latest();
+      if (state.blockCount() == 0 || state.blockId(state.blockCount() - 1) != blockId) {
+        throw new FffsException(ErrorCode.INVALID_ARGUMENT, "block " + blockId + " is not the last block of "
+            + path);
+      }
+      List<String> holders = datanodes.replicaView(blockId, Long.MAX_VALUE).holders();
+      java.util.Set<String> exclude = new java.util.HashSet<>(holders);
+      exclude.addAll(excluded);
+      List<DatanodeIdProto> chosen = datanodes.chooseCopyTargets(1, holders.isEmpty() ? null : holders.get(0),
+          exclude);
+      if (chosen.isEmpty()) {
+        throw new FffsException(ErrorCode.NO_DATANODE, "no live, healthy DataNode outside the pipeline of block "
+            + blockId + " of " + path + " can replace one that left it");
+      }
+      datanodes.placed(blockId, List.of(chosen.get(0).getDatanodeUuid()));
+      leases.renew(clientName);
+      return chosen.get(0);
     });
   }
 

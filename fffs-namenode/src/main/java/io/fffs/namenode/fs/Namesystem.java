@@ -9,7 +9,9 @@ import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.TimeConfigKeys;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.namenode.NameNodeConfigKeys;
+import io.fffs.common.security.BlockAccessMode;
 import io.fffs.namenode.blocks.DatanodeManager;
+import io.fffs.namenode.blocks.ReplicationMonitor;
 import io.fffs.namenode.edits.EditLog;
 import io.fffs.namenode.lease.LeaseManager;
 import io.fffs.namenode.namespace.BlockRetention;
@@ -25,7 +27,9 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -48,6 +52,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Namesystem implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(Namesystem.class);
+  /** Who the block tokens of re-replication copies are issued to (named in a target's refusals). */
+  private static final String REPLICATION_USER = "fffs-replication";
 
   private final HybridLogicalClock clock;
   private final Namespace namespace;
@@ -82,6 +88,8 @@ public final class Namesystem implements Closeable {
   public final BlockCopies blockCopies = new BlockCopies();
   /** Signs the block access tokens handed out with block locations; its keys go to DataNodes. */
   public final BlockTokenIssuer blockTokens;
+  /** Keeps closed blocks at their files' replication: copies with history, drops of extras. */
+  public final ReplicationMonitor replication;
 
   /**
    * Loads the namespace from {@code nameDir} (formatting it first if it is empty) and starts the edit log.
@@ -124,6 +132,14 @@ public final class Namesystem implements Closeable {
         millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.SAFEMODE_TIMEOUT_KEY,
             NameNodeConfigKeys.SAFEMODE_TIMEOUT_DEFAULT_MS)), nanoTime);
     datanodes.onBlockReported(safeMode::reported);
+    this.replication = new ReplicationMonitor(datanodes, nanoTime,
+        millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.REPLICATION_DEAD_INTERVAL_KEY,
+            NameNodeConfigKeys.REPLICATION_DEAD_INTERVAL_DEFAULT_MS)),
+        millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.REPLICATION_PENDING_TIMEOUT_KEY,
+            NameNodeConfigKeys.REPLICATION_PENDING_TIMEOUT_DEFAULT_MS)),
+        conf.getInt(NameNodeConfigKeys.REPLICATION_MAX_STREAMS_KEY, NameNodeConfigKeys.REPLICATION_MAX_STREAMS_DEFAULT),
+        blockId -> blockTokens.enabled()
+            ? blockTokens.issue(blockId, BlockAccessMode.WRITE, REPLICATION_USER).toProto() : null);
     this.defaultRetention = RetentionRule.parse(conf.get(NameNodeConfigKeys.HISTORY_DEFAULT_RULE_KEY,
         NameNodeConfigKeys.HISTORY_DEFAULT_RULE_DEFAULT));
     this.checkpointAfterGc = conf.getBoolean(NameNodeConfigKeys.HISTORY_GC_CHECKPOINT_KEY,
@@ -146,6 +162,9 @@ public final class Namesystem implements Closeable {
       return thread;
     });
     monitor.scheduleWithFixedDelay(this::recoverHardExpiredLeases, 1, 1, TimeUnit.SECONDS);
+    long replicationMs = NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.REPLICATION_INTERVAL_KEY,
+        NameNodeConfigKeys.REPLICATION_INTERVAL_DEFAULT_MS);
+    monitor.scheduleWithFixedDelay(this::scanReplication, replicationMs, replicationMs, TimeUnit.MILLISECONDS);
     long gcIntervalMs = NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.HISTORY_GC_INTERVAL_KEY,
         NameNodeConfigKeys.HISTORY_GC_INTERVAL_DEFAULT_MS);
     if (gcIntervalMs > 0) {
@@ -359,6 +378,29 @@ public final class Namesystem implements Closeable {
   /** What DataNodes must keep of each block, as of the last garbage-collection pass. */
   public BlockRetention blockRetention() {
     return blockRetention;
+  }
+
+  /** One pass of the replication monitor over the closed blocks of every file a path reaches (not in safe mode). */
+  private void scanReplication() {
+    try {
+      if (safeMode.isOn()) {
+        return;
+      }
+      List<ReplicationMonitor.Want> wants = query(() -> {
+        List<ReplicationMonitor.Want> all = new ArrayList<>();
+        namespace.forEachLatestFile(namespace.root(), file -> {
+          InodeState state = file.latest();
+          int closed = state.isUnderConstruction() ? state.blockCount() - 1 : state.blockCount();
+          for (int i = 0; i < closed; i++) {
+            all.add(new ReplicationMonitor.Want(state.blockId(i), state.replication()));
+          }
+        });
+        return all;
+      });
+      replication.scan(wants);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Replication scan failed; will retry", e);
+    }
   }
 
   private void recoverHardExpiredLeases() {

@@ -45,6 +45,9 @@ public final class StatusServlet extends HttpServlet {
         .field("underReplicatedBlocks", replication.underReplicatedBlocks())
         .field("missingBlocks", replication.missingBlocks())
         .field("staleReplicas", replication.staleReplicas())
+        .field("pendingReplicaCopies", fs.replication.counts().pendingCopies())
+        .field("replicaCopiesScheduled", fs.replication.counts().copiesScheduled())
+        .field("replicasDropped", fs.replication.counts().replicasDropped())
         .beginArray("datanodes");
     for (DatanodeDescriptor datanode : fs.datanodes().datanodes()) {
       json.beginObject()

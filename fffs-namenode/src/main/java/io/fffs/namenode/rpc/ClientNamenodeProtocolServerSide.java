@@ -94,6 +94,15 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   }
 
   @Override
+  public GetAdditionalDatanodeResponseProto getAdditionalDatanode(RpcController c,
+      GetAdditionalDatanodeRequestProto r) throws ServiceException {
+    return call.change(r.getHlc(), caller -> fs.files.additionalDatanode(caller, r.getSrc(), r.getFileId(),
+        r.getClientName(), r.getBlockId(), r.getExcludedUuidsList())
+        .map(datanode -> GetAdditionalDatanodeResponseProto.newBuilder().setDatanode(datanode).setHlc(call.now())
+            .build()));
+  }
+
+  @Override
   public FsyncResponseProto fsync(RpcController c, FsyncRequestProto r) throws ServiceException {
     return call.change(r.getHlc(), caller -> fs.files.fsync(caller, r.getSrc(), r.getFileId(),
         r.getClientName(), r.getLastBlock())

@@ -109,7 +109,9 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
       return response.setHealthy(false).setReregister(true)
           .setUnhealthyReason("the NameNode does not know this DataNode (it restarted); register again").build();
     }
-    response.setHealthy(descriptor.isHealthy()).setBlockKeys(fs.blockTokens.exportKeys());
+    response.setHealthy(descriptor.isHealthy()).setBlockKeys(fs.blockTokens.exportKeys())
+        .addAllTransfers(fs.replication.takeTransfers(descriptor.uuid()))
+        .addAllReplicasToDrop(fs.replication.takeDrops(descriptor.uuid()));
     if (!descriptor.isHealthy()) {
       response.setUnhealthyReason(descriptor.unhealthyReason());
     }

@@ -41,6 +41,8 @@ public final class Block {
   private volatile long replicaFrontier = NOT_FOLLOWING;
   /** Left out of a pipeline: entries after the frontier are missing here. */
   private volatile boolean stale;
+  /** The highest write-pipeline epoch the block was opened with here (0: none); lower ones are refused. */
+  private volatile long pipelineEpoch;
   private UserTimeExtractor.Stream userTimeStream;
 
   public Block(long id) {
@@ -148,5 +150,13 @@ public final class Block {
 
   public void setStale(boolean stale) {
     this.stale = stale;
+  }
+
+  public long pipelineEpoch() {
+    return pipelineEpoch;
+  }
+
+  public void setPipelineEpoch(long epoch) {
+    this.pipelineEpoch = epoch;
   }
 }

@@ -1,0 +1,197 @@
+package io.fffs.namenode.blocks;
+
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.proto.DataTransferProtos.BlockTokenProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.BlockTransferProto;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.LongFunction;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps every block at its file's replication. Each {@link #scan} (run by the NameNode's monitor thread every
+ * {@code fffs.namenode.replication.interval}) compares the blocks' replicas with their targets, fewest replicas
+ * first:
+ * <ul>
+ *   <li>A block with fewer kept replicas than its target gets copies: a DataNode holding a current replica is asked
+ *   (in its next heartbeat answer) to stream the block's whole log to DataNodes that hold none. A replica counts as
+ *   kept until its DataNode has been silent for {@code fffs.namenode.replication.dead-interval}, so a DataNode that
+ *   restarts is not copied away. A copy counts as done when its target reports the block with the newest last entry;
+ *   one not done within {@code fffs.namenode.replication.pending-timeout} is scheduled again.</li>
+ *   <li>A block with more current replicas than its target, or with stale replicas while it has enough current
+ *   ones, has the extra replicas dropped (stale ones first): they stop being listed at once, and their DataNodes
+ *   drop them with their history (the kept replicas hold the same).</li>
+ * </ul>
+ * Only closed blocks are scanned; the block a writer is still writing is the pipeline's. A block is acted on only
+ * when two scans in a row find it short (or with extras), so that the reports of a pipeline that just closed,
+ * which arrive one DataNode at a time, are all in first. Thread-safe.
+ */
+public final class ReplicationMonitor {
+  private static final Logger LOG = LoggerFactory.getLogger(ReplicationMonitor.class);
+
+  /** A closed block and the replication of its file. */
+  public record Want(long blockId, int replication) {}
+
+  /** What the last scan found: blocks short of replicas, copies in flight, and replicas dropped so far. */
+  public record Counts(long underReplicated, long pendingCopies, long copiesScheduled, long replicasDropped) {}
+
+  private record Pending(Set<String> targets, long deadlineNanos) {}
+
+  private final DatanodeManager datanodes;
+  private final LongSupplier nanoTime;
+  private final long lostAfterNanos;
+  private final long pendingTimeoutNanos;
+  private final int maxPendingPerSource;
+  private final LongFunction<BlockTokenProto> writeTokens;
+  private final Map<Long, Pending> pending = new HashMap<>();
+  private final Map<String, List<BlockTransferProto>> transfers = new HashMap<>();
+  private final Map<String, List<Long>> drops = new HashMap<>();
+  private Set<Long> shortBefore = new HashSet<>();
+  private Set<Long> extraBefore = new HashSet<>();
+  private long copiesScheduled;
+  private long replicasDropped;
+  private long underReplicated;
+
+  /**
+   * @param lostAfterNanos silence after which a DataNode's replicas are copied elsewhere
+   * @param pendingTimeoutNanos how long a copy may take before it is scheduled again
+   * @param maxPendingPerSource copies one DataNode is asked to send at a time
+   * @param writeTokens the WRITE token a copy's targets check (null when tokens are off)
+   */
+  public ReplicationMonitor(DatanodeManager datanodes, LongSupplier nanoTime, long lostAfterNanos,
+      long pendingTimeoutNanos, int maxPendingPerSource, LongFunction<BlockTokenProto> writeTokens) {
+    this.datanodes = datanodes;
+    this.nanoTime = nanoTime;
+    this.lostAfterNanos = lostAfterNanos;
+    this.pendingTimeoutNanos = pendingTimeoutNanos;
+    this.maxPendingPerSource = maxPendingPerSource;
+    this.writeTokens = writeTokens;
+  }
+
+  /** One pass over {@code wants}: schedules copies and drops. */
+  public synchronized void scan(List<Want> wants) {
+    long now = nanoTime.getAsLong();
+    record Short(Want want, DatanodeManager.ReplicaView view, int have) {}
+    List<Short> shortOnes = new ArrayList<>();
+    Map<String, Integer> busy = new HashMap<>();
+    Set<Long> shortNow = new HashSet<>();
+    Set<Long> extraNow = new HashSet<>();
+    for (Want want : wants) {
+      DatanodeManager.ReplicaView view = datanodes.replicaView(want.blockId(), lostAfterNanos);
+      Pending copies = pending.get(want.blockId());
+      if (copies != null) {
+        copies.targets().removeAll(view.current());
+        if (copies.targets().isEmpty() || now - copies.deadlineNanos() > 0) {
+          pending.remove(want.blockId());
+          copies = null;
+        }
+      }
+      int have = view.kept() + (copies == null ? 0 : copies.targets().size());
+      if (have < want.replication()) {
+        shortNow.add(want.blockId());
+        if (shortBefore.contains(want.blockId())) {
+          shortOnes.add(new Short(want, view, have));
+        }
+      } else if (copies == null && hasExtras(want, view)) {
+        extraNow.add(want.blockId());
+        if (extraBefore.contains(want.blockId())) {
+          dropExtras(want, view);
+        }
+      }
+    }
+    shortBefore = shortNow;
+    extraBefore = extraNow;
+    for (Pending copies : pending.values()) {
+      for (String target : copies.targets()) {
+        busy.merge(target, 1, Integer::sum);
+      }
+    }
+    shortOnes.sort(Comparator.comparingInt(Short::have));
+    underReplicated = shortNow.size();
+    for (Short block : shortOnes) {
+      schedule(block.want(), block.view(), block.want().replication() - block.have(), busy, now);
+    }
+  }
+
+  private void schedule(Want want, DatanodeManager.ReplicaView view, int needed, Map<String, Integer> busy,
+      long now) {
+    String source = null;
+    for (String uuid : view.current()) {
+      if (busy.getOrDefault(uuid, 0) < maxPendingPerSource
+          && (source == null || busy.getOrDefault(uuid, 0) < busy.getOrDefault(source, 0))) {
+        source = uuid;
+      }
+    }
+    if (source == null) {
+      return;  // no live current replica, or all are busy: a later scan
+    }
+    Set<String> exclude = new HashSet<>(view.holders());
+    Pending copies = pending.get(want.blockId());
+    if (copies != null) {
+      exclude.addAll(copies.targets());
+    }
+    List<DatanodeIdProto> targets = datanodes.chooseCopyTargets(needed, source, exclude);
+    if (targets.isEmpty()) {
+      return;  // no DataNode to copy to: the block stays under-replicated until one joins
+    }
+    BlockTransferProto.Builder transfer = BlockTransferProto.newBuilder().setBlockId(want.blockId())
+        .addAllTargets(targets);
+    BlockTokenProto token = writeTokens == null ? null : writeTokens.apply(want.blockId());
+    if (token != null) {
+      transfer.setToken(token);
+    }
+    transfers.computeIfAbsent(source, uuid -> new ArrayList<>()).add(transfer.build());
+    Set<String> targetUuids = copies == null ? new HashSet<>() : copies.targets();
+    for (DatanodeIdProto target : targets) {
+      targetUuids.add(target.getDatanodeUuid());
+    }
+    pending.put(want.blockId(), new Pending(targetUuids, now + pendingTimeoutNanos));
+    busy.merge(source, 1, Integer::sum);
+    copiesScheduled += targets.size();
+    LOG.info("Block {} has {} of {} replicas: copying its history from {} to {}", want.blockId(),
+        view.kept(), want.replication(), source, targetUuids);
+  }
+
+  /** Whether the block has enough current replicas and stale ones or current ones beyond its target. */
+  private static boolean hasExtras(Want want, DatanodeManager.ReplicaView view) {
+    return view.current().size() >= want.replication()
+        && (!view.stale().isEmpty() || view.current().size() > want.replication());
+  }
+
+  /** Drops stale replicas and current ones beyond the target, the last placed first. */
+  private void dropExtras(Want want, DatanodeManager.ReplicaView view) {
+    List<String> extra = new ArrayList<>(view.stale());
+    List<String> current = view.current();
+    for (int i = current.size() - 1; i >= want.replication(); i--) {
+      extra.add(current.get(i));
+    }
+    for (String uuid : extra) {
+      datanodes.removeReplica(want.blockId(), uuid);
+      drops.computeIfAbsent(uuid, u -> new ArrayList<>()).add(want.blockId());
+      replicasDropped++;
+    }
+  }
+
+  /** The copies {@code uuid} is to send, handed out once (with its heartbeat answer). */
+  public synchronized List<BlockTransferProto> takeTransfers(String uuid) {
+    List<BlockTransferProto> taken = transfers.remove(uuid);
+    return taken == null ? List.of() : taken;
+  }
+
+  /** The replicas {@code uuid} is to drop, handed out once (with its heartbeat answer). */
+  public synchronized List<Long> takeDrops(String uuid) {
+    List<Long> taken = drops.remove(uuid);
+    return taken == null ? List.of() : taken;
+  }
+
+  public synchronized Counts counts() {
+    return new Counts(underReplicated, pending.size(), copiesScheduled, replicasDropped);
+  }
+}

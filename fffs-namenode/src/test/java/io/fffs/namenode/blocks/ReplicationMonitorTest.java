@@ -1,0 +1,150 @@
+package io.fffs.namenode.blocks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.BlockTransferProto;
+import io.fffs.common.time.HlcTimestamp;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class ReplicationMonitorTest {
+  private static final long SECOND = 1_000_000_000L;
+  private static final long DEAD_NANOS = 30 * SECOND;
+  private static final long LOST_NANOS = 60 * SECOND;
+  private static final long PENDING_NANOS = 100 * SECOND;
+
+  private final AtomicLong nanos = new AtomicLong(1_000);
+  private final DatanodeManager datanodes = new DatanodeManager(nanos::get, DEAD_NANOS, 250_000);
+  private final ReplicationMonitor monitor = new ReplicationMonitor(datanodes, nanos::get, LOST_NANOS,
+      PENDING_NANOS, 2, null);
+
+  private void register(String... uuids) {
+    for (String uuid : uuids) {
+      datanodes.register(DatanodeIdProto.newBuilder().setDatanodeUuid(uuid).setHost("h-" + uuid)
+          .setDataPort(50010).setIpcPort(0).build(), 1L << 30, 0);
+    }
+  }
+
+  private void heartbeat(String... uuids) {
+    for (String uuid : uuids) {
+      datanodes.heartbeat(uuid, 0, 1L << 30, 0, 0, HlcTimestamp.ZERO, null);
+    }
+  }
+
+  private void report(long blockId, long lastEntry, String... uuids) throws Exception {
+    for (String uuid : uuids) {
+      datanodes.blocksReceived(uuid, new long[] {blockId}, new long[] {100}, new long[] {lastEntry});
+    }
+  }
+
+  /** Two scans: the monitor acts on what two scans in a row find. */
+  private void scanTwice(List<ReplicationMonitor.Want> wants) {
+    monitor.scan(wants);
+    monitor.scan(wants);
+  }
+
+  @Test
+  void aLostDataNodesBlocksAreCopiedFromACurrentReplicaToOneThatHoldsNone() throws Exception {
+    register("a", "b", "c", "d");
+    datanodes.placed(7, List.of("a", "b", "c"));
+    report(7, 500, "a", "b", "c");
+    List<ReplicationMonitor.Want> wants = List.of(new ReplicationMonitor.Want(7, 3));
+    scanTwice(wants);
+    assertThat(monitor.counts().underReplicated()).isZero();
+
+    nanos.addAndGet(DEAD_NANOS + SECOND);
+    heartbeat("a", "b", "d");
+    scanTwice(wants);
+    assertThat(List.of("a", "b", "d").stream().map(monitor::takeTransfers).mapToInt(List::size).sum())
+        .as("dead (no longer listed) but not yet lost: no copy").isZero();
+
+    nanos.addAndGet(LOST_NANOS);
+    heartbeat("a", "b", "d");
+    scanTwice(wants);
+    List<BlockTransferProto> fromA = monitor.takeTransfers("a");
+    List<BlockTransferProto> fromB = monitor.takeTransfers("b");
+    assertThat(fromA.size() + fromB.size()).isEqualTo(1);
+    BlockTransferProto transfer = fromA.isEmpty() ? fromB.get(0) : fromA.get(0);
+    assertThat(transfer.getBlockId()).isEqualTo(7);
+    assertThat(transfer.getTargetsList()).extracting(DatanodeIdProto::getDatanodeUuid).containsExactly("d");
+    assertThat(monitor.counts().pendingCopies()).isEqualTo(1);
+
+    monitor.scan(wants);
+    assertThat(monitor.takeTransfers("a")).as("a pending copy is not scheduled twice").isEmpty();
+    assertThat(monitor.takeTransfers("b")).isEmpty();
+
+    report(7, 500, "d");
+    monitor.scan(wants);
+    assertThat(monitor.counts().pendingCopies()).as("the target reported the newest entry: done").isZero();
+    assertThat(monitor.counts().underReplicated()).isZero();
+  }
+
+  @Test
+  void theBlockWithFewestReplicasIsCopiedFirst() throws Exception {
+    register("a", "b", "c", "d", "e");
+    datanodes.placed(1, List.of("a", "b"));
+    report(1, 10, "a", "b");
+    datanodes.placed(2, List.of("a"));
+    report(2, 10, "a");
+    // One copy at a time from a: the block with one replica goes first.
+    ReplicationMonitor oneStream = new ReplicationMonitor(datanodes, nanos::get, LOST_NANOS, PENDING_NANOS, 1,
+        null);
+    List<ReplicationMonitor.Want> wants = List.of(new ReplicationMonitor.Want(1, 3),
+        new ReplicationMonitor.Want(2, 3));
+    oneStream.scan(wants);
+    oneStream.scan(wants);
+    List<BlockTransferProto> fromA = oneStream.takeTransfers("a");
+    assertThat(fromA).extracting(BlockTransferProto::getBlockId).containsExactly(2L);
+    assertThat(fromA.get(0).getTargetsCount()).isEqualTo(2);
+    assertThat(oneStream.takeTransfers("b")).extracting(BlockTransferProto::getBlockId).containsExactly(1L);
+  }
+
+  @Test
+  void aCopyNotDoneInTimeIsScheduledAgain() throws Exception {
+    register("a", "b");
+    datanodes.placed(3, List.of("a"));
+    report(3, 10, "a");
+    List<ReplicationMonitor.Want> wants = List.of(new ReplicationMonitor.Want(3, 2));
+    scanTwice(wants);
+    assertThat(monitor.takeTransfers("a")).hasSize(1);
+    nanos.addAndGet(PENDING_NANOS + SECOND);
+    heartbeat("a", "b");
+    monitor.scan(wants);
+    assertThat(monitor.takeTransfers("a")).hasSize(1);
+  }
+
+  @Test
+  void replicasBeyondTheTargetAndStaleOnesAreDroppedAndNoLongerListed() throws Exception {
+    register("a", "b", "c", "d");
+    datanodes.placed(4, List.of("a", "b", "c", "d"));
+    report(4, 20, "a", "b", "c");
+    report(4, 10, "d");
+    List<ReplicationMonitor.Want> wants = List.of(new ReplicationMonitor.Want(4, 2));
+    monitor.scan(wants);
+    assertThat(List.of("a", "b", "c", "d").stream().map(monitor::takeDrops).mapToInt(List::size).sum())
+        .as("one scan is not enough: reports may still be arriving").isZero();
+    monitor.scan(wants);
+    assertThat(monitor.takeDrops("d")).containsExactly(4L);
+    assertThat(monitor.takeDrops("c")).containsExactly(4L);
+    assertThat(monitor.takeDrops("a")).isEmpty();
+    assertThat(datanodes.locations(4)).extracting(DatanodeIdProto::getDatanodeUuid).containsExactly("a", "b");
+    assertThat(monitor.counts().replicasDropped()).isEqualTo(2);
+    assertThat(monitor.takeTransfers("a")).isEmpty();
+  }
+
+  @Test
+  void aBlockWithNoLiveCurrentReplicaWaits() throws Exception {
+    register("a", "b");
+    datanodes.placed(5, List.of("a"));
+    report(5, 10, "a");
+    nanos.addAndGet(LOST_NANOS + SECOND);
+    heartbeat("b");
+    List<ReplicationMonitor.Want> wants = List.of(new ReplicationMonitor.Want(5, 2));
+    scanTwice(wants);
+    assertThat(monitor.takeTransfers("a")).isEmpty();
+    assertThat(monitor.takeTransfers("b")).isEmpty();
+    assertThat(monitor.counts().underReplicated()).isEqualTo(1);
+  }
+}
