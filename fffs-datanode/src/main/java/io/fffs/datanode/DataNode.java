@@ -6,6 +6,7 @@ import io.fffs.common.security.BlockTokenVerifier;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.common.transport.TransportSelection;
+import io.fffs.datanode.nn.ClockOffsetFilter;
 import io.fffs.datanode.nn.NamenodeLink;
 import io.fffs.datanode.nn.NodeHealth;
 import io.fffs.datanode.server.DataServer;
@@ -77,7 +78,7 @@ public final class DataNode implements Closeable {
       server = DataServer.start(conf, store, rules, blockKeys);
       InetSocketAddress bound = server.address();
       DatanodeIdProto.Builder idBuilder = DatanodeIdProto.newBuilder().setDatanodeUuid(uuid)
-          .setHost(advertisedHost(bound)).setDataPort(bound.getPort()).setIpcPort(0)
+          .setHost(advertisedHost(conf, bound)).setDataPort(bound.getPort()).setIpcPort(0)
           .setTransport(transport.transport());
       if (!transport.tcp()) {
         transportServer = transport.provider().start(conf, bound.getAddress().getHostAddress(), store, rules,
@@ -101,7 +102,11 @@ public final class DataNode implements Closeable {
     }
   }
 
-  private static String advertisedHost(InetSocketAddress bound) throws IOException {
+  private static String advertisedHost(Configuration conf, InetSocketAddress bound) throws IOException {
+    String configured = DataNodeServiceConfigKeys.hostname(conf);
+    if (configured != null) {
+      return configured;
+    }
     InetAddress address = bound.getAddress();
     return address.isAnyLocalAddress() ? InetAddress.getLocalHost().getHostAddress() : address.getHostAddress();
   }
@@ -152,6 +157,11 @@ public final class DataNode implements Closeable {
   /** Why writes are refused, or null when healthy. */
   public String unhealthyReason() {
     return health.unhealthyReason();
+  }
+
+  /** This node's clock minus the NameNode's as best measured recently, or null (no NameNode or no answer yet). */
+  public ClockOffsetFilter.Estimate clockOffset() {
+    return namenode == null ? null : namenode.clockOffset();
   }
 
   /** Whether the NameNode has accepted this DataNode's registration (false without a NameNode). */

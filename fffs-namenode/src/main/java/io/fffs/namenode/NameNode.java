@@ -44,12 +44,34 @@ public final class NameNode implements Closeable {
   private final InetSocketAddress rpcAddress;
   private final String metricsName;
 
-  private NameNode(Namesystem namesystem, RPC.Server rpcServer, HttpServer2 httpServer, String metricsName) {
+  private final String rpcHost;
+  private final String httpHost;
+
+  private NameNode(Configuration conf, Namesystem namesystem, RPC.Server rpcServer, HttpServer2 httpServer,
+      String metricsName) {
     this.namesystem = namesystem;
     this.rpcServer = rpcServer;
     this.httpServer = httpServer;
     this.rpcAddress = NetUtils.getConnectAddress(rpcServer);
     this.metricsName = metricsName;
+    this.rpcHost = NameNodeConfigKeys.advertisedHost(configuredHost(conf, NameNodeConfigKeys.RPC_ADDRESS_KEY,
+        NameNodeConfigKeys.RPC_ADDRESS_DEFAULT));
+    this.httpHost = NameNodeConfigKeys.advertisedHost(configuredHost(conf, NameNodeConfigKeys.HTTP_ADDRESS_KEY,
+        NameNodeConfigKeys.HTTP_ADDRESS_DEFAULT));
+  }
+
+  private static String configuredHost(Configuration conf, String key, String defaultAddress) {
+    return NetUtils.createSocketAddr(conf.getTrimmed(key, defaultAddress), 0, key).getHostString();
+  }
+
+  /** Where a server binds: the bind-host key's host if set, else the address key's host, on its port. */
+  private static InetSocketAddress bindAddress(Configuration conf, String addressKey, String defaultAddress,
+      String bindHostKey) {
+    InetSocketAddress configured = NetUtils.createSocketAddr(conf.getTrimmed(addressKey, defaultAddress), 0,
+        addressKey);
+    String bindHost = conf.getTrimmed(bindHostKey, "");
+    return InetSocketAddress.createUnresolved(bindHost.isEmpty() ? configured.getHostString() : bindHost,
+        configured.getPort());
   }
 
   /** Loads (formatting if empty) the name directory of {@code conf} and starts serving. */
@@ -66,7 +88,9 @@ public final class NameNode implements Closeable {
       http = startHttp(conf, namesystem);
       String metricsName = "NameNode-" + INSTANCES.incrementAndGet();
       NameNodeMetrics.register(metricsName, namesystem);
-      NameNode nameNode = new NameNode(namesystem, rpc, http, metricsName);
+      NameNode nameNode = new NameNode(conf, namesystem, rpc, http, metricsName);
+      http.setAttribute(StatusServlet.ADDRESSES_ATTRIBUTE, new String[] {nameNode.uri().toString(),
+          nameNode.httpUri().toString()});
       LOG.info("NameNode up: rpc {}, http {}", nameNode.uri(), nameNode.httpUri());
       return nameNode;
     } catch (IOException | RuntimeException e) {
@@ -82,8 +106,8 @@ public final class NameNode implements Closeable {
   private static RPC.Server startRpc(Configuration conf, Namesystem namesystem) throws IOException {
     RPC.setProtocolEngine(conf, ClientNamenodeProtocolPB.class, ProtobufRpcEngine2.class);
     RPC.setProtocolEngine(conf, DatanodeProtocolPB.class, ProtobufRpcEngine2.class);
-    InetSocketAddress bind = NetUtils.createSocketAddr(conf.get(NameNodeConfigKeys.RPC_ADDRESS_KEY,
-        NameNodeConfigKeys.RPC_ADDRESS_DEFAULT));
+    InetSocketAddress bind = bindAddress(conf, NameNodeConfigKeys.RPC_ADDRESS_KEY,
+        NameNodeConfigKeys.RPC_ADDRESS_DEFAULT, NameNodeConfigKeys.RPC_BIND_HOST_KEY);
     ServerDefaultsProto defaults = ServerDefaultsProto.newBuilder()
         .setBlockSize(conf.getLong(NameNodeConfigKeys.BLOCK_SIZE_KEY, NameNodeConfigKeys.BLOCK_SIZE_DEFAULT))
         .setBytesPerChecksum(FileOps.BYTES_PER_CHECKSUM)
@@ -113,10 +137,11 @@ public final class NameNode implements Closeable {
     Configuration httpConf = new Configuration(conf);
     httpConf.setBoolean("hadoop.prometheus.endpoint.enabled", true);
     DefaultMetricsSystem.initialize("fffs");
-    String address = conf.get(NameNodeConfigKeys.HTTP_ADDRESS_KEY, NameNodeConfigKeys.HTTP_ADDRESS_DEFAULT);
+    InetSocketAddress bind = bindAddress(conf, NameNodeConfigKeys.HTTP_ADDRESS_KEY,
+        NameNodeConfigKeys.HTTP_ADDRESS_DEFAULT, NameNodeConfigKeys.HTTP_BIND_HOST_KEY);
     HttpServer2 http = new HttpServer2.Builder()
         .setName("fffs")
-        .addEndpoint(URI.create("http://" + address))
+        .addEndpoint(URI.create("http://" + NetUtils.getHostPortString(bind)))
         .setFindPort(false)
         .setConf(httpConf)
         .build();
@@ -144,14 +169,14 @@ public final class NameNode implements Closeable {
     return rpcAddress;
   }
 
-  /** {@code fffs://host:port}. */
+  /** {@code fffs://host:port}, as advertised: rpc-address's host (not the bind host), the bound port. */
   public URI uri() {
-    return URI.create("fffs://" + rpcAddress.getHostString() + ":" + rpcAddress.getPort());
+    return URI.create("fffs://" + rpcHost + ":" + rpcAddress.getPort());
   }
 
+  /** The HTTP server as advertised: http-address's host, the bound port. */
   public URI httpUri() {
-    InetSocketAddress http = httpServer.getConnectorAddress(0);
-    return URI.create("http://" + http.getHostString() + ":" + http.getPort());
+    return URI.create("http://" + httpHost + ":" + httpServer.getConnectorAddress(0).getPort());
   }
 
   /** Blocks until the RPC server stops. */

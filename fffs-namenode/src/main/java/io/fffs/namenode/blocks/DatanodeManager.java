@@ -79,6 +79,15 @@ public final class DatanodeManager {
     }
   }
 
+  /** Records a DataNode's own estimate of its clock offset and the round trip that bounds its error. */
+  public void clockMeasured(String uuid, long offsetMicros, long roundTripMicros) {
+    DatanodeDescriptor descriptor = datanodes.get(uuid);
+    if (descriptor != null) {
+      descriptor.measuredOffsetMicros = offsetMicros;
+      descriptor.offsetErrorMicros = roundTripMicros / 2;
+    }
+  }
+
   /** Damaged records found by all DataNodes' scrubbers. */
   public long scrubCorruptions() {
     long total = 0;

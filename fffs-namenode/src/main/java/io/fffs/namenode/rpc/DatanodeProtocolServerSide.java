@@ -99,6 +99,9 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
         r.getRoundTripMicros());
     DatanodeDescriptor descriptor = datanodes.heartbeat(r.getDatanodeUuid(), offset, r.getCapacityBytes(),
         r.getMemoryUsedBytes(), r.getBlockCount(), HlcTimestamp.fromProto(r.getDurableHlc()), skew);
+    if (r.hasMeasuredOffsetMicros()) {
+      datanodes.clockMeasured(r.getDatanodeUuid(), r.getMeasuredOffsetMicros(), r.getRoundTripMicros());
+    }
     datanodes.scrubbed(r.getDatanodeUuid(), r.getScrubPasses(), r.getScrubBytesVerified(),
         r.getScrubCorruptions(), r.hasScrubLastCorruption() ? r.getScrubLastCorruption() : null);
     HeartbeatResponseProto.Builder response = HeartbeatResponseProto.newBuilder()
