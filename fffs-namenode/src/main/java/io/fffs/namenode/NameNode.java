@@ -2,6 +2,11 @@ package io.fffs.namenode;
 
 import io.fffs.common.ipc.ClientNamenodeProtocolPB;
 import io.fffs.common.ipc.DatanodeProtocolPB;
+import io.fffs.common.ipc.NamenodeAdminProtocolPB;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.NamenodeAdminProtocol;
+import io.fffs.namenode.blocks.HostFilter;
+import io.fffs.namenode.permission.PermissionChecker;
+import io.fffs.namenode.rpc.AdminProtocolServerSide;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.ClientNamenodeProtocol;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.ServerDefaultsProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.DatanodeProtocol;
@@ -84,7 +89,11 @@ public final class NameNode implements Closeable {
     RPC.Server rpc = null;
     HttpServer2 http = null;
     try {
-      rpc = startRpc(conf, namesystem);
+      namesystem.datanodes().setHosts(new HostFilter(hostsFile(conf, NameNodeConfigKeys.HOSTS_KEY),
+          hostsFile(conf, NameNodeConfigKeys.HOSTS_EXCLUDE_KEY)));
+      rpc = startRpc(conf, namesystem, new PermissionChecker(conf.getBoolean(
+          NameNodeConfigKeys.PERMISSIONS_ENABLED_KEY, NameNodeConfigKeys.PERMISSIONS_ENABLED_DEFAULT), superUser,
+          conf.get(NameNodeConfigKeys.SUPERGROUP_KEY, NameNodeConfigKeys.SUPERGROUP_DEFAULT)), nanoTime);
       http = startHttp(conf, namesystem);
       String metricsName = "NameNode-" + INSTANCES.incrementAndGet();
       NameNodeMetrics.register(metricsName, namesystem);
@@ -103,9 +112,16 @@ public final class NameNode implements Closeable {
     }
   }
 
-  private static RPC.Server startRpc(Configuration conf, Namesystem namesystem) throws IOException {
+  private static Path hostsFile(Configuration conf, String key) {
+    String file = conf.getTrimmed(key, "");
+    return file.isEmpty() ? null : Paths.get(file);
+  }
+
+  private static RPC.Server startRpc(Configuration conf, Namesystem namesystem, PermissionChecker permissions,
+      java.util.function.LongSupplier nanoTime) throws IOException {
     RPC.setProtocolEngine(conf, ClientNamenodeProtocolPB.class, ProtobufRpcEngine2.class);
     RPC.setProtocolEngine(conf, DatanodeProtocolPB.class, ProtobufRpcEngine2.class);
+    RPC.setProtocolEngine(conf, NamenodeAdminProtocolPB.class, ProtobufRpcEngine2.class);
     InetSocketAddress bind = bindAddress(conf, NameNodeConfigKeys.RPC_ADDRESS_KEY,
         NameNodeConfigKeys.RPC_ADDRESS_DEFAULT, NameNodeConfigKeys.RPC_BIND_HOST_KEY);
     ServerDefaultsProto defaults = ServerDefaultsProto.newBuilder()
@@ -129,6 +145,9 @@ public final class NameNode implements Closeable {
         NameNodeConfigKeys.HEARTBEAT_INTERVAL_DEFAULT_MS);
     server.addProtocol(RPC.RpcKind.RPC_PROTOCOL_BUFFER, DatanodeProtocolPB.class,
         DatanodeProtocol.newReflectiveBlockingService(new DatanodeProtocolServerSide(namesystem, heartbeatMs)));
+    server.addProtocol(RPC.RpcKind.RPC_PROTOCOL_BUFFER, NamenodeAdminProtocolPB.class,
+        NamenodeAdminProtocol.newReflectiveBlockingService(new AdminProtocolServerSide(namesystem, permissions,
+            nanoTime)));
     server.start();
     return server;
   }

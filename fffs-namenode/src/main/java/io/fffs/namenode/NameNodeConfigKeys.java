@@ -26,6 +26,13 @@ public final class NameNodeConfigKeys {
   /** The host the HTTP server binds, when not http-address's host. */
   public static final String HTTP_BIND_HOST_KEY = "fffs.namenode.http-bind-host";
 
+  /**
+   * Include and exclude files of DataNode hosts (one a line): only hosts the include file lists (all, when unset or
+   * empty) and the exclude file does not may register; {@code bin/fffs admin -refreshNodes} re-reads both.
+   */
+  public static final String HOSTS_KEY = "fffs.namenode.hosts";
+  public static final String HOSTS_EXCLUDE_KEY = "fffs.namenode.hosts.exclude";
+
   /** A checkpoint is written after this many transactions. */
   public static final String CHECKPOINT_TXNS_KEY = "fffs.namenode.checkpoint.txns";
   public static final long CHECKPOINT_TXNS_DEFAULT = 100_000;

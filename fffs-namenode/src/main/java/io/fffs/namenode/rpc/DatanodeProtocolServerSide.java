@@ -75,6 +75,11 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
   @Override
   public RegisterDatanodeResponseProto registerDatanode(RpcController c, RegisterDatanodeRequestProto r)
       throws ServiceException {
+    try {
+      datanodes.hosts().check(r.getId());
+    } catch (io.fffs.common.error.FffsException e) {
+      throw io.fffs.common.ipc.RemoteErrors.toServiceException(e);
+    }
     String skew = mergeOrExplain(r.getHlc());
     DatanodeDescriptor descriptor = datanodes.register(r.getId(), r.getCapacityBytes(),
         offsetOf(r.getPhysicalMicros(), false, 0, 0));
