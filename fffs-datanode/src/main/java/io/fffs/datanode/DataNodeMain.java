@@ -45,6 +45,7 @@ public final class DataNodeMain {
       }
     }, "fffs-datanode-shutdown"));
     System.out.println("data=" + dataNode.datanodeId().getHost() + ":" + dataNode.datanodeId().getDataPort());
+    System.out.println("http=http://" + dataNode.datanodeId().getHost() + ":" + dataNode.datanodeId().getHttpPort());
     System.out.println("id=" + dataNode.uuid());
     System.out.println("READY");
     dataNode.join();

@@ -27,6 +27,13 @@ public final class DataNodeServiceConfigKeys {
    */
   public static final String HOSTNAME_KEY = "fffs.datanode.hostname";
 
+  /**
+   * host:port of the DataNode's HTTP server (/status, /jmx, /prom, /conf, /logs); port 0 picks a free port. The
+   * NameNode's page links to it at the DataNode's advertised host.
+   */
+  public static final String HTTP_ADDRESS_KEY = "fffs.datanode.http-address";
+  public static final String HTTP_ADDRESS_DEFAULT = "127.0.0.1:0";
+
   /** The NameNode's RPC address (the NameNode's own key). */
   public static final String NAMENODE_ADDRESS_KEY = "fffs.namenode.rpc-address";
   public static final String NAMENODE_ADDRESS_DEFAULT = "127.0.0.1:8020";
@@ -74,6 +81,10 @@ public final class DataNodeServiceConfigKeys {
 
   public static InetSocketAddress dataAddress(Configuration conf) {
     return NetUtils.createSocketAddr(conf.getTrimmed(DATA_ADDRESS_KEY, DATA_ADDRESS_DEFAULT), 0, DATA_ADDRESS_KEY);
+  }
+
+  public static InetSocketAddress httpAddress(Configuration conf) {
+    return NetUtils.createSocketAddr(conf.getTrimmed(HTTP_ADDRESS_KEY, HTTP_ADDRESS_DEFAULT), 0, HTTP_ADDRESS_KEY);
   }
 
   public static InetSocketAddress namenodeAddress(Configuration conf) {

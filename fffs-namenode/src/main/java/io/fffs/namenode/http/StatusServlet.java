@@ -12,7 +12,8 @@ import javax.servlet.http.HttpServletResponse;
  * {@code GET /status}: the NameNode as JSON — its advertised {@code rpcAddress} and {@code httpAddress}, {@code hlc}, {@code safemode}, {@code files}, {@code blocks}, and per
  * the block replication counts ({@code underReplicatedBlocks}: fewer current replicas than the file's replication;
  * {@code missingBlocks}: none; {@code staleReplicas}: live replicas missing entries another replica has), and per
- * DataNode {@code id}, {@code address} (as the DataNode advertises it), {@code transport}, {@code clockOffsetMicros}
+ * DataNode {@code id}, {@code address} (as the DataNode advertises it), {@code httpAddress} (its HTTP server, or
+ * null), {@code transport}, {@code clockOffsetMicros}
  * (the offset judged for health: the part beyond the measurement's error), {@code measuredOffsetMicros} and
  * {@code offsetErrorMicros} (the DataNode's own estimate and half its round trip; -1 before one), {@code durableHlc},
  * {@code memoryUsedBytes}, {@code healthy} (with {@code unhealthyReason}), {@code live}, and what its segment
@@ -64,6 +65,8 @@ public final class StatusServlet extends HttpServlet {
       json.beginObject()
           .field("id", datanode.uuid())
           .field("address", datanode.address())
+          .field("httpAddress", datanode.id().getHttpPort() == 0 ? null
+              : datanode.id().getHost() + ":" + datanode.id().getHttpPort())
           .field("transport", datanode.id().getTransport())
           .field("clockOffsetMicros", datanode.clockOffsetMicros())
           .field("measuredOffsetMicros", datanode.measuredOffsetMicros())
