@@ -6,6 +6,12 @@ import io.fffs.common.security.BlockTokenVerifier;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.common.transport.TransportSelection;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.datanode.http.DataNodeHttpServer;
+import io.fffs.datanode.http.DataNodeView;
+import io.fffs.datanode.nn.ClockOffsetFilter;
+import io.fffs.datanode.store.MemoryUsage;
+import io.fffs.datanode.store.StoreStats;
 import io.fffs.datanode.nn.NamenodeLink;
 import io.fffs.datanode.nn.NodeHealth;
 import io.fffs.datanode.server.DataServer;
@@ -41,11 +47,13 @@ public final class DataNode implements Closeable {
   private final NodeHealth health;
   private final DatanodeIdProto id;
   private final CountDownLatch stopped = new CountDownLatch(1);
+  private final DataNodeHttpServer http;
   private boolean closed;
 
   private DataNode(HybridLogicalClock clock, BlockStore store, DataServer server,
       ServerTransportProvider.Server transportServer, NamenodeLink namenode, NodeHealth health, DatanodeIdProto id,
-      BlockTokenVerifier blockKeys) {
+      BlockTokenVerifier blockKeys, DataNodeHttpServer http) {
+    this.http = http;
     this.blockKeys = blockKeys;
     this.clock = clock;
     this.store = store;
@@ -68,6 +76,7 @@ public final class DataNode implements Closeable {
     MultiLogBlockStore store = MultiLogBlockStore.open(conf, clock);
     DataServer server = null;
     ServerTransportProvider.Server transportServer = null;
+    DataNodeHttpServer http = null;
     try {
       String uuid = DatanodeIdentity.loadOrCreate(DataNodeConfigKeys.dataDir(conf));
       NodeHealth health = new NodeHealth();
@@ -76,8 +85,9 @@ public final class DataNode implements Closeable {
       WriteRules rules = new WriteRules(clock, health::unhealthyReason, receiver);
       server = DataServer.start(conf, store, rules, blockKeys);
       InetSocketAddress bound = server.address();
+      http = DataNodeHttpServer.start(conf, DataNodeServiceConfigKeys.httpAddress(conf));
       DatanodeIdProto.Builder idBuilder = DatanodeIdProto.newBuilder().setDatanodeUuid(uuid)
-          .setHost(advertisedHost(bound)).setDataPort(bound.getPort()).setIpcPort(0)
+          .setHost(advertisedHost(conf, bound)).setDataPort(bound.getPort()).setIpcPort(0).setHttpPort(http.port())
           .setTransport(transport.transport());
       if (!transport.tcp()) {
         transportServer = transport.provider().start(conf, bound.getAddress().getHostAddress(), store, rules,
@@ -92,8 +102,11 @@ public final class DataNode implements Closeable {
       LOG.info("DataNode {} up: data {}:{} ({}), {} blocks{}", uuid, id.getHost(), id.getDataPort(),
           id.getTransport() + (transportServer == null ? "" : " on port " + id.getTransportPort()),
           store.blockReport().size(), namenode == null ? ", not registered with a NameNode" : "");
-      return new DataNode(clock, store, server, transportServer, namenode, health, id, blockKeys);
+      DataNode dataNode = new DataNode(clock, store, server, transportServer, namenode, health, id, blockKeys, http);
+      http.serve(dataNode.view());
+      return dataNode;
     } catch (IOException | RuntimeException e) {
+      closeQuietly(http);
       closeQuietly(transportServer);
       closeQuietly(server);
       store.close();
@@ -101,7 +114,11 @@ public final class DataNode implements Closeable {
     }
   }
 
-  private static String advertisedHost(InetSocketAddress bound) throws IOException {
+  private static String advertisedHost(Configuration conf, InetSocketAddress bound) throws IOException {
+    String configured = DataNodeServiceConfigKeys.hostname(conf);
+    if (configured != null) {
+      return configured;
+    }
     InetAddress address = bound.getAddress();
     return address.isAnyLocalAddress() ? InetAddress.getLocalHost().getHostAddress() : address.getHostAddress();
   }
@@ -119,6 +136,71 @@ public final class DataNode implements Closeable {
   /** The block keys this DataNode checks tokens with (from the NameNode; tests may hand it keys). */
   public BlockTokenVerifier blockKeys() {
     return blockKeys;
+  }
+
+  /** What the HTTP server shows: a snapshot of this DataNode per request. */
+  private DataNodeView view() {
+    return new DataNodeView() {
+      @Override
+      public DatanodeIdProto id() {
+        return id;
+      }
+
+      @Override
+      public boolean registered() {
+        return isRegistered();
+      }
+
+      @Override
+      public String unhealthyReason() {
+        return DataNode.this.unhealthyReason();
+      }
+
+      @Override
+      public ClockOffsetFilter.Estimate clockOffset() {
+        return DataNode.this.clockOffset();
+      }
+
+      @Override
+      public HlcTimestamp now() {
+        return clock.now();
+      }
+
+      @Override
+      public HlcTimestamp durableFrontier() {
+        return store.durableFrontier();
+      }
+
+      @Override
+      public long physicalMicros() {
+        return clock.physicalClock().currentTimeMicros();
+      }
+
+      @Override
+      public MemoryUsage memory() {
+        return store.memoryUsage();
+      }
+
+      @Override
+      public int blocks() {
+        return store.blockReport().size();
+      }
+
+      @Override
+      public StoreStats storeStats() {
+        return store.stats();
+      }
+
+      @Override
+      public DataServerStats serverStats() {
+        return server.stats();
+      }
+    };
+  }
+
+  /** The HTTP server's bound address (/status, /jmx, /prom, /conf, /logs). */
+  public InetSocketAddress httpAddress() {
+    return http.address();
   }
 
   /** The data server's bound address. */
@@ -152,6 +234,11 @@ public final class DataNode implements Closeable {
   /** Why writes are refused, or null when healthy. */
   public String unhealthyReason() {
     return health.unhealthyReason();
+  }
+
+  /** This node's clock minus the NameNode's as best measured recently, or null (no NameNode or no answer yet). */
+  public ClockOffsetFilter.Estimate clockOffset() {
+    return namenode == null ? null : namenode.clockOffset();
   }
 
   /** Whether the NameNode has accepted this DataNode's registration (false without a NameNode). */
@@ -191,6 +278,7 @@ public final class DataNode implements Closeable {
     }
     closed = true;
     try {
+      http.close();
       if (namenode != null) {
         namenode.close();
       }

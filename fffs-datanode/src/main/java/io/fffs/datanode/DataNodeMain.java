@@ -1,10 +1,10 @@
 package io.fffs.datanode;
 
+import io.fffs.common.conf.GenericArgs;
 import io.fffs.common.time.PhysicalClock;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.util.GenericOptionsParser;
 
 /**
  * {@code bin/fffs datanode [-D key=value]...}: runs a DataNode until SIGINT/SIGTERM. It registers with the NameNode
@@ -13,18 +13,27 @@ import org.apache.hadoop.util.GenericOptionsParser;
  * {@code core-site.xml} on the class path, then {@code -D}.
  */
 public final class DataNodeMain {
+  static final String USAGE = "usage: bin/fffs datanode [-D key=value]...\n  " + GenericArgs.USAGE;
+
   private DataNodeMain() {}
 
   public static void main(String[] args) throws Exception {
     Configuration conf = new Configuration();
     conf.addResource("fffs-site.xml");
-    List<String> rest = Arrays.asList(new GenericOptionsParser(conf, args).getRemainingArgs());
+    List<String> rest;
+    try {
+      rest = Arrays.asList(GenericArgs.apply(conf, args));
+    } catch (IllegalArgumentException e) {
+      System.err.println("fffs datanode: " + e.getMessage() + "\n" + USAGE);
+      System.exit(2);
+      return;
+    }
     if (rest.contains("-h") || rest.contains("--help")) {
-      System.out.println("usage: bin/fffs datanode [-D key=value]...");
+      System.out.println(USAGE);
       return;
     }
     if (!rest.isEmpty()) {
-      System.err.println("fffs datanode: unknown arguments " + rest + "; usage: bin/fffs datanode [-D key=value]...");
+      System.err.println("fffs datanode: unknown arguments " + rest + "\n" + USAGE);
       System.exit(2);
     }
     DataNode dataNode = DataNode.start(conf, PhysicalClock.system());
@@ -36,6 +45,7 @@ public final class DataNodeMain {
       }
     }, "fffs-datanode-shutdown"));
     System.out.println("data=" + dataNode.datanodeId().getHost() + ":" + dataNode.datanodeId().getDataPort());
+    System.out.println("http=http://" + dataNode.datanodeId().getHost() + ":" + dataNode.datanodeId().getHttpPort());
     System.out.println("id=" + dataNode.uuid());
     System.out.println("READY");
     dataNode.join();

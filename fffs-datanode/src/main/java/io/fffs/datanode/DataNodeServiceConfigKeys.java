@@ -13,9 +13,26 @@ import org.apache.hadoop.net.NetUtils;
  * {@link io.fffs.protocol.DataTransferConfigKeys}.
  */
 public final class DataNodeServiceConfigKeys {
-  /** host:port the data server binds and advertises; port 0 picks a free port. */
+  /**
+   * host:port the data server binds (0.0.0.0: every interface); port 0 picks a free port. Its host is advertised too
+   * unless {@code fffs.datanode.hostname} is set.
+   */
   public static final String DATA_ADDRESS_KEY = "fffs.datanode.data-address";
   public static final String DATA_ADDRESS_DEFAULT = "127.0.0.1:50010";
+
+  /**
+   * The host name (or address) the DataNode advertises to the NameNode and so to clients, like HDFS's
+   * {@code dfs.datanode.hostname}: for a DataNode that binds 0.0.0.0, sits behind NAT or in a container. Unset: the
+   * data address's host, or this machine's address when that is 0.0.0.0.
+   */
+  public static final String HOSTNAME_KEY = "fffs.datanode.hostname";
+
+  /**
+   * host:port of the DataNode's HTTP server (/status, /jmx, /prom, /conf, /logs); port 0 picks a free port. The
+   * NameNode's page links to it at the DataNode's advertised host.
+   */
+  public static final String HTTP_ADDRESS_KEY = "fffs.datanode.http-address";
+  public static final String HTTP_ADDRESS_DEFAULT = "127.0.0.1:0";
 
   /** The NameNode's RPC address (the NameNode's own key). */
   public static final String NAMENODE_ADDRESS_KEY = "fffs.namenode.rpc-address";
@@ -86,9 +103,19 @@ public final class DataNodeServiceConfigKeys {
     return NetUtils.createSocketAddr(conf.getTrimmed(DATA_ADDRESS_KEY, DATA_ADDRESS_DEFAULT), 0, DATA_ADDRESS_KEY);
   }
 
+  public static InetSocketAddress httpAddress(Configuration conf) {
+    return NetUtils.createSocketAddr(conf.getTrimmed(HTTP_ADDRESS_KEY, HTTP_ADDRESS_DEFAULT), 0, HTTP_ADDRESS_KEY);
+  }
+
   public static InetSocketAddress namenodeAddress(Configuration conf) {
     return NetUtils.createSocketAddr(conf.getTrimmed(NAMENODE_ADDRESS_KEY, NAMENODE_ADDRESS_DEFAULT), 0,
         NAMENODE_ADDRESS_KEY);
+  }
+
+  /** The configured advertised host, or null. */
+  public static String hostname(Configuration conf) {
+    String host = conf.getTrimmed(HOSTNAME_KEY, "");
+    return host.isEmpty() ? null : host;
   }
 
   public static boolean namenodeEnabled(Configuration conf) {

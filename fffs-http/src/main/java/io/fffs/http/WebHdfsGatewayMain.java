@@ -1,10 +1,10 @@
 package io.fffs.http;
 
+import io.fffs.common.conf.GenericArgs;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.util.GenericOptionsParser;
 
 /**
  * {@code bin/fffs http [-D key=value]...}: runs a WebHDFS gateway until SIGINT/SIGTERM — beside the NameNode
@@ -14,19 +14,29 @@ import org.apache.hadoop.util.GenericOptionsParser;
  * {@code core-site.xml} on the class path, then {@code -D}.
  */
 public final class WebHdfsGatewayMain {
+  static final String USAGE = "usage: bin/fffs http [-D fffs.http.address=HOST:PORT]"
+      + " [-D fffs.http.filesystem=fffs://NN] [-D fffs.http.data-gateways=HOST:PORT,...]\n  " + GenericArgs.USAGE;
+
   private WebHdfsGatewayMain() {}
 
   public static void main(String[] args) throws Exception {
     Configuration conf = new Configuration();
     conf.addResource("fffs-site.xml");
-    List<String> rest = Arrays.asList(new GenericOptionsParser(conf, args).getRemainingArgs());
-    if (rest.contains("-h") || rest.contains("--help") || !rest.isEmpty()) {
-      System.out.println("usage: bin/fffs http [-D fffs.http.address=HOST:PORT] [-D fffs.http.filesystem=fffs://NN]"
-          + " [-D fffs.http.data-gateways=HOST:PORT,...]");
-      if (!rest.isEmpty() && !rest.contains("-h") && !rest.contains("--help")) {
-        System.exit(2);
-      }
+    List<String> rest;
+    try {
+      rest = Arrays.asList(GenericArgs.apply(conf, args));
+    } catch (IllegalArgumentException e) {
+      System.err.println("fffs http: " + e.getMessage() + "\n" + USAGE);
+      System.exit(2);
       return;
+    }
+    if (rest.contains("-h") || rest.contains("--help")) {
+      System.out.println(USAGE);
+      return;
+    }
+    if (!rest.isEmpty()) {
+      System.err.println("fffs http: unknown arguments " + rest + "\n" + USAGE);
+      System.exit(2);
     }
     WebHdfsGateway gateway = WebHdfsGateway.start(conf);
     CountDownLatch stopped = new CountDownLatch(1);

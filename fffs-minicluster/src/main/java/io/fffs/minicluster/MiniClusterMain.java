@@ -1,10 +1,10 @@
 package io.fffs.minicluster;
 
+import io.fffs.common.conf.GenericArgs;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.concurrent.CountDownLatch;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.util.GenericOptionsParser;
 
 /**
  * {@code bin/fffs minicluster [--datanodes N] [--dir DIR] [--port P] [--http-port H] [--webhdfs-port W]
@@ -13,12 +13,30 @@ import org.apache.hadoop.util.GenericOptionsParser;
  * {@code webhdfs=…} and {@code READY}; stops cleanly on SIGINT/SIGTERM.
  */
 public final class MiniClusterMain {
+  static final String USAGE = String.join("\n",
+      "usage: bin/fffs minicluster [--datanodes N] [--dir DIR] [--port P] [--http-port H] [--webhdfs-port W]"
+          + " [--no-webhdfs] [-D key=value]...",
+      "  --datanodes N     DataNodes in the JVM (default 1)",
+      "  --dir DIR         state directory (default ./fffs-data)",
+      "  --port P          NameNode RPC port (default 8020; 0: a free one)",
+      "  --http-port H     NameNode HTTP port (default 9870)",
+      "  --webhdfs-port W  WebHDFS gateway port (default 9860)",
+      "  --no-webhdfs      no WebHDFS gateways",
+      "  " + GenericArgs.USAGE);
+
   private MiniClusterMain() {}
 
   public static void main(String[] args) throws Exception {
     Configuration conf = new Configuration();
     conf.addResource("fffs-site.xml");
-    String[] rest = new GenericOptionsParser(conf, args).getRemainingArgs();
+    String[] rest;
+    try {
+      rest = GenericArgs.apply(conf, args);
+    } catch (IllegalArgumentException e) {
+      System.err.println("minicluster: " + e.getMessage() + "\n" + USAGE);
+      System.exit(2);
+      return;
+    }
     int datanodes = 1;
     Path dir = Paths.get("fffs-data");
     int port = 8020;
@@ -47,11 +65,10 @@ public final class MiniClusterMain {
           break;
         case "-h":
         case "--help":
-          System.out.println("usage: bin/fffs minicluster [--datanodes N] [--dir DIR] [--port P] [--http-port H]"
-              + " [--webhdfs-port W] [--no-webhdfs] [-D key=value]...");
+          System.out.println(USAGE);
           return;
         default:
-          System.err.println("minicluster: unknown argument '" + rest[i] + "' (try --help)");
+          System.err.println("minicluster: unknown argument '" + rest[i] + "'\n" + USAGE);
           System.exit(2);
       }
     }

@@ -2,6 +2,11 @@ package io.fffs.namenode;
 
 import io.fffs.common.ipc.ClientNamenodeProtocolPB;
 import io.fffs.common.ipc.DatanodeProtocolPB;
+import io.fffs.common.ipc.NamenodeAdminProtocolPB;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.NamenodeAdminProtocol;
+import io.fffs.namenode.blocks.HostFilter;
+import io.fffs.namenode.permission.PermissionChecker;
+import io.fffs.namenode.rpc.AdminProtocolServerSide;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.ClientNamenodeProtocol;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.ServerDefaultsProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.DatanodeProtocol;
@@ -44,12 +49,34 @@ public final class NameNode implements Closeable {
   private final InetSocketAddress rpcAddress;
   private final String metricsName;
 
-  private NameNode(Namesystem namesystem, RPC.Server rpcServer, HttpServer2 httpServer, String metricsName) {
+  private final String rpcHost;
+  private final String httpHost;
+
+  private NameNode(Configuration conf, Namesystem namesystem, RPC.Server rpcServer, HttpServer2 httpServer,
+      String metricsName) {
     this.namesystem = namesystem;
     this.rpcServer = rpcServer;
     this.httpServer = httpServer;
     this.rpcAddress = NetUtils.getConnectAddress(rpcServer);
     this.metricsName = metricsName;
+    this.rpcHost = NameNodeConfigKeys.advertisedHost(configuredHost(conf, NameNodeConfigKeys.RPC_ADDRESS_KEY,
+        NameNodeConfigKeys.RPC_ADDRESS_DEFAULT));
+    this.httpHost = NameNodeConfigKeys.advertisedHost(configuredHost(conf, NameNodeConfigKeys.HTTP_ADDRESS_KEY,
+        NameNodeConfigKeys.HTTP_ADDRESS_DEFAULT));
+  }
+
+  private static String configuredHost(Configuration conf, String key, String defaultAddress) {
+    return NetUtils.createSocketAddr(conf.getTrimmed(key, defaultAddress), 0, key).getHostString();
+  }
+
+  /** Where a server binds: the bind-host key's host if set, else the address key's host, on its port. */
+  private static InetSocketAddress bindAddress(Configuration conf, String addressKey, String defaultAddress,
+      String bindHostKey) {
+    InetSocketAddress configured = NetUtils.createSocketAddr(conf.getTrimmed(addressKey, defaultAddress), 0,
+        addressKey);
+    String bindHost = conf.getTrimmed(bindHostKey, "");
+    return InetSocketAddress.createUnresolved(bindHost.isEmpty() ? configured.getHostString() : bindHost,
+        configured.getPort());
   }
 
   /** Loads (formatting if empty) the name directory of {@code conf} and starts serving. */
@@ -62,11 +89,17 @@ public final class NameNode implements Closeable {
     RPC.Server rpc = null;
     HttpServer2 http = null;
     try {
-      rpc = startRpc(conf, namesystem);
+      namesystem.datanodes().setHosts(new HostFilter(hostsFile(conf, NameNodeConfigKeys.HOSTS_KEY),
+          hostsFile(conf, NameNodeConfigKeys.HOSTS_EXCLUDE_KEY)));
+      rpc = startRpc(conf, namesystem, new PermissionChecker(conf.getBoolean(
+          NameNodeConfigKeys.PERMISSIONS_ENABLED_KEY, NameNodeConfigKeys.PERMISSIONS_ENABLED_DEFAULT), superUser,
+          conf.get(NameNodeConfigKeys.SUPERGROUP_KEY, NameNodeConfigKeys.SUPERGROUP_DEFAULT)), nanoTime);
       http = startHttp(conf, namesystem);
       String metricsName = "NameNode-" + INSTANCES.incrementAndGet();
       NameNodeMetrics.register(metricsName, namesystem);
-      NameNode nameNode = new NameNode(namesystem, rpc, http, metricsName);
+      NameNode nameNode = new NameNode(conf, namesystem, rpc, http, metricsName);
+      http.setAttribute(StatusServlet.ADDRESSES_ATTRIBUTE, new String[] {nameNode.uri().toString(),
+          nameNode.httpUri().toString()});
       LOG.info("NameNode up: rpc {}, http {}", nameNode.uri(), nameNode.httpUri());
       return nameNode;
     } catch (IOException | RuntimeException e) {
@@ -79,11 +112,18 @@ public final class NameNode implements Closeable {
     }
   }
 
-  private static RPC.Server startRpc(Configuration conf, Namesystem namesystem) throws IOException {
+  private static Path hostsFile(Configuration conf, String key) {
+    String file = conf.getTrimmed(key, "");
+    return file.isEmpty() ? null : Paths.get(file);
+  }
+
+  private static RPC.Server startRpc(Configuration conf, Namesystem namesystem, PermissionChecker permissions,
+      java.util.function.LongSupplier nanoTime) throws IOException {
     RPC.setProtocolEngine(conf, ClientNamenodeProtocolPB.class, ProtobufRpcEngine2.class);
     RPC.setProtocolEngine(conf, DatanodeProtocolPB.class, ProtobufRpcEngine2.class);
-    InetSocketAddress bind = NetUtils.createSocketAddr(conf.get(NameNodeConfigKeys.RPC_ADDRESS_KEY,
-        NameNodeConfigKeys.RPC_ADDRESS_DEFAULT));
+    RPC.setProtocolEngine(conf, NamenodeAdminProtocolPB.class, ProtobufRpcEngine2.class);
+    InetSocketAddress bind = bindAddress(conf, NameNodeConfigKeys.RPC_ADDRESS_KEY,
+        NameNodeConfigKeys.RPC_ADDRESS_DEFAULT, NameNodeConfigKeys.RPC_BIND_HOST_KEY);
     ServerDefaultsProto defaults = ServerDefaultsProto.newBuilder()
         .setBlockSize(conf.getLong(NameNodeConfigKeys.BLOCK_SIZE_KEY, NameNodeConfigKeys.BLOCK_SIZE_DEFAULT))
         .setBytesPerChecksum(FileOps.BYTES_PER_CHECKSUM)
@@ -105,6 +145,9 @@ public final class NameNode implements Closeable {
         NameNodeConfigKeys.HEARTBEAT_INTERVAL_DEFAULT_MS);
     server.addProtocol(RPC.RpcKind.RPC_PROTOCOL_BUFFER, DatanodeProtocolPB.class,
         DatanodeProtocol.newReflectiveBlockingService(new DatanodeProtocolServerSide(namesystem, heartbeatMs)));
+    server.addProtocol(RPC.RpcKind.RPC_PROTOCOL_BUFFER, NamenodeAdminProtocolPB.class,
+        NamenodeAdminProtocol.newReflectiveBlockingService(new AdminProtocolServerSide(namesystem, permissions,
+            nanoTime)));
     server.start();
     return server;
   }
@@ -113,10 +156,11 @@ public final class NameNode implements Closeable {
     Configuration httpConf = new Configuration(conf);
     httpConf.setBoolean("hadoop.prometheus.endpoint.enabled", true);
     DefaultMetricsSystem.initialize("fffs");
-    String address = conf.get(NameNodeConfigKeys.HTTP_ADDRESS_KEY, NameNodeConfigKeys.HTTP_ADDRESS_DEFAULT);
+    InetSocketAddress bind = bindAddress(conf, NameNodeConfigKeys.HTTP_ADDRESS_KEY,
+        NameNodeConfigKeys.HTTP_ADDRESS_DEFAULT, NameNodeConfigKeys.HTTP_BIND_HOST_KEY);
     HttpServer2 http = new HttpServer2.Builder()
         .setName("fffs")
-        .addEndpoint(URI.create("http://" + address))
+        .addEndpoint(URI.create("http://" + NetUtils.getHostPortString(bind)))
         .setFindPort(false)
         .setConf(httpConf)
         .build();
@@ -144,14 +188,14 @@ public final class NameNode implements Closeable {
     return rpcAddress;
   }
 
-  /** {@code fffs://host:port}. */
+  /** {@code fffs://host:port}, as advertised: rpc-address's host (not the bind host), the bound port. */
   public URI uri() {
-    return URI.create("fffs://" + rpcAddress.getHostString() + ":" + rpcAddress.getPort());
+    return URI.create("fffs://" + rpcHost + ":" + rpcAddress.getPort());
   }
 
+  /** The HTTP server as advertised: http-address's host, the bound port. */
   public URI httpUri() {
-    InetSocketAddress http = httpServer.getConnectorAddress(0);
-    return URI.create("http://" + http.getHostString() + ":" + http.getPort());
+    return URI.create("http://" + httpHost + ":" + httpServer.getConnectorAddress(0).getPort());
   }
 
   /** Blocks until the RPC server stops. */

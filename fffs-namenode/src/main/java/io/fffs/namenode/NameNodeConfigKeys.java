@@ -9,15 +9,29 @@ public final class NameNodeConfigKeys {
   public static final String NAME_DIR_KEY = "fffs.namenode.name.dir";
   public static final String NAME_DIR_DEFAULT = "./fffs-data/name";
 
-  /** RPC address (host:port) clients and DataNodes use; port 0 picks a free one. */
+  /**
+   * RPC address (host:port) clients and DataNodes use, and the NameNode advertises; port 0 picks a free one. It
+   * binds this host too unless {@code fffs.namenode.rpc-bind-host} says otherwise.
+   */
   public static final String RPC_ADDRESS_KEY = "fffs.namenode.rpc-address";
   public static final String RPC_ADDRESS_DEFAULT = "127.0.0.1:8020";
+  /** The host the RPC server binds (e.g. {@code 0.0.0.0}: every interface), when not rpc-address's host. */
+  public static final String RPC_BIND_HOST_KEY = "fffs.namenode.rpc-bind-host";
   public static final String RPC_HANDLERS_KEY = "fffs.namenode.handler.count";
   public static final int RPC_HANDLERS_DEFAULT = 10;
 
-  /** HTTP address of /status, /jmx, /prom, /conf; port 0 picks a free one. */
+  /** HTTP address of /status, /jmx, /prom, /conf, advertised as it is; port 0 picks a free one. */
   public static final String HTTP_ADDRESS_KEY = "fffs.namenode.http-address";
   public static final String HTTP_ADDRESS_DEFAULT = "127.0.0.1:9870";
+  /** The host the HTTP server binds, when not http-address's host. */
+  public static final String HTTP_BIND_HOST_KEY = "fffs.namenode.http-bind-host";
+
+  /**
+   * Include and exclude files of DataNode hosts (one a line): only hosts the include file lists (all, when unset or
+   * empty) and the exclude file does not may register; {@code bin/fffs admin -refreshNodes} re-reads both.
+   */
+  public static final String HOSTS_KEY = "fffs.namenode.hosts";
+  public static final String HOSTS_EXCLUDE_KEY = "fffs.namenode.hosts.exclude";
 
   /** A checkpoint is written after this many transactions. */
   public static final String CHECKPOINT_TXNS_KEY = "fffs.namenode.checkpoint.txns";
@@ -85,6 +99,19 @@ public final class NameNodeConfigKeys {
   public static final int REPLICATION_MAX_STREAMS_DEFAULT = 2;
 
   private NameNodeConfigKeys() {}
+
+  /**
+   * The host to advertise for {@code configured}: its own host, or this machine's canonical host name when it names
+   * every interface (0.0.0.0), which no client can connect to.
+   */
+  public static String advertisedHost(String configured) {
+    try {
+      java.net.InetAddress address = java.net.InetAddress.getByName(configured);
+      return address.isAnyLocalAddress() ? java.net.InetAddress.getLocalHost().getCanonicalHostName() : configured;
+    } catch (java.net.UnknownHostException e) {
+      return configured;
+    }
+  }
 
   public static long millis(Configuration conf, String key, long defaultMillis) {
     return conf.getTimeDuration(key, defaultMillis, TimeUnit.MILLISECONDS);

@@ -1,5 +1,6 @@
 package io.fffs.namenode;
 
+import io.fffs.common.conf.GenericArgs;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.namenode.fs.NameStorage;
 import java.nio.file.Path;
@@ -8,7 +9,6 @@ import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
-import org.apache.hadoop.util.GenericOptionsParser;
 
 /**
  * {@code bin/fffs namenode [-format] [-D key=value]...}: runs a NameNode until SIGINT/SIGTERM. An empty name
@@ -16,15 +16,29 @@ import org.apache.hadoop.util.GenericOptionsParser;
  * namespace). Configuration: {@code fffs-site.xml} and {@code core-site.xml} on the class path, then {@code -D}.
  */
 public final class NameNodeMain {
+  static final String USAGE = "usage: bin/fffs namenode [-format] [-D key=value]...\n"
+      + "  -format   format the name directory (fffs.namenode.name.dir) and exit\n  " + GenericArgs.USAGE;
+
   private NameNodeMain() {}
 
   public static void main(String[] args) throws Exception {
     Configuration conf = new Configuration();
     conf.addResource("fffs-site.xml");
-    List<String> rest = Arrays.asList(new GenericOptionsParser(conf, args).getRemainingArgs());
-    if (rest.contains("-h") || rest.contains("--help")) {
-      System.out.println("usage: bin/fffs namenode [-format] [-D key=value]...");
+    List<String> rest;
+    try {
+      rest = Arrays.asList(GenericArgs.apply(conf, args));
+    } catch (IllegalArgumentException e) {
+      System.err.println("fffs namenode: " + e.getMessage() + "\n" + USAGE);
+      System.exit(2);
       return;
+    }
+    if (rest.contains("-h") || rest.contains("--help")) {
+      System.out.println(USAGE);
+      return;
+    }
+    if (!rest.stream().allMatch("-format"::equals)) {
+      System.err.println("fffs namenode: unknown arguments " + rest + "\n" + USAGE);
+      System.exit(2);
     }
     if (rest.contains("-format")) {
       Path nameDir = Paths.get(conf.get(NameNodeConfigKeys.NAME_DIR_KEY, NameNodeConfigKeys.NAME_DIR_DEFAULT));

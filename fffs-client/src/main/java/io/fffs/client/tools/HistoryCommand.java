@@ -3,6 +3,7 @@ package io.fffs.client.tools;
 import io.fffs.client.FreezeFrameFileSystem;
 import io.fffs.client.HistoryDifference;
 import io.fffs.client.Pin;
+import io.fffs.common.conf.GenericArgs;
 import io.fffs.common.time.TemporalPath;
 import java.util.List;
 import io.fffs.common.history.RetentionRule;
@@ -12,7 +13,6 @@ import java.util.Arrays;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.util.GenericOptionsParser;
 
 /**
  * {@code bin/fffs history SUBCOMMAND [-D fs.defaultFS=fffs://host:port] ARGS}: bounded history (docs/history.md).
@@ -34,21 +34,21 @@ public final class HistoryCommand {
       "                                 now); exit 0 when nothing, 1 when something, 2 on trouble",
       "  du PATH                        what the tree holds now and in its kept history",
       "  restore PATH@TIME [--to DEST]  restore a file or tree as it was, as a new version of PATH (or DEST);",
-      "                                 the DataNodes copy the blocks");
+      "                                 the DataNodes copy the blocks",
+      "  " + GenericArgs.USAGE);
 
   private HistoryCommand() {}
 
   public static void main(String[] args) throws Exception {
     Configuration conf = new Configuration();
     conf.addResource("fffs-site.xml");
-    // Generic options (-D key=value) may come before the subcommand or right after it.
-    String[] rest = new GenericOptionsParser(conf, args).getRemainingArgs();
-    if (rest.length > 1) {
-      String[] after = new GenericOptionsParser(conf, Arrays.copyOfRange(rest, 1, rest.length)).getRemainingArgs();
-      String[] joined = new String[after.length + 1];
-      joined[0] = rest[0];
-      System.arraycopy(after, 0, joined, 1, after.length);
-      rest = joined;
+    String[] rest;
+    try {
+      rest = GenericArgs.apply(conf, args);
+    } catch (IllegalArgumentException e) {
+      System.err.println("history: " + e.getMessage() + "\n" + USAGE);
+      System.exit(2);
+      return;
     }
     System.exit(run(conf, rest, System.out, System.err));
   }

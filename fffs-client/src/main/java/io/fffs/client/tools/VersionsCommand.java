@@ -2,13 +2,13 @@ package io.fffs.client.tools;
 
 import io.fffs.client.FileVersion;
 import io.fffs.client.FreezeFrameFileSystem;
+import io.fffs.common.conf.GenericArgs;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.time.TimeSpec;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.util.GenericOptionsParser;
 
 /**
  * {@code bin/fffs versions [-D fs.defaultFS=fffs://host:port] PATH [--from TIME] [--to TIME] [--limit N]}: one line
@@ -18,19 +18,19 @@ import org.apache.hadoop.util.GenericOptionsParser;
  */
 public final class VersionsCommand {
   static final String USAGE = "usage: bin/fffs versions [-D fs.defaultFS=fffs://host:port] PATH [--from TIME]"
-      + " [--to TIME] [--limit N]";
+      + " [--to TIME] [--limit N]\n  " + GenericArgs.USAGE;
 
   private VersionsCommand() {}
 
   public static void main(String[] args) throws Exception {
     Configuration conf = new Configuration();
     conf.addResource("fffs-site.xml");
-    String[] rest = new GenericOptionsParser(conf, args).getRemainingArgs();
     String path = null;
     long from = Long.MIN_VALUE;
     long to = Long.MAX_VALUE;
     int limit = Integer.MAX_VALUE;
     try {
+      String[] rest = GenericArgs.apply(conf, args);
       for (int i = 0; i < rest.length; i++) {
         switch (rest[i]) {
           case "--from" -> from = time(rest, ++i);

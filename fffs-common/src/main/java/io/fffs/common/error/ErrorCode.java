@@ -58,7 +58,9 @@ public enum ErrorCode {
    * A read of a moment that retention no longer keeps: before the history horizon of the path's rule (or collected
    * under an earlier one) and not a pinned or thinned moment. The message names the horizon and the rule.
    */
-  HISTORY_EXPIRED(24);
+  HISTORY_EXPIRED(24),
+  /** A DataNode the NameNode's include/exclude host files do not admit ({@code bin/fffs admin -refreshNodes}). */
+  NODE_NOT_ALLOWED(35);
 
   private final int number;
 

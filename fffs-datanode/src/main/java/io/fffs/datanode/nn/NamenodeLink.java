@@ -50,11 +50,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Clock check: each call measures this node's offset from the NameNode NTP-style — sent at t0 (local), the
  * response carries the NameNode's physical time t1, received at t2: offset = (t0 + t2) / 2 - t1 — and the next
- * heartbeat carries it with the round trip. The NameNode's verdict ({@code healthy}, reason) is kept in
+ * heartbeat carries the best recent one with its round trip ({@link ClockOffsetFilter}: the smallest round trip of
+ * the last eight). The first registration is followed by up to seven heartbeats at once, as NTP's burst at start-up
+ * does, until one comes back quickly, so that the estimate is good from the start. The NameNode's verdict ({@code healthy}, reason) is kept in
  * {@link NodeHealth}; the data server refuses writes while it is unhealthy.
  */
 public final class NamenodeLink implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(NamenodeLink.class);
+  /** Most heartbeats sent at once after the first registration (NTP's iburst: eight samples in all). */
+  private static final int BURST = ClockOffsetFilter.SAMPLES - 1;
+  /** The burst ends early once an estimate is this good (µs): a quick LAN round trip. */
+  private static final long BURST_ENOUGH_MICROS = 250;
 
   private final DatanodeProtocolPB proxy;
   private final InetSocketAddress address;
@@ -81,8 +87,7 @@ public final class NamenodeLink implements AutoCloseable {
   private boolean failing;
   private long lastBlockReportNanos;
   private boolean blockReportDue;
-  private Long measuredOffsetMicros;
-  private long roundTripMicros;
+  private final ClockOffsetFilter offsets = new ClockOffsetFilter();
 
   private NamenodeLink(Configuration conf, DatanodeProtocolPB proxy, InetSocketAddress address, DatanodeIdProto id,
       BlockStore store, HybridLogicalClock clock, NodeHealth health, BlockTokenVerifier blockKeys) {
@@ -148,6 +153,7 @@ public final class NamenodeLink implements AutoCloseable {
       attempts++;
       try {
         register();
+        burst();
         return;
       } catch (IOException e) {
         if (nanoTime.getAsLong() > deadline) {
@@ -181,9 +187,10 @@ public final class NamenodeLink implements AutoCloseable {
       blockKeys.update(response.getBlockKeys());
     }
     registered = true;
+    ClockOffsetFilter.Estimate offset = offsets.best();
     LOG.info("Registered DataNode {} ({}:{}, {}) with the NameNode at {} (cluster {}); clock offset {} µs ± {} µs",
         id.getDatanodeUuid(), id.getHost(), id.getDataPort(), id.getTransport(), address, response.getClusterId(),
-        measuredOffsetMicros, roundTripMicros / 2);
+        offset.offsetMicros(), offset.errorMicros());
     blockReportDue = true;
     try {
       blockReport();
@@ -194,9 +201,26 @@ public final class NamenodeLink implements AutoCloseable {
   }
 
   private void measure(long t0, long namenodeMicros) {
-    long t2 = clock.physicalClock().currentTimeMicros();
-    measuredOffsetMicros = (t0 + t2) / 2 - namenodeMicros;
-    roundTripMicros = Math.max(0, t2 - t0);
+    offsets.add(t0, namenodeMicros, clock.physicalClock().currentTimeMicros());
+  }
+
+  /** A few heartbeats right after the first registration: more samples for the clock offset estimate. */
+  private void burst() {
+    try {
+      for (int i = 0; i < BURST && offsets.best().errorMicros() > BURST_ENOUGH_MICROS; i++) {
+        heartbeat();
+      }
+      ClockOffsetFilter.Estimate offset = offsets.best();
+      LOG.info("Clock offset from the NameNode at {}: {} µs ± {} µs", address, offset.offsetMicros(),
+          offset.errorMicros());
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("Heartbeat after registration failed (the periodic ones retry): {}", e.toString());
+    }
+  }
+
+  /** This DataNode's clock minus the NameNode's as best measured recently, or null before the first answer. */
+  public ClockOffsetFilter.Estimate clockOffset() {
+    return offsets.best();
   }
 
   private void merge(HlcProto namenodeHlc) {
@@ -255,8 +279,9 @@ public final class NamenodeLink implements AutoCloseable {
       request.setScrubLastCorruption(scrub.lastCorruption());
     }
     // A slow round trip (the first call sets up the connection) bounds the error too loosely to judge by.
-    if (measuredOffsetMicros != null && roundTripMicros / 2 <= clock.maxOffsetMicros() / 4) {
-      request.setMeasuredOffsetMicros(measuredOffsetMicros).setRoundTripMicros(roundTripMicros);
+    ClockOffsetFilter.Estimate offset = offsets.best();
+    if (offset != null && offset.errorMicros() <= clock.maxOffsetMicros() / 4) {
+      request.setMeasuredOffsetMicros(offset.offsetMicros()).setRoundTripMicros(offset.roundTripMicros());
     }
     HeartbeatResponseProto response = call(() -> proxy.heartbeat(null, request.build()));
     measure(t0, response.getNamenodePhysicalMicros());

@@ -17,6 +17,8 @@ public final class DatanodeDescriptor {
   volatile long scrubBytesVerified;
   volatile long scrubCorruptions;
   volatile String scrubLastCorruption;
+  volatile long measuredOffsetMicros;
+  volatile long offsetErrorMicros = -1;
 
   DatanodeDescriptor(DatanodeIdProto id) {
     this.id = id;
@@ -57,6 +59,16 @@ public final class DatanodeDescriptor {
   /** DataNode physical clock minus the NameNode's, as seen at the last heartbeat (µs). */
   public long clockOffsetMicros() {
     return clockOffsetMicros;
+  }
+
+  /** The DataNode's own NTP-style estimate of its offset (µs); meaningful when {@link #offsetErrorMicros} >= 0. */
+  public long measuredOffsetMicros() {
+    return measuredOffsetMicros;
+  }
+
+  /** Half the round trip of that estimate: the most it may be off (µs); -1 before the DataNode sent one. */
+  public long offsetErrorMicros() {
+    return offsetErrorMicros;
   }
 
   /** Null when healthy; otherwise why the DataNode must not take writes. */

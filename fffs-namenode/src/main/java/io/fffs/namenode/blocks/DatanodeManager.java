@@ -26,6 +26,7 @@ public final class DatanodeManager {
   private final long maxOffsetMicros;
   private int nextChoice;
   private volatile LongConsumer blockReported = blockId -> { };
+  private volatile HostFilter hosts = HostFilter.allowAll();
 
   public DatanodeManager(LongSupplier nanoTime, long deadIntervalNanos, long maxOffsetMicros) {
     this.nanoTime = nanoTime;
@@ -76,6 +77,38 @@ public final class DatanodeManager {
       descriptor.scrubBytesVerified = bytesVerified;
       descriptor.scrubCorruptions = corruptions;
       descriptor.scrubLastCorruption = lastCorruption;
+    }
+  }
+
+  /** Which DataNodes may register (the include and exclude files). */
+  public HostFilter hosts() {
+    return hosts;
+  }
+
+  public void setHosts(HostFilter filter) {
+    this.hosts = filter;
+  }
+
+  /**
+   * Drops every DataNode the host files no longer admit (its next heartbeat is told to register again, which is
+   * then refused); returns their addresses.
+   */
+  public List<String> dropNotAdmitted() {
+    List<String> dropped = new ArrayList<>();
+    for (DatanodeDescriptor descriptor : datanodes.values()) {
+      if (!hosts.admits(descriptor.id()) && datanodes.remove(descriptor.uuid(), descriptor)) {
+        dropped.add(descriptor.address());
+      }
+    }
+    return dropped;
+  }
+
+  /** Records a DataNode's own estimate of its clock offset and the round trip that bounds its error. */
+  public void clockMeasured(String uuid, long offsetMicros, long roundTripMicros) {
+    DatanodeDescriptor descriptor = datanodes.get(uuid);
+    if (descriptor != null) {
+      descriptor.measuredOffsetMicros = offsetMicros;
+      descriptor.offsetErrorMicros = roundTripMicros / 2;
     }
   }
 

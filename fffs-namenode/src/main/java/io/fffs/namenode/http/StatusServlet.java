@@ -9,10 +9,13 @@ import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
 
 /**
- * {@code GET /status}: the NameNode as JSON — {@code hlc}, {@code safemode}, {@code files}, {@code blocks}, and per
+ * {@code GET /status}: the NameNode as JSON — its advertised {@code rpcAddress} and {@code httpAddress}, {@code hlc}, {@code safemode}, {@code files}, {@code blocks}, and per
  * the block replication counts ({@code underReplicatedBlocks}: fewer current replicas than the file's replication;
  * {@code missingBlocks}: none; {@code staleReplicas}: live replicas missing entries another replica has), and per
- * DataNode {@code id}, {@code address}, {@code transport}, {@code clockOffsetMicros}, {@code durableHlc},
+ * DataNode {@code id}, {@code address} (as the DataNode advertises it), {@code httpAddress} (its HTTP server, or
+ * null), {@code transport}, {@code clockOffsetMicros}
+ * (the offset judged for health: the part beyond the measurement's error), {@code measuredOffsetMicros} and
+ * {@code offsetErrorMicros} (the DataNode's own estimate and half its round trip; -1 before one), {@code durableHlc},
  * {@code memoryUsedBytes}, {@code healthy} (with {@code unhealthyReason}), {@code live}, and what its segment
  * scrubber found ({@code scrubPasses}, {@code scrubBytesVerified}, {@code scrubCorruptions},
  * {@code scrubLastCorruption}).
@@ -21,20 +24,32 @@ public final class StatusServlet extends HttpServlet {
   private static final long serialVersionUID = 1L;
   /** Servlet-context attribute holding the {@link Namesystem}. */
   public static final String NAMESYSTEM_ATTRIBUTE = "fffs.namesystem";
+  /** Servlet-context attribute holding the NameNode's advertised {@code {rpc URI, http URI}}. */
+  public static final String ADDRESSES_ATTRIBUTE = "fffs.namenode.addresses";
 
   @Override
   protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
     Namesystem fs = (Namesystem) getServletContext().getAttribute(NAMESYSTEM_ATTRIBUTE);
     response.setContentType("application/json; charset=utf-8");
     response.setHeader("Cache-Control", "no-store");
-    response.getWriter().write(render(fs));
+    String[] addresses = (String[]) getServletContext().getAttribute(ADDRESSES_ATTRIBUTE);
+    response.getWriter().write(addresses == null ? render(fs) : render(fs, addresses[0], addresses[1]));
   }
 
   /** The status document. */
   public static String render(Namesystem fs) throws IOException {
+    return render(fs, null, null);
+  }
+
+  /** The status document, with the NameNode's advertised RPC and HTTP addresses (null: left out). */
+  public static String render(Namesystem fs, String rpcAddress, String httpAddress) throws IOException {
     NamespaceQueries.ReplicationSummary replication = fs.queries.replicationSummary();
     Json json = new Json().beginObject()
-        .field("clusterId", fs.clusterId())
+        .field("clusterId", fs.clusterId());
+    if (rpcAddress != null) {
+      json.field("rpcAddress", rpcAddress).field("httpAddress", httpAddress);
+    }
+    json
         .field("hlc", fs.clock().now().toString())
         .field("hlcPacked", fs.clock().now().packed())
         .field("safemode", fs.safeMode().isOn())
@@ -53,8 +68,12 @@ public final class StatusServlet extends HttpServlet {
       json.beginObject()
           .field("id", datanode.uuid())
           .field("address", datanode.address())
+          .field("httpAddress", datanode.id().getHttpPort() == 0 ? null
+              : datanode.id().getHost() + ":" + datanode.id().getHttpPort())
           .field("transport", datanode.id().getTransport())
           .field("clockOffsetMicros", datanode.clockOffsetMicros())
+          .field("measuredOffsetMicros", datanode.measuredOffsetMicros())
+          .field("offsetErrorMicros", datanode.offsetErrorMicros())
           .field("durableHlc", datanode.durableHlc().toString())
           .field("memoryUsedBytes", datanode.memoryUsedBytes())
           .field("capacityBytes", datanode.capacityBytes())

@@ -75,6 +75,11 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
   @Override
   public RegisterDatanodeResponseProto registerDatanode(RpcController c, RegisterDatanodeRequestProto r)
       throws ServiceException {
+    try {
+      datanodes.hosts().check(r.getId());
+    } catch (io.fffs.common.error.FffsException e) {
+      throw io.fffs.common.ipc.RemoteErrors.toServiceException(e);
+    }
     String skew = mergeOrExplain(r.getHlc());
     DatanodeDescriptor descriptor = datanodes.register(r.getId(), r.getCapacityBytes(),
         offsetOf(r.getPhysicalMicros(), false, 0, 0));
@@ -99,6 +104,9 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
         r.getRoundTripMicros());
     DatanodeDescriptor descriptor = datanodes.heartbeat(r.getDatanodeUuid(), offset, r.getCapacityBytes(),
         r.getMemoryUsedBytes(), r.getBlockCount(), HlcTimestamp.fromProto(r.getDurableHlc()), skew);
+    if (r.hasMeasuredOffsetMicros()) {
+      datanodes.clockMeasured(r.getDatanodeUuid(), r.getMeasuredOffsetMicros(), r.getRoundTripMicros());
+    }
     datanodes.scrubbed(r.getDatanodeUuid(), r.getScrubPasses(), r.getScrubBytesVerified(),
         r.getScrubCorruptions(), r.hasScrubLastCorruption() ? r.getScrubLastCorruption() : null);
     HeartbeatResponseProto.Builder response = HeartbeatResponseProto.newBuilder()

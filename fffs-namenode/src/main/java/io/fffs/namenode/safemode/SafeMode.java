@@ -28,6 +28,8 @@ public final class SafeMode {
   private final long timeoutNanos;
   private final LongSupplier nanoTime;
   private volatile boolean on;
+  /** Entered by an administrator: only an administrator ends it. */
+  private volatile boolean manual;
 
   public SafeMode(Set<Long> expectedBlocks, float threshold, long timeoutNanos, LongSupplier nanoTime) {
     this.expected = expectedBlocks;
@@ -62,6 +64,9 @@ public final class SafeMode {
   }
 
   private void check() {
+    if (manual) {
+      return;
+    }
     if (reported.size() >= needed) {
       leave("blocks reported: " + reported.size() + " of " + expected.size());
     } else if (nanoTime.getAsLong() >= deadlineNanos) {
@@ -70,8 +75,18 @@ public final class SafeMode {
     }
   }
 
+  /** Enters safe mode until {@link #leave} (admin): changes are refused meanwhile. */
+  public synchronized void enter(String why) {
+    manual = true;
+    if (!on) {
+      on = true;
+      LOG.info("Entering safe mode: {}", why);
+    }
+  }
+
   /** Leaves safe mode now (admin or test). */
   public synchronized void leave(String why) {
+    manual = false;
     if (on) {
       on = false;
       LOG.info("Leaving safe mode: {}", why);
@@ -80,6 +95,10 @@ public final class SafeMode {
 
   /** Refuses a change while safe mode is on. */
   public void checkOff(String what) throws FffsException {
+    if (isOn() && manual) {
+      throw new FffsException(ErrorCode.SAFE_MODE, "the NameNode is in safe mode and refuses " + what
+          + ": an administrator entered it (bin/fffs admin -safemode leave ends it)");
+    }
     if (isOn()) {
       throw new FffsException(ErrorCode.SAFE_MODE, "the NameNode is in safe mode and refuses " + what + ": "
           + reported.size() + " of " + expected.size() + " blocks reported so far; it leaves when "
@@ -89,6 +108,9 @@ public final class SafeMode {
   }
 
   public String describe() {
+    if (on && manual) {
+      return "on (entered by an administrator; bin/fffs admin -safemode leave ends it)";
+    }
     return on ? "on: " + reported.size() + " of " + expected.size() + " blocks reported" : "off";
   }
 }

@@ -1,0 +1,159 @@
+package io.fffs.client.tools;
+
+import io.fffs.common.conf.GenericArgs;
+import io.fffs.common.ipc.NamenodeAdminProtocolPB;
+import io.fffs.common.ipc.RemoteErrors;
+import io.fffs.common.proto.CommonProtos.HlcProto;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.CheckpointRequestProto;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.CheckpointResponseProto;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.DatanodeReportRequestProto;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.DatanodeReportResponseProto;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.RefreshNodesRequestProto;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.RefreshNodesResponseProto;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.SafeModeActionProto;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.SafeModeRequestProto;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.SafeModeResponseProto;
+import io.fffs.common.time.HlcTimestamp;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.ipc.ProtobufRpcEngine2;
+import org.apache.hadoop.ipc.RPC;
+import org.apache.hadoop.thirdparty.protobuf.ServiceException;
+
+/**
+ * {@code bin/fffs admin COMMAND}: administration of a running cluster, as HDFS's {@code dfsadmin}. Exit codes as
+ * there: 0 on success, -1 (255) when the NameNode refused or could not be reached, or for bad usage.
+ */
+public final class AdminCommand {
+  static final String USAGE = String.join("\n",
+      "usage: bin/fffs admin [-D fs.defaultFS=fffs://host:port] COMMAND",
+      "  -report                          per DataNode: address, transport, arena capacity and use, blocks,",
+      "                                   durable-frontier lag, clock offset, health, last contact",
+      "  -safemode get|enter|leave|wait   read, enter or leave safe mode (superuser), or wait until it is off",
+      "  -refreshNodes                    re-read the include and exclude host files (fffs.namenode.hosts,",
+      "                                   fffs.namenode.hosts.exclude); drop DataNodes they no longer admit",
+      "  -checkpoint                      save the namespace now: an image at the last txid (superuser)",
+      "  -printTopology                   the DataNodes by rack (one rack: /default-rack)",
+      "  " + GenericArgs.USAGE);
+  /** Exit code of a failure, as {@code hdfs dfsadmin} returns it. */
+  static final int FAILED = 255;
+
+  private AdminCommand() {}
+
+  public static void main(String[] args) {
+    Configuration conf = new Configuration();
+    conf.addResource("fffs-site.xml");
+    String[] rest;
+    try {
+      rest = GenericArgs.apply(conf, args);
+    } catch (IllegalArgumentException e) {
+      System.err.println("admin: " + e.getMessage() + "\n" + USAGE);
+      System.exit(FAILED);
+      return;
+    }
+    System.exit(run(conf, rest, System.out, System.err));
+  }
+
+  /** Runs one command against the NameNode of {@code fs.defaultFS}; returns the exit code. */
+  public static int run(Configuration conf, String[] args, PrintStream out, PrintStream err) {
+    if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help") || args[0].equals("-help")) {
+      (args.length == 0 ? err : out).println(USAGE);
+      return args.length == 0 ? FAILED : 0;
+    }
+    String command = args[0];
+    boolean known = switch (command) {
+      case "-report", "-refreshNodes", "-checkpoint", "-printTopology" -> args.length == 1;
+      case "-safemode" -> args.length == 2 && args[1].matches("get|enter|leave|wait");
+      default -> false;
+    };
+    if (!known) {
+      err.println("admin: " + String.join(" ", args) + ": unknown command or wrong arguments\n" + USAGE);
+      return FAILED;
+    }
+    URI uri = FileSystem.getDefaultUri(conf);
+    if (!"fffs".equals(uri.getScheme()) || uri.getHost() == null) {
+      err.println("admin: fs.defaultFS is " + uri + "; point it at a NameNode: -D fs.defaultFS=fffs://host:port");
+      return FAILED;
+    }
+    Configuration rpcConf = new Configuration(conf);
+    rpcConf.setInt("ipc.client.connect.max.retries", 2);
+    RPC.setProtocolEngine(rpcConf, NamenodeAdminProtocolPB.class, ProtobufRpcEngine2.class);
+    InetSocketAddress address = new InetSocketAddress(uri.getHost(), uri.getPort() < 0 ? 8020 : uri.getPort());
+    NamenodeAdminProtocolPB proxy = null;
+    try {
+      proxy = RPC.getProxy(NamenodeAdminProtocolPB.class, RPC.getProtocolVersion(NamenodeAdminProtocolPB.class),
+          address, rpcConf);
+      return run(proxy, args, out);
+    } catch (IOException e) {
+      err.println("admin: " + command + " failed: " + e.getMessage());
+      return FAILED;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return FAILED;
+    } finally {
+      if (proxy != null) {
+        RPC.stopProxy(proxy);
+      }
+    }
+  }
+
+  private static final HlcProto ZERO = HlcTimestamp.ZERO.toProto();
+
+  private static int run(NamenodeAdminProtocolPB nn, String[] args, PrintStream out)
+      throws IOException, InterruptedException {
+    try {
+      switch (args[0]) {
+        case "-report" -> AdminReport.print(report(nn), out);
+        case "-printTopology" -> AdminReport.printTopology(report(nn), out);
+        case "-refreshNodes" -> {
+          RefreshNodesResponseProto answer = nn.refreshNodes(null,
+              RefreshNodesRequestProto.newBuilder().setHlc(ZERO).build());
+          out.println("Refresh nodes successful: include file " + (answer.getIncluded() == 0 ? "admits every host"
+              : "lists " + answer.getIncluded() + " host names and addresses") + ", exclude file lists "
+              + answer.getExcluded());
+          for (String dropped : answer.getDroppedList()) {
+            out.println("dropped DataNode " + dropped);
+          }
+        }
+        case "-checkpoint" -> {
+          CheckpointResponseProto answer = nn.checkpoint(null, CheckpointRequestProto.newBuilder().setHlc(ZERO)
+              .build());
+          out.println("Checkpoint successful: txid " + answer.getTxid() + ", image " + answer.getImage());
+        }
+        default -> {
+          String action = args[1];
+          if (action.equals("wait")) {
+            while (safeMode(nn, SafeModeActionProto.SAFEMODE_GET).getOn()) {
+              Thread.sleep(1_000);
+            }
+            out.println("Safe mode is OFF");
+            return 0;
+          }
+          SafeModeResponseProto answer = safeMode(nn, switch (action) {
+            case "enter" -> SafeModeActionProto.SAFEMODE_ENTER;
+            case "leave" -> SafeModeActionProto.SAFEMODE_LEAVE;
+            default -> SafeModeActionProto.SAFEMODE_GET;
+          });
+          out.println("Safe mode is " + (answer.getOn() ? "ON" : "OFF")
+              + (answer.getOn() ? " (" + answer.getStatus() + ")" : ""));
+        }
+      }
+      return 0;
+    } catch (ServiceException e) {
+      throw RemoteErrors.unwrap(e);
+    }
+  }
+
+  private static DatanodeReportResponseProto report(NamenodeAdminProtocolPB nn) throws ServiceException {
+    return nn.datanodeReport(null, DatanodeReportRequestProto.newBuilder().setHlc(ZERO).build());
+  }
+
+  private static SafeModeResponseProto safeMode(NamenodeAdminProtocolPB nn, SafeModeActionProto action)
+      throws ServiceException {
+    return nn.safeMode(null, SafeModeRequestProto.newBuilder().setHlc(ZERO).setAction(action).build());
+  }
+}
