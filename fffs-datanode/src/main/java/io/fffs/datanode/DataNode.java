@@ -73,7 +73,7 @@ public final class DataNode implements Closeable {
       NodeHealth health = new NodeHealth();
       NamenodeLink.Receiver receiver = new NamenodeLink.Receiver();
       BlockTokenVerifier blockKeys = new BlockTokenVerifier(BlockTokenConfigKeys.enabled(conf), physicalClock);
-      WriteRules rules = new WriteRules(clock, health::unhealthyReason, receiver);
+      WriteRules rules = new WriteRules(clock, health::unhealthyReason, receiver, blockKeys.fences());
       server = DataServer.start(conf, store, rules, blockKeys);
       InetSocketAddress bound = server.address();
       DatanodeIdProto.Builder idBuilder = DatanodeIdProto.newBuilder().setDatanodeUuid(uuid)

@@ -58,7 +58,12 @@ public enum ErrorCode {
    * A read of a moment that retention no longer keeps: before the history horizon of the path's rule (or collected
    * under an earlier one) and not a pinned or thinned moment. The message names the horizon and the rule.
    */
-  HISTORY_EXPIRED(24);
+  HISTORY_EXPIRED(24),
+  /**
+   * A write sent under a writer (lease) epoch that lease recovery or a new writer has superseded: another client
+   * owns the file now, and nothing of this write was applied. The message says how to write again.
+   */
+  STALE_WRITER(30);
 
   private final int number;
 

@@ -13,6 +13,7 @@ import io.fffs.common.security.BlockTokenVerifier;
 import io.fffs.common.proto.DatanodeProtocolProtos.RegisterDatanodeRequestProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.RegisterDatanodeResponseProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.ReportedBlockProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.WriterFenceProto;
 import io.fffs.common.time.ClockSkewException;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
@@ -78,6 +79,8 @@ public final class NamenodeLink implements AutoCloseable {
   private long lastBlockReportNanos;
   private boolean blockReportDue;
   private Long measuredOffsetMicros;
+  /** The highest writer fence of the NameNode's installed here (reported in heartbeats). */
+  private long fenceSeq;
   private long roundTripMicros;
 
   private NamenodeLink(Configuration conf, DatanodeProtocolPB proxy, InetSocketAddress address, DatanodeIdProto id,
@@ -175,6 +178,8 @@ public final class NamenodeLink implements AutoCloseable {
     if (response.hasBlockKeys()) {
       blockKeys.update(response.getBlockKeys());
     }
+    blockKeys.fences().install(response.getFencesList());
+    fenceSeq = maxSeq(0, response.getFencesList());
     registered = true;
     LOG.info("Registered DataNode {} ({}:{}, {}) with the NameNode at {} (cluster {}); clock offset {} µs ± {} µs",
         id.getDatanodeUuid(), id.getHost(), id.getDataPort(), id.getTransport(), address, response.getClusterId(),
@@ -242,7 +247,8 @@ public final class NamenodeLink implements AutoCloseable {
         .setDatanodeUuid(id.getDatanodeUuid()).setPhysicalMicros(t0)
         .setCapacityBytes(memory.arenaCapacityBytes())
         .setMemoryUsedBytes(memory.residentPageBytes() + memory.logBytes() + memory.indexBytes())
-        .setBlockCount(store.blockReport().size()).setDurableHlc(store.durableFrontier().toProto());
+        .setBlockCount(store.blockReport().size()).setDurableHlc(store.durableFrontier().toProto())
+        .setFenceSeq(fenceSeq);
     ScrubberStatus scrub = store.scrubberStatus();
     request.setScrubPasses(scrub.passes()).setScrubBytesVerified(scrub.bytesVerified())
         .setScrubCorruptions(scrub.corruptions());
@@ -266,6 +272,16 @@ public final class NamenodeLink implements AutoCloseable {
     if (response.hasBlockKeys()) {
       blockKeys.update(response.getBlockKeys());
     }
+    // Applied before the next heartbeat goes out: that heartbeat tells the NameNode these fences hold here.
+    blockKeys.fences().install(response.getFencesList());
+    fenceSeq = maxSeq(fenceSeq, response.getFencesList());
+  }
+
+  private static long maxSeq(long seq, List<WriterFenceProto> fences) {
+    for (WriterFenceProto fence : fences) {
+      seq = Math.max(seq, fence.getSeq());
+    }
+    return seq;
   }
 
   private void blockReport() throws IOException {

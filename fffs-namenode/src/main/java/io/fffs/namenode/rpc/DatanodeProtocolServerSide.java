@@ -88,6 +88,7 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
         .setMaxOffsetMicros(clock.maxOffsetMicros())
         .setNamenodePhysicalMicros(clock.physicalClock().currentTimeMicros())
         .setBlockKeys(fs.blockTokens.exportKeys())
+        .addAllFences(fs.writerFencing.forRegistration(descriptor.uuid()))
         .setHlc(call.now())
         .build();
   }
@@ -109,7 +110,8 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
       return response.setHealthy(false).setReregister(true)
           .setUnhealthyReason("the NameNode does not know this DataNode (it restarted); register again").build();
     }
-    response.setHealthy(descriptor.isHealthy()).setBlockKeys(fs.blockTokens.exportKeys());
+    response.setHealthy(descriptor.isHealthy()).setBlockKeys(fs.blockTokens.exportKeys())
+        .addAllFences(fs.writerFencing.forHeartbeat(descriptor.uuid(), r.getFenceSeq()));
     if (!descriptor.isHealthy()) {
       response.setUnhealthyReason(descriptor.unhealthyReason());
     }
