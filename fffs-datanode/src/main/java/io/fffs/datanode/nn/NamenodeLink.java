@@ -1,5 +1,6 @@
 package io.fffs.datanode.nn;
 
+import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.ipc.DatanodeProtocolPB;
 import io.fffs.common.ipc.RemoteErrors;
@@ -148,6 +149,9 @@ public final class NamenodeLink implements AutoCloseable {
         register();
         return;
       } catch (IOException e) {
+        if (e instanceof FffsException && ((FffsException) e).code() == ErrorCode.ACCESS_DENIED) {
+          throw e;  // refused, not unreachable: retrying would not change the answer
+        }
         if (nanoTime.getAsLong() > deadline) {
           throw new IOException("DataNode " + id.getDatanodeUuid() + " could not register with the NameNode at "
               + address + " within " + timeoutMillis + " ms (" + attempts + " attempts; "
