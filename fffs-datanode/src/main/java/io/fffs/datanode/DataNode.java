@@ -3,6 +3,9 @@ package io.fffs.datanode;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.security.BlockTokenConfigKeys;
 import io.fffs.common.security.BlockTokenVerifier;
+import io.fffs.common.security.KerberosConfigKeys;
+import java.security.PrivilegedExceptionAction;
+import org.apache.hadoop.security.UserGroupInformation;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.common.transport.TransportSelection;
@@ -82,7 +85,7 @@ public final class DataNode implements Closeable {
       NodeHealth health = new NodeHealth();
       NamenodeLink.Receiver receiver = new NamenodeLink.Receiver();
       BlockTokenVerifier blockKeys = new BlockTokenVerifier(BlockTokenConfigKeys.enabled(conf), physicalClock);
-      WriteRules rules = new WriteRules(clock, health::unhealthyReason, receiver);
+      WriteRules rules = new WriteRules(clock, health::unhealthyReason, receiver, blockKeys.fences());
       server = DataServer.start(conf, store, rules, blockKeys);
       InetSocketAddress bound = server.address();
       http = DataNodeHttpServer.start(conf, DataNodeServiceConfigKeys.httpAddress(conf));
@@ -97,7 +100,7 @@ public final class DataNode implements Closeable {
       DatanodeIdProto id = idBuilder.build();
       LOG.info("DataNode {} transport: {} ({})", uuid, transport.transport(), transport.reason());
       NamenodeLink namenode = DataNodeServiceConfigKeys.namenodeEnabled(conf)
-          ? NamenodeLink.start(conf, id, store, clock, health, receiver, blockKeys)
+          ? startLink(conf, id, store, clock, health, receiver, blockKeys)
           : null;
       LOG.info("DataNode {} up: data {}:{} ({}), {} blocks{}", uuid, id.getHost(), id.getDataPort(),
           id.getTransport() + (transportServer == null ? "" : " on port " + id.getTransportPort()),
@@ -111,6 +114,21 @@ public final class DataNode implements Closeable {
       closeQuietly(server);
       store.close();
       throw e;
+    }
+  }
+
+  /** The link to the NameNode, as the DataNode's Kerberos principal when security is on. */
+  private static NamenodeLink startLink(Configuration conf, DatanodeIdProto id, MultiLogBlockStore store,
+      HybridLogicalClock clock, NodeHealth health, NamenodeLink.Receiver receiver, BlockTokenVerifier blockKeys)
+      throws IOException {
+    UserGroupInformation user = KerberosConfigKeys.loginDataNode(conf,
+        InetAddress.getByName(id.getHost()).getCanonicalHostName());
+    try {
+      return user.doAs((PrivilegedExceptionAction<NamenodeLink>) () ->
+          NamenodeLink.start(conf, id, store, clock, health, receiver, blockKeys));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted while registering with the NameNode");
     }
   }
 

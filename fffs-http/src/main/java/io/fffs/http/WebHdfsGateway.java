@@ -43,6 +43,11 @@ public final class WebHdfsGateway implements Closeable {
     if (!"fffs".equals(fs.getScheme())) {
       throw new IOException("fffs.http.filesystem (or fs.defaultFS) must be an fffs:// URI, not " + fs);
     }
+    if ("kerberos".equalsIgnoreCase(conf.getTrimmed("hadoop.security.authentication", "simple"))) {
+      // Its users would reach the NameNode without tickets: refused at once rather than on every request.
+      throw new IOException("the WebHDFS gateway does not support Kerberos yet (SPNEGO and delegation tokens):"
+          + " run it only with hadoop.security.authentication=simple (docs/security.md)");
+    }
     QueuedThreadPool threads = new QueuedThreadPool(conf.getInt(HttpConfigKeys.MAX_THREADS_KEY,
         HttpConfigKeys.MAX_THREADS_DEFAULT), 4);
     threads.setName("webhdfs");

@@ -32,6 +32,8 @@ import org.apache.hadoop.ipc.RPC;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
 import org.apache.hadoop.net.NetUtils;
 import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.security.authorize.ProxyUsers;
+import io.fffs.common.security.KerberosConfigKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,6 +85,10 @@ public final class NameNode implements Closeable {
   public static NameNode start(Configuration conf, PhysicalClock physicalClock, java.util.function.LongSupplier
       nanoTime) throws IOException {
     Path nameDir = Paths.get(conf.get(NameNodeConfigKeys.NAME_DIR_KEY, NameNodeConfigKeys.NAME_DIR_DEFAULT));
+    // With Kerberos the NameNode logs in from its keytab first: it is then the superuser, as HDFS's is.
+    KerberosConfigKeys.loginNameNode(conf, hostOf(conf.get(NameNodeConfigKeys.RPC_ADDRESS_KEY,
+        NameNodeConfigKeys.RPC_ADDRESS_DEFAULT)));
+    ProxyUsers.refreshSuperUserGroupsConfiguration(conf);
     String superUser = UserGroupInformation.getCurrentUser().getShortUserName();
     Namesystem namesystem = new Namesystem(conf, nameDir, new HybridLogicalClock(physicalClock, conf), nanoTime,
         superUser);
@@ -117,6 +123,15 @@ public final class NameNode implements Closeable {
     return file.isEmpty() ? null : Paths.get(file);
   }
 
+  /** The host name {@code _HOST} in a principal stands for, for a daemon bound to {@code address}. */
+  static String hostOf(String address) throws IOException {
+    java.net.InetAddress bound = NetUtils.createSocketAddr(address).getAddress();
+    if (bound == null || bound.isAnyLocalAddress()) {
+      return java.net.InetAddress.getLocalHost().getCanonicalHostName();
+    }
+    return bound.getCanonicalHostName();
+  }
+
   private static RPC.Server startRpc(Configuration conf, Namesystem namesystem, PermissionChecker permissions,
       java.util.function.LongSupplier nanoTime) throws IOException {
     RPC.setProtocolEngine(conf, ClientNamenodeProtocolPB.class, ProtobufRpcEngine2.class);
@@ -144,7 +159,7 @@ public final class NameNode implements Closeable {
     long heartbeatMs = NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.HEARTBEAT_INTERVAL_KEY,
         NameNodeConfigKeys.HEARTBEAT_INTERVAL_DEFAULT_MS);
     server.addProtocol(RPC.RpcKind.RPC_PROTOCOL_BUFFER, DatanodeProtocolPB.class,
-        DatanodeProtocol.newReflectiveBlockingService(new DatanodeProtocolServerSide(namesystem, heartbeatMs)));
+        DatanodeProtocol.newReflectiveBlockingService(new DatanodeProtocolServerSide(namesystem, heartbeatMs, conf)));
     server.addProtocol(RPC.RpcKind.RPC_PROTOCOL_BUFFER, NamenodeAdminProtocolPB.class,
         NamenodeAdminProtocol.newReflectiveBlockingService(new AdminProtocolServerSide(namesystem, permissions,
             nanoTime)));

@@ -42,6 +42,13 @@ public final class NameNodeConfigKeys {
   public static final String LEASE_HARD_LIMIT_KEY = "fffs.namenode.lease.hard-limit";
   public static final long LEASE_HARD_LIMIT_DEFAULT_MS = 20 * 60_000;
 
+  /**
+   * How long lease recovery waits for the live DataNodes to confirm a writer fence before it closes the file anyway
+   * (a DataNode that has not confirmed refuses the old writer once it hears of the fence).
+   */
+  public static final String WRITER_FENCE_TIMEOUT_KEY = "fffs.namenode.writer-fence.timeout";
+  public static final long WRITER_FENCE_TIMEOUT_DEFAULT_MS = 10_000;
+
   public static final String HEARTBEAT_INTERVAL_KEY = "fffs.datanode.heartbeat.interval";
   public static final long HEARTBEAT_INTERVAL_DEFAULT_MS = 3_000;
   /** A DataNode silent for this long is dead: no new blocks go to it, its locations are not handed out. */

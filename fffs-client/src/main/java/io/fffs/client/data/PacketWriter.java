@@ -158,6 +158,7 @@ final class PacketWriter implements BlockWriter {
     RequestHeaderProto.Builder request = RequestHeaderProto.newBuilder();
     if (token != null) {
       request.addTokens(token);
+      write.setWriterEpoch(token.getWriterEpoch());
     }
     CompletableFuture<ResponseHeaderProto> ack = channel.write(request.setOp(OpProto.WRITE)
         .setHlc(clock.last().toProto()).setWrite(write), payload, flush);

@@ -27,10 +27,12 @@ import org.apache.hadoop.thirdparty.protobuf.ServiceException;
 public final class NamenodeClient implements Closeable {
   private final ClientNamenodeProtocolPB proxy;
   private final HybridLogicalClock clock;
+  private final InetSocketAddress address;
 
-  private NamenodeClient(ClientNamenodeProtocolPB proxy, HybridLogicalClock clock) {
+  private NamenodeClient(ClientNamenodeProtocolPB proxy, HybridLogicalClock clock, InetSocketAddress address) {
     this.proxy = proxy;
     this.clock = clock;
+    this.address = address;
   }
 
   /** Connects to the NameNode at {@code address}; {@code clock} is the client's (observed, never ticked). */
@@ -40,7 +42,7 @@ public final class NamenodeClient implements Closeable {
     RPC.setProtocolEngine(rpcConf, ClientNamenodeProtocolPB.class, ProtobufRpcEngine2.class);
     ClientNamenodeProtocolPB proxy = RPC.getProxy(ClientNamenodeProtocolPB.class,
         RPC.getProtocolVersion(ClientNamenodeProtocolPB.class), address, rpcConf);
-    return new NamenodeClient(proxy, clock);
+    return new NamenodeClient(proxy, clock, address);
   }
 
   private interface Rpc<T> {
@@ -53,8 +55,34 @@ public final class NamenodeClient implements Closeable {
       clock.observe(HlcTimestamp.fromProto(hlcOf.apply(response)));
       return response;
     } catch (ServiceException e) {
-      throw RemoteErrors.unwrap(e);
+      throw explainAuthentication(RemoteErrors.unwrap(e));
     }
+  }
+
+  /**
+   * Hadoop's "Client cannot authenticate via:[TOKEN, KERBEROS]" for a caller without a Kerberos ticket or a
+   * delegation token, said so that the user knows what to do; other failures as they are.
+   */
+  private IOException explainAuthentication(IOException failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      String message = String.valueOf(t.getMessage());
+      if (message.contains("Client cannot authenticate via") || message.contains("GSS initiate failed")) {
+        String user;
+        try {
+          user = org.apache.hadoop.security.UserGroupInformation.getCurrentUser().toString();
+        } catch (IOException e) {
+          user = "this user";
+        }
+        org.apache.hadoop.security.AccessControlException explained =
+            new org.apache.hadoop.security.AccessControlException("ACCESS_DENIED: the NameNode at " + address
+                + " requires Kerberos (hadoop.security.authentication=kerberos), and " + user + " has neither a"
+                + " Kerberos ticket nor a delegation token for it: run kinit, or log in from a keytab"
+                + " (UserGroupInformation.loginUserFromKeytab), then try again (" + t.getMessage() + ")");
+        explained.initCause(failure);
+        return explained;
+      }
+    }
+    return failure;
   }
 
   /**

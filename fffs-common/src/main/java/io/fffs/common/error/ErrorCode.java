@@ -59,6 +59,11 @@ public enum ErrorCode {
    * under an earlier one) and not a pinned or thinned moment. The message names the horizon and the rule.
    */
   HISTORY_EXPIRED(24),
+  /**
+   * A write sent under a writer (lease) epoch that lease recovery or a new writer has superseded: another client
+   * owns the file now, and nothing of this write was applied. The message says how to write again.
+   */
+  STALE_WRITER(30),
   /** A DataNode the NameNode's include/exclude host files do not admit ({@code bin/fffs admin -refreshNodes}). */
   NODE_NOT_ALLOWED(35);
 

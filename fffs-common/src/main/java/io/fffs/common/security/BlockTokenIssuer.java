@@ -53,14 +53,19 @@ public final class BlockTokenIssuer {
     return lifetimeMillis;
   }
 
-  /** A token for {@code user} to {@code mode} the block, or null when tokens are off. */
-  public synchronized BlockToken issue(long blockId, BlockAccessMode mode, String user) {
+  /** A token of writer epoch 0 for {@code user} to {@code mode} the block, or null when tokens are off. */
+  public BlockToken issue(long blockId, BlockAccessMode mode, String user) {
+    return issue(blockId, mode, user, 0);
+  }
+
+  /** A token for {@code user} to {@code mode} the block under {@code writerEpoch}, or null when tokens are off. */
+  public synchronized BlockToken issue(long blockId, BlockAccessMode mode, String user, long writerEpoch) {
     if (!enabled) {
       return null;
     }
     long now = nowMillis();
     rollIfDue(now);
-    return BlockToken.sign(current, blockId, mode, user, now + lifetimeMillis);
+    return BlockToken.sign(current, blockId, mode, user, now + lifetimeMillis, writerEpoch);
   }
 
   /** The keys DataNodes check tokens with: every key whose tokens may be valid now or soon. */

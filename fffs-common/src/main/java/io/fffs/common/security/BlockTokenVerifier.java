@@ -40,12 +40,19 @@ public final class BlockTokenVerifier {
 
   private final boolean locallyEnabled;
   private final PhysicalClock clock;
+  private final WriterFences fences;
   private volatile KeySet keySet = new KeySet(true, false, Map.of());
 
   /** @param locallyEnabled false: check nothing whatever the NameNode says (a DataNode without a NameNode) */
   public BlockTokenVerifier(boolean locallyEnabled, PhysicalClock clock) {
     this.locallyEnabled = locallyEnabled;
     this.clock = clock;
+    this.fences = new WriterFences(clock);
+  }
+
+  /** The writer fences of this DataNode: raised by the NameNode's fences and by WRITE tokens of higher epochs. */
+  public WriterFences fences() {
+    return fences;
   }
 
   /** Replaces the key set with the NameNode's. */
@@ -76,12 +83,13 @@ public final class BlockTokenVerifier {
    * {@code mode} is null: BLOCK_INFO).
    *
    * @param op the operation, as the refusal names it
+   * @return the token, or null when tokens are not checked
    */
-  public void check(List<BlockTokenProto> tokens, long blockId, BlockAccessMode mode, String op)
+  public BlockToken check(List<BlockTokenProto> tokens, long blockId, BlockAccessMode mode, String op)
       throws FffsException {
     KeySet set = keySet;
     if (!locallyEnabled || !set.enabled) {
-      return;
+      return null;
     }
     String what = op + " of block " + blockId + " refused";
     if (!set.received) {
@@ -117,6 +125,28 @@ public final class BlockTokenVerifier {
       throw denied(what + ": the " + token.mode() + " token of " + token.user() + " expired at "
           + Instant.ofEpochMilli(token.expiryMillis()) + "; ask the NameNode for a new one");
     }
+    return token;
+  }
+
+  /**
+   * {@link #check} for a writer's operation (WRITE, REPLICA_OPEN): also refuses a token whose writer epoch a fence
+   * of the block has superseded ({@code STALE_WRITER}), and lets a token of a higher epoch raise the fence, so a new
+   * writer's first packet fences older writers even before the NameNode's fence arrives.
+   *
+   * @param writerEpoch the epoch the request says it was sent under (must be the token's), or -1 to skip that
+   */
+  public void checkWriter(List<BlockTokenProto> tokens, long blockId, long writerEpoch, String op)
+      throws FffsException {
+    BlockToken token = check(tokens, blockId, BlockAccessMode.WRITE, op);
+    if (token == null) {
+      return;
+    }
+    if (writerEpoch >= 0 && writerEpoch != token.writerEpoch()) {
+      throw denied(op + " of block " + blockId + " refused: it says writer epoch " + writerEpoch + " but its token"
+          + " of " + token.user() + " was issued for epoch " + token.writerEpoch());
+    }
+    fences.check(blockId, token.writerEpoch(), op + " of block " + blockId);
+    fences.raise(blockId, token.writerEpoch(), token.expiryMillis());
   }
 
   private static FffsException denied(String sentence) {

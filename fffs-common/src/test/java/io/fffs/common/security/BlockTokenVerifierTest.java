@@ -55,6 +55,39 @@ class BlockTokenVerifierTest {
   }
 
   @Test
+  void aWriterOfASupersededEpochIsFencedOff() throws Exception {
+    verifier.update(issuer.exportKeys());
+    BlockToken old = issuer.issue(9, BlockAccessMode.WRITE, "alice", 1);
+    verifier.checkWriter(List.of(old.toProto()), 9, 1, "WRITE");
+    // The epoch is signed: claiming a newer one breaks the MAC.
+    assertThatThrownBy(() -> verifier.checkWriter(List.of(old.withForgedEpoch(5).toProto()), 9, 5, "WRITE"))
+        .hasMessageContaining("bad signature");
+    // A request that says another epoch than its token's is refused.
+    assertThatThrownBy(() -> verifier.checkWriter(List.of(old.toProto()), 9, 2, "WRITE"))
+        .hasMessageContaining("says writer epoch 2 but its token of alice was issued for epoch 1");
+
+    // A newer writer's token raises the fence; so does the NameNode's fence for another block.
+    BlockToken newer = issuer.issue(9, BlockAccessMode.WRITE, "bob", 2);
+    verifier.checkWriter(List.of(newer.toProto()), 9, 2, "WRITE");
+    verifier.fences().install(List.of(io.fffs.common.proto.DatanodeProtocolProtos.WriterFenceProto.newBuilder()
+        .setSeq(1).setEpoch(4).setExpiryMillis(old.expiryMillis()).addBlockIds(10).build()));
+    for (long blockId : new long[] {9, 10}) {
+      BlockToken stale = issuer.issue(blockId, BlockAccessMode.WRITE, "alice", 1);
+      assertThatThrownBy(() -> verifier.checkWriter(List.of(stale.toProto()), blockId, 1, "WRITE"))
+          .isInstanceOfSatisfying(FffsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.STALE_WRITER))
+          .hasMessageContaining("WRITE of block " + blockId + " refused: it was sent by a writer of epoch 1");
+    }
+    assertThatThrownBy(() -> verifier.fences().check(10, 3, "WRITE of block 10"))
+        .hasMessageContaining("STALE_WRITER");
+    verifier.fences().check(10, 4, "WRITE of block 10");
+
+    // Once every token of a lower epoch has expired, the fences go (the token check refuses those writers).
+    clock.advance((11 * MINUTE_MS + 60_000) * 1000);
+    verifier.fences().install(List.of());
+    assertThat(verifier.fences().size()).isZero();
+  }
+
+  @Test
   void keysRollOnScheduleAndThePreviousKeyStillVerifies() throws Exception {
     verifier.update(issuer.exportKeys());
     BlockToken first = issuer.issue(1, BlockAccessMode.READ, "bob");

@@ -1,5 +1,6 @@
 package io.fffs.datanode.nn;
 
+import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.ipc.DatanodeProtocolPB;
 import io.fffs.common.ipc.RemoteErrors;
@@ -13,6 +14,7 @@ import io.fffs.common.security.BlockTokenVerifier;
 import io.fffs.common.proto.DatanodeProtocolProtos.RegisterDatanodeRequestProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.RegisterDatanodeResponseProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.ReportedBlockProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.WriterFenceProto;
 import io.fffs.common.time.ClockSkewException;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
@@ -88,6 +90,8 @@ public final class NamenodeLink implements AutoCloseable {
   private long lastBlockReportNanos;
   private boolean blockReportDue;
   private final ClockOffsetFilter offsets = new ClockOffsetFilter();
+  /** The highest writer fence of the NameNode's installed here (reported in heartbeats). */
+  private long fenceSeq;
 
   private NamenodeLink(Configuration conf, DatanodeProtocolPB proxy, InetSocketAddress address, DatanodeIdProto id,
       BlockStore store, HybridLogicalClock clock, NodeHealth health, BlockTokenVerifier blockKeys) {
@@ -156,6 +160,9 @@ public final class NamenodeLink implements AutoCloseable {
         burst();
         return;
       } catch (IOException e) {
+        if (e instanceof FffsException && ((FffsException) e).code() == ErrorCode.ACCESS_DENIED) {
+          throw e;  // refused, not unreachable: retrying would not change the answer
+        }
         if (nanoTime.getAsLong() > deadline) {
           throw new IOException("DataNode " + id.getDatanodeUuid() + " could not register with the NameNode at "
               + address + " within " + timeoutMillis + " ms (" + attempts + " attempts; "
@@ -186,6 +193,8 @@ public final class NamenodeLink implements AutoCloseable {
     if (response.hasBlockKeys()) {
       blockKeys.update(response.getBlockKeys());
     }
+    blockKeys.fences().install(response.getFencesList());
+    fenceSeq = maxSeq(0, response.getFencesList());
     registered = true;
     ClockOffsetFilter.Estimate offset = offsets.best();
     LOG.info("Registered DataNode {} ({}:{}, {}) with the NameNode at {} (cluster {}); clock offset {} µs ± {} µs",
@@ -271,7 +280,8 @@ public final class NamenodeLink implements AutoCloseable {
         .setDatanodeUuid(id.getDatanodeUuid()).setPhysicalMicros(t0)
         .setCapacityBytes(memory.arenaCapacityBytes())
         .setMemoryUsedBytes(memory.residentPageBytes() + memory.logBytes() + memory.indexBytes())
-        .setBlockCount(store.blockReport().size()).setDurableHlc(store.durableFrontier().toProto());
+        .setBlockCount(store.blockReport().size()).setDurableHlc(store.durableFrontier().toProto())
+        .setFenceSeq(fenceSeq);
     ScrubberStatus scrub = store.scrubberStatus();
     request.setScrubPasses(scrub.passes()).setScrubBytesVerified(scrub.bytesVerified())
         .setScrubCorruptions(scrub.corruptions());
@@ -299,6 +309,16 @@ public final class NamenodeLink implements AutoCloseable {
     response.getTransfersList().forEach(transfers::submit);
     drops.addAll(response.getReplicasToDropList());
     dropReplicas();
+    // Applied before the next heartbeat goes out: that heartbeat tells the NameNode these fences hold here.
+    blockKeys.fences().install(response.getFencesList());
+    fenceSeq = maxSeq(fenceSeq, response.getFencesList());
+  }
+
+  private static long maxSeq(long seq, List<WriterFenceProto> fences) {
+    for (WriterFenceProto fence : fences) {
+      seq = Math.max(seq, fence.getSeq());
+    }
+    return seq;
   }
 
   /** Drops the replicas the NameNode asked to drop that are not busy now. */

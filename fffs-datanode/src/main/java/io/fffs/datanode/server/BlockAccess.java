@@ -9,7 +9,8 @@ import io.fffs.common.security.BlockTokenVerifier;
 /**
  * The token each data operation needs ({@code DataTransfer.proto}): READ for READ, WRITE for WRITE, SYNC (every
  * block named), TRUNCATE, REPLICA_OPEN and REPLICA_END, either for BLOCK_INFO. Checked before anything is served or queued — by the TCP data
- * server and by the UCX side channel alike.
+ * server and by the UCX side channel alike. A writer's WRITE and REPLICA_OPEN also pass the block's writer fence
+ * ({@code STALE_WRITER} for a writer whose file was taken over).
  */
 public final class BlockAccess {
   private BlockAccess() {}
@@ -22,7 +23,8 @@ public final class BlockAccess {
     switch (request.getOp()) {
       case WRITE:
         if (request.hasWrite()) {
-          verifier.check(request.getTokensList(), request.getWrite().getBlockId(), BlockAccessMode.WRITE, "WRITE");
+          verifier.checkWriter(request.getTokensList(), request.getWrite().getBlockId(),
+              request.getWrite().getWriterEpoch(), "WRITE");
         }
         return;
       case READ:
@@ -43,8 +45,7 @@ public final class BlockAccess {
         return;
       case REPLICA_OPEN:
         if (request.hasReplicaOpen()) {
-          verifier.check(request.getTokensList(), request.getReplicaOpen().getBlockId(), BlockAccessMode.WRITE,
-              "REPLICA_OPEN");
+          verifier.checkWriter(request.getTokensList(), request.getReplicaOpen().getBlockId(), -1, "REPLICA_OPEN");
         }
         return;
       case REPLICA_END:

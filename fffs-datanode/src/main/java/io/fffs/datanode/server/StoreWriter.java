@@ -83,6 +83,11 @@ final class StoreWriter {
   }
 
   void start() {
+    // A write that passed the fence check before a fence was installed is applied before the install returns.
+    rules.fences().addBarrier(() -> {
+      applying.lock();
+      applying.unlock();
+    });
     thread.start();
   }
 

@@ -9,6 +9,7 @@ import io.fffs.common.proto.DataTransferProtos.WriteResponseProto;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.proto.DataTransferProtos.ReplicaStampProto;
+import io.fffs.common.security.WriterFences;
 import io.fffs.datanode.store.ReplicaStamp;
 import io.fffs.datanode.store.WriteOptions;
 import io.fffs.datanode.store.WriteResult;
@@ -31,15 +32,30 @@ public final class WriteRules {
   private final HybridLogicalClock clock;
   private final Supplier<String> unhealthyReason;
   private final WriteListener listener;
+  private final WriterFences fences;
 
   /**
+   * Rules without writer fences of their own (a data server without a NameNode).
+   *
    * @param unhealthyReason why this node must not take writes now, or null when it may
    * @param listener told of every applied write (block id and new length)
    */
   public WriteRules(HybridLogicalClock clock, Supplier<String> unhealthyReason, WriteListener listener) {
+    this(clock, unhealthyReason, listener, new WriterFences(clock.physicalClock()));
+  }
+
+  /** @param fences the node's writer fences, checked again when a write is applied */
+  public WriteRules(HybridLogicalClock clock, Supplier<String> unhealthyReason, WriteListener listener,
+      WriterFences fences) {
     this.clock = clock;
     this.unhealthyReason = unhealthyReason;
     this.listener = listener;
+    this.fences = fences;
+  }
+
+  /** The writer fences every applied write passes ({@link #admit}). */
+  public WriterFences fences() {
+    return fences;
   }
 
   public HybridLogicalClock clock() {
@@ -75,7 +91,7 @@ public final class WriteRules {
 
   /**
    * Throws the refusal that needs no bytes: {@code refusal} (made on arrival), an earlier failure of the write's
-   * stream, or this node being unhealthy.
+   * stream, a writer fence raised since the write arrived ({@code STALE_WRITER}), or this node being unhealthy.
    */
   public void admit(WriteRequestProto write, FffsException refusal, StreamFailures streams) throws FffsException {
     if (refusal != null) {
@@ -88,6 +104,7 @@ public final class WriteRules {
             + earlier.detail() + ")");
       }
     }
+    fences.check(write.getBlockId(), write.getWriterEpoch(), "WRITE of block " + write.getBlockId());
     String unhealthy = unhealthyReason.get();
     if (unhealthy != null) {
       throw new FffsException(ErrorCode.NODE_UNHEALTHY, "this DataNode takes no writes: " + unhealthy);
@@ -96,6 +113,9 @@ public final class WriteRules {
 
   /** Whether {@link #admit} would let a write of {@code streamId} (no refusal of its own) through now. */
   public boolean admits(WriteRequestProto write, StreamFailures streams) {
+    if (fences.epoch(write.getBlockId()) > write.getWriterEpoch()) {
+      return false;
+    }
     return (!write.hasStreamId() || streams.of(write.getStreamId()) == null) && unhealthyReason.get() == null;
   }
 

@@ -12,12 +12,14 @@ import io.fffs.common.proto.NamenodeEditsProtos.AddBlockOp;
 import io.fffs.common.proto.NamenodeEditsProtos.CompleteOp;
 import io.fffs.common.proto.NamenodeEditsProtos.CreateOp;
 import io.fffs.common.proto.NamenodeEditsProtos.EditOpProto;
+import io.fffs.common.proto.NamenodeEditsProtos.FenceWritersOp;
 import io.fffs.common.proto.NamenodeEditsProtos.FsyncOp;
 import io.fffs.common.proto.NamenodeEditsProtos.OpenForWriteOp;
 import io.fffs.common.proto.NamenodeEditsProtos.TruncateOp;
 import io.fffs.namenode.blocks.DatanodeDescriptor;
 import io.fffs.namenode.blocks.DatanodeManager;
 import io.fffs.namenode.lease.LeaseManager;
+import io.fffs.namenode.lease.WriterFencing;
 import io.fffs.namenode.namespace.Inode;
 import io.fffs.namenode.namespace.InodeState;
 import io.fffs.namenode.namespace.Namespace;
@@ -42,19 +44,27 @@ public final class FileOps {
   private final MutationPath changes;
   private final Namespace namespace;
   private final PermissionChecker permissions;
+  /** The lease holder of a file being recovered for {@code client} (or by the NameNode) while its fence spreads. */
+  private static final String RECOVERY_HOLDER_PREFIX = "fffs-lease-recovery/";
+  private static final String NAMENODE_RECOVERY = RECOVERY_HOLDER_PREFIX + "namenode";
+
   private final LeaseManager leases;
   private final DatanodeManager datanodes;
+  private final WriterFencing fencing;
+  private final long fenceTimeoutMillis;
 
   FileOps(MutationPath changes, Namespace namespace, PermissionChecker permissions, LeaseManager leases,
-      DatanodeManager datanodes) {
+      DatanodeManager datanodes, WriterFencing fencing, long fenceTimeoutMillis) {
     this.changes = changes;
     this.namespace = namespace;
     this.permissions = permissions;
     this.leases = leases;
     this.datanodes = datanodes;
+    this.fencing = fencing;
+    this.fenceTimeoutMillis = fenceTimeoutMillis;
   }
 
-  /** A file opened for writing: its status and its blocks. */
+  /** A file opened for writing: its status and its blocks (with the writer epoch their WRITE tokens carry). */
   public static final class OpenFile {
     public final FileStatusProto status;
     public final LocatedBlocksProto blocks;
@@ -64,6 +74,9 @@ public final class FileOps {
       this.blocks = blocks;
     }
   }
+
+  /** A writer fence raised and logged, to be spread to the DataNodes before the recovery is stamped. */
+  private record Fence(long epoch, long[] blockIds) {}
 
   /** Creates a file and gives {@code clientName} its lease. */
   public Logged<FileStatusProto> create(Caller caller, String path, int permission, String clientName,
@@ -130,6 +143,7 @@ public final class FileOps {
 
   /** Reopens a closed file for writing (append or in-place writes); recovers an expired lease first. */
   public Logged<OpenFile> openForWrite(Caller caller, String path, String clientName) throws IOException {
+    spread(changes.mutate("fence the writer of " + path, () -> fenceForTakeover(caller, path, clientName)).await());
     return changes.mutate("write to " + path, () -> {
       ResolvedPath target = resolve(path, Namespace.LATEST, caller).requireExists();
       Inode file = target.last();
@@ -149,8 +163,76 @@ public final class FileOps {
       }
       InodeState state = file.latest();
       return new OpenFile(latestStatus(path, file),
-          Statuses.locatedBlocks(state, file.states().latestHlc(), 0, Long.MAX_VALUE, datanodes));
+          Statuses.locatedBlocks(state, file.states().latestHlc(), 0, Long.MAX_VALUE, datanodes).toBuilder()
+              .setWriterEpoch(file.writerEpoch()).build());
     });
+  }
+
+  /**
+   * Before a client takes over a file whose writer is gone: raises the file's writer epoch and hands the lease to a
+   * recovery holder for {@code clientName} (so the old writer gets no new block or token); null when the file is
+   * not open, the caller already writes it, or fencing is off.
+   */
+  private Fence fenceForTakeover(Caller caller, String path, String clientName) throws IOException {
+    if (!fencing.enabled()) {
+      return null;
+    }
+    ResolvedPath target = resolve(path, Namespace.LATEST, caller).requireExists();
+    Inode file = target.last();
+    if (target.lastState().isDirectory() || !file.latest().isUnderConstruction()
+        || clientName.equals(leases.holder(file.id()))) {
+      return null;  // the ordinary checks of openForWrite answer
+    }
+    permissions.check(caller, target.lastState(), path, Access.WRITE);
+    checkNotBeingWritten(file, path, clientName);
+    return fence(file, RECOVERY_HOLDER_PREFIX + clientName);
+  }
+
+  /** Logs a raised writer epoch for {@code file} and gives its lease to {@code holder}. */
+  private Fence fence(Inode file, String holder) throws FffsException {
+    long epoch = file.writerEpoch() + 1;
+    changes.log(EditOpProto.newBuilder().setFenceWriters(FenceWritersOp.newBuilder().setInodeId(file.id())
+        .setEpoch(epoch)).build());
+    leases.add(holder, file.id());
+    InodeState state = file.latest();
+    long[] blocks = new long[state.blockCount()];
+    for (int i = 0; i < blocks.length; i++) {
+      blocks[i] = state.blockId(i);
+    }
+    return new Fence(epoch, blocks);
+  }
+
+  /** Once its epoch is durable, tells the DataNodes of {@code fence} and waits until the live ones hold it. */
+  private void spread(Fence fence) throws IOException {
+    if (fence == null) {
+      return;
+    }
+    long seq = fencing.publish(fence.epoch(), fence.blockIds());
+    try {
+      fencing.awaitConfirmed(seq, this::liveDatanodes, fenceTimeoutMillis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted while fencing the writers of a file");
+    }
+  }
+
+  private List<String> liveDatanodes() {
+    List<String> live = new ArrayList<>();
+    for (DatanodeDescriptor datanode : datanodes.datanodes()) {
+      if (datanodes.isLive(datanode)) {
+        live.add(datanode.uuid());
+      }
+    }
+    return live;
+  }
+
+  /**
+   * The writer epoch {@code clientName}'s WRITE tokens for file {@code fileId} carry: the file's, while it holds
+   * the lease; else 0, which DataNodes refuse once the file was taken over. Call under the namesystem lock.
+   */
+  long writerEpoch(long fileId, String clientName) {
+    Inode file = namespace.inode(fileId);
+    return file != null && clientName.equals(leases.holder(fileId)) ? file.writerEpoch() : 0;
   }
 
   /**
@@ -358,10 +440,17 @@ public final class FileOps {
    * itself); does nothing if the writer renewed since, or another client took the file over.
    */
   public Logged<Void> recoverHardExpiredLease(long inodeId) throws IOException {
+    if (fencing.enabled()) {
+      spread(changes.mutate("fence the writer of file " + inodeId, () -> {
+        Inode inode = namespace.inode(inodeId);
+        return leases.hardExpired(inodeId) && inode != null && inode.latest().isUnderConstruction()
+            ? fence(inode, NAMENODE_RECOVERY) : null;
+      }).await());
+    }
     return changes.mutate("lease recovery", () -> {
       // Checked again under the write lock: since the expired leases were listed, the writer may have renewed,
       // or another client may have taken the file over (a fresh lease this must not close).
-      if (!leases.hardExpired(inodeId)) {
+      if (fencing.enabled() ? !NAMENODE_RECOVERY.equals(leases.holder(inodeId)) : !leases.hardExpired(inodeId)) {
         return null;
       }
       Inode inode = namespace.inode(inodeId);
@@ -385,9 +474,11 @@ public final class FileOps {
 
   private void checkNotBeingWritten(Inode file, String path, String clientName) throws FffsException {
     String holder = leases.holder(file.id());
-    if (holder != null && !holder.equals(clientName) && !leases.softExpired(file.id())) {
-      throw new FffsException(ErrorCode.LEASE_CONFLICT, path + " is being written by client " + holder
-          + "; wait until it closes the file or its lease expires");
+    if (holder != null && !holder.equals(clientName) && !holder.equals(RECOVERY_HOLDER_PREFIX + clientName)
+        && !leases.softExpired(file.id())) {
+      throw new FffsException(ErrorCode.LEASE_CONFLICT, path + (holder.startsWith(RECOVERY_HOLDER_PREFIX)
+          ? " is being taken over from its previous writer (lease recovery); try again in a moment"
+          : " is being written by client " + holder + "; wait until it closes the file or its lease expires"));
     }
   }
 

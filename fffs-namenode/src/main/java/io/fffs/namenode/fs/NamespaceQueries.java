@@ -157,7 +157,9 @@ public final class NamespaceQueries {
               + path + ", so it gets no write tokens for its blocks; open it for writing first");
         }
       }
-      return Statuses.locatedBlocks(state, target.lastHlc(), offset, length, datanodes);
+      LocatedBlocksProto blocks = Statuses.locatedBlocks(state, target.lastHlc(), offset, length, datanodes);
+      // A writer renews its WRITE tokens under its own epoch: it holds the lease, so the file's epoch is its.
+      return writer == null ? blocks : blocks.toBuilder().setWriterEpoch(target.last().writerEpoch()).build();
     });
   }
 

@@ -14,6 +14,7 @@ import io.fffs.namenode.blocks.DatanodeManager;
 import io.fffs.namenode.blocks.ReplicationMonitor;
 import io.fffs.namenode.edits.EditLog;
 import io.fffs.namenode.lease.LeaseManager;
+import io.fffs.namenode.lease.WriterFencing;
 import io.fffs.namenode.namespace.BlockRetention;
 import io.fffs.namenode.namespace.GcPass;
 import io.fffs.namenode.namespace.Inode;
@@ -90,6 +91,8 @@ public final class Namesystem implements Closeable {
   public final BlockTokenIssuer blockTokens;
   /** Keeps closed blocks at their files' replication: copies with history, drops of extras. */
   public final ReplicationMonitor replication;
+  /** The writer fences lease recovery spreads to the DataNodes (they refuse writers of superseded epochs). */
+  public final WriterFencing writerFencing;
 
   /**
    * Loads the namespace from {@code nameDir} (formatting it first if it is empty) and starts the edit log.
@@ -100,6 +103,8 @@ public final class Namesystem implements Closeable {
       String superUser) throws IOException {
     this.clock = clock;
     this.blockTokens = new BlockTokenIssuer(conf, clock.physicalClock());
+    this.writerFencing = new WriterFencing(blockTokens.enabled(), blockTokens.lifetimeMillis(),
+        () -> clock.physicalClock().currentTimeMicros() / 1000);
     String superGroup = conf.get(NameNodeConfigKeys.SUPERGROUP_KEY, NameNodeConfigKeys.SUPERGROUP_DEFAULT);
     if (!NameStorage.isFormatted(nameDir)) {
       NameStorage.format(nameDir, superUser, superGroup);
@@ -147,7 +152,9 @@ public final class Namesystem implements Closeable {
     this.blockRetention = BlockRetention.compute(namespace);
     LockedPaths paths = new LockedPaths();
     Horizon horizon = new Horizon(namespace, () -> defaultRetention, this::nowMicros);
-    this.files = new FileOps(paths, namespace, permissions, leases, datanodes);
+    this.files = new FileOps(paths, namespace, permissions, leases, datanodes, writerFencing,
+        NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.WRITER_FENCE_TIMEOUT_KEY,
+            NameNodeConfigKeys.WRITER_FENCE_TIMEOUT_DEFAULT_MS));
     this.directories = new DirectoryOps(paths, namespace, permissions, leases);
     this.queries = new NamespaceQueries(paths, namespace, permissions, leases, datanodes, horizon);
     this.history = new HistoryOps(paths, paths, namespace, permissions, horizon, () -> defaultRetention,
@@ -419,6 +426,11 @@ public final class Namesystem implements Closeable {
 
   public HybridLogicalClock clock() {
     return clock;
+  }
+
+  /** The writer epoch the WRITE tokens of {@code clientName} for file {@code fileId} carry (0 without its lease). */
+  public long writerEpoch(long fileId, String clientName) throws IOException {
+    return query(() -> files.writerEpoch(fileId, clientName));
   }
 
   /** The writers' leases (for tests: who holds which file). */

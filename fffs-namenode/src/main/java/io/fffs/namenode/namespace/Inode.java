@@ -20,6 +20,8 @@ public final class Inode {
   private MomentSet kept;
   /** A directory's: the moments at which it kept its names exact (paths through it resolve); null: all. */
   private MomentSet keptNames;
+  /** A file's writer epoch: WRITE tokens carry it; raised when lease recovery or a new writer takes the file. */
+  private volatile long writerEpoch;
 
   Inode(long id, boolean directory) {
     this.id = id;
@@ -45,6 +47,17 @@ public final class Inode {
 
   void setParentId(long id) {
     parentId = id;
+  }
+
+  /** The file's writer epoch (0 until a writer reopens it or its lease is recovered). */
+  public long writerEpoch() {
+    return writerEpoch;
+  }
+
+  void raiseWriterEpoch(long epoch) {
+    if (epoch > writerEpoch) {
+      writerEpoch = epoch;
+    }
   }
 
   /** The moments at which this inode's states are still exact: every one when null. */

@@ -43,6 +43,10 @@ public final class NamespaceApplier {
       case OPENFORWRITE:
         update(op.getOpenForWrite().getInodeId(), hlc,
             s -> s.withLease(op.getOpenForWrite().getClientName(), "openForWrite", s.mtime));
+        raiseWriterEpoch(op.getOpenForWrite().getInodeId(), 0);  // a new writer: the epoch rises by one
+        break;
+      case FENCEWRITERS:
+        raiseWriterEpoch(op.getFenceWriters().getInodeId(), op.getFenceWriters().getEpoch());
         break;
       case ADDBLOCK:
         addBlock(op.getAddBlock(), hlc, mtime);
@@ -108,6 +112,14 @@ public final class NamespaceApplier {
         break;
       default:
         throw new IllegalStateException("unknown edit op " + op.getOpCase());
+    }
+  }
+
+  /** Raises a file's writer epoch to {@code epoch}, or by one when {@code epoch} is 0. */
+  private void raiseWriterEpoch(long inodeId, long epoch) {
+    Inode inode = namespace.inode(inodeId);
+    if (inode != null) {
+      inode.raiseWriterEpoch(epoch == 0 ? inode.writerEpoch() + 1 : epoch);
     }
   }
 

@@ -200,6 +200,9 @@ public final class NamespaceImage {
       proto.addChildren(entry);
     }
     proto.setParentId(inode.parentId());
+    if (inode.writerEpoch() != 0) {
+      proto.setWriterEpoch(inode.writerEpoch());
+    }
     if (inode.kept() != null) {
       proto.setKept(inode.kept().toProto());
     }
@@ -235,6 +238,7 @@ public final class NamespaceImage {
       inode.setKeptNames(MomentSet.fromProto(proto.getKeptNames()));
     }
     inode.setParentId(proto.getParentId());
+    inode.raiseWriterEpoch(proto.getWriterEpoch());
     return proto.hasParentId();
   }
 

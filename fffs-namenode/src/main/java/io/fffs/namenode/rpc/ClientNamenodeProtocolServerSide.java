@@ -8,6 +8,7 @@ import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.namenode.fs.HistoryOps;
 import io.fffs.namenode.fs.HistoryQueries;
+import io.fffs.namenode.fs.Logged;
 import io.fffs.namenode.fs.Namesystem;
 import io.fffs.namenode.namespace.GcPass;
 import io.fffs.namenode.namespace.Pin;
@@ -33,20 +34,24 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
     this.defaults = defaults;
   }
 
-  /** Each block with a token for {@code caller} to {@code mode} it (none when tokens are off). */
+  /**
+   * Each block with a token for {@code caller} to {@code mode} it (none when tokens are off); WRITE tokens carry the
+   * writer epoch the NameNode put in {@code blocks}.
+   */
   private LocatedBlocksProto withTokens(LocatedBlocksProto blocks, BlockAccessMode mode, Caller caller) {
     if (!fs.blockTokens.enabled()) {
       return blocks;
     }
+    long epoch = mode == BlockAccessMode.WRITE ? blocks.getWriterEpoch() : 0;
     LocatedBlocksProto.Builder signed = blocks.toBuilder().clearBlocks();
     for (LocatedBlockProto block : blocks.getBlocksList()) {
-      signed.addBlocks(withToken(block, mode, caller));
+      signed.addBlocks(withToken(block, mode, caller, epoch));
     }
     return signed.build();
   }
 
-  private LocatedBlockProto withToken(LocatedBlockProto block, BlockAccessMode mode, Caller caller) {
-    BlockToken token = fs.blockTokens.issue(block.getBlock().getBlockId(), mode, caller.user());
+  private LocatedBlockProto withToken(LocatedBlockProto block, BlockAccessMode mode, Caller caller, long epoch) {
+    BlockToken token = fs.blockTokens.issue(block.getBlock().getBlockId(), mode, caller.user(), epoch);
     return token == null ? block : block.toBuilder().setToken(token.toProto()).build();
   }
 
@@ -79,10 +84,13 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
 
   @Override
   public AddBlockResponseProto addBlock(RpcController c, AddBlockRequestProto r) throws ServiceException {
-    return call.change(r.getHlc(), caller -> fs.files.addBlock(caller, r.getSrc(), r.getFileId(),
-        r.getClientName(), optional(r.hasPrevious(), r.getPrevious()))
-        .map(block -> AddBlockResponseProto.newBuilder().setBlock(withToken(block, BlockAccessMode.WRITE, caller))
-            .setHlc(call.now()).build()));
+    return call.change(r.getHlc(), caller -> {
+      Logged<LocatedBlockProto> added = fs.files.addBlock(caller, r.getSrc(), r.getFileId(), r.getClientName(),
+          optional(r.hasPrevious(), r.getPrevious()));
+      long epoch = fs.writerEpoch(r.getFileId(), r.getClientName());
+      return added.map(block -> AddBlockResponseProto.newBuilder()
+          .setBlock(withToken(block, BlockAccessMode.WRITE, caller, epoch)).setHlc(call.now()).build());
+    });
   }
 
   @Override

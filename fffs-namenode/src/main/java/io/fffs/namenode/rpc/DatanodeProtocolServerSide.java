@@ -1,6 +1,14 @@
 package io.fffs.namenode.rpc;
 
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
 import io.fffs.common.ipc.DatanodeProtocolPB;
+import io.fffs.common.ipc.RemoteErrors;
+import io.fffs.common.security.KerberosConfigKeys;
+import java.io.IOException;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.ipc.Server;
+import org.apache.hadoop.security.UserGroupInformation;
 import io.fffs.common.proto.CommonProtos.HlcProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.BlockReceivedRequestProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.BlockReceivedResponseProto;
@@ -39,8 +47,15 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
   private final DatanodeManager datanodes;
   private final ServedCall call;
   private final long heartbeatIntervalMs;
+  private final Configuration conf;
 
   public DatanodeProtocolServerSide(Namesystem fs, long heartbeatIntervalMs) {
+    this(fs, heartbeatIntervalMs, new Configuration(false));
+  }
+
+  /** @param conf the NameNode's: with Kerberos, the DataNode principal registrations are checked against */
+  public DatanodeProtocolServerSide(Namesystem fs, long heartbeatIntervalMs, Configuration conf) {
+    this.conf = conf;
     this.fs = fs;
     this.clock = fs.clock();
     this.datanodes = fs.datanodes();
@@ -80,6 +95,7 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
     } catch (io.fffs.common.error.FffsException e) {
       throw io.fffs.common.ipc.RemoteErrors.toServiceException(e);
     }
+    checkPrincipal(r);
     String skew = mergeOrExplain(r.getHlc());
     DatanodeDescriptor descriptor = datanodes.register(r.getId(), r.getCapacityBytes(),
         offsetOf(r.getPhysicalMicros(), false, 0, 0));
@@ -93,8 +109,32 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
         .setMaxOffsetMicros(clock.maxOffsetMicros())
         .setNamenodePhysicalMicros(clock.physicalClock().currentTimeMicros())
         .setBlockKeys(fs.blockTokens.exportKeys())
+        .addAllFences(fs.writerFencing.forRegistration(descriptor.uuid()))
         .setHlc(call.now())
         .build();
+  }
+
+  /**
+   * With Kerberos, refuses a DataNode that did not authenticate as the DataNode principal
+   * ({@code fffs.datanode.kerberos.principal}, {@code _HOST} being the DataNode's host): any other user could
+   * otherwise register, receive the block keys and sign tokens.
+   */
+  private void checkPrincipal(RegisterDatanodeRequestProto r) throws ServiceException {
+    UserGroupInformation caller = Server.getRemoteUser();
+    if (caller == null || !KerberosConfigKeys.enabled(conf)) {
+      return;
+    }
+    try {
+      String expected = KerberosConfigKeys.expectedDataNodePrincipal(conf, Server.getRemoteIp());
+      if (expected != null && !expected.equals(caller.getUserName())) {
+        throw new FffsException(ErrorCode.ACCESS_DENIED, "registration of DataNode "
+            + r.getId().getDatanodeUuid() + " refused: it authenticated as " + caller.getUserName() + ", but"
+            + " DataNodes must be " + expected + " (" + KerberosConfigKeys.DATANODE_PRINCIPAL_KEY + "); start it"
+            + " with that principal's keytab");
+      }
+    } catch (IOException e) {
+      throw RemoteErrors.toServiceException(e);
+    }
   }
 
   @Override
@@ -119,7 +159,8 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
     }
     response.setHealthy(descriptor.isHealthy()).setBlockKeys(fs.blockTokens.exportKeys())
         .addAllTransfers(fs.replication.takeTransfers(descriptor.uuid()))
-        .addAllReplicasToDrop(fs.replication.takeDrops(descriptor.uuid()));
+        .addAllReplicasToDrop(fs.replication.takeDrops(descriptor.uuid()))
+        .addAllFences(fs.writerFencing.forHeartbeat(descriptor.uuid(), r.getFenceSeq()));
     if (!descriptor.isHealthy()) {
       response.setUnhealthyReason(descriptor.unhealthyReason());
     }

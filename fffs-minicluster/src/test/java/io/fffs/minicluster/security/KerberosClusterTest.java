@@ -1,0 +1,203 @@
+package io.fffs.minicluster.security;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.security.KerberosConfigKeys;
+import io.fffs.datanode.DataNode;
+import io.fffs.datanode.DataNodeServiceConfigKeys;
+import io.fffs.datanode.store.DataNodeConfigKeys;
+import io.fffs.minicluster.MiniFffsCluster;
+import io.fffs.namenode.NameNode;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.PrivilegedExceptionAction;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.FsShell;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.minikdc.MiniKdc;
+import org.apache.hadoop.security.AccessControlException;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.security.authentication.util.KerberosName;
+import org.apache.hadoop.util.ToolRunner;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A kerberized {@link MiniFffsCluster} on Hadoop's {@link MiniKdc}: the NameNode and the DataNode log in from their
+ * keytab, a user logged in from a keytab works through the API and FsShell, a user without a ticket is refused
+ * with a sentence that says what to do, proxy users follow {@code hadoop.proxyuser.*}, and a DataNode with the
+ * wrong principal is refused at registration. Runs in a JVM of its own (surefire execution {@code kerberos}).
+ */
+class KerberosClusterTest {
+  @TempDir
+  static Path base;
+  static MiniKdc kdc;
+  static String realm;
+  static File serviceKeytab;
+  static File userKeytab;
+  static MiniFffsCluster cluster;
+  static UserGroupInformation alice;
+
+  @BeforeAll
+  static void start() throws Exception {
+    kdc = new MiniKdc(MiniKdc.createConf(), base.resolve("kdc").toFile());
+    kdc.start();
+    KerberosName.resetDefaultRealm();
+    realm = kdc.getRealm();
+    serviceKeytab = base.resolve("fffs.keytab").toFile();
+    userKeytab = base.resolve("users.keytab").toFile();
+    kdc.createPrincipal(serviceKeytab, "fffs/localhost");
+    kdc.createPrincipal(userKeytab, "alice", "mallory/localhost");
+
+    Configuration conf = new Configuration();
+    conf.set("hadoop.security.authentication", "kerberos");
+    conf.set(KerberosConfigKeys.NAMENODE_PRINCIPAL_KEY, "fffs/_HOST@" + realm);
+    conf.set(KerberosConfigKeys.NAMENODE_KEYTAB_KEY, serviceKeytab.getPath());
+    conf.set(KerberosConfigKeys.DATANODE_PRINCIPAL_KEY, "fffs/_HOST@" + realm);
+    conf.set(KerberosConfigKeys.DATANODE_KEYTAB_KEY, serviceKeytab.getPath());
+    conf.set("hadoop.security.auth_to_local", "RULE:[2:$1@$0](fffs@" + realm + ")s/.*/fffs/\nDEFAULT");
+    // alice may act for carol, from any host; for nobody else.
+    conf.set("hadoop.proxyuser.alice.hosts", "*");
+    conf.set("hadoop.proxyuser.alice.users", "carol");
+    conf.set(DataNodeServiceConfigKeys.REGISTER_TIMEOUT_KEY, "20s");
+    cluster = MiniFffsCluster.builder().baseDir(base.resolve("cluster")).conf(conf).numDataNodes(1).build();
+
+    // The test thread is the NameNode's login user now (the superuser): it makes the users' directories.
+    try (FileSystem admin = cluster.getFileSystem()) {
+      assertThat(UserGroupInformation.getLoginUser().getShortUserName()).isEqualTo("fffs");
+      admin.mkdirs(new org.apache.hadoop.fs.Path("/user/alice"));
+      admin.setOwner(new org.apache.hadoop.fs.Path("/user/alice"), "alice", null);
+      admin.mkdirs(new org.apache.hadoop.fs.Path("/tmp"));
+      admin.setPermission(new org.apache.hadoop.fs.Path("/tmp"), new FsPermission((short) 01777));
+    }
+    alice = UserGroupInformation.loginUserFromKeytabAndReturnUGI("alice@" + realm, userKeytab.getPath());
+  }
+
+  @AfterAll
+  static void stop() throws IOException {
+    if (cluster != null) {
+      cluster.close();
+    }
+    if (kdc != null) {
+      kdc.stop();
+    }
+  }
+
+  @Test
+  void aUserLoggedInFromAKeytabWritesAndReadsThroughTheApiAndFsShell() throws Exception {
+    byte[] content = "written by alice".getBytes(StandardCharsets.UTF_8);
+    as(alice, () -> {
+      try (FileSystem fs = cluster.getFileSystem()) {
+        org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/user/alice/a");
+        try (FSDataOutputStream out = fs.create(file)) {
+          out.write(content);
+        }
+        assertThat(fs.getFileStatus(file).getOwner()).isEqualTo("alice");
+        assertThat(readAll(fs, file)).isEqualTo(content);
+      }
+      return null;
+    });
+
+    Path local = base.resolve("local.txt");
+    Files.write(local, content);
+    Configuration shellConf = new Configuration(cluster.getConfiguration());
+    int put = as(alice, () -> ToolRunner.run(new FsShell(shellConf),
+        new String[] {"-put", local.toString(), "/user/alice/b"}));
+    int test = as(alice, () -> ToolRunner.run(new FsShell(shellConf),
+        new String[] {"-test", "-f", "/user/alice/b"}));
+    assertThat(put).isZero();
+    assertThat(test).isZero();
+    try (FileSystem admin = cluster.getFileSystem()) {
+      assertThat(admin.getFileStatus(new org.apache.hadoop.fs.Path("/user/alice/b")).getOwner()).isEqualTo("alice");
+    }
+  }
+
+  @Test
+  void aUserWithoutATicketIsRefusedWithASentenceThatSaysWhatToDo() {
+    UserGroupInformation eve = UserGroupInformation.createRemoteUser("eve");
+    assertThatThrownBy(() -> as(eve, () -> {
+      try (FileSystem fs = cluster.getFileSystem()) {
+        return fs.getFileStatus(new org.apache.hadoop.fs.Path("/"));
+      }
+    })).isInstanceOf(AccessControlException.class)
+        .hasMessageContaining("requires Kerberos (hadoop.security.authentication=kerberos)")
+        .hasMessageContaining("eve")
+        .hasMessageContaining("run kinit, or log in from a keytab");
+  }
+
+  @Test
+  void proxyUsersActForWhomTheSettingsAllow() throws Exception {
+    UserGroupInformation carol = UserGroupInformation.createProxyUser("carol", alice);
+    String owner = as(carol, () -> {
+      try (FileSystem fs = cluster.getFileSystem()) {
+        org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/tmp/by-carol");
+        fs.create(file).close();
+        return fs.getFileStatus(file).getOwner();
+      }
+    });
+    assertThat(owner).isEqualTo("carol");
+
+    UserGroupInformation dave = UserGroupInformation.createProxyUser("dave", alice);
+    assertThatThrownBy(() -> as(dave, () -> {
+      try (FileSystem fs = cluster.getFileSystem()) {
+        return fs.getFileStatus(new org.apache.hadoop.fs.Path("/"));
+      }
+    })).hasMessageContaining("is not allowed to impersonate dave");
+  }
+
+  @Test
+  void aDataNodeWithTheWrongPrincipalIsRefusedAtRegistration() throws Exception {
+    Configuration conf = new Configuration(cluster.getConfiguration());
+    conf.set(KerberosConfigKeys.DATANODE_PRINCIPAL_KEY, "mallory/_HOST@" + realm);
+    conf.set(KerberosConfigKeys.DATANODE_KEYTAB_KEY, userKeytab.getPath());
+    conf.set(DataNodeConfigKeys.DATA_DIR_KEY, base.resolve("mallory").resolve("data").toString());
+    conf.set(DataNodeConfigKeys.MEMORY_DIR_KEY, base.resolve("mallory").resolve("memory").toString());
+    conf.set(DataNodeServiceConfigKeys.DATA_ADDRESS_KEY, "127.0.0.1:0");
+    long started = System.nanoTime();
+    assertThatThrownBy(() -> DataNode.start(conf, io.fffs.common.time.PhysicalClock.system()))
+        .isInstanceOfSatisfying(FffsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.ACCESS_DENIED))
+        .hasMessageContaining("authenticated as mallory/localhost@" + realm)
+        .hasMessageContaining("DataNodes must be fffs/localhost@" + realm);
+    // Refused, not retried until the registration timeout (20 s).
+    assertThat(System.nanoTime() - started).isLessThan(15_000_000_000L);
+    assertThat(cluster.getNameNode().namesystem().datanodes().liveCount()).isEqualTo(1);
+  }
+
+  @Test
+  void aNameNodeWithoutItsKeytabSettingFailsAtOnceNamingIt() {
+    Configuration conf = new Configuration(cluster.getConfiguration());
+    conf.unset(KerberosConfigKeys.NAMENODE_KEYTAB_KEY);
+    assertThatThrownBy(() -> NameNode.start(conf, io.fffs.common.time.PhysicalClock.system(), System::nanoTime))
+        .hasMessageContaining(KerberosConfigKeys.NAMENODE_KEYTAB_KEY + " is not set");
+  }
+
+  private interface Action<T> {
+    T run() throws Exception;
+  }
+
+  /** Runs {@code action} as {@code user}, rethrowing what it threw. */
+  private static <T> T as(UserGroupInformation user, Action<T> action) throws Exception {
+    try {
+      return user.doAs((PrivilegedExceptionAction<T>) action::run);
+    } catch (java.lang.reflect.UndeclaredThrowableException e) {
+      throw (Exception) e.getCause();
+    }
+  }
+
+  private static byte[] readAll(FileSystem fs, org.apache.hadoop.fs.Path path) throws IOException {
+    try (InputStream in = fs.open(path)) {
+      return in.readAllBytes();
+    }
+  }
+}
