@@ -24,9 +24,6 @@ import io.fffs.datanode.store.WriteResult;
 import io.fffs.protocol.frame.ChunkChecksums;
 import io.fffs.protocol.frame.FrameFormat;
 import io.netty.channel.Channel;
-import io.netty.channel.DefaultFileRegion;
-import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
@@ -35,21 +32,18 @@ import org.slf4j.LoggerFactory;
 /**
  * READ, BLOCK_INFO, SYNC, TRUNCATE and the pipeline's REPLICA_OPEN and REPLICA_END, served on a pool of handler threads because they may wait: for the clock to pass a
  * time (at most the max offset) or for the disk. A READ answer is the header, with a CRC32C per 512-byte chunk of
- * the payload, followed by the view's runs: arena pages with a plain write, segment-file runs with zero copy
- * ({@link DefaultFileRegion}, sendfile); the whole frame is written in one event-loop task so it never interleaves
+ * the payload, followed by the view's runs (arena pages, and evicted pages the store loaded and checked) with plain
+ * writes; the whole frame is written in one event-loop task so it never interleaves
  * with an ack, and the view (which pins its pages) is closed once the last run is on the wire.
  */
 final class QueryService {
   private static final Logger LOG = LoggerFactory.getLogger(QueryService.class);
-  private static final int CHECKSUM_BUFFER_BYTES = 64 * 1024;
   /**
    * Views of at most this many bytes, all in memory, are checksummed by the event loop right before it writes them:
    * the copy into the socket then reads pages the CRC pass just brought into that core's cache (2 MiB of L2 here),
    * where from a handler thread they came cold, from another core. Larger views are checksummed by the handler.
    */
   private static final int CHECKSUM_ON_EVENT_LOOP_BYTES = 1 << 20;
-  private static final ThreadLocal<ByteBuffer> SCRATCH =
-      ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(CHECKSUM_BUFFER_BYTES));
 
   private final BlockStore store;
   private final WriteRules rules;
@@ -193,7 +187,7 @@ final class QueryService {
           ResponseHeaderProto header;
           try {
             header = header(request, view, checksums(view));
-          } catch (FffsException | RuntimeException e) {
+          } catch (RuntimeException e) {
             release.run();
             refuse(channel, request, Responses.typed(e, "serving READ"));
             return;
@@ -204,7 +198,7 @@ final class QueryService {
         ResponseHeaderProto header = header(request, view, checksums(view));
         channel.eventLoop().execute(() -> sendRuns(channel, header, view, release));
       }
-    } catch (FffsException | RuntimeException e) {
+    } catch (RuntimeException e) {
       release.run();
       throw e;
     }
@@ -219,53 +213,26 @@ final class QueryService {
         .setRead(body).build();
   }
 
-  /** Checksums the view's bytes, reading them with positional reads (the runs' pages are pinned and immutable). */
-  private static int[] checksums(ReadView view) throws FffsException {
+  /** Checksums the view's bytes: arena pages and checked pages loaded from segment files, all in memory. */
+  private static int[] checksums(ReadView view) {
     ChunkChecksums sums = new ChunkChecksums(view.length());
-    ByteBuffer scratch = SCRATCH.get();
-    try {
-      for (ReadView.Run run : view.runs()) {
-        if (run.inMemory()) {
-          sums.update(run.bytes());
-          continue;
-        }
-        long at = run.position();
-        long end = at + run.length();
-        while (at < end) {
-          scratch.clear().limit((int) Math.min(scratch.capacity(), end - at));
-          int n = run.channel().read(scratch, at);
-          if (n < 0) {
-            throw new IOException("unexpected end of file at offset " + at);
-          }
-          at += n;
-          sums.update(scratch.flip());
-        }
-      }
-    } catch (IOException e) {
-      throw new FffsException(ErrorCode.IO_ERROR, "cannot read block " + view.blockId() + " to checksum it: "
-          + e.getMessage(), e);
+    for (ReadView.Run run : view.runs()) {
+      sums.update(run.bytes());
     }
     return sums.finish();
   }
 
   /**
-   * Event loop: the header, then each run (arena bytes or a segment-file region), then {@code release} closes the
-   * view (and lets the {@link ReadGate} know) once everything is flushed.
+   * Event loop: the header, then each run, then {@code release} closes the view (and lets the {@link ReadGate}
+   * know) once everything is flushed. Every run goes out with a plain write, which the kernel copies before the
+   * flush completes: after that the view may be closed, its arena slots reused and its loaded buffer taken by the
+   * next read. (sendfile would keep referencing an arena page until the peer read it; pages loaded from a segment
+   * file were copied into memory to be checked, and sending that copy costs what sendfile would.)
    */
   private static void sendRuns(Channel channel, ResponseHeaderProto header, ReadView view, Runnable release) {
     channel.write(FrameFormat.prefix(channel.alloc(), header, view.length()), channel.voidPromise());
     for (ReadView.Run run : view.runs()) {
-      if (run.inMemory()) {
-        // Arena pages go out with a plain write, which the kernel copies before the flush completes: after that the
-        // view may be closed and the slot reused. sendfile would keep referencing the page until the peer read it.
-        channel.write(io.netty.buffer.Unpooled.wrappedBuffer(run.bytes()), channel.voidPromise());
-        continue;
-      }
-      // Segment files never change, so their pages go out zero-copy. The store owns the channel and a
-      // DefaultFileRegion closes its channel when deallocated: the extra reference keeps it from ever being
-      // deallocated (Netty releases exactly the one it was given).
-      channel.write(new DefaultFileRegion(run.channel(), run.position(), run.length()).retain(),
-          channel.voidPromise());
+      channel.write(io.netty.buffer.Unpooled.wrappedBuffer(run.bytes()), channel.voidPromise());
     }
     channel.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(done -> release.run());
   }

@@ -10,6 +10,7 @@ import io.fffs.datanode.store.arena.PageArena;
 import io.fffs.datanode.store.log.Block;
 import io.fffs.datanode.store.log.BlockLog;
 import io.fffs.datanode.store.log.Pages;
+import io.fffs.datanode.store.persist.PageRunLoader;
 import io.fffs.datanode.store.persist.SegmentPageReader;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -25,13 +26,14 @@ final class BlockReader {
   private final PageArena arena;
   private final SegmentPageReader disk;
   private final int pageSize;
-  private final ThreadLocal<ByteBuffer> scratch;
+  private final PageRunLoader loader;
+  private final ReadBuffers buffers = new ReadBuffers();
 
-  BlockReader(PageArena arena, SegmentPageReader disk) {
+  BlockReader(PageArena arena, SegmentPageReader disk, StoreStats stats) {
     this.arena = arena;
     this.disk = disk;
     this.pageSize = arena.pageSize();
-    this.scratch = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(pageSize));
+    this.loader = new PageRunLoader(pageSize, stats);
   }
 
   BlockInfo info(Block block, Selector selector) throws FffsException {
@@ -117,6 +119,30 @@ final class BlockReader {
   private ReadView view(Block block, int index, long hlc, long blockLength, long offset, int count, PageRef[] refs,
       SegmentPageReader.Handle[] segmentFiles, List<SegmentPageReader.Handle> held, PageArena.Pin pin)
       throws FffsException {
+    List<PageRunLoader.Piece> pieces = new ArrayList<>();
+    int[] pieceOf = new int[refs.length];
+    for (int i = 0; i < refs.length; i++) {
+      PageRef ref = refs[i];
+      if (ref.seq >= pin.residentFrom()) {
+        pieceOf[i] = -1;
+        continue;
+      }
+      int last = pieces.size() - 1;
+      if (i > 0 && pieceOf[i - 1] == last && last >= 0
+          && pieces.get(last).continuedBy(segmentFiles[i], ref.diskLoc, ref.pageInEntry)) {
+        pieces.set(last, pieces.get(last).extend());
+      } else {
+        pieces.add(new PageRunLoader.Piece(segmentFiles[i], ref.diskLoc, ref.pageInEntry, 1, ref.entryPages,
+            block.id(), ref.page));
+      }
+      pieceOf[i] = pieces.size() - 1;
+    }
+    ByteBuffer loaded = null;
+    if (!pieces.isEmpty()) {
+      loaded = loader.load(pieces, buffers);
+      held.forEach(disk::release);  // the view holds checked copies: the cleaner may close the files now
+      held.clear();
+    }
     List<ReadView.Run> runs = new ArrayList<>();
     long minResident = Long.MAX_VALUE;
     long at = offset;
@@ -127,17 +153,15 @@ final class BlockReader {
       int from = (int) (at - pageStart);
       int to = (int) Math.min(pageSize, end - pageStart);
       ReadView.Run run;
-      if (ref.seq >= pin.residentFrom()) {
+      if (pieceOf[i] < 0) {
         int slot = arena.slot(ref.seq);
         ArenaFiles files = arena.files();
         run = new ReadView.Run(files.channel(slot), files.offsetInFile(slot) + from, to - from, files.map(slot));
         minResident = Math.min(minResident, ref.seq);
       } else {
-        ByteBuffer buffer = scratch.get().clear();
-        disk.readPage(segmentFiles[i], ref.diskLoc, ref.pageInEntry, ref.entryPages, buffer,
-            describe(block, ref));
-        run = new ReadView.Run(segmentFiles[i].channel(), disk.pagePosition(ref.diskLoc, ref.pageInEntry) + from,
-            to - from, null);
+        PageRunLoader.Piece piece = pieces.get(pieceOf[i]);
+        int inPiece = ref.pageInEntry - pieces.get(pieceOf[i]).firstPage();
+        run = ReadView.Run.loaded(loaded, piece.bufferOffset() + inPiece * pageSize + from, to - from);
       }
       addRun(runs, run);
       at = pageStart + to;
@@ -147,8 +171,9 @@ final class BlockReader {
     } else {
       pin.narrow(minResident);
     }
+    ByteBuffer buffer = loaded;
     return new ReadView(block.id(), index, HlcTimestamp.valueOf(hlc), blockLength, offset, count, runs, pin,
-        held.isEmpty() ? null : () -> held.forEach(disk::release));
+        buffer == null ? null : () -> buffers.give(buffer));
   }
 
   /** The handle of the file {@code location} is in, acquired once per read. */
@@ -221,7 +246,7 @@ final class BlockReader {
   private static void addRun(List<ReadView.Run> runs, ReadView.Run run) {
     if (!runs.isEmpty()) {
       ReadView.Run last = runs.get(runs.size() - 1);
-      if (last.channel() == run.channel() && last.position() + last.length() == run.position()) {
+      if (last.continuedBy(run)) {
         runs.set(runs.size() - 1, last.extend(run.length()));
         return;
       }

@@ -67,7 +67,7 @@ public final class MultiLogBlockStore implements BlockStore {
     this.scrubber = scrubber;
     this.collector = collector;
     this.cleaner = cleaner;
-    this.reader = new BlockReader(arena, disk);
+    this.reader = new BlockReader(arena, disk, stats);
     this.writer = new BlockWriter(arena, reader, tracker, persistence, stats, maxBlockSize);
   }
 

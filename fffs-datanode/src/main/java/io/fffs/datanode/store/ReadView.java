@@ -4,7 +4,6 @@ import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.datanode.store.arena.PageArena;
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.List;
@@ -12,7 +11,8 @@ import java.util.List;
 /**
  * The bytes of a block range as of one log entry, as runs of contiguous file bytes that can be sent without copying
  * (e.g. a Netty {@code DefaultFileRegion} per run). Resident pages are runs of the arena's tmpfs files; evicted
- * pages are runs of the segment files, checked against their CRC32C when the view was made.
+ * pages were read from the segment files when the view was made, checked against their CRC32C, and are runs of a
+ * buffer the view holds ({@link Run#loaded()}), so what is sent is exactly what was checked.
  *
  * <p>While the view is open its resident pages cannot be evicted or reused, nor its segment files closed by the
  * cleaner; <b>close it</b> (after the bytes are
@@ -29,7 +29,7 @@ public final class ReadView implements AutoCloseable {
   private final int length;
   private final List<Run> runs;
   private final PageArena.Pin pin;
-  /** Gives back the segment files the view reads from (null when none): the cleaner may then close them. */
+  /** Gives back the buffer of the view's loaded runs (null when none). */
   private Runnable releaseFiles;
 
   ReadView(long blockId, int logIndex, HlcTimestamp hlc, long blockLength, long offset, int length, List<Run> runs,
@@ -107,7 +107,10 @@ public final class ReadView implements AutoCloseable {
     }
   }
 
-  /** {@code length} bytes at {@code position} of {@code channel}. */
+  /**
+   * {@code length} bytes at {@code position} of {@code channel} (a run of the arena), or at {@code position} of a
+   * buffer of pages loaded from segment files and checked (channel null).
+   */
   public static final class Run {
     private final FileChannel channel;
     private final long position;
@@ -121,7 +124,12 @@ public final class ReadView implements AutoCloseable {
       this.mapped = mapped;
     }
 
-    /** The file the bytes are in; owned by the store, never close it. */
+    /** A run of checked bytes at {@code position} of {@code buffer}, which the view owns. */
+    static Run loaded(ByteBuffer buffer, int position, int length) {
+      return new Run(null, position, length, buffer);
+    }
+
+    /** The arena file the bytes are in (null for a {@link #loaded()} run); owned by the store, never close it. */
     public FileChannel channel() {
       return channel;
     }
@@ -134,48 +142,37 @@ public final class ReadView implements AutoCloseable {
       return length;
     }
 
-    /** Whether the bytes are in the memory arena (else in a segment file on disk). */
+    /** Whether the bytes are in the memory arena (else they were loaded from a segment file on disk). */
     public boolean inMemory() {
-      return mapped != null;
+      return channel != null;
+    }
+
+    /** Whether the bytes were loaded from a segment file into the view's buffer and checked there. */
+    public boolean loaded() {
+      return channel == null;
     }
 
     /**
-     * The bytes of an in-memory run, read-only, straight from the mapped arena (no copy). Send them with an
-     * ordinary socket write, which copies them into the kernel before it completes — not with {@code sendfile}:
-     * a sent file page stays referenced by the socket until the peer reads it, and an arena slot is reused once the
-     * view is closed.
+     * The run's bytes, read-only, without a copy: straight from the mapped arena, or the view's loaded buffer. Send
+     * them with an ordinary socket write, which copies them into the kernel before it completes — not with
+     * {@code sendfile}: a sent file page stays referenced by the socket until the peer reads it, and an arena slot
+     * is reused once the view is closed.
      */
     public ByteBuffer bytes() {
-      if (mapped == null) {
-        throw new IllegalStateException("not an in-memory run");
-      }
       return mapped.slice((int) position, length).asReadOnlyBuffer();
+    }
+
+    /** Whether {@code next} starts where this run ends, in the same file or buffer. */
+    boolean continuedBy(Run next) {
+      return next.channel == channel && next.mapped == mapped && position + length == next.position;
     }
 
     Run extend(int more) {
       return new Run(channel, position, length + more, mapped);
     }
 
-    void copyTo(ByteBuffer dst) throws FffsException {
-      if (mapped != null) {
-        dst.put(dst.position(), mapped, (int) position, length);
-        dst.position(dst.position() + length);
-        return;
-      }
-      ByteBuffer slice = dst.slice(dst.position(), length);
-      try {
-        long at = position;
-        while (slice.hasRemaining()) {
-          int n = channel.read(slice, at);
-          if (n < 0) {
-            throw new IOException("unexpected end of file at offset " + at);
-          }
-          at += n;
-        }
-      } catch (IOException e) {
-        throw new FffsException(ErrorCode.IO_ERROR, "cannot read " + length + " bytes at offset " + position
-            + " of a segment file: " + e.getMessage(), e);
-      }
+    void copyTo(ByteBuffer dst) {
+      dst.put(dst.position(), mapped, (int) position, length);
       dst.position(dst.position() + length);
     }
   }

@@ -23,6 +23,10 @@ public final class StoreStats {
   public final LongAdder pagesEvicted = new LongAdder();
   /** Evicted pages read back from segment files (and checked against their CRC32C) to serve a read or a copy. */
   public final LongAdder pagesReloaded = new LongAdder();
+  /** Positional reads of segment files made to serve reads of evicted pages (a run of pages and its CRCs each). */
+  public final LongAdder segmentReads = new LongAdder();
+  /** Bytes those reads brought in: the pages, and the records and padding between pages read together. */
+  public final LongAdder segmentReadBytes = new LongAdder();
   /** Entries written to segment files and fsync'd. */
   public final LongAdder entriesPersisted = new LongAdder();
   /** Bytes written to segment files (pages and entry records). */

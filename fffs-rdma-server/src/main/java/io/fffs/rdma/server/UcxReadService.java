@@ -146,25 +146,22 @@ final class UcxReadService {
     bytes.clear();
   }
 
+  /** PUTs a run of evicted pages the store loaded and checked, through a registered staging buffer. */
   private void putThroughStaging(UcxPeer peer, ReadView.Run run, long remote, ByteBuffer rkey,
       ChunkChecksums sums) throws IOException {
     RegisteredBuffers.Slot slot = staging.take(timeoutMillis, "a read of evicted pages");
     try {
-      long at = run.position();
-      long end = at + run.length();
-      while (at < end) {
-        ByteBuffer piece = slot.bytes().duplicate().limit((int) Math.min(slot.bytes().capacity(), end - at));
-        while (piece.hasRemaining()) {
-          if (run.channel().read(piece, at + piece.position()) < 0) {
-            throw new IOException("unexpected end of a segment file at offset " + (at + piece.position()));
-          }
-        }
-        int n = piece.position();
+      ByteBuffer bytes = run.bytes();
+      while (bytes.hasRemaining()) {
+        int n = Math.min(slot.bytes().capacity(), bytes.remaining());
+        ByteBuffer piece = slot.bytes().duplicate().clear().limit(n);
+        int at = bytes.position();
+        piece.put(bytes.duplicate().limit(at + n));
+        bytes.position(at + n);
         sums.update(piece.flip());
         List<long[]> one = new ArrayList<>(1);
-        one.add(new long[] {slot.address(), n, remote + (at - run.position())});
+        one.add(new long[] {slot.address(), n, remote + at});
         await(putAndFlush(peer, one, rkey));
-        at += n;
       }
     } finally {
       staging.give(slot);

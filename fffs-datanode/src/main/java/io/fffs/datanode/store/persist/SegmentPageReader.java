@@ -29,13 +29,20 @@ public final class SegmentPageReader implements AutoCloseable {
   /** One open segment file and the readers that hold it. */
   public static final class Handle {
     private final long file;
+    private final Path path;
     private final FileChannel channel;
     private int refs;
     private boolean retired;
 
-    private Handle(long file, FileChannel channel) {
+    private Handle(long file, Path path, FileChannel channel) {
       this.file = file;
+      this.path = path;
       this.channel = channel;
+    }
+
+    /** The segment file's path (for messages). */
+    public Path path() {
+      return path;
     }
 
     /** The file's read channel; owned by the reader, never close it. */
@@ -74,7 +81,8 @@ public final class SegmentPageReader implements AutoCloseable {
       Handle handle = handles.get(file);
       if (handle == null) {
         try {
-          handle = new Handle(file, FileChannel.open(SegmentFormat.path(dir, file), StandardOpenOption.READ));
+          Path path = SegmentFormat.path(dir, file);
+          handle = new Handle(file, path, FileChannel.open(path, StandardOpenOption.READ));
         } catch (IOException e) {
           throw new FffsException(ErrorCode.IO_ERROR, "cannot open segment file " + SegmentFormat.path(dir, file)
               + ": " + e.getMessage() + "; check fffs.datanode.data.dir", e);
