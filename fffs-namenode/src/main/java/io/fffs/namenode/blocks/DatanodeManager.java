@@ -266,7 +266,7 @@ public final class DatanodeManager {
   public ReplicaView replicaView(long blockId, long lostAfterNanos) {
     BlockReplicas replicas = blockReplicas.get(blockId);
     if (replicas == null) {
-      return new ReplicaView(List.of(), 0, List.of(), List.of());
+      return new ReplicaView(List.of(), 0, List.of(), List.of(), List.of());
     }
     List<String> current = replicas.current(this::isLive);
     int kept = 0;
@@ -277,17 +277,34 @@ public final class DatanodeManager {
       }
     }
     List<String> holders = replicas.all();
+    List<String> corrupt = replicas.corrupt();
     List<String> stale = new ArrayList<>();
     for (String uuid : holders) {
-      if (isLive(uuid) && !current.contains(uuid)) {
+      if (isLive(uuid) && !current.contains(uuid) && !corrupt.contains(uuid)) {
         stale.add(uuid);
       }
     }
-    return new ReplicaView(current, kept, stale, holders);
+    return new ReplicaView(current, kept, stale, holders, corrupt);
   }
 
-  /** What {@link #replicaView} finds. */
-  public record ReplicaView(List<String> current, int kept, List<String> stale, List<String> holders) {}
+  /** What {@link #replicaView} finds; {@code corrupt}: replicas reported damaged. */
+  public record ReplicaView(List<String> current, int kept, List<String> stale, List<String> holders,
+      List<String> corrupt) {}
+
+  /**
+   * Marks the replica of {@code blockId} on {@code uuid} damaged (its DataNode quarantined it, or a reader found a
+   * checksum mismatch there): it is no longer listed, and the replication monitor copies the block from a good
+   * replica and then has this one dropped.
+   */
+  public void markCorrupt(String uuid, long blockId) {
+    replicas(blockId).markCorrupt(uuid);
+  }
+
+  /** How many replicas of the block are marked damaged. */
+  public int corruptReplicas(long blockId) {
+    BlockReplicas replicas = blockReplicas.get(blockId);
+    return replicas == null ? 0 : replicas.corrupt().size();
+  }
 
   /** Forgets the replica of {@code blockId} on {@code uuid}: it is being dropped there. */
   public void removeReplica(long blockId, String uuid) {

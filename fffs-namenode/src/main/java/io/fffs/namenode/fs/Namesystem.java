@@ -392,7 +392,9 @@ public final class Namesystem implements Closeable {
           InodeState state = file.latest();
           int closed = state.isUnderConstruction() ? state.blockCount() - 1 : state.blockCount();
           for (int i = 0; i < closed; i++) {
-            all.add(new ReplicationMonitor.Want(state.blockId(i), state.replication()));
+            long blockId = state.blockId(i);
+            all.add(new ReplicationMonitor.Want(blockId, state.replication(),
+                datanodes.corruptReplicas(blockId) > 0 ? namespace.pathOf(file) : null));
           }
         });
         return all;
