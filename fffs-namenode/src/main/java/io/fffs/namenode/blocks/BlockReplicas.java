@@ -101,6 +101,18 @@ public final class BlockReplicas {
     return live0 - current(live).size();
   }
 
+  /** One replica as last reported: its DataNode, length (-1: none), last entry (0: none) and damage. */
+  record Reported(String uuid, long length, long lastEntryHlc, boolean corrupt) {}
+
+  /** Every replica as last reported, in placement order. */
+  synchronized List<Reported> reported() {
+    List<Reported> all = new ArrayList<>(replicas.size());
+    for (Replica replica : replicas) {
+      all.add(new Reported(replica.uuid, replica.length, replica.lastEntryHlc, replica.corrupt));
+    }
+    return all;
+  }
+
   /** Every replica's DataNode, in placement order. */
   synchronized List<String> all() {
     List<String> all = new ArrayList<>(replicas.size());

@@ -3,6 +3,8 @@ package io.fffs.namenode.blocks;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.FsckReplicaProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.FsckReplicaStateProto;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.TimeText;
 import java.util.ArrayList;
@@ -298,6 +300,32 @@ public final class DatanodeManager {
    */
   public void markCorrupt(String uuid, long blockId) {
     replicas(blockId).markCorrupt(uuid);
+  }
+
+  /** Each replica of the block with its state now, for fsck: damaged, dead, current or stale. */
+  public List<FsckReplicaProto> fsckReplicas(long blockId) {
+    BlockReplicas replicas = blockReplicas.get(blockId);
+    if (replicas == null) {
+      return List.of();
+    }
+    List<String> current = replicas.current(this::isLive);
+    List<FsckReplicaProto> all = new ArrayList<>();
+    for (BlockReplicas.Reported replica : replicas.reported()) {
+      DatanodeDescriptor descriptor = datanodes.get(replica.uuid());
+      if (descriptor == null) {
+        continue;
+      }
+      FsckReplicaStateProto state = replica.corrupt()
+          ? FsckReplicaStateProto.FSCK_CORRUPT
+          : !isLive(descriptor) ? FsckReplicaStateProto.FSCK_DEAD
+          : current.contains(replica.uuid())
+              ? FsckReplicaStateProto.FSCK_CURRENT
+              : FsckReplicaStateProto.FSCK_STALE;
+      all.add(FsckReplicaProto.newBuilder()
+          .setDatanode(descriptor.id()).setState(state).setLastEntryHlc(replica.lastEntryHlc())
+          .setLength(replica.length()).build());
+    }
+    return all;
   }
 
   /** How many replicas of the block are marked damaged. */

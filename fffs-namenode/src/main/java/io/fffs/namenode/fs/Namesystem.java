@@ -88,6 +88,8 @@ public final class Namesystem implements Closeable {
   public final BlockCopies blockCopies = new BlockCopies();
   /** Signs the block access tokens handed out with block locations; its keys go to DataNodes. */
   public final BlockTokenIssuer blockTokens;
+  /** fsck: the replicas of every block under a path. */
+  public final FsckQueries fsck;
   /** Keeps closed blocks at their files' replication: copies with history, drops of extras. */
   public final ReplicationMonitor replication;
 
@@ -153,6 +155,7 @@ public final class Namesystem implements Closeable {
     this.history = new HistoryOps(paths, paths, namespace, permissions, horizon, () -> defaultRetention,
         this::nowMicros, applier::lastGcResult);
     this.historyQueries = new HistoryQueries(paths, namespace, permissions, horizon);
+    this.fsck = new FsckQueries(paths, namespace, permissions, datanodes, horizon);
     this.restores = new RestoreOps(paths, paths, namespace, permissions, horizon, datanodes, leases, blockCopies,
         millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.HISTORY_RESTORE_TIMEOUT_KEY,
             NameNodeConfigKeys.HISTORY_RESTORE_TIMEOUT_DEFAULT_MS)), nanoTime);
