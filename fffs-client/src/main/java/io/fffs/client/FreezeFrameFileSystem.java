@@ -253,6 +253,21 @@ public class FreezeFrameFileSystem extends FileSystem {
     }
   }
 
+  /**
+   * fsck ({@code bin/fffs fsck}): every file under {@code path} (a temporal path reads the tree of that time), each
+   * block with its length then and its replicas' states now.
+   */
+  public FsckReport fsck(Path path) throws IOException {
+    TemporalPath temporal = client.temporal(qualify(path));
+    statistics.incrementReadOps(1);
+    try {
+      return new FsckReport(FffsClient.plain(temporal), temporal.timeSpec(),
+          nn().fsck(FffsClient.plain(temporal), temporal.timeSpec()));
+    } catch (IOException e) {
+      throw ClientErrors.translate(e);
+    }
+  }
+
   /** Every version of {@code path}, oldest first: the HLC, the marker that reads it, its length, its change. */
   public List<FileVersion> listVersions(Path path) throws IOException {
     String plain = FffsClient.plain(client.temporal(qualify(path)));

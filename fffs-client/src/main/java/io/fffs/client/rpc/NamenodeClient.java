@@ -144,6 +144,12 @@ public final class NamenodeClient implements Closeable {
     return call(h -> proxy.addBlock(null, request.setHlc(h).build()), AddBlockResponseProto::getHlc).getBlock();
   }
 
+  /** fsck: the files under {@code path} as of {@code time}, each block with its replicas' states now. */
+  public java.util.List<FsckFileProto> fsck(String path, TimeSpec time) throws IOException {
+    return query(h -> proxy.fsck(null, FsckRequestProto.newBuilder().setHlc(h).setPath(path)
+        .setTime(time.toProto()).build()), FsckResponseProto::getHlc).getFilesList();
+  }
+
   /** A DataNode to replace {@code excludedUuids} (failed) in the pipeline of the file's last block. */
   public DatanodeIdProto getAdditionalDatanode(String src, long fileId, String clientName, long blockId,
       java.util.Collection<String> excludedUuids) throws IOException {

@@ -343,6 +343,9 @@ public final class NamenodeLink implements AutoCloseable {
       blocks.add(ReportedBlockProto.newBuilder().setBlockId(block.blockId()).setNumBytes(block.length())
           .setLastEntryHlc(block.lastHlc().packed()).build());
     }
+    for (long quarantined : store.quarantined()) {
+      blocks.add(ReportedBlockProto.newBuilder().setBlockId(quarantined).setNumBytes(0).setCorrupt(true).build());
+    }
     HlcTimestamp durable = store.durableFrontier();
     merge(call(() -> proxy.blockReport(null, BlockReportRequestProto.newBuilder().setHlc(clock.now().toProto())
         .setDatanodeUuid(id.getDatanodeUuid()).addAllBlocks(blocks).setDurableHlc(durable.toProto()).build()))

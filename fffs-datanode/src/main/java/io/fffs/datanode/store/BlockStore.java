@@ -141,6 +141,11 @@ public interface BlockStore extends AutoCloseable {
     throw new FffsException(io.fffs.common.error.ErrorCode.UNSUPPORTED, "this block store keeps no replicas");
   }
 
+  /** Blocks set aside because damage in the segment files touched them: not served, reported corrupt. */
+  default java.util.Set<Long> quarantined() {
+    return java.util.Set.of();
+  }
+
   /**
    * Returns once each named block is durable up to the entry that was its last when this was called. Blocks this
    * store never had are skipped.

@@ -101,6 +101,14 @@ public final class DataNodeConfigKeys {
 
   /** Rate of the background scrubber over the segment files; 0 switches it off. Units as Hadoop byte sizes. */
   public static final String SCRUBBER_RATE_KEY = "fffs.datanode.scrubber.bytes-per-second";
+
+  /**
+   * Whether recovery quarantines the blocks a damaged segment record touches (they are set aside, listed in the data
+   * directory's {@code quarantine} file and reported corrupt, so the NameNode re-replicates them from a good copy)
+   * and starts with the rest; false: damage stops start-up ({@code CORRUPT}).
+   */
+  public static final String RECOVERY_QUARANTINE_KEY = "fffs.datanode.recovery.quarantine";
+  public static final boolean RECOVERY_QUARANTINE_DEFAULT = true;
   public static final long SCRUBBER_RATE_DEFAULT = 1L << 20;
   /** Rest between two full passes of the scrubber. */
   public static final String SCRUBBER_INTERVAL_KEY = "fffs.datanode.scrubber.interval";
@@ -252,6 +260,10 @@ public final class DataNodeConfigKeys {
       throw new IllegalArgumentException(CLEANER_LIVE_RATIO_KEY + " must be between 0 and 1, got " + ratio);
     }
     return ratio;
+  }
+
+  public static boolean recoveryQuarantine(Configuration conf) {
+    return conf.getBoolean(RECOVERY_QUARANTINE_KEY, RECOVERY_QUARANTINE_DEFAULT);
   }
 
   /** {@link #SCRUBBER_RATE_KEY} in bytes per second (0: off). */

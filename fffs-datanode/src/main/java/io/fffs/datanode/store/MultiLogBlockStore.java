@@ -15,6 +15,7 @@ import io.fffs.datanode.store.persist.DirectIo;
 import io.fffs.datanode.store.persist.DirectoryLock;
 import io.fffs.datanode.store.persist.DurabilityTracker;
 import io.fffs.datanode.store.persist.PersistenceService;
+import io.fffs.datanode.store.persist.QuarantineFile;
 import io.fffs.datanode.store.persist.Recovery;
 import io.fffs.datanode.store.history.RetentionTable;
 import io.fffs.datanode.store.persist.SegmentCleaner;
@@ -52,10 +53,15 @@ public final class MultiLogBlockStore implements BlockStore {
   private final HistoryCollector collector;
   private final SegmentCleaner cleaner;
   private volatile boolean closed;
+  private final java.util.Set<Long> quarantined;
+  private final Path dataDir;
 
   private MultiLogBlockStore(HybridLogicalClock clock, BlockMap blocks, PageArena arena, DurabilityTracker tracker,
       PersistenceService persistence, SegmentPageReader disk, DirectoryLock dataLock, StoreStats stats,
-      long maxBlockSize, Scrubber scrubber, HistoryCollector collector, SegmentCleaner cleaner) {
+      long maxBlockSize, Scrubber scrubber, HistoryCollector collector, SegmentCleaner cleaner,
+      java.util.Set<Long> quarantined, Path dataDir) {
+    this.quarantined = quarantined;
+    this.dataDir = dataDir;
     this.clock = clock;
     this.blocks = blocks;
     this.arena = arena;
@@ -82,12 +88,19 @@ public final class MultiLogBlockStore implements BlockStore {
     DirectoryLock dataLock = null;
     PageArena arena = null;
     HistoryCollector collector = new HistoryCollector(dataDir, blocks, pageSize, persistent, stats);
+    java.util.Set<Long> quarantined = java.util.concurrent.ConcurrentHashMap.newKeySet();
     try {
       long nextFile = 0;
       if (persistent) {
         dataLock = DirectoryLock.acquire(dataDir, DataNodeConfigKeys.DATA_DIR_KEY);
+        java.util.Set<Long> listed = QuarantineFile.read(dataDir);
+        quarantined.addAll(listed);
         Recovery.Result recovered = Recovery.run(dataDir, pageSize, blocks, stats,
-            !HistoryCollector.hasCollected(dataDir));
+            !HistoryCollector.hasCollected(dataDir), DataNodeConfigKeys.recoveryQuarantine(conf) ? quarantined : null);
+        listed.forEach(blocks::remove);
+        if (!quarantined.equals(listed)) {
+          QuarantineFile.write(dataDir, quarantined);
+        }
         tracker.recovered(recovered.maxHlc());
         nextFile = recovered.nextFileNumber();
         collector.recover();  // what was collected before the restart is dropped again
@@ -133,7 +146,7 @@ public final class MultiLogBlockStore implements BlockStore {
         scrubber.start();
       }
       return new MultiLogBlockStore(clock, blocks, arena, tracker, persistence, disk, dataLock, stats,
-          DataNodeConfigKeys.blockMaxSize(conf), scrubber, collector, cleaner);
+          DataNodeConfigKeys.blockMaxSize(conf), scrubber, collector, cleaner, quarantined, dataDir);
     } catch (FffsException | RuntimeException e) {
       if (arena != null) {
         arena.close();
@@ -402,8 +415,17 @@ public final class MultiLogBlockStore implements BlockStore {
   }
 
   @Override
+  public java.util.Set<Long> quarantined() {
+    return java.util.Set.copyOf(quarantined);
+  }
+
+  @Override
   public boolean dropReplica(long blockId) throws FffsException {
     checkOpen();
+    if (quarantined.remove(blockId)) {
+      QuarantineFile.write(dataDir, quarantined);
+      return true;
+    }
     Block block = blocks.get(blockId);
     if (block == null) {
       return true;

@@ -50,6 +50,8 @@ final class StoreFixture implements AutoCloseable {
     conf.setInt(DataNodeConfigKeys.PAGE_SIZE_KEY, PAGE_SIZE);
     conf.setLong(DataNodeConfigKeys.MEMORY_CAPACITY_KEY, 1L << 20);
     conf.setLong(DataNodeConfigKeys.MEMORY_WAIT_TIMEOUT_KEY, 20_000);
+    // Damage stops recovery here, so tests see it as CORRUPT with file and offset; QuarantineTest turns it on.
+    conf.setBoolean(DataNodeConfigKeys.RECOVERY_QUARANTINE_KEY, false);
   }
 
   StoreFixture open() throws IOException {

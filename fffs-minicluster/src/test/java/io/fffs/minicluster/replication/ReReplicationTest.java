@@ -35,12 +35,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ReReplicationTest {
   private static final int BLOCK = 256 * 1024;
-  private static final String FILE = "/rereplicated/history.bin";
+  static final String FILE = "/rereplicated/history.bin";
 
   @TempDir
   Path base;
 
-  private static Configuration conf(int replication) {
+  static Configuration conf(int replication) {
     Configuration conf = ReplicatedHistoryTest.conf(replication);
     conf.set(DataNodeServiceConfigKeys.HEARTBEAT_INTERVAL_KEY, "200ms");
     conf.set(NameNodeConfigKeys.DATANODE_DEAD_INTERVAL_KEY, "1s");
@@ -50,7 +50,7 @@ class ReReplicationTest {
   }
 
   /** One past read, as every replica answered it before the loss. */
-  private record PastRead(TimeSpec time, int block, long offset, int length, Replicas.Answer answer) {}
+  record PastRead(TimeSpec time, int block, long offset, int length, Replicas.Answer answer) {}
 
   @Test
   void aKilledDataNodesBlocksGetTheirReplicasBackWithTheWholeHistory() throws Exception {
@@ -157,7 +157,7 @@ class ReReplicationTest {
   }
 
   /** Appends and overwrites in place, hflushing each round; returns the time window the history spans. */
-  private static long[] writeHistory(FreezeFrameFileSystem fs, Random random) throws IOException {
+  static long[] writeHistory(FreezeFrameFileSystem fs, Random random) throws IOException {
     org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path(FILE);
     byte[] model = new byte[0];
     fs.create(file, true).close();
@@ -186,7 +186,7 @@ class ReReplicationTest {
    * A random range of a random block that exists as of a random time in {@code window}, read from every replica:
    * all answer the same.
    */
-  private static PastRead readEverywhere(Replicas replicas, long[] window, Random random) throws IOException {
+  static PastRead readEverywhere(Replicas replicas, long[] window, Random random) throws IOException {
     while (true) {
       TimeSpec time = TimeSpec.system(window[0] + (long) (random.nextDouble() * (window[1] - window[0])));
       LocatedBlocksProto blocks = replicas.blocks(FILE, time);

@@ -20,6 +20,7 @@ public final class BlockReplicas {
     final String uuid;
     long length = -1;
     long lastEntryHlc;
+    boolean corrupt;
 
     Replica(String uuid) {
       this.uuid = uuid;
@@ -36,9 +37,26 @@ public final class BlockReplicas {
   /** Records a report of {@code uuid}: the block's length there and its last entry's HLC (0: not reported). */
   synchronized void reported(String uuid, long length, long lastEntryHlc) {
     Replica replica = replica(uuid);
+    replica.corrupt = false;
     replica.length = length;
     // A replica's log only grows, so an older figure is a report that arrived late (or from an older DataNode).
     replica.lastEntryHlc = Math.max(replica.lastEntryHlc, lastEntryHlc);
+  }
+
+  /** Marks the replica on {@code uuid} damaged: it is not current, and it is dropped once enough good ones exist. */
+  synchronized void markCorrupt(String uuid) {
+    replica(uuid).corrupt = true;
+  }
+
+  /** The DataNodes whose replica is damaged. */
+  synchronized List<String> corrupt() {
+    List<String> corrupt = new ArrayList<>();
+    for (Replica replica : replicas) {
+      if (replica.corrupt) {
+        corrupt.add(replica.uuid);
+      }
+    }
+    return corrupt;
   }
 
   /** Forgets the reported lengths (the file was cut in this block, so they are stale until reported again). */
@@ -53,7 +71,7 @@ public final class BlockReplicas {
     long newest = newestEntry();
     long length = -1;
     for (Replica replica : replicas) {
-      if (replica.lastEntryHlc == newest) {
+      if (replica.lastEntryHlc == newest && !replica.corrupt) {
         length = Math.max(length, replica.length);
       }
     }
@@ -65,7 +83,7 @@ public final class BlockReplicas {
     long newest = newestEntry();
     List<String> current = new ArrayList<>(replicas.size());
     for (Replica replica : replicas) {
-      if (live.test(replica.uuid) && replica.lastEntryHlc == newest) {
+      if (live.test(replica.uuid) && replica.lastEntryHlc == newest && !replica.corrupt) {
         current.add(replica.uuid);
       }
     }
@@ -76,11 +94,23 @@ public final class BlockReplicas {
   synchronized int staleCount(Predicate<String> live) {
     int live0 = 0;
     for (Replica replica : replicas) {
-      if (live.test(replica.uuid)) {
+      if (live.test(replica.uuid) && !replica.corrupt) {
         live0++;
       }
     }
     return live0 - current(live).size();
+  }
+
+  /** One replica as last reported: its DataNode, length (-1: none), last entry (0: none) and damage. */
+  record Reported(String uuid, long length, long lastEntryHlc, boolean corrupt) {}
+
+  /** Every replica as last reported, in placement order. */
+  synchronized List<Reported> reported() {
+    List<Reported> all = new ArrayList<>(replicas.size());
+    for (Replica replica : replicas) {
+      all.add(new Reported(replica.uuid, replica.length, replica.lastEntryHlc, replica.corrupt));
+    }
+    return all;
   }
 
   /** Every replica's DataNode, in placement order. */
@@ -105,7 +135,7 @@ public final class BlockReplicas {
   private long newestEntry() {
     long newest = 0;
     for (Replica replica : replicas) {
-      newest = Math.max(newest, replica.lastEntryHlc);
+      newest = replica.corrupt ? newest : Math.max(newest, replica.lastEntryHlc);
     }
     return newest;
   }

@@ -3,6 +3,8 @@ package io.fffs.namenode.blocks;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.FsckReplicaProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.FsckReplicaStateProto;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.TimeText;
 import java.util.ArrayList;
@@ -299,7 +301,7 @@ public final class DatanodeManager {
   public ReplicaView replicaView(long blockId, long lostAfterNanos) {
     BlockReplicas replicas = blockReplicas.get(blockId);
     if (replicas == null) {
-      return new ReplicaView(List.of(), 0, List.of(), List.of());
+      return new ReplicaView(List.of(), 0, List.of(), List.of(), List.of());
     }
     List<String> current = replicas.current(this::isLive);
     int kept = 0;
@@ -310,17 +312,60 @@ public final class DatanodeManager {
       }
     }
     List<String> holders = replicas.all();
+    List<String> corrupt = replicas.corrupt();
     List<String> stale = new ArrayList<>();
     for (String uuid : holders) {
-      if (isLive(uuid) && !current.contains(uuid)) {
+      if (isLive(uuid) && !current.contains(uuid) && !corrupt.contains(uuid)) {
         stale.add(uuid);
       }
     }
-    return new ReplicaView(current, kept, stale, holders);
+    return new ReplicaView(current, kept, stale, holders, corrupt);
   }
 
-  /** What {@link #replicaView} finds. */
-  public record ReplicaView(List<String> current, int kept, List<String> stale, List<String> holders) {}
+  /** What {@link #replicaView} finds; {@code corrupt}: replicas reported damaged. */
+  public record ReplicaView(List<String> current, int kept, List<String> stale, List<String> holders,
+      List<String> corrupt) {}
+
+  /**
+   * Marks the replica of {@code blockId} on {@code uuid} damaged (its DataNode quarantined it, or a reader found a
+   * checksum mismatch there): it is no longer listed, and the replication monitor copies the block from a good
+   * replica and then has this one dropped.
+   */
+  public void markCorrupt(String uuid, long blockId) {
+    replicas(blockId).markCorrupt(uuid);
+  }
+
+  /** Each replica of the block with its state now, for fsck: damaged, dead, current or stale. */
+  public List<FsckReplicaProto> fsckReplicas(long blockId) {
+    BlockReplicas replicas = blockReplicas.get(blockId);
+    if (replicas == null) {
+      return List.of();
+    }
+    List<String> current = replicas.current(this::isLive);
+    List<FsckReplicaProto> all = new ArrayList<>();
+    for (BlockReplicas.Reported replica : replicas.reported()) {
+      DatanodeDescriptor descriptor = datanodes.get(replica.uuid());
+      if (descriptor == null) {
+        continue;
+      }
+      FsckReplicaStateProto state = replica.corrupt()
+          ? FsckReplicaStateProto.FSCK_CORRUPT
+          : !isLive(descriptor) ? FsckReplicaStateProto.FSCK_DEAD
+          : current.contains(replica.uuid())
+              ? FsckReplicaStateProto.FSCK_CURRENT
+              : FsckReplicaStateProto.FSCK_STALE;
+      all.add(FsckReplicaProto.newBuilder()
+          .setDatanode(descriptor.id()).setState(state).setLastEntryHlc(replica.lastEntryHlc())
+          .setLength(replica.length()).build());
+    }
+    return all;
+  }
+
+  /** How many replicas of the block are marked damaged. */
+  public int corruptReplicas(long blockId) {
+    BlockReplicas replicas = blockReplicas.get(blockId);
+    return replicas == null ? 0 : replicas.corrupt().size();
+  }
 
   /** Forgets the replica of {@code blockId} on {@code uuid}: it is being dropped there. */
   public void removeReplica(long blockId, String uuid) {

@@ -36,11 +36,25 @@ import org.slf4j.LoggerFactory;
 public final class ReplicationMonitor {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicationMonitor.class);
 
-  /** A closed block and the replication of its file. */
-  public record Want(long blockId, int replication) {}
+  /**
+   * A closed block, the replication of its file, and the file's path when the block has a damaged replica (null
+   * otherwise: it is named only when no good replica is left).
+   */
+  public record Want(long blockId, int replication, String path) {
+    public Want(long blockId, int replication) {
+      this(blockId, replication, null);
+    }
+  }
 
-  /** What the last scan found: blocks short of replicas, copies in flight, and replicas dropped so far. */
-  public record Counts(long underReplicated, long pendingCopies, long copiesScheduled, long replicasDropped) {}
+  /**
+   * What the last scan found: blocks short of replicas, copies in flight, replicas dropped so far, damaged replicas,
+   * and the files with a block whose every replica is damaged (at most {@link #MAX_NAMED} named).
+   */
+  public record Counts(long underReplicated, long pendingCopies, long copiesScheduled, long replicasDropped,
+      long corruptReplicas, List<String> filesWithoutGoodReplica) {}
+
+  /** Files named in {@link Counts#filesWithoutGoodReplica} at most. */
+  public static final int MAX_NAMED = 100;
 
   private record Pending(Set<String> targets, long deadlineNanos) {}
 
@@ -58,6 +72,8 @@ public final class ReplicationMonitor {
   private long copiesScheduled;
   private long replicasDropped;
   private long underReplicated;
+  private long corruptReplicas;
+  private List<String> filesWithoutGoodReplica = List.of();
 
   /**
    * @param lostAfterNanos silence after which a DataNode's replicas are copied elsewhere
@@ -83,8 +99,17 @@ public final class ReplicationMonitor {
     Map<String, Integer> busy = new HashMap<>();
     Set<Long> shortNow = new HashSet<>();
     Set<Long> extraNow = new HashSet<>();
+    long corrupt = 0;
+    Set<String> lost = new java.util.TreeSet<>();
     for (Want want : wants) {
       DatanodeManager.ReplicaView view = datanodes.replicaView(want.blockId(), lostAfterNanos);
+      corrupt += view.corrupt().size();
+      if (!view.corrupt().isEmpty() && view.kept() == 0 && lost.size() < MAX_NAMED) {
+        if (lost.add(want.path() == null ? "block " + want.blockId() : want.path())) {
+          LOG.warn("Block {} of {} has no good replica left: its replicas on {} are damaged", want.blockId(),
+              want.path(), view.corrupt());
+        }
+      }
       Pending copies = pending.get(want.blockId());
       if (copies != null) {
         copies.targets().removeAll(view.current());
@@ -108,6 +133,8 @@ public final class ReplicationMonitor {
     }
     shortBefore = shortNow;
     extraBefore = extraNow;
+    corruptReplicas = corrupt;
+    filesWithoutGoodReplica = List.copyOf(lost);
     for (Pending copies : pending.values()) {
       for (String target : copies.targets()) {
         busy.merge(target, 1, Integer::sum);
@@ -162,12 +189,13 @@ public final class ReplicationMonitor {
   /** Whether the block has enough current replicas and stale ones or current ones beyond its target. */
   private static boolean hasExtras(Want want, DatanodeManager.ReplicaView view) {
     return view.current().size() >= want.replication()
-        && (!view.stale().isEmpty() || view.current().size() > want.replication());
+        && (!view.stale().isEmpty() || !view.corrupt().isEmpty() || view.current().size() > want.replication());
   }
 
   /** Drops stale replicas and current ones beyond the target, the last placed first. */
   private void dropExtras(Want want, DatanodeManager.ReplicaView view) {
-    List<String> extra = new ArrayList<>(view.stale());
+    List<String> extra = new ArrayList<>(view.corrupt());
+    extra.addAll(view.stale());
     List<String> current = view.current();
     for (int i = current.size() - 1; i >= want.replication(); i--) {
       extra.add(current.get(i));
@@ -192,6 +220,7 @@ public final class ReplicationMonitor {
   }
 
   public synchronized Counts counts() {
-    return new Counts(underReplicated, pending.size(), copiesScheduled, replicasDropped);
+    return new Counts(underReplicated, pending.size(), copiesScheduled, replicasDropped, corruptReplicas,
+        filesWithoutGoodReplica);
   }
 }

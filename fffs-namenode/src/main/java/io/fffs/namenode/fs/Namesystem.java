@@ -89,6 +89,8 @@ public final class Namesystem implements Closeable {
   public final BlockCopies blockCopies = new BlockCopies();
   /** Signs the block access tokens handed out with block locations; its keys go to DataNodes. */
   public final BlockTokenIssuer blockTokens;
+  /** fsck: the replicas of every block under a path. */
+  public final FsckQueries fsck;
   /** Keeps closed blocks at their files' replication: copies with history, drops of extras. */
   public final ReplicationMonitor replication;
   /** The writer fences lease recovery spreads to the DataNodes (they refuse writers of superseded epochs). */
@@ -160,6 +162,7 @@ public final class Namesystem implements Closeable {
     this.history = new HistoryOps(paths, paths, namespace, permissions, horizon, () -> defaultRetention,
         this::nowMicros, applier::lastGcResult);
     this.historyQueries = new HistoryQueries(paths, namespace, permissions, horizon);
+    this.fsck = new FsckQueries(paths, namespace, permissions, datanodes, horizon);
     this.restores = new RestoreOps(paths, paths, namespace, permissions, horizon, datanodes, leases, blockCopies,
         millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.HISTORY_RESTORE_TIMEOUT_KEY,
             NameNodeConfigKeys.HISTORY_RESTORE_TIMEOUT_DEFAULT_MS)), nanoTime);
@@ -399,7 +402,9 @@ public final class Namesystem implements Closeable {
           InodeState state = file.latest();
           int closed = state.isUnderConstruction() ? state.blockCount() - 1 : state.blockCount();
           for (int i = 0; i < closed; i++) {
-            all.add(new ReplicationMonitor.Want(state.blockId(i), state.replication()));
+            long blockId = state.blockId(i);
+            all.add(new ReplicationMonitor.Want(blockId, state.replication(),
+                datanodes.corruptReplicas(blockId) > 0 ? namespace.pathOf(file) : null));
           }
         });
         return all;

@@ -63,6 +63,8 @@ public final class StatusServlet extends HttpServlet {
         .field("pendingReplicaCopies", fs.replication.counts().pendingCopies())
         .field("replicaCopiesScheduled", fs.replication.counts().copiesScheduled())
         .field("replicasDropped", fs.replication.counts().replicasDropped())
+        .field("corruptReplicas", fs.replication.counts().corruptReplicas())
+        .field("filesWithoutGoodReplica", String.join(",", fs.replication.counts().filesWithoutGoodReplica()))
         .beginArray("datanodes");
     for (DatanodeDescriptor datanode : fs.datanodes().datanodes()) {
       json.beginObject()

@@ -231,6 +231,13 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   }
 
   @Override
+  public FsckResponseProto fsck(RpcController c, FsckRequestProto r) throws ServiceException {
+    return call.query(r.getHlc(), caller -> FsckResponseProto.newBuilder()
+        .addAllFiles(fs.fsck.check(caller, r.getPath(), TimeSpec.fromProto(r.getTime()))).setHlc(call.now())
+        .build());
+  }
+
+  @Override
   public ListVersionsResponseProto listVersions(RpcController c, ListVersionsRequestProto r)
       throws ServiceException {
     return call.query(r.getHlc(), caller -> ListVersionsResponseProto.newBuilder()

@@ -170,8 +170,9 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
   @Override
   public BlockReportResponseProto blockReport(RpcController c, BlockReportRequestProto r) throws ServiceException {
     return call.serve(r.getHlc(), caller -> {
-      datanodes.blockReport(r.getDatanodeUuid(), ids(r.getBlocksList()), lengths(r.getBlocksList()),
-          lastEntries(r.getBlocksList()), HlcTimestamp.fromProto(r.getDurableHlc()));
+      List<ReportedBlockProto> good = markCorrupt(r.getDatanodeUuid(), r.getBlocksList());
+      datanodes.blockReport(r.getDatanodeUuid(), ids(good), lengths(good), lastEntries(good),
+          HlcTimestamp.fromProto(r.getDurableHlc()));
       return BlockReportResponseProto.newBuilder().setHlc(call.now()).build();
     });
   }
@@ -180,10 +181,23 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
   public BlockReceivedResponseProto blockReceived(RpcController c, BlockReceivedRequestProto r)
       throws ServiceException {
     return call.serve(r.getHlc(), caller -> {
-      datanodes.blocksReceived(r.getDatanodeUuid(), ids(r.getBlocksList()), lengths(r.getBlocksList()),
-          lastEntries(r.getBlocksList()));
+      List<ReportedBlockProto> good = markCorrupt(r.getDatanodeUuid(), r.getBlocksList());
+      datanodes.blocksReceived(r.getDatanodeUuid(), ids(good), lengths(good), lastEntries(good));
       return BlockReceivedResponseProto.newBuilder().setHlc(call.now()).build();
     });
+  }
+
+  /** Marks the replicas reported damaged; returns the others. */
+  private List<ReportedBlockProto> markCorrupt(String uuid, List<ReportedBlockProto> blocks) {
+    List<ReportedBlockProto> good = new java.util.ArrayList<>(blocks.size());
+    for (ReportedBlockProto block : blocks) {
+      if (block.getCorrupt()) {
+        datanodes.markCorrupt(uuid, block.getBlockId());
+      } else {
+        good.add(block);
+      }
+    }
+    return good;
   }
 
   /** Each block's last entry HLC, or 0 where the DataNode did not say. */

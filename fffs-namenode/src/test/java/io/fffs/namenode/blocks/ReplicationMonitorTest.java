@@ -135,6 +135,42 @@ class ReplicationMonitorTest {
   }
 
   @Test
+  void aDamagedReplicaIsReplacedFromAGoodOneAndThenDropped() throws Exception {
+    register("a", "b", "c", "d");
+    datanodes.placed(9, List.of("a", "b", "c"));
+    report(9, 30, "a", "b", "c");
+    datanodes.markCorrupt("c", 9);
+    assertThat(datanodes.locations(9)).extracting(DatanodeIdProto::getDatanodeUuid).doesNotContain("c");
+    List<ReplicationMonitor.Want> wants = List.of(new ReplicationMonitor.Want(9, 3, "/f"));
+    scanTwice(wants);
+    assertThat(monitor.counts().corruptReplicas()).isEqualTo(1);
+    assertThat(monitor.takeDrops("c")).as("not before a good copy replaces it").isEmpty();
+    List<BlockTransferProto> copies = new java.util.ArrayList<>(monitor.takeTransfers("a"));
+    copies.addAll(monitor.takeTransfers("b"));
+    assertThat(copies).hasSize(1);
+    assertThat(copies.get(0).getTargetsList()).extracting(DatanodeIdProto::getDatanodeUuid).containsExactly("d");
+
+    report(9, 30, "d");
+    scanTwice(wants);
+    assertThat(monitor.takeDrops("c")).containsExactly(9L);
+    monitor.scan(wants);
+    assertThat(monitor.counts().corruptReplicas()).isZero();
+    assertThat(datanodes.locations(9)).hasSize(3);
+  }
+
+  @Test
+  void aFileWhoseOnlyReplicaIsDamagedIsNamed() throws Exception {
+    register("a", "b");
+    datanodes.placed(10, List.of("a"));
+    report(10, 30, "a");
+    datanodes.markCorrupt("a", 10);
+    monitor.scan(List.of(new ReplicationMonitor.Want(10, 1, "/logs/only-copy")));
+    assertThat(monitor.counts().filesWithoutGoodReplica()).containsExactly("/logs/only-copy");
+    assertThat(monitor.takeTransfers("a")).isEmpty();
+    assertThat(monitor.takeDrops("a")).as("the damaged replica is all there is: kept").isEmpty();
+  }
+
+  @Test
   void aBlockWithNoLiveCurrentReplicaWaits() throws Exception {
     register("a", "b");
     datanodes.placed(5, List.of("a"));

@@ -27,6 +27,7 @@ import java.util.Map;
  * kept, the older file is about to go).
  */
 public final class Recovery {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Recovery.class);
   /** What recovery found. */
   public record Result(long nextFileNumber, long maxHlc, long entries, int tornTailsCut) {}
 
@@ -41,6 +42,18 @@ public final class Recovery {
    */
   public static Result run(Path dataDir, int pageSize, BlockMap blocks, StoreStats stats, boolean strictOrder)
       throws FffsException {
+    return run(dataDir, pageSize, blocks, stats, strictOrder, null);
+  }
+
+  /**
+   * {@link #run(Path, int, BlockMap, StoreStats, boolean)}, but damage quarantines instead of stopping recovery
+   * when {@code quarantine} is not null: a damaged record is skipped and the block it names is added to it, as is a
+   * block whose entries show a gap (an entry of it was in a skipped record); the entries of quarantined blocks are
+   * not replayed, and their blocks are removed from {@code blocks} at the end. Damage recovery cannot skip (a record
+   * whose length and successor are both unknown) is still {@code CORRUPT}.
+   */
+  public static Result run(Path dataDir, int pageSize, BlockMap blocks, StoreStats stats, boolean strictOrder,
+      java.util.Set<Long> quarantine) throws FffsException {
     List<Path> files;
     try {
       files = SegmentFormat.list(dataDir);
@@ -56,11 +69,27 @@ public final class Recovery {
     for (Path file : files) {
       long number = SegmentFormat.fileNumberOf(file);
       nextFile = number + 1;
+      SegmentScanner.DamageSink damage = quarantine == null ? null : (where, offset, problem, suspect) -> {
+        LOG.warn("Segment file {} is damaged at offset {} ({}); skipping the record and quarantining block {}",
+            where, offset, problem, suspect < 0 ? "(unknown)" : suspect);
+        if (suspect >= 0) {
+          quarantine.add(suspect);
+        }
+      };
       SegmentScanner.Result result = SegmentScanner.scan(file, number, pageSize, stats,
           (meta, location, where, offset) -> {
+            if (quarantine != null && quarantine.contains(meta.blockId())) {
+              return;
+            }
             Block block = blocks.getOrCreate(meta.blockId());
             BlockLog log = block.log();
             int count = log.count();
+            if (strictOrder && meta.logIndex() != count && quarantine != null) {
+              LOG.warn("Block {} misses entries before entry {} in segment file {} (a damaged record held them);"
+                  + " quarantining it", meta.blockId(), meta.logIndex(), where);
+              quarantine.add(meta.blockId());
+              return;
+            }
             if (strictOrder && meta.logIndex() != count) {
               throw new FffsException(ErrorCode.CORRUPT, "segment file " + where + " is corrupt at offset "
                   + offset + ": block " + meta.blockId() + " entry " + meta.logIndex()
@@ -79,12 +108,15 @@ public final class Recovery {
             } else {
               late.computeIfAbsent(meta.blockId(), id -> new ArrayList<>()).add(new Late(meta, location));
             }
-          });
+          }, damage);
       entries += result.entries();
       torn += result.cutTornTail() ? 1 : 0;
     }
     for (Map.Entry<Long, List<Late>> entry : late.entrySet()) {
       merge(blocks.get(entry.getKey()), entry.getValue(), pageSize);
+    }
+    if (quarantine != null) {
+      quarantine.forEach(blocks::remove);
     }
     for (Block block : blocks.all()) {
       block.setDurableCount(block.log().count());

@@ -29,6 +29,14 @@ final class SegmentScanner implements AutoCloseable {
     void entry(EntryMeta meta, long location, Path file, long offset) throws FffsException;
   }
 
+  /**
+   * Told of a damaged record recovery skips instead of stopping: where, what failed, and the block the record
+   * names (-1 when its body could not be read; the id is unchecked when the record failed its CRC).
+   */
+  interface DamageSink {
+    void damaged(Path file, long offset, String problem, long suspectBlockId);
+  }
+
   /** What a scan found: the number of valid entries and whether a torn tail was cut. */
   record Result(long entries, boolean cutTornTail) {}
 
@@ -109,8 +117,18 @@ final class SegmentScanner implements AutoCloseable {
   }
 
   static Result scan(Path file, long fileNumber, int pageSize, StoreStats stats, Sink sink) throws FffsException {
+    return scan(file, fileNumber, pageSize, stats, sink, null);
+  }
+
+  /**
+   * {@link #scan(Path, long, int, StoreStats, Sink)}, but a damaged record whose end is known (or, in an aligned
+   * file, followed by a valid record on one of the next two alignment boundaries) is told to {@code damage} and
+   * skipped; null: it is {@code CORRUPT}.
+   */
+  static Result scan(Path file, long fileNumber, int pageSize, StoreStats stats, Sink sink, DamageSink damage)
+      throws FffsException {
     try (SegmentScanner scanner = new SegmentScanner(file, fileNumber, pageSize, stats, true)) {
-      return scanner.run(sink);
+      return scanner.run(sink, damage);
     } catch (FffsException e) {
       throw e;
     } catch (IOException e) {
@@ -119,7 +137,7 @@ final class SegmentScanner implements AutoCloseable {
     }
   }
 
-  private Result run(Sink sink) throws IOException, FffsException {
+  private Result run(Sink sink, DamageSink damage) throws IOException, FffsException {
     boolean footer = hasFooter();
     if (size < SegmentFormat.HEADER_BYTES) {
       return cut(0, 0);
@@ -134,7 +152,13 @@ final class SegmentScanner implements AutoCloseable {
       Parsed record = parse(pos, !footer);
       if (!record.valid()) {
         if (footer || followedByValidRecord(record, pos)) {
-          throw corrupt(pos, record.problem);
+          long next = damage == null ? -1 : nextValidRecord(record, pos, footer);
+          if (next < 0) {
+            throw corrupt(pos, record.problem);
+          }
+          damage.damaged(file, pos, record.problem, record.suspectBlock);
+          pos = next;
+          continue;
         }
         return cut(pos, entries);
       }
@@ -195,6 +219,7 @@ final class SegmentScanner implements AutoCloseable {
     boolean padding;
     String problem;
     long bytes = -1;
+    long suspectBlock = -1;
 
     boolean valid() {
       return meta != null || padding;
@@ -227,6 +252,7 @@ final class SegmentScanner implements AutoCloseable {
     crc.reset();
     crc.update(prefix.array(), 0, SegmentFormat.PREFIX_BYTES);
     crc.update(body.array(), 0, bodyBytes);
+    result.suspectBlock = body.getLong(0);
     if ((int) crc.getValue() != body.getInt(bodyBytes)) {
       stats.crcFailures.increment();
       result.problem = "the entry record fails its CRC32C";
@@ -310,6 +336,27 @@ final class SegmentScanner implements AutoCloseable {
       }
     }
     return false;
+  }
+
+  /**
+   * Where scanning can go on after the damaged record at {@code pos}: its end when its length is known, else the
+   * first of the next two alignment boundaries a valid record starts on; -1 when neither is known.
+   */
+  private long nextValidRecord(Parsed bad, long pos, boolean footer) throws IOException {
+    long end = footer ? size - SegmentFormat.FOOTER_BYTES : size;
+    if (bad.bytes >= 0) {
+      return pos + bad.bytes <= end ? pos + bad.bytes : -1;
+    }
+    if (alignment <= 0) {
+      return -1;
+    }
+    long boundary = (pos / alignment + 1) * alignment;
+    for (long at = boundary; at <= boundary + alignment && at < end; at += alignment) {
+      if (parse(at, false).valid()) {
+        return at;
+      }
+    }
+    return -1;
   }
 
   /**

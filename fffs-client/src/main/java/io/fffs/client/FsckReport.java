@@ -1,0 +1,140 @@
+package io.fffs.client;
+
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.FsckBlockProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.FsckFileProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.FsckReplicaProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.FsckReplicaStateProto;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.TimeSpec;
+import java.util.List;
+
+/**
+ * What fsck found under a path as of a time, and its verdict, as {@code hdfs fsck} gives it: HEALTHY when every
+ * block has a replica that can answer the time asked — a current one, or, for a past system time, a stale one whose
+ * last entry is at or after the end of that microsecond (replicas are prefixes of one log: what it misses comes
+ * later) — else
+ * CORRUPT. Under-replicated blocks (fewer current replicas than the file's replication) are counted, not fatal.
+ */
+public final class FsckReport {
+  private final String path;
+  private final TimeSpec time;
+  private final List<FsckFileProto> files;
+  private long blocks;
+  private long missing;
+  private long underReplicated;
+  private long corruptReplicas;
+  private long staleReplicas;
+  private long deadReplicas;
+
+  public FsckReport(String path, TimeSpec time, List<FsckFileProto> files) {
+    this.path = path;
+    this.time = time;
+    this.files = List.copyOf(files);
+    for (FsckFileProto file : files) {
+      for (FsckBlockProto block : file.getBlocksList()) {
+        blocks++;
+        long current = count(block, FsckReplicaStateProto.FSCK_CURRENT);
+        corruptReplicas += count(block, FsckReplicaStateProto.FSCK_CORRUPT);
+        staleReplicas += count(block, FsckReplicaStateProto.FSCK_STALE);
+        deadReplicas += count(block, FsckReplicaStateProto.FSCK_DEAD);
+        if (!readable(block)) {
+          missing++;
+        } else if (current < file.getReplication()) {
+          underReplicated++;
+        }
+      }
+    }
+  }
+
+  private static long count(FsckBlockProto block, FsckReplicaStateProto state) {
+    return block.getReplicasList().stream().filter(r -> r.getState() == state).count();
+  }
+
+  /** Whether a replica of {@code block} can answer the time asked. */
+  private boolean readable(FsckBlockProto block) {
+    for (FsckReplicaProto replica : block.getReplicasList()) {
+      if (replica.getState() == FsckReplicaStateProto.FSCK_CURRENT) {
+        return true;
+      }
+      if (replica.getState() == FsckReplicaStateProto.FSCK_STALE && time.kind() == TimeSpec.Kind.SYSTEM
+          && replica.getLastEntryHlc() >= ((time.micros() + 1) << HlcTimestamp.LOGICAL_BITS) - 1) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  public boolean healthy() {
+    return missing == 0;
+  }
+
+  public List<FsckFileProto> files() {
+    return files;
+  }
+
+  public long blocks() {
+    return blocks;
+  }
+
+  /** Blocks no replica can answer the time for. */
+  public long missingBlocks() {
+    return missing;
+  }
+
+  public long underReplicatedBlocks() {
+    return underReplicated;
+  }
+
+  public long corruptReplicas() {
+    return corruptReplicas;
+  }
+
+  /**
+   * The report as text: with {@code listFiles} a line per file, with {@code listBlocks} a line per block, with
+   * {@code locations} each replica's DataNode, state, last entry and length; then the counts and the verdict.
+   */
+  public String render(boolean listFiles, boolean listBlocks, boolean locations) {
+    StringBuilder out = new StringBuilder("FFFS fsck of ").append(path).append(" as of ").append(time).append('\n');
+    for (FsckFileProto file : files) {
+      boolean fileOk = file.getBlocksList().stream().allMatch(this::readable);
+      if (listFiles || listBlocks || !fileOk) {
+        out.append(file.getPath()).append(' ').append(file.getLength()).append(" bytes, replication ")
+            .append(file.getReplication()).append(", ").append(file.getBlocksCount()).append(" block(s): ")
+            .append(fileOk ? "OK" : "CORRUPT").append('\n');
+      }
+      if (!listBlocks) {
+        continue;
+      }
+      for (int i = 0; i < file.getBlocksCount(); i++) {
+        FsckBlockProto block = file.getBlocks(i);
+        out.append(i).append(". blk_").append(block.getBlockId()).append(" len=").append(block.getNumBytes())
+            .append(" current=").append(count(block, FsckReplicaStateProto.FSCK_CURRENT))
+            .append(readable(block) ? "" : " MISSING");
+        if (locations) {
+          out.append(" [");
+          for (int r = 0; r < block.getReplicasCount(); r++) {
+            FsckReplicaProto replica = block.getReplicas(r);
+            out.append(r == 0 ? "" : ", ").append(replica.getDatanode().getHost()).append(':')
+                .append(replica.getDatanode().getDataPort()).append(' ')
+                .append(replica.getState().name().substring("FSCK_".length()))
+                .append(" last=").append(HlcTimestamp.valueOf(replica.getLastEntryHlc()))
+                .append(" len=").append(replica.getLength());
+          }
+          out.append(']');
+        }
+        out.append('\n');
+      }
+    }
+    out.append("Status: ").append(healthy() ? "HEALTHY" : "CORRUPT").append('\n')
+        .append(" Total files:\t").append(files.size()).append('\n')
+        .append(" Total blocks:\t").append(blocks).append('\n')
+        .append(" Missing blocks:\t").append(missing).append('\n')
+        .append(" Under-replicated blocks:\t").append(underReplicated).append('\n')
+        .append(" Corrupt replicas:\t").append(corruptReplicas).append('\n')
+        .append(" Stale replicas:\t").append(staleReplicas).append('\n')
+        .append(" Dead replicas:\t").append(deadReplicas).append('\n')
+        .append("The filesystem under path '").append(path).append("' is ")
+        .append(healthy() ? "HEALTHY" : "CORRUPT").append('\n');
+    return out.toString();
+  }
+}
