@@ -13,6 +13,8 @@ if ! command -v javac >/dev/null 2>&1 || [ "$(java_major)" -lt 17 ]; then
   missing+=(openjdk-17-jdk-headless)
 fi
 command -v mvn >/dev/null 2>&1 || missing+=(maven)
+# libfaketime: fffs-dist's MultiHostClusterIT runs one DataNode on a skewed clock.
+command -v faketime >/dev/null 2>&1 || missing+=(faketime)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "test.sh: installing ${missing[*]}" >&2
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"

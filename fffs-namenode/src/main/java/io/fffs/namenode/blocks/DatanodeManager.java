@@ -46,6 +46,8 @@ public final class DatanodeManager {
     DatanodeDescriptor descriptor = datanodes.computeIfAbsent(id.getDatanodeUuid(), u -> new DatanodeDescriptor(id));
     descriptor.setId(id);
     descriptor.capacityBytes = capacityBytes;
+    // A restarted DataNode (same uuid) measures its clock afresh: the old estimate says nothing of the new process.
+    descriptor.offsetErrorMicros = -1;
     updateClock(descriptor, clockOffsetMicros, null);
     descriptor.lastHeartbeatNanos = nanoTime.getAsLong();
     return descriptor;

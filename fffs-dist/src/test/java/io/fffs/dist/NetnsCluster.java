@@ -1,0 +1,243 @@
+package io.fffs.dist;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A NameNode and DataNodes, each in a Linux network namespace of its own on one bridge with its own address,
+ * process, pid and log directories, arena and data directory, started with {@code bin/fffs --daemon} from an
+ * unpacked tarball. The host namespace reaches them through the bridge (address .1). Names carry a random suffix so
+ * parallel runs do not clash; {@link #close} removes every namespace, the bridge and the arenas, also on failure (a
+ * shutdown hook runs it if the JVM ends first).
+ */
+final class NetnsCluster implements AutoCloseable {
+  static final int NN_PORT = 8020;
+  static final int DN_PORT = 50010;
+  static final int HTTP_PORT = 9864;
+
+  private final Path home;
+  private final Path work;
+  private final String suffix;
+  private final String subnet;
+  private final int datanodes;
+  private final List<String> namespaces = new ArrayList<>();
+  private final Thread hook = new Thread(this::cleanUp, "netns-cluster-cleanup");
+  private boolean closed;
+
+  private NetnsCluster(Path home, Path work, int datanodes) {
+    this.home = home;
+    this.work = work;
+    this.datanodes = datanodes;
+    Random random = new Random(System.nanoTime() ^ ProcessHandle.current().pid());
+    this.suffix = String.format("%04x", random.nextInt(0x10000));
+    this.subnet = "10." + (100 + random.nextInt(150)) + "." + random.nextInt(250);
+  }
+
+  /** Why namespaces cannot be used here, or null when they can (root, {@code ip netns}, a bridge). */
+  static String unavailableReason() {
+    try {
+      if (!"0".equals(output("id", "-u").trim())) {
+        return "not root: network namespaces need root";
+      }
+      String probe = "fffs-probe-" + ProcessHandle.current().pid();
+      if (exec(List.of("ip", "netns", "add", probe)) != 0) {
+        return "`ip netns add` failed: no iproute2 or no permission";
+      }
+      exec(List.of("ip", "netns", "del", probe));
+      return null;
+    } catch (IOException | InterruptedException e) {
+      return "cannot run `ip`: " + e.getMessage();
+    }
+  }
+
+  /** Builds the bridge and {@code datanodes + 1} namespaces. */
+  static NetnsCluster create(Path home, Path work, int datanodes) throws IOException, InterruptedException {
+    NetnsCluster cluster = new NetnsCluster(home, work, datanodes);
+    Runtime.getRuntime().addShutdownHook(cluster.hook);
+    try {
+      cluster.build();
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      cluster.close();
+      throw e;
+    }
+    return cluster;
+  }
+
+  private void build() throws IOException, InterruptedException {
+    run("ip", "link", "add", bridge(), "type", "bridge");
+    run("ip", "addr", "add", subnet + ".1/24", "dev", bridge());
+    run("ip", "link", "set", bridge(), "up");
+    for (int node = 0; node <= datanodes; node++) {
+      String ns = namespace(node);
+      run("ip", "netns", "add", ns);
+      namespaces.add(ns);
+      run("ip", "link", "add", hostLink(node), "type", "veth", "peer", "name", "fn" + suffix + node);
+      run("ip", "link", "set", "fn" + suffix + node, "netns", ns);
+      run("ip", "link", "set", hostLink(node), "master", bridge(), "up");
+      run("ip", "-n", ns, "addr", "add", ip(node) + "/24", "dev", "fn" + suffix + node);
+      run("ip", "-n", ns, "link", "set", "fn" + suffix + node, "up");
+      run("ip", "-n", ns, "link", "set", "lo", "up");
+      Files.createDirectories(nodeDir(node));
+    }
+  }
+
+  private String bridge() {
+    return "fbr" + suffix;
+  }
+
+  /** The host side of node's link: taking it down cuts the node off. Node 0 is the NameNode. */
+  String hostLink(int node) {
+    return "fh" + suffix + node;
+  }
+
+  String namespace(int node) {
+    return "fffs-" + suffix + "-" + (node == 0 ? "nn" : "dn" + node);
+  }
+
+  String ip(int node) {
+    return subnet + "." + (10 + node);
+  }
+
+  String nameNodeUri() {
+    return "fffs://" + ip(0) + ":" + NN_PORT;
+  }
+
+  String arena(int node) {
+    return "/dev/shm/fffs-" + suffix + "-dn" + node;
+  }
+
+  Path nodeDir(int node) {
+    return work.resolve(node == 0 ? "nn" : "dn" + node);
+  }
+
+  /** The environment of node's daemon commands: its pid and log directories, a small heap, this JVM's Java. */
+  Map<String, String> env(int node) {
+    Map<String, String> env = new HashMap<>();
+    env.put("FFFS_PID_DIR", nodeDir(node).resolve("pid").toString());
+    env.put("FFFS_LOG_DIR", nodeDir(node).resolve("log").toString());
+    env.put("FFFS_HEAPSIZE", node == 0 ? "384m" : "256m");
+    env.put("JAVA_HOME", System.getProperty("java.home"));
+    env.put("FFFS_STOP_TIMEOUT", "60");
+    return env;
+  }
+
+  /** Options every node gets: quick heartbeats and death, a short safe mode, a small arena. */
+  List<String> daemonArgs(int node) {
+    List<String> args = new ArrayList<>(List.of("-D", "fffs.namenode.rpc-address=" + ip(0) + ":" + NN_PORT,
+        "-D", "fffs.datanode.heartbeat.interval=500ms", "-D", "fffs.namenode.datanode.dead-interval=4s"));
+    if (node == 0) {
+      args.addAll(List.of("-D", "fffs.namenode.rpc-bind-host=0.0.0.0",
+          "-D", "fffs.namenode.http-address=" + ip(0) + ":9870", "-D", "fffs.namenode.http-bind-host=0.0.0.0",
+          "-D", "fffs.namenode.name.dir=" + nodeDir(0).resolve("name"),
+          "-D", "fffs.namenode.safemode.timeout=5s"));
+    } else {
+      args.addAll(List.of("-D", "fffs.datanode.data-address=0.0.0.0:" + DN_PORT,
+          "-D", "fffs.datanode.hostname=" + ip(node), "-D", "fffs.datanode.http-address=0.0.0.0:" + HTTP_PORT,
+          "-D", "fffs.datanode.memory.dir=" + arena(node), "-D", "fffs.datanode.memory.capacity=64m",
+          "-D", "fffs.datanode.data.dir=" + nodeDir(node).resolve("data")));
+    }
+    return args;
+  }
+
+  /** {@code bin/fffs --daemon ACTION role} inside node's namespace ({@code wrapper}, e.g. faketime, before it). */
+  Tarball.Result daemon(int node, String action, List<String> wrapper, Map<String, String> extraEnv)
+      throws IOException, InterruptedException {
+    List<String> prefix = new ArrayList<>(List.of("ip", "netns", "exec", namespace(node)));
+    prefix.addAll(wrapper);
+    Map<String, String> env = env(node);
+    env.putAll(extraEnv);
+    List<String> args = new ArrayList<>(List.of("--daemon", action, node == 0 ? "namenode" : "datanode"));
+    if (action.equals("start")) {
+      args.addAll(daemonArgs(node));
+    }
+    return Tarball.run(home, env, prefix, 240, args.toArray(new String[0]));
+  }
+
+  Tarball.Result daemon(int node, String action) throws IOException, InterruptedException {
+    return daemon(node, action, List.of(), Map.of());
+  }
+
+  /** The pid in node's pid file. */
+  long pid(int node) throws IOException {
+    try (var files = Files.list(nodeDir(node).resolve("pid"))) {
+      return Long.parseLong(Files.readString(files.findFirst().orElseThrow()).trim());
+    }
+  }
+
+  void link(int node, boolean up) throws IOException, InterruptedException {
+    run("ip", "link", "set", hostLink(node), up ? "up" : "down");
+  }
+
+  private static void run(String... command) throws IOException, InterruptedException {
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
+      throw new IOException(String.join(" ", command) + " failed: " + output);
+    }
+  }
+
+  private static int exec(List<String> command) throws IOException, InterruptedException {
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    process.getInputStream().readAllBytes();
+    return process.waitFor(30, TimeUnit.SECONDS) ? process.exitValue() : -1;
+  }
+
+  private static String output(String... command) throws IOException, InterruptedException {
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    process.waitFor(30, TimeUnit.SECONDS);
+    return output;
+  }
+
+  /** Kills what runs in every namespace, removes the namespaces (and their links), the bridge and the arenas. */
+  private synchronized void cleanUp() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    for (String ns : namespaces) {
+      try {
+        for (String pid : output("ip", "netns", "pids", ns).split("\\s+")) {
+          if (!pid.isBlank()) {
+            ProcessHandle.of(Long.parseLong(pid.trim())).ifPresent(ProcessHandle::destroyForcibly);
+          }
+        }
+      } catch (IOException | InterruptedException | NumberFormatException e) {
+        // best effort: the namespace goes below in any case
+      }
+    }
+    for (String ns : namespaces) {
+      try {
+        exec(List.of("ip", "netns", "del", ns));
+      } catch (IOException | InterruptedException e) {
+        // best effort
+      }
+    }
+    try {
+      exec(List.of("ip", "link", "del", bridge()));
+      for (int node = 1; node <= datanodes; node++) {
+        org.apache.hadoop.fs.FileUtil.fullyDelete(new java.io.File(arena(node)));
+      }
+    } catch (IOException | InterruptedException e) {
+      // best effort
+    }
+  }
+
+  @Override
+  public void close() {
+    cleanUp();
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException e) {
+      // the JVM is already shutting down and runs the hook itself
+    }
+  }
+}
