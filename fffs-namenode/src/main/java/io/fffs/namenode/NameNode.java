@@ -29,6 +29,8 @@ import org.apache.hadoop.net.NetUtils;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.security.authorize.ProxyUsers;
 import io.fffs.common.security.KerberosConfigKeys;
+import io.fffs.namenode.security.DelegationTokenCalls;
+import io.fffs.namenode.security.DelegationTokens;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,6 +44,8 @@ public final class NameNode implements Closeable {
 
   private final Namesystem namesystem;
   private final RPC.Server rpcServer;
+  /** Delegation tokens (Kerberos only; else null). */
+  private DelegationTokens delegationTokens;
   private final HttpServer2 httpServer;
   private final InetSocketAddress rpcAddress;
   private final String metricsName;
@@ -67,17 +71,23 @@ public final class NameNode implements Closeable {
         superUser);
     RPC.Server rpc = null;
     HttpServer2 http = null;
+    DelegationTokens delegationTokens = null;
     try {
-      rpc = startRpc(conf, namesystem);
+      delegationTokens = KerberosConfigKeys.enabled(conf) ? DelegationTokens.start(conf, namesystem) : null;
+      rpc = startRpc(conf, namesystem, delegationTokens);
       http = startHttp(conf, namesystem);
       String metricsName = "NameNode-" + INSTANCES.incrementAndGet();
       NameNodeMetrics.register(metricsName, namesystem);
       NameNode nameNode = new NameNode(namesystem, rpc, http, metricsName);
+      nameNode.delegationTokens = delegationTokens;
       LOG.info("NameNode up: rpc {}, http {}", nameNode.uri(), nameNode.httpUri());
       return nameNode;
     } catch (IOException | RuntimeException e) {
       if (rpc != null) {
         rpc.stop();
+      }
+      if (delegationTokens != null) {
+        delegationTokens.stopThreads();
       }
       stopHttp(http);
       namesystem.close();
@@ -94,7 +104,8 @@ public final class NameNode implements Closeable {
     return bound.getCanonicalHostName();
   }
 
-  private static RPC.Server startRpc(Configuration conf, Namesystem namesystem) throws IOException {
+  private static RPC.Server startRpc(Configuration conf, Namesystem namesystem, DelegationTokens delegationTokens)
+      throws IOException {
     RPC.setProtocolEngine(conf, ClientNamenodeProtocolPB.class, ProtobufRpcEngine2.class);
     RPC.setProtocolEngine(conf, DatanodeProtocolPB.class, ProtobufRpcEngine2.class);
     InetSocketAddress bind = NetUtils.createSocketAddr(conf.get(NameNodeConfigKeys.RPC_ADDRESS_KEY,
@@ -110,7 +121,8 @@ public final class NameNode implements Closeable {
     RPC.Server server = new RPC.Builder(conf)
         .setProtocol(ClientNamenodeProtocolPB.class)
         .setInstance(ClientNamenodeProtocol.newReflectiveBlockingService(
-            new ClientNamenodeProtocolServerSide(namesystem, defaults)))
+            new ClientNamenodeProtocolServerSide(namesystem, defaults, new DelegationTokenCalls(delegationTokens))))
+        .setSecretManager(delegationTokens)  // null: no token authentication
         .setBindAddress(bind.getHostString())
         .setPort(bind.getPort())
         .setNumHandlers(conf.getInt(NameNodeConfigKeys.RPC_HANDLERS_KEY, NameNodeConfigKeys.RPC_HANDLERS_DEFAULT))
@@ -179,6 +191,9 @@ public final class NameNode implements Closeable {
   public void close() throws IOException {
     NameNodeMetrics.unregister(metricsName);
     rpcServer.stop();
+    if (delegationTokens != null) {
+      delegationTokens.stopThreads();
+    }
     stopHttp(httpServer);
     namesystem.close();
     LOG.info("NameNode stopped");

@@ -25,7 +25,11 @@ import org.apache.hadoop.fs.FsShell;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.minikdc.MiniKdc;
 import org.apache.hadoop.security.AccessControlException;
+import org.apache.hadoop.security.Credentials;
 import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.security.token.Token;
+import io.fffs.common.security.FffsDelegationTokenIdentifier;
+import io.fffs.namenode.security.DelegationTokens;
 import org.apache.hadoop.security.authentication.util.KerberosName;
 import org.apache.hadoop.util.ToolRunner;
 import org.junit.jupiter.api.AfterAll;
@@ -71,6 +75,10 @@ class KerberosClusterTest {
     conf.set("hadoop.proxyuser.alice.hosts", "*");
     conf.set("hadoop.proxyuser.alice.users", "carol");
     conf.set(DataNodeServiceConfigKeys.REGISTER_TIMEOUT_KEY, "20s");
+    // Delegation tokens: keys roll every 2 s; a token not renewed for 8 s expires.
+    conf.set(DelegationTokens.KEY_UPDATE_INTERVAL_KEY, "2s");
+    conf.set(DelegationTokens.RENEW_INTERVAL_KEY, "8s");
+    conf.set(DelegationTokens.MAX_LIFETIME_KEY, "2m");
     cluster = MiniFffsCluster.builder().baseDir(base.resolve("cluster")).conf(conf).numDataNodes(1).build();
 
     // The test thread is the NameNode's login user now (the superuser): it makes the users' directories.
@@ -172,6 +180,98 @@ class KerberosClusterTest {
     // Refused, not retried until the registration timeout (20 s).
     assertThat(System.nanoTime() - started).isLessThan(15_000_000_000L);
     assertThat(cluster.getNameNode().namesystem().datanodes().liveCount()).isEqualTo(1);
+  }
+
+  @Test
+  void delegationTokensAreUsedRenewedCancelledAndExpireAndSurviveANameNodeRestart() throws Exception {
+    Configuration conf = cluster.getConfiguration();
+    Credentials credentials = new Credentials();
+    Token<?>[] collected = as(alice, () -> {
+      try (FileSystem fs = cluster.getFileSystem()) {
+        return fs.addDelegationTokens("alice", credentials);
+      }
+    });
+    assertThat(collected).hasSize(1);
+    Token<?> token = collected[0];
+    assertThat(token.getKind()).isEqualTo(FffsDelegationTokenIdentifier.KIND);
+
+    // A task that has only the token (no ticket) works as alice.
+    UserGroupInformation task = UserGroupInformation.createRemoteUser("alice");
+    task.addCredentials(credentials);
+    assertThat(ownerOfANewFile(task, "/user/alice/by-task")).isEqualTo("alice");
+    // A token does not beget tokens.
+    assertThatThrownBy(() -> as(task, () -> {
+      try (FileSystem fs = cluster.getFileSystem()) {
+        return fs.getDelegationToken("alice");
+      }
+    })).hasMessageContaining("only a Kerberos login may");
+
+    // Renewed by its renewer; then the keys roll and the NameNode restarts: the token still works and renews.
+    long renewedUntil = as(alice, () -> token.renew(conf));
+    assertThat(renewedUntil).isGreaterThan(System.currentTimeMillis());
+    Thread.sleep(2_500);  // at least one key roll, logged
+    cluster.restartNameNode();
+    for (UserGroupInformation user : new UserGroupInformation[] {task, alice}) {
+      // A query first: it retries the connection each user still had to the NameNode before its restart.
+      as(user, () -> {
+        try (FileSystem fs = cluster.getFileSystem()) {
+          return fs.getFileStatus(new org.apache.hadoop.fs.Path("/user/alice"));
+        }
+      });
+    }
+    assertThat(ownerOfANewFile(task, "/user/alice/after-restart")).isEqualTo("alice");
+    assertThat(as(alice, () -> token.renew(conf))).isGreaterThanOrEqualTo(renewedUntil);
+
+    // Cancelled by its owner: refused from then on.
+    as(alice, () -> {
+      token.cancel(conf);
+      return null;
+    });
+    // (A connection authenticated before stays open until idle, as on HDFS: a new one is refused.)
+    UserGroupInformation afterCancel = UserGroupInformation.createRemoteUser("alice");
+    afterCancel.addToken(token);
+    assertThatThrownBy(() -> ownerOfANewFile(afterCancel, "/user/alice/after-cancel"))
+        .hasStackTraceContaining("can't be found in cache");
+
+    // A token nobody renews expires after the renew interval.
+    Token<?> unrenewed = as(alice, () -> {
+      try (FileSystem fs = cluster.getFileSystem()) {
+        return fs.getDelegationToken("alice");
+      }
+    });
+    UserGroupInformation late = UserGroupInformation.createRemoteUser("alice");
+    late.addToken(unrenewed);
+    assertThat(ownerOfANewFile(late, "/user/alice/before-expiry")).isEqualTo("alice");
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    Throwable refused = null;
+    while (refused == null && System.nanoTime() < deadline) {
+      Thread.sleep(500);
+      UserGroupInformation fresh = UserGroupInformation.createRemoteUser("alice");  // a new connection each time
+      fresh.addToken(unrenewed);
+      try {
+        ownerOfANewFile(fresh, "/user/alice/expiring");
+      } catch (Exception e) {
+        refused = e;
+      }
+    }
+    assertThat(refused).as("the unrenewed token was still accepted after 30 s").isNotNull();
+    assertThat(stackTrace(refused)).contains("InvalidToken").contains("expired");
+  }
+
+  private static String ownerOfANewFile(UserGroupInformation user, String path) throws Exception {
+    return as(user, () -> {
+      try (FileSystem fs = cluster.getFileSystem()) {
+        org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path(path);
+        fs.create(file, true).close();
+        return fs.getFileStatus(file).getOwner();
+      }
+    });
+  }
+
+  private static String stackTrace(Throwable t) {
+    java.io.StringWriter out = new java.io.StringWriter();
+    t.printStackTrace(new java.io.PrintWriter(out));
+    return out.toString();
   }
 
   @Test
