@@ -142,6 +142,7 @@ public final class NameNode implements Closeable {
     httpConf.setBoolean("hadoop.prometheus.endpoint.enabled", true);
     DefaultMetricsSystem.initialize("fffs");
     String address = conf.get(NameNodeConfigKeys.HTTP_ADDRESS_KEY, NameNodeConfigKeys.HTTP_ADDRESS_DEFAULT);
+    KerberosConfigKeys.spnego(conf, httpConf, hostOf(address));
     HttpServer2 http = new HttpServer2.Builder()
         .setName("fffs")
         .addEndpoint(URI.create("http://" + address))

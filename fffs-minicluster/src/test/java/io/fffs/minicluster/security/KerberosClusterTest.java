@@ -14,6 +14,10 @@ import io.fffs.namenode.NameNode;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.URL;
+import org.apache.hadoop.security.authentication.client.AuthenticatedURL;
+import org.apache.hadoop.security.authentication.client.KerberosAuthenticator;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,7 +65,7 @@ class KerberosClusterTest {
     realm = kdc.getRealm();
     serviceKeytab = base.resolve("fffs.keytab").toFile();
     userKeytab = base.resolve("users.keytab").toFile();
-    kdc.createPrincipal(serviceKeytab, "fffs/localhost");
+    kdc.createPrincipal(serviceKeytab, "fffs/localhost", "HTTP/localhost");
     kdc.createPrincipal(userKeytab, "alice", "mallory/localhost");
 
     Configuration conf = new Configuration();
@@ -70,6 +74,10 @@ class KerberosClusterTest {
     conf.set(KerberosConfigKeys.NAMENODE_KEYTAB_KEY, serviceKeytab.getPath());
     conf.set(KerberosConfigKeys.DATANODE_PRINCIPAL_KEY, "fffs/_HOST@" + realm);
     conf.set(KerberosConfigKeys.DATANODE_KEYTAB_KEY, serviceKeytab.getPath());
+    conf.set(KerberosConfigKeys.WEB_PRINCIPAL_KEY, "HTTP/_HOST@" + realm);
+    // Settings /conf must not show the values of (Hadoop's hadoop.security.sensitive-config-keys).
+    conf.set("ssl.server.keystore.password", "keystore-password-not-shown");
+    conf.set("fffs.test.client.secret", "client-secret-not-shown");
     conf.set("hadoop.security.auth_to_local", "RULE:[2:$1@$0](fffs@" + realm + ")s/.*/fffs/\nDEFAULT");
     // alice may act for carol, from any host; for nobody else.
     conf.set("hadoop.proxyuser.alice.hosts", "*");
@@ -272,6 +280,30 @@ class KerberosClusterTest {
     java.io.StringWriter out = new java.io.StringWriter();
     t.printStackTrace(new java.io.PrintWriter(out));
     return out.toString();
+  }
+
+  @Test
+  void theNameNodesHttpEndpointsAskForSpnegoAndShowNoSecrets() throws Exception {
+    String base = cluster.getNameNode().httpUri().toString().replace("127.0.0.1", "localhost");
+    for (String path : new String[] {"/status", "/conf", "/jmx"}) {
+      HttpURLConnection anonymous = (HttpURLConnection) new URL(base + path).openConnection();
+      assertThat(anonymous.getResponseCode()).as(path + " without a ticket").isEqualTo(401);
+      anonymous.disconnect();
+      String body = as(alice, () -> spnegoGet(base + path));
+      assertThat(body).as(path).isNotEmpty().doesNotContain("keystore-password-not-shown")
+          .doesNotContain("client-secret-not-shown");
+    }
+    // The setting is there, its value is not.
+    assertThat(as(alice, () -> spnegoGet(base + "/conf"))).contains("fffs.test.client.secret");
+  }
+
+  private static String spnegoGet(String url) throws Exception {
+    HttpURLConnection connection = new AuthenticatedURL(new KerberosAuthenticator())
+        .openConnection(new URL(url), new AuthenticatedURL.Token());
+    assertThat(connection.getResponseCode()).as(url).isEqualTo(200);
+    try (InputStream in = connection.getInputStream()) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
   }
 
   @Test
