@@ -19,6 +19,9 @@ enum WebHdfsOp {
   GETFILEBLOCKLOCATIONS("GET", Kind.READ, false),
   /** FFFS: every past state of a path. */
   GETVERSIONS("GET", Kind.READ, false),
+  GETDELEGATIONTOKEN("GET", Kind.READ, false),
+  RENEWDELEGATIONTOKEN("PUT", Kind.WRITE, false),
+  CANCELDELEGATIONTOKEN("PUT", Kind.WRITE, false),
   CREATE("PUT", Kind.WRITE, true),
   MKDIRS("PUT", Kind.WRITE, false),
   RENAME("PUT", Kind.WRITE, false),

@@ -82,12 +82,16 @@ class KerberosClusterTest {
     // alice may act for carol, from any host; for nobody else.
     conf.set("hadoop.proxyuser.alice.hosts", "*");
     conf.set("hadoop.proxyuser.alice.users", "carol");
+    // The WebHDFS gateways run as the service principal and act for the users SPNEGO authenticated.
+    conf.set("hadoop.proxyuser.fffs.hosts", "*");
+    conf.set("hadoop.proxyuser.fffs.users", "*");
     conf.set(DataNodeServiceConfigKeys.REGISTER_TIMEOUT_KEY, "20s");
     // Delegation tokens: keys roll every 2 s; a token not renewed for 8 s expires.
     conf.set(DelegationTokens.KEY_UPDATE_INTERVAL_KEY, "2s");
     conf.set(DelegationTokens.RENEW_INTERVAL_KEY, "8s");
     conf.set(DelegationTokens.MAX_LIFETIME_KEY, "2m");
-    cluster = MiniFffsCluster.builder().baseDir(base.resolve("cluster")).conf(conf).numDataNodes(1).build();
+    cluster = MiniFffsCluster.builder().baseDir(base.resolve("cluster")).conf(conf).numDataNodes(1).webHdfs()
+        .build();
 
     // The test thread is the NameNode's login user now (the superuser): it makes the users' directories.
     try (FileSystem admin = cluster.getFileSystem()) {
@@ -297,10 +301,54 @@ class KerberosClusterTest {
     assertThat(as(alice, () -> spnegoGet(base + "/conf"))).contains("fffs.test.client.secret");
   }
 
+  @Test
+  void webHdfsAsksForSpnegoAndServesDelegationTokens() throws Exception {
+    String w = cluster.getWebHdfsURI().toString().replace("127.0.0.1", "localhost") + "/webhdfs/v1";
+    HttpURLConnection anonymous = (HttpURLConnection) new URL(w + "/user/alice?op=GETFILESTATUS").openConnection();
+    assertThat(anonymous.getResponseCode()).isEqualTo(401);
+    assertThat(as(alice, () -> spnegoGet(w + "/?op=GETHOMEDIRECTORY"))).contains("/user/alice");
+
+    byte[] content = "read over WebHDFS with a token".getBytes(StandardCharsets.UTF_8);
+    as(alice, () -> {
+      try (FileSystem fs = cluster.getFileSystem();
+          FSDataOutputStream out = fs.create(new org.apache.hadoop.fs.Path("/user/alice/web"))) {
+        out.write(content);
+      }
+      return null;
+    });
+    String got = as(alice, () -> spnegoGet(w + "/?op=GETDELEGATIONTOKEN&renewer=alice"));
+    String token = got.replaceAll(".*\"urlString\":\"([^\"]+)\".*", "$1");
+    assertThat(token).isNotEmpty().doesNotContain("{");
+
+    // Without a ticket, with the token: both steps of OPEN (the redirect to the data gateway carries it).
+    HttpURLConnection open = (HttpURLConnection) new URL(w + "/user/alice/web?op=OPEN&delegation=" + token)
+        .openConnection();
+    assertThat(open.getResponseCode()).isEqualTo(200);
+    try (InputStream in = open.getInputStream()) {
+      assertThat(in.readAllBytes()).isEqualTo(content);
+    }
+
+    assertThat(as(alice, () -> spnego("PUT", w + "/?op=RENEWDELEGATIONTOKEN&token=" + token, 200)))
+        .startsWith("{\"long\":");
+    as(alice, () -> spnego("PUT", w + "/?op=CANCELDELEGATIONTOKEN&token=" + token, 200));
+    HttpURLConnection cancelled = (HttpURLConnection) new URL(w + "/user/alice/web?op=GETFILESTATUS&delegation="
+        + token).openConnection();
+    assertThat(cancelled.getResponseCode()).isEqualTo(403);
+    try (InputStream in = cancelled.getErrorStream()) {
+      assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).contains("InvalidToken");
+    }
+  }
+
   private static String spnegoGet(String url) throws Exception {
+    return spnego("GET", url, 200);
+  }
+
+  private static String spnego(String method, String url, int status) throws Exception {
+    // Authenticates first (an OPTIONS request), then makes the request with the cookie it got.
     HttpURLConnection connection = new AuthenticatedURL(new KerberosAuthenticator())
         .openConnection(new URL(url), new AuthenticatedURL.Token());
-    assertThat(connection.getResponseCode()).as(url).isEqualTo(200);
+    connection.setRequestMethod(method);
+    assertThat(connection.getResponseCode()).as(method + " " + url).isEqualTo(status);
     try (InputStream in = connection.getInputStream()) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
