@@ -82,6 +82,15 @@ public class FreezeFrameFileSystem extends FileSystem {
     return FffsClientConfigKeys.DEFAULT_PORT;
   }
 
+  /**
+   * A delegation token for this file system's NameNode, renewable by {@code renewer} (what
+   * {@code addDelegationTokens} collects for a job); null when the NameNode has no Kerberos, as Hadoop's default.
+   */
+  @Override
+  public org.apache.hadoop.security.token.Token<?> getDelegationToken(String renewer) throws IOException {
+    return io.fffs.client.security.DelegationTokenClient.get(nn(), renewer, getCanonicalServiceName());
+  }
+
   @Override
   public long getDefaultBlockSize(Path path) {
     return getConf().getLongBytes(FffsClientConfigKeys.BLOCK_SIZE_KEY, FffsClientConfigKeys.BLOCK_SIZE_DEFAULT);

@@ -95,6 +95,10 @@ final class RemoteError {
     if (failure instanceof FileNotFoundException) {
       return new RemoteError(404, FileNotFoundException.class, ErrorCode.NOT_FOUND, failure.getMessage());
     }
+    if (failure instanceof org.apache.hadoop.security.token.SecretManager.InvalidToken) {
+      return new RemoteError(403, org.apache.hadoop.security.token.SecretManager.InvalidToken.class,
+          ErrorCode.ACCESS_DENIED, failure.getMessage());
+    }
     if (failure instanceof AccessControlException) {
       return new RemoteError(403, AccessControlException.class, ErrorCode.ACCESS_DENIED, failure.getMessage());
     }

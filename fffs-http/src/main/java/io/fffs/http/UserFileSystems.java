@@ -32,18 +32,26 @@ final class UserFileSystems implements AutoCloseable {
   private final Configuration conf;
   private final int capacity;
   private final Map<String, Entry> entries = new LinkedHashMap<>(16, 0.75f, true);
+  private final Users identities;
+
+  /** The user a client of a key runs as. */
+  interface Users {
+    UserGroupInformation userFor(String key) throws IOException;
+  }
   private boolean closed;
 
   /** A user's client, held by the requests using it; closed when evicted and released by all. */
   final class Entry implements AutoCloseable {
     final String user;
     final FreezeFrameFileSystem fs;
+    final UserGroupInformation ugi;
     private int users;
     private boolean evicted;
 
-    private Entry(String user, FreezeFrameFileSystem fs) {
+    private Entry(String user, FreezeFrameFileSystem fs, UserGroupInformation ugi) {
       this.user = user;
       this.fs = fs;
+      this.ugi = ugi;
     }
 
     @Override
@@ -60,6 +68,12 @@ final class UserFileSystems implements AutoCloseable {
   }
 
   UserFileSystems(URI uri, Configuration conf, int capacity) {
+    this(uri, conf, capacity, UserGroupInformation::createRemoteUser);
+  }
+
+  /** @param users the user each key's client runs as (with Kerberos: a proxy user, or a token's owner) */
+  UserFileSystems(URI uri, Configuration conf, int capacity, Users users) {
+    this.identities = users;
     this.uri = uri;
     this.conf = conf;
     this.capacity = Math.max(1, capacity);
@@ -87,7 +101,8 @@ final class UserFileSystems implements AutoCloseable {
         return entry;
       }
     }
-    FreezeFrameFileSystem fs = open(user);
+    UserGroupInformation ugi = identities.userFor(user);
+    FreezeFrameFileSystem fs = open(user, ugi);
     Entry evicted = null;
     Entry raced;
     synchronized (this) {
@@ -95,7 +110,7 @@ final class UserFileSystems implements AutoCloseable {
       if (raced != null) {
         raced.users++;
       } else if (!closed) {
-        entry = new Entry(user, fs);
+        entry = new Entry(user, fs, ugi);
         entry.users = 1;
         entries.put(user, entry);
         if (entries.size() > capacity) {
@@ -122,8 +137,23 @@ final class UserFileSystems implements AutoCloseable {
     return entry;
   }
 
-  private FreezeFrameFileSystem open(String user) throws IOException {
-    UserGroupInformation ugi = UserGroupInformation.createRemoteUser(user);
+  /** Closes the client of {@code key} once no request uses it (a cancelled delegation token's). */
+  void evict(String key) {
+    Entry entry;
+    synchronized (this) {
+      entry = entries.remove(key);
+      if (entry == null) {
+        return;
+      }
+      entry.evicted = true;
+      if (entry.users > 0) {
+        return;  // its last request closes it
+      }
+    }
+    closeQuietly(entry);
+  }
+
+  private FreezeFrameFileSystem open(String user, UserGroupInformation ugi) throws IOException {
     try {
       return ugi.doAs((PrivilegedExceptionAction<FreezeFrameFileSystem>) () ->
           (FreezeFrameFileSystem) FileSystem.newInstance(uri, conf));

@@ -43,11 +43,7 @@ public final class WebHdfsGateway implements Closeable {
     if (!"fffs".equals(fs.getScheme())) {
       throw new IOException("fffs.http.filesystem (or fs.defaultFS) must be an fffs:// URI, not " + fs);
     }
-    if ("kerberos".equalsIgnoreCase(conf.getTrimmed("hadoop.security.authentication", "simple"))) {
-      // Its users would reach the NameNode without tickets: refused at once rather than on every request.
-      throw new IOException("the WebHDFS gateway does not support Kerberos yet (SPNEGO and delegation tokens):"
-          + " run it only with hadoop.security.authentication=simple (docs/security.md)");
-    }
+
     QueuedThreadPool threads = new QueuedThreadPool(conf.getInt(HttpConfigKeys.MAX_THREADS_KEY,
         HttpConfigKeys.MAX_THREADS_DEFAULT), 4);
     threads.setName("webhdfs");
@@ -66,9 +62,10 @@ public final class WebHdfsGateway implements Closeable {
     connector.setIdleTimeout(HttpConfigKeys.idleTimeoutMs(conf));
     server.addConnector(connector);
 
+    GatewaySecurity security = GatewaySecurity.start(conf, bind.getHostString());
     UserFileSystems users = new UserFileSystems(fs, conf, conf.getInt(HttpConfigKeys.USER_CACHE_KEY,
-        HttpConfigKeys.USER_CACHE_DEFAULT));
-    WebHdfsServlet servlet = new WebHdfsServlet(users,
+        HttpConfigKeys.USER_CACHE_DEFAULT), security::userFor);
+    WebHdfsServlet servlet = new WebHdfsServlet(users, security, new DelegationOps(conf, users),
         new MetadataOps(conf.getInt(HttpConfigKeys.LIST_BATCH_KEY, HttpConfigKeys.LIST_BATCH_DEFAULT)),
         new DataOps(conf.getInt(HttpConfigKeys.COPY_BUFFER_KEY, HttpConfigKeys.COPY_BUFFER_DEFAULT)),
         new Redirects(HttpConfigKeys.dataGateways(conf), fs.getAuthority()),
@@ -76,6 +73,7 @@ public final class WebHdfsGateway implements Closeable {
         conf.getInt(HttpConfigKeys.MAX_METADATA_BODY_BYTES_KEY, HttpConfigKeys.MAX_METADATA_BODY_BYTES_DEFAULT));
     ServletContextHandler context = new ServletContextHandler(ServletContextHandler.NO_SESSIONS);
     context.setContextPath("/");
+    security.addFilter(context, conf, bind.getHostString());
     context.addServlet(new ServletHolder("webhdfs", servlet), RequestPath.PREFIX + "/*");
     JsonErrorHandler errors = new JsonErrorHandler();
     context.setErrorHandler(errors);

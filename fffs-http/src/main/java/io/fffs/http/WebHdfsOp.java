@@ -21,6 +21,9 @@ enum WebHdfsOp {
   GETVERSIONS("GET", Kind.READ, false),
   /** FFFS: what changed in a tree between the request's time and {@code to=} (default: now). */
   GETHISTORYDIFF("GET", Kind.READ, false),
+  GETDELEGATIONTOKEN("GET", Kind.READ, false),
+  RENEWDELEGATIONTOKEN("PUT", Kind.WRITE, false),
+  CANCELDELEGATIONTOKEN("PUT", Kind.WRITE, false),
   CREATE("PUT", Kind.WRITE, true),
   MKDIRS("PUT", Kind.WRITE, false),
   RENAME("PUT", Kind.WRITE, false),

@@ -21,15 +21,19 @@ final class WebHdfsServlet extends HttpServlet {
   private static final Logger LOG = LoggerFactory.getLogger(WebHdfsServlet.class);
 
   private final transient UserFileSystems users;
+  private final transient GatewaySecurity security;
+  private final transient DelegationOps delegation;
   private final transient MetadataOps metadata;
   private final transient DataOps data;
   private final transient Redirects redirects;
   private final String staticUser;
   private final int maxMetadataBody;
 
-  WebHdfsServlet(UserFileSystems users, MetadataOps metadata, DataOps data, Redirects redirects, String staticUser,
-      int maxMetadataBody) {
+  WebHdfsServlet(UserFileSystems users, GatewaySecurity security, DelegationOps delegation, MetadataOps metadata,
+      DataOps data, Redirects redirects, String staticUser, int maxMetadataBody) {
     this.users = users;
+    this.security = security;
+    this.delegation = delegation;
     this.metadata = metadata;
     this.data = data;
     this.redirects = redirects;
@@ -40,6 +44,13 @@ final class WebHdfsServlet extends HttpServlet {
   @Override
   protected void service(HttpServletRequest request, HttpServletResponse response) throws IOException {
     response.setHeader("Cache-Control", "no-cache");
+    if ("OPTIONS".equals(request.getMethod())) {
+      // What SPNEGO clients (Hadoop's KerberosAuthenticator) authenticate with before the real request.
+      response.setHeader("Allow", "GET, PUT, POST, DELETE, OPTIONS");
+      response.setStatus(HttpServletResponse.SC_OK);
+      response.setContentLength(0);
+      return;
+    }
     try {
       serve(request, response);
     } catch (Exception e) {
@@ -62,8 +73,11 @@ final class WebHdfsServlet extends HttpServlet {
     Map<String, String> parameters = UrlText.parameters(request.getQueryString());
     WebHdfsOp op = WebHdfsOp.parse(parameters.get("op"), request.getMethod());
     RequestPath path = RequestPath.parse(request.getRequestURI(), parameters.get("at"));
-    String user = UserFileSystems.checkUserName(parameters.getOrDefault("user.name", staticUser).isEmpty()
-        ? staticUser : parameters.getOrDefault("user.name", staticUser));
+    String[] identity = security.enabled ? security.identify(request, parameters, null)
+        : security.identify(request, parameters, UserFileSystems.checkUserName(
+            parameters.getOrDefault("user.name", staticUser).isEmpty() ? staticUser
+                : parameters.getOrDefault("user.name", staticUser)));
+    String user = identity[1];
     String doAs = parameters.get("doas");
     if (doAs != null && !doAs.isEmpty() && !doAs.equals(user)) {
       throw new FffsException(ErrorCode.ACCESS_DENIED, "this gateway does not act for proxy users (doas="
@@ -76,8 +90,16 @@ final class WebHdfsServlet extends HttpServlet {
     if (!op.takesBody() || !call.isRedirected()) {
       refuseLargeBody(request, op);
     }
-    try (UserFileSystems.Entry client = users.acquire(user)) {
-      if (op.redirected && !call.isRedirected()) {
+    try (UserFileSystems.Entry client = users.acquire(identity[0])) {
+      if (DelegationOps.handles(op)) {
+        String body = delegation.serve(call, client);
+        if (body == null) {
+          response.setStatus(HttpServletResponse.SC_OK);
+          response.setContentLength(0);
+        } else {
+          Responses.json(response, HttpServletResponse.SC_OK, body);
+        }
+      } else if (op.redirected && !call.isRedirected()) {
         String location = Reconnects.retryOnce(() -> redirects.locationFor(call, client.fs, self(request)));
         if (call.bool("noredirect", false)) {
           Responses.json(response, HttpServletResponse.SC_OK, WebHdfsJson.location(location));

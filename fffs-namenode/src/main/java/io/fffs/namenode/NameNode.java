@@ -34,6 +34,8 @@ import org.apache.hadoop.net.NetUtils;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.security.authorize.ProxyUsers;
 import io.fffs.common.security.KerberosConfigKeys;
+import io.fffs.namenode.security.DelegationTokenCalls;
+import io.fffs.namenode.security.DelegationTokens;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +49,8 @@ public final class NameNode implements Closeable {
 
   private final Namesystem namesystem;
   private final RPC.Server rpcServer;
+  /** Delegation tokens (Kerberos only; else null). */
+  private DelegationTokens delegationTokens;
   private final HttpServer2 httpServer;
   private final InetSocketAddress rpcAddress;
   private final String metricsName;
@@ -94,16 +98,20 @@ public final class NameNode implements Closeable {
         superUser);
     RPC.Server rpc = null;
     HttpServer2 http = null;
+    DelegationTokens delegationTokens = null;
     try {
       namesystem.datanodes().setHosts(new HostFilter(hostsFile(conf, NameNodeConfigKeys.HOSTS_KEY),
           hostsFile(conf, NameNodeConfigKeys.HOSTS_EXCLUDE_KEY)));
+      delegationTokens = KerberosConfigKeys.enabled(conf) ? DelegationTokens.start(conf, namesystem) : null;
       rpc = startRpc(conf, namesystem, new PermissionChecker(conf.getBoolean(
           NameNodeConfigKeys.PERMISSIONS_ENABLED_KEY, NameNodeConfigKeys.PERMISSIONS_ENABLED_DEFAULT), superUser,
-          conf.get(NameNodeConfigKeys.SUPERGROUP_KEY, NameNodeConfigKeys.SUPERGROUP_DEFAULT)), nanoTime);
+          conf.get(NameNodeConfigKeys.SUPERGROUP_KEY, NameNodeConfigKeys.SUPERGROUP_DEFAULT)), nanoTime,
+          delegationTokens);
       http = startHttp(conf, namesystem);
       String metricsName = "NameNode-" + INSTANCES.incrementAndGet();
       NameNodeMetrics.register(metricsName, namesystem);
       NameNode nameNode = new NameNode(conf, namesystem, rpc, http, metricsName);
+      nameNode.delegationTokens = delegationTokens;
       http.setAttribute(StatusServlet.ADDRESSES_ATTRIBUTE, new String[] {nameNode.uri().toString(),
           nameNode.httpUri().toString()});
       LOG.info("NameNode up: rpc {}, http {}", nameNode.uri(), nameNode.httpUri());
@@ -111,6 +119,9 @@ public final class NameNode implements Closeable {
     } catch (IOException | RuntimeException e) {
       if (rpc != null) {
         rpc.stop();
+      }
+      if (delegationTokens != null) {
+        delegationTokens.stopThreads();
       }
       stopHttp(http);
       namesystem.close();
@@ -133,7 +144,7 @@ public final class NameNode implements Closeable {
   }
 
   private static RPC.Server startRpc(Configuration conf, Namesystem namesystem, PermissionChecker permissions,
-      java.util.function.LongSupplier nanoTime) throws IOException {
+      java.util.function.LongSupplier nanoTime, DelegationTokens delegationTokens) throws IOException {
     RPC.setProtocolEngine(conf, ClientNamenodeProtocolPB.class, ProtobufRpcEngine2.class);
     RPC.setProtocolEngine(conf, DatanodeProtocolPB.class, ProtobufRpcEngine2.class);
     RPC.setProtocolEngine(conf, NamenodeAdminProtocolPB.class, ProtobufRpcEngine2.class);
@@ -150,7 +161,8 @@ public final class NameNode implements Closeable {
     RPC.Server server = new RPC.Builder(conf)
         .setProtocol(ClientNamenodeProtocolPB.class)
         .setInstance(ClientNamenodeProtocol.newReflectiveBlockingService(
-            new ClientNamenodeProtocolServerSide(namesystem, defaults)))
+            new ClientNamenodeProtocolServerSide(namesystem, defaults, new DelegationTokenCalls(delegationTokens))))
+        .setSecretManager(delegationTokens)  // null: no token authentication
         .setBindAddress(bind.getHostString())
         .setPort(bind.getPort())
         .setNumHandlers(conf.getInt(NameNodeConfigKeys.RPC_HANDLERS_KEY, NameNodeConfigKeys.RPC_HANDLERS_DEFAULT))
@@ -173,6 +185,8 @@ public final class NameNode implements Closeable {
     DefaultMetricsSystem.initialize("fffs");
     InetSocketAddress bind = bindAddress(conf, NameNodeConfigKeys.HTTP_ADDRESS_KEY,
         NameNodeConfigKeys.HTTP_ADDRESS_DEFAULT, NameNodeConfigKeys.HTTP_BIND_HOST_KEY);
+    KerberosConfigKeys.spnego(conf, httpConf, hostOf(conf.get(NameNodeConfigKeys.HTTP_ADDRESS_KEY,
+        NameNodeConfigKeys.HTTP_ADDRESS_DEFAULT)));
     HttpServer2 http = new HttpServer2.Builder()
         .setName("fffs")
         .addEndpoint(URI.create("http://" + NetUtils.getHostPortString(bind)))
@@ -222,6 +236,9 @@ public final class NameNode implements Closeable {
   public void close() throws IOException {
     NameNodeMetrics.unregister(metricsName);
     rpcServer.stop();
+    if (delegationTokens != null) {
+      delegationTokens.stopThreads();
+    }
     stopHttp(httpServer);
     namesystem.close();
     LOG.info("NameNode stopped");

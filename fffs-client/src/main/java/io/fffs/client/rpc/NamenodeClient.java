@@ -346,6 +346,25 @@ public final class NamenodeClient implements Closeable {
         .build()), HistoryUsageResponseProto::getHlc);
   }
 
+  /** A delegation token renewable by {@code renewer}, or null when the NameNode issues none (no Kerberos). */
+  public DelegationTokenProto getDelegationToken(String renewer) throws IOException {
+    GetDelegationTokenResponseProto response = call(h -> proxy.getDelegationToken(null,
+        GetDelegationTokenRequestProto.newBuilder().setHlc(h).setRenewer(renewer).build()),
+        GetDelegationTokenResponseProto::getHlc);
+    return response.hasToken() ? response.getToken() : null;
+  }
+
+  /** Renews {@code token}; returns its new expiry (ms since the epoch). */
+  public long renewDelegationToken(DelegationTokenProto token) throws IOException {
+    return call(h -> proxy.renewDelegationToken(null, RenewDelegationTokenRequestProto.newBuilder().setHlc(h)
+        .setToken(token).build()), RenewDelegationTokenResponseProto::getHlc).getExpiryMillis();
+  }
+
+  public void cancelDelegationToken(DelegationTokenProto token) throws IOException {
+    call(h -> proxy.cancelDelegationToken(null, CancelDelegationTokenRequestProto.newBuilder().setHlc(h)
+        .setToken(token).build()), CancelDelegationTokenResponseProto::getHlc);
+  }
+
   @Override
   public void close() {
     RPC.stopProxy(proxy);

@@ -24,6 +24,40 @@ public final class KerberosConfigKeys {
   public static final String DATANODE_PRINCIPAL_KEY = "fffs.datanode.kerberos.principal";
   public static final String DATANODE_KEYTAB_KEY = "fffs.datanode.keytab.file";
 
+  /** The principal of the HTTP endpoints (SPNEGO), e.g. {@code HTTP/_HOST@EXAMPLE.COM}. */
+  public static final String WEB_PRINCIPAL_KEY = "fffs.web.authentication.kerberos.principal";
+  /** Its keytab (default: the NameNode's). */
+  public static final String WEB_KEYTAB_KEY = "fffs.web.authentication.kerberos.keytab";
+
+  /**
+   * With Kerberos, sets {@code httpConf} (an {@code HttpServer2}'s) so that Hadoop's {@code AuthenticationFilter}
+   * asks every request of every path for SPNEGO ({@code /status}, {@code /jmx}, {@code /conf}, ...), as principal
+   * {@link #WEB_PRINCIPAL_KEY} with {@code _HOST} the server's {@code host}; nothing without Kerberos. A missing
+   * principal fails at once.
+   */
+  public static void spnego(Configuration conf, Configuration httpConf, String host) throws IOException {
+    if (!enabled(conf)) {
+      return;
+    }
+    String principal = conf.getTrimmed(WEB_PRINCIPAL_KEY);
+    if (principal == null || principal.isEmpty()) {
+      throw new FffsException(ErrorCode.INVALID_ARGUMENT, "hadoop.security.authentication=kerberos, but "
+          + WEB_PRINCIPAL_KEY + " is not set: the HTTP endpoints need a principal for SPNEGO (HTTP/_HOST@REALM)");
+    }
+    String initializers = httpConf.getTrimmed("hadoop.http.filter.initializers", "");
+    String filter = "org.apache.hadoop.security.AuthenticationFilterInitializer";
+    if (!initializers.contains(filter)) {
+      httpConf.set("hadoop.http.filter.initializers", initializers.isEmpty() ? filter : initializers + "," + filter);
+    }
+    httpConf.set("hadoop.http.authentication.type", "kerberos");
+    httpConf.setBoolean("hadoop.http.authentication.simple.anonymous.allowed", false);
+    httpConf.set("hadoop.http.authentication.kerberos.principal", SecurityUtil.getServerPrincipal(principal, host));
+    httpConf.set("hadoop.http.authentication.kerberos.keytab", conf.getTrimmed(WEB_KEYTAB_KEY,
+        conf.getTrimmed(NAMENODE_KEYTAB_KEY, "")));
+    httpConf.set("hadoop.http.authentication.kerberos.name.rules",
+        conf.get("hadoop.security.auth_to_local", "DEFAULT"));
+  }
+
   /** Whether {@code conf} asks for Kerberos ({@code hadoop.security.authentication=kerberos}). */
   public static boolean enabled(Configuration conf) {
     return "kerberos".equalsIgnoreCase(conf.getTrimmed("hadoop.security.authentication", "simple"));

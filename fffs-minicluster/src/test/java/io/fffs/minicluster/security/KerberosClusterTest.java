@@ -14,6 +14,10 @@ import io.fffs.namenode.NameNode;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.URL;
+import org.apache.hadoop.security.authentication.client.AuthenticatedURL;
+import org.apache.hadoop.security.authentication.client.KerberosAuthenticator;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +29,11 @@ import org.apache.hadoop.fs.FsShell;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.minikdc.MiniKdc;
 import org.apache.hadoop.security.AccessControlException;
+import org.apache.hadoop.security.Credentials;
 import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.security.token.Token;
+import io.fffs.common.security.FffsDelegationTokenIdentifier;
+import io.fffs.namenode.security.DelegationTokens;
 import org.apache.hadoop.security.authentication.util.KerberosName;
 import org.apache.hadoop.util.ToolRunner;
 import org.junit.jupiter.api.AfterAll;
@@ -57,7 +65,7 @@ class KerberosClusterTest {
     realm = kdc.getRealm();
     serviceKeytab = base.resolve("fffs.keytab").toFile();
     userKeytab = base.resolve("users.keytab").toFile();
-    kdc.createPrincipal(serviceKeytab, "fffs/localhost");
+    kdc.createPrincipal(serviceKeytab, "fffs/localhost", "HTTP/localhost");
     kdc.createPrincipal(userKeytab, "alice", "mallory/localhost");
 
     Configuration conf = new Configuration();
@@ -66,12 +74,24 @@ class KerberosClusterTest {
     conf.set(KerberosConfigKeys.NAMENODE_KEYTAB_KEY, serviceKeytab.getPath());
     conf.set(KerberosConfigKeys.DATANODE_PRINCIPAL_KEY, "fffs/_HOST@" + realm);
     conf.set(KerberosConfigKeys.DATANODE_KEYTAB_KEY, serviceKeytab.getPath());
+    conf.set(KerberosConfigKeys.WEB_PRINCIPAL_KEY, "HTTP/_HOST@" + realm);
+    // Settings /conf must not show the values of (Hadoop's hadoop.security.sensitive-config-keys).
+    conf.set("ssl.server.keystore.password", "keystore-password-not-shown");
+    conf.set("fffs.test.client.secret", "client-secret-not-shown");
     conf.set("hadoop.security.auth_to_local", "RULE:[2:$1@$0](fffs@" + realm + ")s/.*/fffs/\nDEFAULT");
     // alice may act for carol, from any host; for nobody else.
     conf.set("hadoop.proxyuser.alice.hosts", "*");
     conf.set("hadoop.proxyuser.alice.users", "carol");
+    // The WebHDFS gateways run as the service principal and act for the users SPNEGO authenticated.
+    conf.set("hadoop.proxyuser.fffs.hosts", "*");
+    conf.set("hadoop.proxyuser.fffs.users", "*");
     conf.set(DataNodeServiceConfigKeys.REGISTER_TIMEOUT_KEY, "20s");
-    cluster = MiniFffsCluster.builder().baseDir(base.resolve("cluster")).conf(conf).numDataNodes(1).build();
+    // Delegation tokens: keys roll every 2 s; a token not renewed for 8 s expires.
+    conf.set(DelegationTokens.KEY_UPDATE_INTERVAL_KEY, "2s");
+    conf.set(DelegationTokens.RENEW_INTERVAL_KEY, "8s");
+    conf.set(DelegationTokens.MAX_LIFETIME_KEY, "2m");
+    cluster = MiniFffsCluster.builder().baseDir(base.resolve("cluster")).conf(conf).numDataNodes(1).webHdfs()
+        .build();
 
     // The test thread is the NameNode's login user now (the superuser): it makes the users' directories.
     try (FileSystem admin = cluster.getFileSystem()) {
@@ -172,6 +192,166 @@ class KerberosClusterTest {
     // Refused, not retried until the registration timeout (20 s).
     assertThat(System.nanoTime() - started).isLessThan(15_000_000_000L);
     assertThat(cluster.getNameNode().namesystem().datanodes().liveCount()).isEqualTo(1);
+  }
+
+  @Test
+  void delegationTokensAreUsedRenewedCancelledAndExpireAndSurviveANameNodeRestart() throws Exception {
+    Configuration conf = cluster.getConfiguration();
+    Credentials credentials = new Credentials();
+    Token<?>[] collected = as(alice, () -> {
+      try (FileSystem fs = cluster.getFileSystem()) {
+        return fs.addDelegationTokens("alice", credentials);
+      }
+    });
+    assertThat(collected).hasSize(1);
+    Token<?> token = collected[0];
+    assertThat(token.getKind()).isEqualTo(FffsDelegationTokenIdentifier.KIND);
+
+    // A task that has only the token (no ticket) works as alice.
+    UserGroupInformation task = UserGroupInformation.createRemoteUser("alice");
+    task.addCredentials(credentials);
+    assertThat(ownerOfANewFile(task, "/user/alice/by-task")).isEqualTo("alice");
+    // A token does not beget tokens.
+    assertThatThrownBy(() -> as(task, () -> {
+      try (FileSystem fs = cluster.getFileSystem()) {
+        return fs.getDelegationToken("alice");
+      }
+    })).hasMessageContaining("only a Kerberos login may");
+
+    // Renewed by its renewer; then the keys roll and the NameNode restarts: the token still works and renews.
+    long renewedUntil = as(alice, () -> token.renew(conf));
+    assertThat(renewedUntil).isGreaterThan(System.currentTimeMillis());
+    Thread.sleep(2_500);  // at least one key roll, logged
+    cluster.restartNameNode();
+    for (UserGroupInformation user : new UserGroupInformation[] {task, alice}) {
+      // A query first: it retries the connection each user still had to the NameNode before its restart.
+      as(user, () -> {
+        try (FileSystem fs = cluster.getFileSystem()) {
+          return fs.getFileStatus(new org.apache.hadoop.fs.Path("/user/alice"));
+        }
+      });
+    }
+    assertThat(ownerOfANewFile(task, "/user/alice/after-restart")).isEqualTo("alice");
+    assertThat(as(alice, () -> token.renew(conf))).isGreaterThanOrEqualTo(renewedUntil);
+
+    // Cancelled by its owner: refused from then on.
+    as(alice, () -> {
+      token.cancel(conf);
+      return null;
+    });
+    // (A connection authenticated before stays open until idle, as on HDFS: a new one is refused.)
+    UserGroupInformation afterCancel = UserGroupInformation.createRemoteUser("alice");
+    afterCancel.addToken(token);
+    assertThatThrownBy(() -> ownerOfANewFile(afterCancel, "/user/alice/after-cancel"))
+        .hasStackTraceContaining("can't be found in cache");
+
+    // A token nobody renews expires after the renew interval.
+    Token<?> unrenewed = as(alice, () -> {
+      try (FileSystem fs = cluster.getFileSystem()) {
+        return fs.getDelegationToken("alice");
+      }
+    });
+    UserGroupInformation late = UserGroupInformation.createRemoteUser("alice");
+    late.addToken(unrenewed);
+    assertThat(ownerOfANewFile(late, "/user/alice/before-expiry")).isEqualTo("alice");
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    Throwable refused = null;
+    while (refused == null && System.nanoTime() < deadline) {
+      Thread.sleep(500);
+      UserGroupInformation fresh = UserGroupInformation.createRemoteUser("alice");  // a new connection each time
+      fresh.addToken(unrenewed);
+      try {
+        ownerOfANewFile(fresh, "/user/alice/expiring");
+      } catch (Exception e) {
+        refused = e;
+      }
+    }
+    assertThat(refused).as("the unrenewed token was still accepted after 30 s").isNotNull();
+    assertThat(stackTrace(refused)).contains("InvalidToken").contains("expired");
+  }
+
+  private static String ownerOfANewFile(UserGroupInformation user, String path) throws Exception {
+    return as(user, () -> {
+      try (FileSystem fs = cluster.getFileSystem()) {
+        org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path(path);
+        fs.create(file, true).close();
+        return fs.getFileStatus(file).getOwner();
+      }
+    });
+  }
+
+  private static String stackTrace(Throwable t) {
+    java.io.StringWriter out = new java.io.StringWriter();
+    t.printStackTrace(new java.io.PrintWriter(out));
+    return out.toString();
+  }
+
+  @Test
+  void theNameNodesHttpEndpointsAskForSpnegoAndShowNoSecrets() throws Exception {
+    String base = cluster.getNameNode().httpUri().toString().replace("127.0.0.1", "localhost");
+    for (String path : new String[] {"/status", "/conf", "/jmx"}) {
+      HttpURLConnection anonymous = (HttpURLConnection) new URL(base + path).openConnection();
+      assertThat(anonymous.getResponseCode()).as(path + " without a ticket").isEqualTo(401);
+      anonymous.disconnect();
+      String body = as(alice, () -> spnegoGet(base + path));
+      assertThat(body).as(path).isNotEmpty().doesNotContain("keystore-password-not-shown")
+          .doesNotContain("client-secret-not-shown");
+    }
+    // The setting is there, its value is not.
+    assertThat(as(alice, () -> spnegoGet(base + "/conf"))).contains("fffs.test.client.secret");
+  }
+
+  @Test
+  void webHdfsAsksForSpnegoAndServesDelegationTokens() throws Exception {
+    String w = cluster.getWebHdfsURI().toString().replace("127.0.0.1", "localhost") + "/webhdfs/v1";
+    HttpURLConnection anonymous = (HttpURLConnection) new URL(w + "/user/alice?op=GETFILESTATUS").openConnection();
+    assertThat(anonymous.getResponseCode()).isEqualTo(401);
+    assertThat(as(alice, () -> spnegoGet(w + "/?op=GETHOMEDIRECTORY"))).contains("/user/alice");
+
+    byte[] content = "read over WebHDFS with a token".getBytes(StandardCharsets.UTF_8);
+    as(alice, () -> {
+      try (FileSystem fs = cluster.getFileSystem();
+          FSDataOutputStream out = fs.create(new org.apache.hadoop.fs.Path("/user/alice/web"))) {
+        out.write(content);
+      }
+      return null;
+    });
+    String got = as(alice, () -> spnegoGet(w + "/?op=GETDELEGATIONTOKEN&renewer=alice"));
+    String token = got.replaceAll(".*\"urlString\":\"([^\"]+)\".*", "$1");
+    assertThat(token).isNotEmpty().doesNotContain("{");
+
+    // Without a ticket, with the token: both steps of OPEN (the redirect to the data gateway carries it).
+    HttpURLConnection open = (HttpURLConnection) new URL(w + "/user/alice/web?op=OPEN&delegation=" + token)
+        .openConnection();
+    assertThat(open.getResponseCode()).isEqualTo(200);
+    try (InputStream in = open.getInputStream()) {
+      assertThat(in.readAllBytes()).isEqualTo(content);
+    }
+
+    assertThat(as(alice, () -> spnego("PUT", w + "/?op=RENEWDELEGATIONTOKEN&token=" + token, 200)))
+        .startsWith("{\"long\":");
+    as(alice, () -> spnego("PUT", w + "/?op=CANCELDELEGATIONTOKEN&token=" + token, 200));
+    HttpURLConnection cancelled = (HttpURLConnection) new URL(w + "/user/alice/web?op=GETFILESTATUS&delegation="
+        + token).openConnection();
+    assertThat(cancelled.getResponseCode()).isEqualTo(403);
+    try (InputStream in = cancelled.getErrorStream()) {
+      assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).contains("InvalidToken");
+    }
+  }
+
+  private static String spnegoGet(String url) throws Exception {
+    return spnego("GET", url, 200);
+  }
+
+  private static String spnego(String method, String url, int status) throws Exception {
+    // Authenticates first (an OPTIONS request), then makes the request with the cookie it got.
+    HttpURLConnection connection = new AuthenticatedURL(new KerberosAuthenticator())
+        .openConnection(new URL(url), new AuthenticatedURL.Token());
+    connection.setRequestMethod(method);
+    assertThat(connection.getResponseCode()).as(method + " " + url).isEqualTo(status);
+    try (InputStream in = connection.getInputStream()) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
   }
 
   @Test

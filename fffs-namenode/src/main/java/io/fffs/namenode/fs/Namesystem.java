@@ -252,6 +252,27 @@ public final class Namesystem implements Closeable {
     return new Logged<>(result, durableAt, editLog);
   }
 
+  /**
+   * Logs a change of the delegation-token secrets and waits until it is on disk. Not a namespace change, so also
+   * in safe mode: the token secret manager rolls its keys from the moment the NameNode starts.
+   */
+  public void logSecret(EditOpProto op) throws IOException {
+    long txid;
+    lock.writeLock().lock();
+    try {
+      log(op);
+      txid = lastTxid;
+    } finally {
+      lock.writeLock().unlock();
+    }
+    new Logged<Void>(null, txid, editLog).await();
+  }
+
+  /** The delegation-token secrets as loaded and logged (read at start, before the secret manager runs). */
+  public io.fffs.namenode.namespace.DelegationState delegationState() throws IOException {
+    return query(namespace::delegation);
+  }
+
   /** Edit-log batches synced since start (each an fsync'd group of changes). */
   public long editBatchesSynced() {
     return editLog.batchesSynced();

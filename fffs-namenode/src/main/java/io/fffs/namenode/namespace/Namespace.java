@@ -30,6 +30,7 @@ public final class Namespace {
 
   private final Map<Long, Inode> inodes = new HashMap<>();
   private final TreeMap<String, Pin> pins = new TreeMap<>();
+  private final DelegationState delegation = new DelegationState();
   private final String clusterId;
   /** HLC of the last garbage-collection pass applied, 0 if none. */
   private long lastGcHlc;
@@ -164,6 +165,11 @@ public final class Namespace {
   }
 
   /** The pins by name. Callers must not modify it. */
+  /** The delegation-token keys and tokens kept across restarts. */
+  public DelegationState delegation() {
+    return delegation;
+  }
+
   public NavigableMap<String, Pin> pins() {
     return pins;
   }

@@ -45,6 +45,12 @@ public final class NamespaceApplier {
             s -> s.withLease(op.getOpenForWrite().getClientName(), "openForWrite", s.mtime));
         raiseWriterEpoch(op.getOpenForWrite().getInodeId(), 0);  // a new writer: the epoch rises by one
         break;
+      case DELEGATIONKEY:
+        namespace.delegation().apply(op.getDelegationKey());
+        break;
+      case DELEGATIONTOKEN:
+        namespace.delegation().apply(op.getDelegationToken());
+        break;
       case FENCEWRITERS:
         raiseWriterEpoch(op.getFenceWriters().getInodeId(), op.getFenceWriters().getEpoch());
         break;

@@ -95,6 +95,8 @@ public final class NamespaceImage {
           .setInodeCount(namespace.inodeCount())
           .setLastGcHlc(namespace.lastGcHlc());
       namespace.pins().values().forEach(pin -> header.addPins(pin.toProto()));
+      header.addAllDelegationKeys(namespace.delegation().keys())
+          .addAllDelegationTokens(namespace.delegation().tokens());
       writeRecord(out, header.build().toByteArray());
       for (Inode inode : namespace.inodes()) {
         writeRecord(out, toProto(inode).toByteArray());
@@ -130,6 +132,8 @@ public final class NamespaceImage {
         namespace.addPin(Pin.fromProto(pin));
       }
       namespace.setLastGcHlc(header.getLastGcHlc());
+      header.getDelegationKeysList().forEach(namespace.delegation()::apply);
+      header.getDelegationTokensList().forEach(namespace.delegation()::apply);
       if (in.read() != -1) {
         throw corrupt(file, counting.count, "bytes after the last inode record");
       }

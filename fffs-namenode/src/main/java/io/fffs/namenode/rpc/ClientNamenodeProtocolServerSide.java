@@ -14,6 +14,7 @@ import io.fffs.namenode.namespace.GcPass;
 import io.fffs.namenode.namespace.Pin;
 import io.fffs.namenode.fs.NamespaceQueries;
 import io.fffs.namenode.permission.Caller;
+import io.fffs.namenode.security.DelegationTokenCalls;
 import org.apache.hadoop.thirdparty.protobuf.RpcController;
 import org.apache.hadoop.thirdparty.protobuf.ServiceException;
 
@@ -25,10 +26,17 @@ import org.apache.hadoop.thirdparty.protobuf.ServiceException;
  */
 public final class ClientNamenodeProtocolServerSide implements ClientNamenodeProtocolPB {
   private final Namesystem fs;
+  private final DelegationTokenCalls tokens;
   private final ServedCall call;
   private final ServerDefaultsProto defaults;
 
   public ClientNamenodeProtocolServerSide(Namesystem fs, ServerDefaultsProto defaults) {
+    this(fs, defaults, new DelegationTokenCalls(null));
+  }
+
+  /** @param tokens the delegation-token calls (tokens issued only with Kerberos) */
+  public ClientNamenodeProtocolServerSide(Namesystem fs, ServerDefaultsProto defaults, DelegationTokenCalls tokens) {
+    this.tokens = tokens;
     this.fs = fs;
     this.call = new ServedCall(fs.clock());
     this.defaults = defaults;
@@ -376,6 +384,31 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
           TimeSpec.fromProto(r.getTime()), r.hasDst() ? r.getDst() : null);
       return RestoreResponseProto.newBuilder().setFiles(result.files()).setDirectories(result.directories())
           .setBytes(result.bytes()).setHlc(call.now()).build();
+    });
+  }
+  @Override
+  public GetDelegationTokenResponseProto getDelegationToken(RpcController c, GetDelegationTokenRequestProto r)
+      throws ServiceException {
+    return call.serve(r.getHlc(), caller -> {
+      DelegationTokenProto token = tokens.get(r.getRenewer());
+      GetDelegationTokenResponseProto.Builder response = GetDelegationTokenResponseProto.newBuilder();
+      return (token == null ? response : response.setToken(token)).setHlc(call.now()).build();
+    });
+  }
+
+  @Override
+  public RenewDelegationTokenResponseProto renewDelegationToken(RpcController c,
+      RenewDelegationTokenRequestProto r) throws ServiceException {
+    return call.serve(r.getHlc(), caller -> RenewDelegationTokenResponseProto.newBuilder()
+        .setExpiryMillis(tokens.renew(r.getToken())).setHlc(call.now()).build());
+  }
+
+  @Override
+  public CancelDelegationTokenResponseProto cancelDelegationToken(RpcController c,
+      CancelDelegationTokenRequestProto r) throws ServiceException {
+    return call.serve(r.getHlc(), caller -> {
+      tokens.cancel(r.getToken());
+      return CancelDelegationTokenResponseProto.newBuilder().setHlc(call.now()).build();
     });
   }
 }
