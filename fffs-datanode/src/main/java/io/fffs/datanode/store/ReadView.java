@@ -9,15 +9,14 @@ import java.nio.channels.FileChannel;
 import java.util.List;
 
 /**
- * The bytes of a block range as of one log entry, as runs of contiguous file bytes that can be sent without copying
- * (e.g. a Netty {@code DefaultFileRegion} per run). Resident pages are runs of the arena's tmpfs files; evicted
- * pages were read from the segment files when the view was made, checked against their CRC32C, and are runs of a
- * buffer the view holds ({@link Run#loaded()}), so what is sent is exactly what was checked.
+ * The bytes of a block range as of one log entry, as runs of contiguous bytes in memory that can be sent without a
+ * copy of our own ({@link Run#bytes()}). Resident pages are runs of the arena's mapped tmpfs files; evicted pages
+ * were read from the segment files when the view was made, checked against their CRC32C, and are runs of a buffer
+ * the view holds ({@link Run#loaded()}), so what is sent is exactly what was checked.
  *
- * <p>While the view is open its resident pages cannot be evicted or reused, nor its segment files closed by the
- * cleaner; <b>close it</b> (after the bytes are
- * sent) or writers will eventually stall. The channels belong to the store: never close them — note that a
- * {@code DefaultFileRegion} closes its channel when released, so wrap the channel or use a region that does not.
+ * <p>While the view is open its resident pages cannot be evicted or reused, nor its loaded buffer given to another
+ * read; <b>close it</b> (after the bytes are sent) or writers will eventually stall. The arena's channels belong to
+ * the store: never close them.
  * Not thread-safe; {@link #close()} is idempotent.
  */
 public final class ReadView implements AutoCloseable {
