@@ -28,7 +28,9 @@ import org.apache.hadoop.fs.StreamCapabilities;
  * into the caller's buffer, whatever its size — one copy, no read-ahead thread, no stream buffer. Other reads fetch
  * {@code fffs.client.read.buffer-size} bytes at once (pipelined as several requests by the data-transfer client); a
  * read of at least a buffer's size that the buffer does not hold, and every positioned read, goes straight into the
- * caller's buffer. A stream that fails before returning anything is dropped and the read made the ordinary way,
+ * caller's buffer; positioned reads that each begin where the last one ended ({@code readVectored} over sorted
+ * ranges, a reader walking a file with {@code readFully(position, ...)}) go through a stream of their own
+ * ({@link PositionalReadAhead}). A stream that fails before returning anything is dropped and the read made the ordinary way,
  * which reports the error (or renews the tokens). Each read tries the block's replicas in turn
  * ({@link ReplicaOrder}, {@link ReplicaFailover}): one that fails is tried last from then on. A read the DataNode refuses with {@code ACCESS_DENIED} (the block
  * token expired during a long read, or the NameNode's keys changed) is retried once with fresh tokens from the
@@ -59,6 +61,8 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
   private final Set<String> failedReplicas = new HashSet<>();
   /** The DataNode {@link #stream} reads from. */
   private DatanodeIdProto streamReplica;
+  /** Positioned reads that each begin where the last ended go through a stream of their own. */
+  private final PositionalReadAhead positional = new PositionalReadAhead(this::open, failedReplicas);
 
   FffsInputStream(FileLayout layout, DataTransferClient data, int bufferSize, TokenSource tokens) {
     this.layout = layout;
@@ -163,22 +167,34 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
   /** Opens a stream from {@link #position} to the end of its block; false when there is none to open. */
   private boolean openStream() throws IOException {
     closeStream();
-    FileLayout.Block block = layout.blockAt(position);
-    if (block == null) {
+    PositionalReadAhead.Opened opened = open(position);
+    if (opened == null) {
       return false;
+    }
+    stream = opened.stream();
+    streamReplica = opened.replica();
+    streamBlockStart = opened.blockStart();
+    return true;
+  }
+
+  /**
+   * A stream from {@code at} to the end of its block from the first replica in order, or null when there is no
+   * block there or that replica cannot be reached (it is then tried last; the ordinary read reports what failed).
+   */
+  private PositionalReadAhead.Opened open(long at) throws IOException {
+    FileLayout.Block block = layout.blockAt(at);
+    if (block == null) {
+      return null;
     }
     FileLayout.firstLocation(layout.path, block.blockId, block.locations);  // none: NOT_FOUND, saying why
     DatanodeIdProto replica = ReplicaOrder.order(block.locations, failedReplicas).get(0);
     try {
-      stream = data.openStream(replica, block.blockId, block.token, position - block.offset, block.length,
-          layout.time);
+      return new PositionalReadAhead.Opened(data.openStream(replica, block.blockId, block.token, at - block.offset,
+          block.length, layout.time), block.offset, replica);
     } catch (IOException e) {
       failedReplicas.add(replica.getDatanodeUuid());
-      return false;  // the ordinary read tries the replicas in turn and reports what failed
+      return null;
     }
-    streamReplica = replica;
-    streamBlockStart = block.offset;
-    return true;
   }
 
   private void closeStream() {
@@ -298,7 +314,7 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
       return -1;
     }
     ByteBuffer dst = ByteBuffer.wrap(b, off, (int) Math.min(len, layout.length - at));
-    int total = 0;
+    int total = positional.read(at, dst);
     while (dst.hasRemaining()) {
       int n = readAt(at + total, dst);
       if (n <= 0) {
@@ -306,6 +322,7 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
       }
       total += n;
     }
+    positional.ended(at + total);
     return total;
   }
 
@@ -360,9 +377,10 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
     dropBuffers();
   }
 
-  /** Forgets the stream and the buffer. */
+  /** Forgets the streams and the buffer. */
   private void dropBuffers() {
     closeStream();
+    positional.close();
     buffer = null;
     fetchedEnd = -1;
   }

@@ -11,6 +11,7 @@ import io.fffs.datanode.store.log.Block;
 import io.fffs.datanode.store.log.BlockLog;
 import io.fffs.datanode.store.log.Pages;
 import io.fffs.datanode.store.persist.PageRunLoader;
+import io.fffs.protocol.frame.ChunkChecksums;
 import io.fffs.datanode.store.persist.SegmentPageReader;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -160,8 +161,10 @@ final class BlockReader {
         minResident = Math.min(minResident, ref.seq);
       } else {
         PageRunLoader.Piece piece = pieces.get(pieceOf[i]);
-        int inPiece = ref.pageInEntry - pieces.get(pieceOf[i]).firstPage();
-        run = ReadView.Run.loaded(loaded, piece.bufferOffset() + inPiece * pageSize + from, to - from);
+        int inPiece = (ref.pageInEntry - piece.firstPage()) * pageSize + from;
+        boolean onChunk = inPiece % ChunkChecksums.CHUNK_BYTES == 0;
+        run = ReadView.Run.loaded(loaded, piece.bufferOffset() + inPiece, to - from,
+            onChunk ? piece.chunkCrcs() : null, inPiece / ChunkChecksums.CHUNK_BYTES);
       }
       addRun(runs, run);
       at = pageStart + to;

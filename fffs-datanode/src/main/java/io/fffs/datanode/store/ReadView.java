@@ -9,15 +9,14 @@ import java.nio.channels.FileChannel;
 import java.util.List;
 
 /**
- * The bytes of a block range as of one log entry, as runs of contiguous file bytes that can be sent without copying
- * (e.g. a Netty {@code DefaultFileRegion} per run). Resident pages are runs of the arena's tmpfs files; evicted
- * pages were read from the segment files when the view was made, checked against their CRC32C, and are runs of a
- * buffer the view holds ({@link Run#loaded()}), so what is sent is exactly what was checked.
+ * The bytes of a block range as of one log entry, as runs of contiguous bytes in memory that can be sent without a
+ * copy of our own ({@link Run#bytes()}). Resident pages are runs of the arena's mapped tmpfs files; evicted pages
+ * were read from the segment files when the view was made, checked against their CRC32C, and are runs of a buffer
+ * the view holds ({@link Run#loaded()}), so what is sent is exactly what was checked.
  *
- * <p>While the view is open its resident pages cannot be evicted or reused, nor its segment files closed by the
- * cleaner; <b>close it</b> (after the bytes are
- * sent) or writers will eventually stall. The channels belong to the store: never close them — note that a
- * {@code DefaultFileRegion} closes its channel when released, so wrap the channel or use a region that does not.
+ * <p>While the view is open its resident pages cannot be evicted or reused, nor its loaded buffer given to another
+ * read; <b>close it</b> (after the bytes are sent) or writers will eventually stall. The arena's channels belong to
+ * the store: never close them.
  * Not thread-safe; {@link #close()} is idempotent.
  */
 public final class ReadView implements AutoCloseable {
@@ -116,17 +115,30 @@ public final class ReadView implements AutoCloseable {
     private final long position;
     private final int length;
     private final ByteBuffer mapped;
+    /** Of a loaded run that starts on a chunk boundary: the CRCs of its chunks from {@link #firstChunk}, else null. */
+    private final int[] chunkCrcs;
+    private final int firstChunk;
 
     Run(FileChannel channel, long position, int length, ByteBuffer mapped) {
+      this(channel, position, length, mapped, null, 0);
+    }
+
+    private Run(FileChannel channel, long position, int length, ByteBuffer mapped, int[] chunkCrcs,
+        int firstChunk) {
       this.channel = channel;
       this.position = position;
       this.length = length;
       this.mapped = mapped;
+      this.chunkCrcs = chunkCrcs;
+      this.firstChunk = firstChunk;
     }
 
-    /** A run of checked bytes at {@code position} of {@code buffer}, which the view owns. */
-    static Run loaded(ByteBuffer buffer, int position, int length) {
-      return new Run(null, position, length, buffer);
+    /**
+     * A run of checked bytes at {@code position} of {@code buffer}, which the view owns; {@code chunkCrcs} from
+     * {@code firstChunk} are the CRC32Cs of its 512-byte chunks when it starts on one (else null).
+     */
+    static Run loaded(ByteBuffer buffer, int position, int length, int[] chunkCrcs, int firstChunk) {
+      return new Run(null, position, length, buffer, chunkCrcs, firstChunk);
     }
 
     /** The arena file the bytes are in (null for a {@link #loaded()} run); owned by the store, never close it. */
@@ -162,13 +174,26 @@ public final class ReadView implements AutoCloseable {
       return mapped.slice((int) position, length).asReadOnlyBuffer();
     }
 
-    /** Whether {@code next} starts where this run ends, in the same file or buffer. */
+    /**
+     * The CRC32Cs of the run's whole 512-byte chunks, from index {@link #firstChunk()}, known from the check of a
+     * loaded run that starts on a chunk boundary; null when they must be computed.
+     */
+    public int[] chunkCrcs() {
+      return chunkCrcs;
+    }
+
+    public int firstChunk() {
+      return firstChunk;
+    }
+
+    /** Whether {@code next} starts where this run ends, in the same file or buffer (and the same loaded piece). */
     boolean continuedBy(Run next) {
-      return next.channel == channel && next.mapped == mapped && position + length == next.position;
+      return next.channel == channel && next.mapped == mapped && next.chunkCrcs == chunkCrcs
+          && position + length == next.position;
     }
 
     Run extend(int more) {
-      return new Run(channel, position, length + more, mapped);
+      return new Run(channel, position, length + more, mapped, chunkCrcs, firstChunk);
     }
 
     void copyTo(ByteBuffer dst) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fffs.common.time.TimeSpec;
 import io.fffs.datanode.store.persist.SegmentFormat;
+import io.fffs.protocol.frame.ChunkChecksums;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -44,6 +45,16 @@ class EvictedRunReadTest {
       throws Exception {
     try (ReadView view = fixture.store.read(blockId, offset, length, time)) {
       assertThat(view.runs()).allMatch(ReadView.Run::loaded);
+      for (ReadView.Run run : view.runs()) {
+        // The chunk CRCs the check computed are those of the bytes the run holds.
+        if (run.chunkCrcs() != null) {
+          int whole = run.length() / ChunkChecksums.CHUNK_BYTES * ChunkChecksums.CHUNK_BYTES;
+          int[] expected = ChunkChecksums.of(run.bytes().limit(whole));
+          assertThat(Arrays.copyOfRange(run.chunkCrcs(), run.firstChunk(), run.firstChunk() + expected.length))
+              .isEqualTo(expected);
+        }
+      }
+      assertThat(view.runs()).anyMatch(run -> run.chunkCrcs() != null);
       return view.toBytes();
     }
   }

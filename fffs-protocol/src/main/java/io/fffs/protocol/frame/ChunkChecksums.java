@@ -64,6 +64,26 @@ public final class ChunkChecksums {
     }
   }
 
+  /** Whether everything passed so far ends on a chunk boundary, so that {@link #add} may follow. */
+  public boolean atChunkBoundary() {
+    return inChunk == 0;
+  }
+
+  /**
+   * Adds the checksum of the payload's next whole chunk, computed elsewhere (a sender that checked those bytes
+   * already); only {@link #atChunkBoundary() at a chunk boundary}.
+   */
+  public void add(int chunkCrc) {
+    if (inChunk != 0) {
+      throw new IllegalStateException("a chunk's checksum added " + inChunk + " bytes into a chunk");
+    }
+    crc.reset();
+    if (count == crcs.length) {
+      crcs = java.util.Arrays.copyOf(crcs, Math.max(4, crcs.length * 2));
+    }
+    crcs[count++] = chunkCrc;
+  }
+
   private void endChunk() {
     if (count == crcs.length) {
       crcs = java.util.Arrays.copyOf(crcs, Math.max(4, crcs.length * 2));

@@ -77,4 +77,21 @@ class ChunkChecksumsTest {
     changed[2] ^= 1 << 31;
     assertThat(ChunkChecksums.firstMismatch(changed, wire)).isEqualTo(2);
   }
+
+  @Test
+  void checksumsKnownForWholeChunksMixWithComputedOnes() {
+    byte[] bytes = new byte[5 * ChunkChecksums.CHUNK_BYTES + 100];
+    new Random(4).nextBytes(bytes);
+    int[] all = ChunkChecksums.of(ByteBuffer.wrap(bytes));
+    ChunkChecksums sums = new ChunkChecksums(bytes.length);
+    sums.update(ByteBuffer.wrap(bytes, 0, 2 * ChunkChecksums.CHUNK_BYTES));
+    assertThat(sums.atChunkBoundary()).isTrue();
+    sums.add(all[2]);
+    sums.add(all[3]);
+    sums.update(ByteBuffer.wrap(bytes, 4 * ChunkChecksums.CHUNK_BYTES, 10));
+    assertThat(sums.atChunkBoundary()).isFalse();
+    int rest = 4 * ChunkChecksums.CHUNK_BYTES + 10;
+    sums.update(ByteBuffer.wrap(bytes, rest, bytes.length - rest));
+    assertThat(sums.finish()).isEqualTo(all);
+  }
 }

@@ -3,6 +3,7 @@ package io.fffs.datanode.store.persist;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.datanode.store.StoreStats;
+import io.fffs.protocol.frame.ChunkChecksums;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -17,7 +18,8 @@ import java.util.zip.CRC32C;
  * between them (the record, padding) are read with one positional read into one buffer. A block written
  * sequentially is thus read back with one read per few MiB instead of two per page, and sequential positional reads
  * of a buffered file let the kernel's read-ahead and page cache help. The caller gets the verified bytes in memory
- * and sends those, so bytes that were not checked are never served. Thread-safe (stateless besides its stats).
+ * and sends those, so bytes that were not checked are never served; the pass that checks a page also yields the
+ * CRC32Cs of its 512-byte chunks, which a READ answer carries. Thread-safe (stateless besides its stats).
  */
 public final class PageRunLoader {
   /** Bytes between two wanted ranges of a file that are read through rather than split into two reads. */
@@ -34,6 +36,8 @@ public final class PageRunLoader {
     final int blockPage;
     int bufferOffset;
     int crcOffset;
+    /** The CRC32C of each 512-byte chunk of the piece's pages, computed while checking them. */
+    int[] chunkCrcs;
     /** Whether the piece is read with the one before it (same file, close after it). */
     boolean joined;
 
@@ -60,6 +64,14 @@ public final class PageRunLoader {
     /** Where the piece's first page starts in the buffer {@link #load} returned. */
     public int bufferOffset() {
       return bufferOffset;
+    }
+
+    /**
+     * The CRC32C of each {@value ChunkChecksums#CHUNK_BYTES}-byte chunk of the piece's pages, in order, computed in
+     * the pass that checked them (valid once {@link #load} returned).
+     */
+    public int[] chunkCrcs() {
+      return chunkCrcs;
     }
 
     /** Whether {@code next} continues this piece: the entry's next page, in the same file. */
@@ -201,15 +213,27 @@ public final class PageRunLoader {
     stats.segmentReadBytes.add(length);
   }
 
+  /**
+   * Checks every page against its stored CRC32C in one pass that also yields the CRCs of its 512-byte chunks (what a
+   * READ answer carries): the page's CRC is derived from its chunks' ({@link PageChecksums#concat}).
+   */
   private void verify(List<Piece> pieces, ByteBuffer buffer) throws FffsException {
     ByteBuffer crcs = buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    int chunksPerPage = pageSize / ChunkChecksums.CHUNK_BYTES;
     CRC32C crc = new CRC32C();
     for (Piece piece : pieces) {
+      piece.chunkCrcs = new int[piece.pages * chunksPerPage];
       for (int j = 0; j < piece.pages; j++) {
         int at = piece.bufferOffset + j * pageSize;
-        crc.reset();
-        crc.update(buffer.slice(at, pageSize));
-        if ((int) crc.getValue() != crcs.getInt(piece.crcOffset + 4 * j)) {
+        int page = 0;
+        for (int k = 0; k < chunksPerPage; k++) {
+          crc.reset();
+          crc.update(buffer.slice(at + k * ChunkChecksums.CHUNK_BYTES, ChunkChecksums.CHUNK_BYTES));
+          int chunk = (int) crc.getValue();
+          piece.chunkCrcs[j * chunksPerPage + k] = chunk;
+          page = k == 0 ? chunk : PageChecksums.concat(page, chunk);
+        }
+        if (page != crcs.getInt(piece.crcOffset + 4 * j)) {
           stats.crcFailures.increment();
           long position = pagesStart(piece) + (long) j * pageSize;
           throw new FffsException(ErrorCode.CORRUPT, "segment file " + piece.file.path() + " is corrupt at offset "

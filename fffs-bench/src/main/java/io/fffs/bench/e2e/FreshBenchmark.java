@@ -1,0 +1,216 @@
+package io.fffs.bench.e2e;
+
+import io.fffs.bench.child.ChildJvm;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.knowm.xchart.CategoryChart;
+
+/**
+ * Reads by a fresh client, in memory or not: no JIT warm-up anywhere, every case a client JVM of its own started for
+ * it, as a Spark executor or a command-line tool reads a file once. For each file size, FFFS with its arena holding
+ * all of the file, a quarter of it and none of it (a few MiB), and HDFS, each cluster in a JVM of its own
+ * ({@link FreshServerMain}), clients in fresh JVMs ({@link FreshClientMain}):
+ * <ol>
+ *   <li>write: a fresh client writes the file in 128 KiB calls;</li>
+ *   <li>read: a fresh client reads it to the end twice (1st and 2nd read, same JVM), then FFFS reads it once more
+ *       as of a past time (just after the write: the same bytes through the temporal path);</li>
+ *   <li>pread: a fresh client walks it with {@code readFully(position, IO)};</li>
+ *   <li>8 readers: a fresh client reads it with 8 threads at once (aggregate).</li>
+ * </ol>
+ * Reads use IO-byte calls (quick: 1 MiB; full: 64 KiB, 1 MiB, 4 MiB, a fresh JVM per IO size). The ceilings in the
+ * same run are a plain read of the same number of bytes from a tmpfs file and of FFFS's segment files (the
+ * arena-none cluster's, as the page cache holds them after its reads), in 1 MiB calls. Sizes: quick 64 MiB; full
+ * 256 MiB, 1 GiB, 4 GiB. Rates are GB/s (10^9 bytes per second).
+ */
+final class FreshBenchmark implements EndToEndBenchmark.Run {
+  private static final int WRITE_IO = 128 << 10;
+  private static final int READERS = 8;
+  private static final long NONE_ARENA = 16L << 20;
+
+  /** One measured figure. */
+  record Row(String system, String arena, long sizeMiB, String kind, int ioKiB, int readers, double gbps) {}
+
+  private final List<Row> rows = new ArrayList<>();
+
+  @Override
+  public String run(BenchArgs args, Path tmp) throws Exception {
+    long[] sizes = args.quick() ? new long[] {64L << 20} : new long[] {256L << 20, 1L << 30, 4L << 30};
+    int[] ios = args.quick() ? new int[] {1 << 20} : new int[] {64 << 10, 1 << 20, 4 << 20};
+    Report report = new Report("system", "arena", "size_mib", "case", "io_kib", "readers", "gbps");
+    List<CategoryChart> charts = new ArrayList<>();
+    StringBuilder summary = new StringBuilder();
+    for (long size : sizes) {
+      Map<String, Long> arenas = new LinkedHashMap<>();
+      arenas.put("all", size + size / 4 + (64L << 20));
+      arenas.put("quarter", size / 4);
+      arenas.put("none", NONE_ARENA);
+      for (Map.Entry<String, Long> arena : arenas.entrySet()) {
+        Path dir = tmp.resolve("fffs-" + (size >> 20) + "-" + arena.getKey());
+        runSystem("FFFS", arena.getKey(), arena.getValue(), dir, size, ios);
+        if (arena.getKey().equals("none")) {
+          rows.add(new Row("raw segment files", "-", size >> 20, "read 1st", 1024, 1, rawSegments(dir)));
+        }
+        Clusters.deleteRecursively(dir);
+      }
+      Path hdfsDir = tmp.resolve("hdfs-" + (size >> 20));
+      runSystem("HDFS", "-", 0, hdfsDir, size, ios);
+      Clusters.deleteRecursively(hdfsDir);
+      rows.add(new Row("raw tmpfs", "-", size >> 20, "read 1st", 1024, 1, rawTmpfs(size)));
+      charts.add(chart(size));
+      summary.append(summarize(size));
+    }
+    for (Row row : rows) {
+      report.row(row.system(), row.arena(), row.sizeMiB(), row.kind(), row.ioKiB(), row.readers(), row.gbps());
+      System.out.printf(Locale.ROOT, "%-18s %-8s %6d MiB  %-10s %5d KiB x%d  %.3f GB/s%n", row.system(), row.arena(),
+          row.sizeMiB(), row.kind(), row.ioKiB(), row.readers(), row.gbps());
+    }
+    report.writeCsv(args.csv());
+    Charts.save(args.png(), charts);
+    return summary.toString().trim();
+  }
+
+  /** One cluster, its cases each in a fresh client JVM. */
+  private void runSystem(String system, String arena, long arenaBytes, Path dir, long size, int[] ios)
+      throws IOException {
+    Progress.say("%s%s, %d MiB file: starting the cluster", system, system.equals("FFFS") ? " arena " + arena : "",
+        size >> 20);
+    String path = "/fresh/file";
+    try (ChildJvm server = ChildJvm.start(system + " cluster", "3g", FreshServerMain.class, system, dir.toString(),
+        String.valueOf(arenaBytes))) {
+      String uri = server.ask("uri")[0];
+      try (ChildJvm client = client(system, uri)) {
+        add(system, arena, size, "write", WRITE_IO, 1, client.ask("write " + path + " " + size + " " + WRITE_IO));
+      }
+      server.ask("quiet");
+      long afterWrite = System.currentTimeMillis();
+      for (int io : ios) {
+        try (ChildJvm client = client(system, uri)) {
+          String read = "read " + path + " " + size + " " + io;
+          add(system, arena, size, "read 1st", io, 1, client.ask(read));
+          add(system, arena, size, "read 2nd", io, 1, client.ask(read));
+          if (system.equals("FFFS")) {
+            add(system, arena, size, "read past", io, 1,
+                client.ask("read " + path + "@s" + afterWrite + " " + size + " " + io));
+          }
+        }
+        try (ChildJvm client = client(system, uri)) {
+          add(system, arena, size, "pread", io, 1, client.ask("pread " + path + " " + size + " " + io));
+        }
+      }
+      try (ChildJvm client = client(system, uri)) {
+        add(system, arena, size, READERS + " readers", 1 << 20, READERS,
+            client.ask("readers " + path + " " + size + " " + (1 << 20) + " " + READERS));
+      }
+      if (system.equals("FFFS")) {
+        String[] stats = server.ask("stats");
+        Progress.say("FFFS arena %s: %s pages reloaded from segment files in %s reads", arena, stats[0], stats[1]);
+      }
+    }
+  }
+
+  private static ChildJvm client(String system, String uri) throws IOException {
+    return ChildJvm.start(system + " client", "1g", FreshClientMain.class, uri);
+  }
+
+  private void add(String system, String arena, long size, String kind, int io, int readers, String[] answer) {
+    rows.add(new Row(system, arena, size >> 20, kind, io >> 10, readers, Double.parseDouble(answer[0])));
+  }
+
+  /** A plain read of the segment files under {@code dir}, in 1 MiB calls, as the page cache holds them now. */
+  private static double rawSegments(Path dir) throws IOException {
+    List<Path> segments;
+    try (Stream<Path> files = Files.walk(dir)) {
+      segments = files.filter(f -> f.getFileName().toString().startsWith("seg-")).sorted().toList();
+    }
+    ByteBuffer buffer = ByteBuffer.allocateDirect(1 << 20);
+    long bytes = 0;
+    long start = System.nanoTime();
+    for (Path segment : segments) {
+      try (FileChannel channel = FileChannel.open(segment, StandardOpenOption.READ)) {
+        for (int n; (n = channel.read(buffer.clear())) > 0; ) {
+          bytes += n;
+        }
+      }
+    }
+    return bytes / (double) (System.nanoTime() - start);
+  }
+
+  /** Writes {@code size} bytes to a tmpfs file, then times a plain read of it in 1 MiB calls. */
+  private static double rawTmpfs(long size) throws IOException {
+    Path shm = Paths.get("/dev/shm");
+    Path file = Files.createTempFile(Files.isDirectory(shm) ? shm : Paths.get(System.getProperty("java.io.tmpdir")),
+        "fffs-bench-fresh-", ".bin");
+    try {
+      ByteBuffer buffer = ByteBuffer.allocateDirect(1 << 20);
+      buffer.put(FileIo.randomBytes(1 << 20, 3)).flip();
+      try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+        for (long at = 0; at < size; at += buffer.capacity()) {
+          channel.write(buffer.clear(), at);
+        }
+      }
+      long start = System.nanoTime();
+      long bytes = 0;
+      try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+        for (int n; (n = channel.read(buffer.clear())) > 0; ) {
+          bytes += n;
+        }
+      }
+      return bytes / (double) (System.nanoTime() - start);
+    } finally {
+      Files.deleteIfExists(file);
+    }
+  }
+
+  private List<Row> of(long size) {
+    return rows.stream().filter(r -> r.sizeMiB() == size >> 20).toList();
+  }
+
+  private double find(long size, String system, String arena, String kind, int ioKiB) {
+    return of(size).stream().filter(r -> r.system().equals(system) && r.arena().equals(arena)
+        && r.kind().equals(kind) && r.ioKiB() == ioKiB).mapToDouble(Row::gbps).findFirst().orElse(Double.NaN);
+  }
+
+  /** Bars per case, a series per FFFS arena and HDFS, at 1 MiB calls. */
+  private CategoryChart chart(long size) {
+    CategoryChart chart = Charts.bars(String.format(Locale.ROOT, "Fresh client, %d MiB file, 1 DataNode",
+        size >> 20), "case (reads in 1 MiB calls)", "GB/s");
+    List<String> kinds = List.of("write", "read 1st", "read 2nd", "read past", "pread", READERS + " readers");
+    String[][] series = {{"FFFS", "all"}, {"FFFS", "quarter"}, {"FFFS", "none"}, {"HDFS", "-"}};
+    for (String[] s : series) {
+      List<Double> values = new ArrayList<>();
+      for (String kind : kinds) {
+        int io = kind.equals("write") ? WRITE_IO >> 10 : 1024;
+        double v = find(size, s[0], s[1], kind, io);
+        values.add(Double.isNaN(v) ? 0.0 : v);
+      }
+      chart.addSeries(s[0].equals("HDFS") ? "HDFS" : "FFFS arena " + s[1], kinds, values);
+    }
+    return chart;
+  }
+
+  private String summarize(long size) {
+    StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%d MiB, 1 MiB reads, FFFS/HDFS:", size >> 20));
+    for (String arena : List.of("all", "quarter", "none")) {
+      b.append(String.format(Locale.ROOT, " arena %s 1st %.2f 2nd %.2f pread %.2f 8 readers %.2f, past/latest %.2f;",
+          arena, ratio(size, arena, "read 1st"), ratio(size, arena, "read 2nd"), ratio(size, arena, "pread"),
+          ratio(size, arena, READERS + " readers"),
+          find(size, "FFFS", arena, "read past", 1024) / find(size, "FFFS", arena, "read 2nd", 1024)));
+    }
+    return b.append(' ').toString();
+  }
+
+  private double ratio(long size, String arena, String kind) {
+    return find(size, "FFFS", arena, kind, 1024) / find(size, "HDFS", "-", kind, 1024);
+  }
+}

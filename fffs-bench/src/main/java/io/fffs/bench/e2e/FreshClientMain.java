@@ -1,0 +1,85 @@
+package io.fffs.bench.e2e;
+
+import io.fffs.bench.BenchLogging;
+import io.fffs.bench.child.ChildLoop;
+import java.io.IOException;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * A fresh client in a JVM of its own, as a new Spark executor or a command-line tool is: {@code FreshClientMain URI}
+ * opens one {@code FileSystem} and serves ({@link ChildLoop}); every answer is GB/s (10^9 bytes per second):
+ * <pre>
+ *   write PATH SIZE IO        → ok GBPS    (creates PATH, writes SIZE bytes in IO-byte calls, closes it)
+ *   read PATH SIZE IO         → ok GBPS    (reads it to the end in IO-byte calls)
+ *   pread PATH SIZE IO        → ok GBPS    (readFully(position, IO bytes) from 0 to the end)
+ *   readers PATH SIZE IO N    → ok GBPS    (N threads each read the whole file at once; aggregate)
+ * </pre>
+ */
+public final class FreshClientMain {
+  private FreshClientMain() {}
+
+  public static void main(String[] args) {
+    BenchLogging.quiet();
+    ChildLoop.run(() -> {
+      FileSystem fs = FileSystem.newInstance(URI.create(args[0]), new Configuration());
+      return new ChildLoop.Side() {
+        @Override
+        public String serve(String[] c) throws Exception {
+          Path path = new Path(c[1]);
+          long size = Long.parseLong(c[2]);
+          int io = Integer.parseInt(c[3]);
+          double gbps = switch (c[0]) {
+            case "write" -> FileIo.write(fs, path, size, FileIo.randomBytes(io, 7));
+            case "read" -> FileIo.read(fs, path, size, new byte[io]);
+            case "pread" -> pread(fs, path, size, io);
+            case "readers" -> readers(fs, path, size, io, Integer.parseInt(c[4]));
+            default -> throw new IllegalArgumentException("unknown command " + c[0]);
+          };
+          return String.valueOf(gbps);
+        }
+
+        @Override
+        public void close() throws Exception {
+          fs.close();
+        }
+      };
+    });
+  }
+
+  static double pread(FileSystem fs, Path path, long size, int io) throws IOException {
+    byte[] buffer = new byte[io];
+    long start = System.nanoTime();
+    try (FSDataInputStream in = fs.open(path)) {
+      for (long at = 0; at < size; at += io) {
+        in.readFully(at, buffer, 0, (int) Math.min(io, size - at));
+      }
+    }
+    return size / (double) (System.nanoTime() - start);
+  }
+
+  static double readers(FileSystem fs, Path path, long size, int io, int n) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(n);
+    try {
+      long start = System.nanoTime();
+      List<Future<Double>> reads = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        reads.add(pool.submit(() -> FileIo.read(fs, path, size, new byte[io])));
+      }
+      for (Future<Double> read : reads) {
+        read.get();
+      }
+      return n * size / (double) (System.nanoTime() - start);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+}

@@ -1,0 +1,79 @@
+package io.fffs.bench.e2e;
+
+import io.fffs.bench.BenchLogging;
+import io.fffs.bench.child.ChildLoop;
+import io.fffs.datanode.store.StoreStats;
+import io.fffs.minicluster.MiniFffsCluster;
+import java.nio.file.Paths;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+
+/**
+ * The cluster of one {@link FreshBenchmark} configuration in a JVM of its own: {@code FreshServerMain FFFS|HDFS DIR
+ * ARENA_BYTES} starts an FFFS {@code MiniFffsCluster} (persistence on, the default) or an HDFS {@code MiniDFSCluster}
+ * with one DataNode and serves ({@link io.fffs.bench.child.ChildLoop}):
+ * <pre>
+ *   uri        → ok URI                        (the file system clients connect to)
+ *   quiet      → ok                            (FFFS: waits until persistence has gone quiet)
+ *   stats      → ok PAGES_RELOADED SEGMENT_READS  (FFFS; 0 0 for HDFS)
+ * </pre>
+ */
+public final class FreshServerMain {
+  private FreshServerMain() {}
+
+  public static void main(String[] args) {
+    BenchLogging.quiet();
+    ChildLoop.run(() -> {
+      boolean fffs = args[0].equals("FFFS");
+      MiniFffsCluster ffs = fffs ? Clusters.fffs(Paths.get(args[1]), new Configuration(), Long.parseLong(args[2]))
+          : null;
+      MiniDFSCluster hdfs = fffs ? null : Clusters.hdfs(Paths.get(args[1]), new Configuration());
+      return new ChildLoop.Side() {
+        @Override
+        public String serve(String[] c) throws Exception {
+          switch (c[0]) {
+            case "uri" -> {
+              return (fffs ? ffs.getURI() : hdfs.getURI()).toString();
+            }
+            case "quiet" -> {
+              if (fffs) {
+                awaitQuiet(ffs.getDataNode(0).store().stats());
+              }
+              return "";
+            }
+            case "stats" -> {
+              StoreStats stats = fffs ? ffs.getDataNode(0).store().stats() : null;
+              return stats == null ? "0 0" : stats.pagesReloaded.sum() + " " + stats.segmentReads.sum();
+            }
+            default -> throw new IllegalArgumentException("unknown command " + c[0]);
+          }
+        }
+
+        @Override
+        public void close() throws Exception {
+          if (ffs != null) {
+            ffs.close();
+          }
+          Clusters.shutdown(hdfs);
+        }
+      };
+    });
+  }
+
+  /** Until no bytes were persisted for 300 ms (at most 60 s), so a read does not run beside the disk thread. */
+  private static void awaitQuiet(StoreStats stats) throws InterruptedException {
+    long start = System.nanoTime();
+    long last = -1;
+    long quietSince = start;
+    while (System.nanoTime() - start < 60_000_000_000L) {
+      long persisted = stats.bytesPersisted.sum();
+      if (persisted != last) {
+        last = persisted;
+        quietSince = System.nanoTime();
+      } else if (System.nanoTime() - quietSince > 300_000_000L) {
+        return;
+      }
+      Thread.sleep(20);
+    }
+  }
+}
