@@ -36,12 +36,28 @@ class ClockOffsetEstimateTest {
     }
   }
 
+  /**
+   * The DataNode's estimate once a sample's round trip bounds its error by {@code error} µs: on a loaded machine
+   * the first samples may all be slow, and the filter can only be as good as its fastest one.
+   */
+  private static ClockOffsetFilter.Estimate estimate(DataNode dataNode, long error) throws InterruptedException {
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (true) {
+      ClockOffsetFilter.Estimate estimate = dataNode.clockOffset();
+      if (estimate.errorMicros() <= error || System.nanoTime() > deadline) {
+        return estimate;
+      }
+      dataNode.triggerHeartbeat();
+      Thread.sleep(50);
+    }
+  }
+
   @Test
   void aDataNodeOnTheNameNodesClockReportsUnderOneMillisecond() throws Exception {
     try (MiniFffsCluster cluster = MiniFffsCluster.builder().baseDir(base).numDataNodes(1).build()) {
       DataNode dataNode = cluster.getDataNode(0);
-      ClockOffsetFilter.Estimate estimate = dataNode.clockOffset();
-      assertThat(Math.abs(estimate.offsetMicros())).as("%s right after start-up", estimate).isLessThan(1_000);
+      ClockOffsetFilter.Estimate estimate = estimate(dataNode, 1_000);
+      assertThat(Math.abs(estimate.offsetMicros())).as("%s", estimate).isLessThan(1_000);
       DatanodeDescriptor seen = descriptor(cluster, dataNode,
           d -> d.offsetErrorMicros() >= 0 && Math.abs(d.measuredOffsetMicros()) < 1_000);
       assertThat(Math.abs(seen.measuredOffsetMicros())).as("the NameNode's view").isLessThan(1_000);
@@ -58,15 +74,16 @@ class ClockOffsetEstimateTest {
     try (MiniFffsCluster cluster = MiniFffsCluster.builder().baseDir(base).conf(conf).numDataNodes(2)
         .dataNodeClock(0, PhysicalClock.system().offsetBy(within))
         .dataNodeClock(1, PhysicalClock.system().offsetBy(beyond)).build()) {
-      assertThat(cluster.getDataNode(0).clockOffset().offsetMicros()).isCloseTo(within,
+      assertThat(estimate(cluster.getDataNode(0), 5_000).offsetMicros()).isCloseTo(within,
           org.assertj.core.data.Offset.offset(5_000L));
-      assertThat(cluster.getDataNode(1).clockOffset().offsetMicros()).isCloseTo(beyond,
+      assertThat(estimate(cluster.getDataNode(1), 5_000).offsetMicros()).isCloseTo(beyond,
           org.assertj.core.data.Offset.offset(5_000L));
       DatanodeDescriptor skewed = descriptor(cluster, cluster.getDataNode(1),
-          d -> d.offsetErrorMicros() >= 0 && !d.isHealthy());
+          d -> d.offsetErrorMicros() >= 0 && d.offsetErrorMicros() <= 5_000 && !d.isHealthy());
       assertThat(skewed.measuredOffsetMicros()).isCloseTo(beyond, org.assertj.core.data.Offset.offset(5_000L));
       assertThat(skewed.unhealthyReason()).contains("behind");
-      DatanodeDescriptor fine = descriptor(cluster, cluster.getDataNode(0), d -> d.offsetErrorMicros() >= 0);
+      DatanodeDescriptor fine = descriptor(cluster, cluster.getDataNode(0),
+          d -> d.offsetErrorMicros() >= 0 && d.offsetErrorMicros() <= 5_000);
       assertThat(fine.isHealthy()).isTrue();
       assertThat(fine.measuredOffsetMicros()).isCloseTo(within, org.assertj.core.data.Offset.offset(5_000L));
     }
