@@ -45,6 +45,7 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
 
   private final FileLayout layout;
   private final TokenSource tokens;
+  private final ReplicaFailover.BadReplicas bad;
   private final DataTransferClient data;
   private final int bufferSize;
   /** Holds bytes [bufferStart, bufferStart + limit) of the file once fetched and verified. */
@@ -65,6 +66,13 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
   private final PositionalReadAhead positional = new PositionalReadAhead(this::open, failedReplicas);
 
   FffsInputStream(FileLayout layout, DataTransferClient data, int bufferSize, TokenSource tokens) {
+    this(layout, data, bufferSize, tokens, (blockId, replica, reason) -> { });
+  }
+
+  /** @param bad told of replicas whose bytes failed their checksums */
+  FffsInputStream(FileLayout layout, DataTransferClient data, int bufferSize, TokenSource tokens,
+      ReplicaFailover.BadReplicas bad) {
+    this.bad = bad;
     this.layout = layout;
     this.tokens = tokens;
     this.data = data;
@@ -297,12 +305,12 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
           ReadResult result = data.read(replica, block.blockId, block.token, at - block.offset, window,
               layout.time);
           if (result.bytesRead() < want) {
-            throw new FffsException(ErrorCode.CORRUPT, layout.path + ": block " + block.blockId + " returned "
+            throw new ReplicaFailover.ShortAnswer(layout.path + ": block " + block.blockId + " returned "
                 + result.bytesRead() + " bytes at offset " + (at - block.offset) + " from " + replica.getHost()
                 + ":" + replica.getDataPort() + " where " + want + " existed as of " + layout.time);
           }
           return result;
-        });
+        }, bad);
   }
 
   @Override

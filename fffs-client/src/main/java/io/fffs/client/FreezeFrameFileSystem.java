@@ -163,7 +163,14 @@ public class FreezeFrameFileSystem extends FileSystem {
     statistics.incrementReadOps(1);
     FileLayout layout = client.layout(plain, time, shown);
     return new FSDataInputStream(new FffsInputStream(layout, client.data(),
-        FffsClientConfigKeys.readBufferSize(getConf()), () -> nn().getBlockLocations(plain, time, 0, Long.MAX_VALUE)));
+        FffsClientConfigKeys.readBufferSize(getConf()), () -> nn().getBlockLocations(plain, time, 0, Long.MAX_VALUE),
+        (blockId, replica, reason) -> {
+          try {
+            nn().reportBadReplica(blockId, replica.getDatanodeUuid(), reason);
+          } catch (IOException e) {
+            // The read went on from another replica; the DataNode's own checks find the damage later.
+          }
+        }));
   }
 
   @Override

@@ -26,14 +26,35 @@ final class ReplicaFailover {
     T run(DatanodeIdProto replica) throws IOException;
   }
 
+  /** Told of a replica whose bytes failed their checksums (the NameNode then replaces it). */
+  @FunctionalInterface
+  interface BadReplicas {
+    void report(long blockId, DatanodeIdProto replica, String reason);
+  }
+
+  /** A short answer: {@code CORRUPT} for the read, but no sign of damage (the replica may be stale). */
+  static final class ShortAnswer extends FffsException {
+    private static final long serialVersionUID = 1L;
+
+    ShortAnswer(String message) {
+      super(ErrorCode.CORRUPT, message);
+    }
+  }
+
   private ReplicaFailover() {}
+
+  /** {@link #run(String, long, List, Set, Attempt, BadReplicas)} reporting no bad replica. */
+  static <T> T run(String path, long blockId, List<DatanodeIdProto> ordered, Set<String> failed,
+      Attempt<T> attempt) throws IOException {
+    return run(path, blockId, ordered, failed, attempt, (block, replica, reason) -> { });
+  }
 
   /**
    * Runs {@code attempt} on each replica of {@code ordered} until one succeeds; a replica that fails is added to
    * {@code failed} (its DataNode uuid), so later reads of this reader try it last.
    */
   static <T> T run(String path, long blockId, List<DatanodeIdProto> ordered, Set<String> failed,
-      Attempt<T> attempt) throws IOException {
+      Attempt<T> attempt, BadReplicas bad) throws IOException {
     if (ordered.isEmpty()) {
       throw new FffsException(ErrorCode.NOT_FOUND, "block " + blockId + " of " + path + " has no live DataNode:"
           + " the DataNodes holding it are down or have not reported yet");
@@ -48,6 +69,10 @@ final class ReplicaFailover {
         }
         errors.add(e);
         failed.add(replica.getDatanodeUuid());
+        if (e instanceof FffsException && ((FffsException) e).code() == ErrorCode.CORRUPT
+            && !(e instanceof ShortAnswer)) {
+          bad.report(blockId, replica, e.getMessage());
+        }
         if (errors.size() < ordered.size()) {
           LOG.warn("Reading block {} of {} from {} failed ({}); trying another replica", blockId, path,
               address(replica), e.getMessage());

@@ -56,6 +56,26 @@ class ReplicaFailoverTest {
   }
 
   @Test
+  void aChecksumFailureIsReportedAsABadReplicaButAShortAnswerOrAnOutageIsNot() throws IOException {
+    List<String> reported = new ArrayList<>();
+    ReplicaFailover.BadReplicas bad = (blockId, replica, reason) -> reported.add(blockId + "@"
+        + replica.getDatanodeUuid());
+    List<IOException> failures = List.of(new FffsException(ErrorCode.CORRUPT, "CRC32C mismatch"),
+        new ReplicaFailover.ShortAnswer("block 7 returned 10 bytes where 20 existed"),
+        new ConnectException("Connection refused"), new FffsException(ErrorCode.REPLICA_STALE, "known only up to"));
+    for (IOException failure : failures) {
+      String answer = ReplicaFailover.run("/f", 7, REPLICAS, new HashSet<>(), replica -> {
+        if (replica.getDatanodeUuid().equals("a")) {
+          throw failure;
+        }
+        return replica.getDatanodeUuid();
+      }, bad);
+      assertThat(answer).isEqualTo("b");
+    }
+    assertThat(reported).containsExactly("7@a");
+  }
+
+  @Test
   void whatEveryReplicaWouldAnswerIsNotRetried() {
     for (ErrorCode code : List.of(ErrorCode.TIME_IN_FUTURE, ErrorCode.INVALID_ARGUMENT, ErrorCode.ACCESS_DENIED)) {
       tried.clear();

@@ -144,6 +144,12 @@ public final class NamenodeClient implements Closeable {
     return call(h -> proxy.addBlock(null, request.setHlc(h).build()), AddBlockResponseProto::getHlc).getBlock();
   }
 
+  /** Tells the NameNode that the replica of {@code blockId} on {@code datanodeUuid} failed its checksums. */
+  public void reportBadReplica(long blockId, String datanodeUuid, String reason) throws IOException {
+    query(h -> proxy.reportBadReplica(null, ReportBadReplicaRequestProto.newBuilder().setHlc(h).setBlockId(blockId)
+        .setDatanodeUuid(datanodeUuid).setReason(reason).build()), ReportBadReplicaResponseProto::getHlc);
+  }
+
   /** fsck: the files under {@code path} as of {@code time}, each block with its replicas' states now. */
   public java.util.List<FsckFileProto> fsck(String path, TimeSpec time) throws IOException {
     return query(h -> proxy.fsck(null, FsckRequestProto.newBuilder().setHlc(h).setPath(path)

@@ -50,7 +50,7 @@ class DamagedReplicaTest {
       int victim = indexOf(cluster, victimUuid);
       cluster.stopDataNode(victim);
       Path dataDir = base.resolve("dn-" + victim).resolve("data");
-      flipARecordOf(dataDir, blockId, DataNodeConfigKeys.pageSize(cluster.getConfiguration()));
+      flipARecordOf(dataDir, blockId, DataNodeConfigKeys.pageSize(cluster.getConfiguration()), false);
       cluster.restartDataNode(victim);
       assertThat(cluster.getDataNode(victim).store().quarantined()).as("the DataNode started, block set aside")
           .contains(blockId);
@@ -92,8 +92,61 @@ class DamagedReplicaTest {
     throw new AssertionError("no DataNode " + uuid);
   }
 
-  /** Flips a byte of the HLC in the record of the block's second entry (its first WRITE). */
-  private static void flipARecordOf(Path dataDir, long blockId, int pageSize) throws Exception {
+  /**
+   * A reader that meets a damaged page reports the replica: bytes flipped in a page (which recovery does not check
+   * in a cleanly closed file) are found by the DataNode when a read brings the page back from disk; the reader gets
+   * the bytes from another replica and tells the NameNode, which replaces the damaged replica and drops it.
+   */
+  @Test
+  void aReplicaAReaderFindsDamagedIsReportedAndReplaced() throws Exception {
+    try (MiniFffsCluster cluster = ReplicatedHistoryTest.cluster(base, ReReplicationTest.conf(3), 4);
+        FreezeFrameFileSystem fs = cluster.getFileSystem();
+        Replicas replicas = new Replicas(cluster)) {
+      ReReplicationTest.writeHistory(fs, new Random(31));
+      LocatedBlockProto listed = replicas.awaitListed(ReReplicationTest.FILE, 3).getBlocks(0);
+      long blockId = listed.getBlock().getBlockId();
+      // The block as its first write left it: the pages that write put on disk.
+      io.fffs.datanode.store.BlockInfo first = replicas.store(listed.getLocations(0).getDatanodeUuid())
+          .infoAtLogIndex(blockId, 1);
+      TimeSpec then = TimeSpec.system(first.hlc().physicalMicros());
+      // The replica a reader of that moment tries first is the damaged one.
+      LocatedBlockProto damagedBlock = replicas.blocks(ReReplicationTest.FILE, then).getBlocks(0);
+      String victimUuid = damagedBlock.getLocations(0).getDatanodeUuid();
+      int victim = indexOf(cluster, victimUuid);
+      String good = damagedBlock.getLocations(1).getDatanodeUuid();
+      cluster.stopDataNode(victim);
+      flipARecordOf(base.resolve("dn-" + victim).resolve("data"), blockId,
+          DataNodeConfigKeys.pageSize(cluster.getConfiguration()), true);
+      cluster.restartDataNode(victim);
+      assertThat(cluster.getDataNode(victim).store().quarantined()).as("a page is not checked at recovery")
+          .isEmpty();
+
+      byte[] expected;
+      try (io.fffs.datanode.store.ReadView view = replicas.store(good).read(blockId, 0, (int) first.length(), then)) {
+        expected = view.toBytes();
+      }
+      byte[] read = new byte[(int) first.length()];
+      try (org.apache.hadoop.fs.FSDataInputStream in = fs.open(
+          new org.apache.hadoop.fs.Path(ReReplicationTest.FILE + "@s" + then.micros() / 1000 + "." + String.format(
+              "%03d", then.micros() % 1000)))) {
+        in.readFully(0, read);
+      }
+      assertThat(read).as("the reader got the bytes from a good replica").isEqualTo(expected);
+
+      ReReplicationTest.awaitTrue(() -> {
+        LocatedBlockProto now = replicas.blocks(ReReplicationTest.FILE, TimeSpec.latest()).getBlocks(0);
+        return now.getLocationsCount() == 3 && !holds(now, victimUuid)
+            && cluster.getDataNode(victim).store().logEntries(blockId).isEmpty();
+      }, "block " + blockId + " replaced on a good DataNode and dropped on the damaged one");
+      replicas.assertSameLogs(replicas.blocks(ReReplicationTest.FILE, TimeSpec.latest()).getBlocks(0));
+    }
+  }
+
+  /**
+   * Flips a byte in the record of the block's second entry (its first WRITE): of its HLC (the record then fails its
+   * CRC), or of its first page.
+   */
+  private static void flipARecordOf(Path dataDir, long blockId, int pageSize, boolean page) throws Exception {
     for (Path file : SegmentFormat.list(dataDir)) {
       try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
         long pos = SegmentFormat.HEADER_BYTES;
@@ -113,10 +166,11 @@ class DamagedReplicaTest {
           ByteBuffer fields = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN);
           channel.read(fields, body);
           if (fields.getLong(0) == blockId && fields.getInt(8) == 1) {
+            long at = page ? pos + SegmentFormat.PREFIX_BYTES + 3 : body + 20;
             ByteBuffer one = ByteBuffer.allocate(1);
-            channel.read(one, body + 20);
+            channel.read(one, at);
             one.put(0, (byte) ~one.get(0)).flip();
-            channel.write(one, body + 20);
+            channel.write(one, at);
             return;
           }
           pos += SegmentFormat.recordBytes(pages, pageSize);

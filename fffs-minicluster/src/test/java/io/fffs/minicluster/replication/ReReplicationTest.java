@@ -44,8 +44,10 @@ class ReReplicationTest {
     Configuration conf = ReplicatedHistoryTest.conf(replication);
     conf.set(DataNodeServiceConfigKeys.HEARTBEAT_INTERVAL_KEY, "200ms");
     conf.set(NameNodeConfigKeys.DATANODE_DEAD_INTERVAL_KEY, "1s");
-    conf.set(NameNodeConfigKeys.REPLICATION_DEAD_INTERVAL_KEY, "3s");
-    conf.set(NameNodeConfigKeys.REPLICATION_INTERVAL_KEY, "200ms");
+    // Long enough that a DataNode process starved of CPU on a loaded machine is not given up for lost.
+    conf.set(NameNodeConfigKeys.REPLICATION_DEAD_INTERVAL_KEY, "6s");
+    // Two scans a second apart before a block is acted on: the reports of a just-closed file are in by then.
+    conf.set(NameNodeConfigKeys.REPLICATION_INTERVAL_KEY, "1s");
     return conf;
   }
 

@@ -363,6 +363,16 @@ public final class DatanodeManager {
     return all;
   }
 
+  /** {@link #markCorrupt} for a replica the NameNode knows of; returns whether it was one. */
+  public boolean markCorruptIfHeld(String uuid, long blockId) {
+    BlockReplicas replicas = blockReplicas.get(blockId);
+    if (replicas == null || !replicas.all().contains(uuid)) {
+      return false;
+    }
+    replicas.markCorrupt(uuid);
+    return true;
+  }
+
   /** How many replicas of the block are marked damaged. */
   public int corruptReplicas(long blockId) {
     BlockReplicas replicas = blockReplicas.get(blockId);

@@ -200,6 +200,8 @@ public final class ReplicationMonitor {
     for (int i = current.size() - 1; i >= want.replication(); i--) {
       extra.add(current.get(i));
     }
+    LOG.info("Block {} has {} current replicas of {} (stale {}, damaged {}): dropping those on {}", want.blockId(),
+        view.current().size(), want.replication(), view.stale(), view.corrupt(), extra);
     for (String uuid : extra) {
       datanodes.removeReplica(want.blockId(), uuid);
       drops.computeIfAbsent(uuid, u -> new ArrayList<>()).add(want.blockId());

@@ -25,6 +25,8 @@ import org.apache.hadoop.thirdparty.protobuf.ServiceException;
  * and a lease holder's {@code getBlockLocations} (after the write-permission and lease checks).
  */
 public final class ClientNamenodeProtocolServerSide implements ClientNamenodeProtocolPB {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(ClientNamenodeProtocolServerSide.class);
   private final Namesystem fs;
   private final DelegationTokenCalls tokens;
   private final ServedCall call;
@@ -236,6 +238,18 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
     return call.query(r.getHlc(), caller -> GetContentSummaryResponseProto.newBuilder()
         .setSummary(fs.queries.getContentSummary(caller, r.getPath(), TimeSpec.fromProto(r.getTime())))
         .setHlc(call.now()).build());
+  }
+
+  @Override
+  public ReportBadReplicaResponseProto reportBadReplica(RpcController c, ReportBadReplicaRequestProto r)
+      throws ServiceException {
+    return call.query(r.getHlc(), caller -> {
+      if (fs.datanodes().markCorruptIfHeld(r.getDatanodeUuid(), r.getBlockId())) {
+        LOG.warn("{} reports the replica of block {} on DataNode {} damaged: {}", caller.user(), r.getBlockId(),
+            r.getDatanodeUuid(), r.getReason());
+      }
+      return ReportBadReplicaResponseProto.newBuilder().setHlc(call.now()).build();
+    });
   }
 
   @Override
