@@ -241,6 +241,10 @@ final class QueryService {
         channel.write(io.netty.buffer.Unpooled.wrappedBuffer(run.bytes()), channel.voidPromise());
         continue;
       }
+      if (channel.pipeline().get(io.netty.handler.ssl.SslHandler.class) != null) {
+        channel.write(readRun(channel, run), channel.voidPromise());  // TLS encrypts bytes, not file regions
+        continue;
+      }
       // Segment files never change, so their pages go out zero-copy. The store owns the channel and a
       // DefaultFileRegion closes its channel when deallocated: the extra reference keeps it from ever being
       // deallocated (Netty releases exactly the one it was given).
@@ -248,6 +252,25 @@ final class QueryService {
           channel.voidPromise());
     }
     channel.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(done -> release.run());
+  }
+
+  /** A segment-file run read into a buffer, for a connection that cannot take file regions (TLS). */
+  private static io.netty.buffer.ByteBuf readRun(Channel channel, ReadView.Run run) {
+    io.netty.buffer.ByteBuf bytes = channel.alloc().directBuffer((int) run.length());
+    try {
+      long position = run.position();
+      while (bytes.isWritable()) {
+        int read = bytes.writeBytes(run.channel(), position, bytes.writableBytes());
+        if (read < 0) {
+          throw new java.io.EOFException("segment file ends before its run (" + run.length() + " bytes)");
+        }
+        position += read;
+      }
+      return bytes;
+    } catch (java.io.IOException e) {
+      bytes.release();
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   /**
