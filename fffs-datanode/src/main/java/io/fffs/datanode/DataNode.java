@@ -75,6 +75,12 @@ public final class DataNode implements Closeable {
   public static DataNode start(Configuration conf, PhysicalClock physicalClock) throws IOException {
     TransportSelection.Choice<ServerTransportProvider> transport =
         TransportSelection.select(conf, ServerTransportProvider.class);
+    if (io.fffs.protocol.DataTransferTls.enabled(conf) && !transport.tcp()) {
+      // UCX moves payloads by RDMA, outside any TLS session: it cannot give integrity or privacy.
+      throw new java.io.IOException(io.fffs.protocol.DataTransferTls.PROTECTION_KEY + "="
+          + conf.getTrimmed(io.fffs.protocol.DataTransferTls.PROTECTION_KEY) + " needs the TCP transport, but "
+          + transport.transport() + " was chosen: set fffs.transport=tcp (docs/security.md)");
+    }
     HybridLogicalClock clock = new HybridLogicalClock(physicalClock, conf);
     MultiLogBlockStore store = MultiLogBlockStore.open(conf, clock);
     DataServer server = null;

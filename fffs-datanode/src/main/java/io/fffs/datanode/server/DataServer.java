@@ -107,6 +107,7 @@ public final class DataServer implements java.io.Closeable {
     EventLoopGroup workers = EventLoops.newGroup(DataNodeServiceConfigKeys.serverIoThreads(conf), "fffs-data-io",
         true);
     InetSocketAddress bind = DataNodeServiceConfigKeys.dataAddress(conf);
+    io.netty.handler.ssl.SslContext tls = io.fffs.protocol.DataTransferTls.server(conf);  // null: no TLS
     KeptBufferAllocator buffers = new KeptBufferAllocator(INITIAL_READ_BYTES, MAX_READ_BYTES,
         KEPT_READ_BUFFER_BYTES, ByteBufAllocator.DEFAULT, stats.receiveBuffersAllocated, stats.receiveBuffersReused);
     try {
@@ -120,6 +121,9 @@ public final class DataServer implements java.io.Closeable {
           .childHandler(new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
+              if (tls != null) {
+                ch.pipeline().addLast(tls.newHandler(ch.alloc()));
+              }
               ch.pipeline().addLast(
                   new FrameDecoder<>(RequestHeaderProto.parser(), maxFrame, DataTransferConfigKeys.MAX_FRAME_SIZE_KEY,
                       true),

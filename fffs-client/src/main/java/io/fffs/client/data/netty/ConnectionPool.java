@@ -42,6 +42,8 @@ public final class ConnectionPool implements AutoCloseable {
   private final LongAdder buffersAllocated = new LongAdder();
   private final LongAdder buffersReused = new LongAdder();
   private final int maxFrameBytes;
+  /** TLS to the DataNodes ({@code fffs.data.transfer.protection}), or null. */
+  private volatile io.netty.handler.ssl.SslContext tls;
   private final int maxIdle;
   private final long drainTimeoutMillis;
   private final Map<InetSocketAddress, Deque<DataConnection>> idle = new ConcurrentHashMap<>();
@@ -52,6 +54,11 @@ public final class ConnectionPool implements AutoCloseable {
    * @param drainTimeoutMillis how long a given-back connection may wait for its outstanding answers
    * @param keptBufferBytes how many bytes of released direct buffers to keep for reuse
    */
+  /** Runs every new connection over TLS with {@code context} (null: none). */
+  public void useTls(io.netty.handler.ssl.SslContext context) {
+    this.tls = context;
+  }
+
   public ConnectionPool(EventLoopGroup group, int maxFrameBytes, int maxIdle, boolean latencyMode,
       long connectTimeoutMillis, long drainTimeoutMillis, long keptBufferBytes) {
     this.maxFrameBytes = maxFrameBytes;
@@ -88,6 +95,9 @@ public final class ConnectionPool implements AutoCloseable {
     ChannelFuture connected = bootstrap.clone().handler(new ChannelInitializer<Channel>() {
       @Override
       protected void initChannel(Channel ch) {
+        if (tls != null) {
+          ch.pipeline().addLast(tls.newHandler(ch.alloc(), address.getHostString(), address.getPort()));
+        }
         ch.pipeline().addLast(new FrameDecoder<>(ResponseHeaderProto.parser(), maxFrameBytes,
             DataTransferConfigKeys.MAX_FRAME_SIZE_KEY, true), connection.handler());
       }

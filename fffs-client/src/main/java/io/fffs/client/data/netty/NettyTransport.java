@@ -42,6 +42,14 @@ public final class NettyTransport implements DataTransport {
     this.pool = new ConnectionPool(EventLoops.acquireShared(), DataTransferConfigKeys.maxFrameSize(conf),
         DataTransferConfigKeys.maxIdleConnections(conf), latencyMode,
         DataTransferConfigKeys.connectTimeoutMillis(conf), timeoutMillis, keptBufferBytes);
+    try {
+      pool.useTls(io.fffs.protocol.DataTransferTls.client(conf));
+    } catch (FffsException e) {
+      throw e;
+    } catch (java.io.IOException | IllegalArgumentException e) {
+      pool.close();
+      throw new FffsException(io.fffs.common.error.ErrorCode.INVALID_ARGUMENT, e.getMessage());
+    }
   }
 
   private InetSocketAddress addressOf(DatanodeIdProto datanode) {
