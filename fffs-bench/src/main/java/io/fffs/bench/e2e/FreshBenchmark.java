@@ -22,9 +22,9 @@ import org.knowm.xchart.CategoryChart;
  * all of the file, a quarter of it and none of it (a few MiB), and HDFS, each cluster in a JVM of its own
  * ({@link FreshServerMain}), clients in fresh JVMs ({@link FreshClientMain}):
  * <ol>
- *   <li>write: a fresh client writes the file in 128 KiB calls;</li>
- *   <li>read: a fresh client reads it to the end twice (1st and 2nd read, same JVM), then FFFS reads it once more
- *       as of a past time (just after the write: the same bytes through the temporal path);</li>
+ *   <li>write: a fresh client writes the file in 128 KiB calls, then replaces it with other bytes (not timed);</li>
+ *   <li>read: a fresh client reads it to the end twice (1st and 2nd read, same JVM), then FFFS reads the file it
+ *       replaced, as of a time between the two writes (a past state, written earlier, evicted first);</li>
  *   <li>pread: a fresh client walks it with {@code readFully(position, IO)};</li>
  *   <li>8 readers: a fresh client reads it with 8 threads at once (aggregate).</li>
  * </ol>
@@ -89,11 +89,15 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
     try (ChildJvm server = ChildJvm.start(system + " cluster", "3g", FreshServerMain.class, system, dir.toString(),
         String.valueOf(arenaBytes))) {
       String uri = server.ask("uri")[0];
+      long afterWrite;
       try (ChildJvm client = client(system, uri)) {
         add(system, arena, size, "write", WRITE_IO, 1, client.ask("write " + path + " " + size + " " + WRITE_IO));
+        server.ask("quiet");
+        afterWrite = System.currentTimeMillis();
+        // Replaced by other bytes: the reads below read the new file, the past read the one written above.
+        client.ask("write " + path + " " + size + " " + WRITE_IO + " 8");
       }
       server.ask("quiet");
-      long afterWrite = System.currentTimeMillis();
       for (int io : ios) {
         try (ChildJvm client = client(system, uri)) {
           String read = "read " + path + " " + size + " " + io;

@@ -18,7 +18,7 @@ import org.apache.hadoop.fs.Path;
  * A fresh client in a JVM of its own, as a new Spark executor or a command-line tool is: {@code FreshClientMain URI}
  * opens one {@code FileSystem} and serves ({@link ChildLoop}); every answer is GB/s (10^9 bytes per second):
  * <pre>
- *   write PATH SIZE IO        → ok GBPS    (creates PATH, writes SIZE bytes in IO-byte calls, closes it)
+ *   write PATH SIZE IO [SEED] → ok GBPS    (creates PATH, writes SIZE bytes in IO-byte calls, closes it)
  *   read PATH SIZE IO         → ok GBPS    (reads it to the end in IO-byte calls)
  *   pread PATH SIZE IO        → ok GBPS    (readFully(position, IO bytes) from 0 to the end)
  *   readers PATH SIZE IO N    → ok GBPS    (N threads each read the whole file at once; aggregate)
@@ -38,7 +38,8 @@ public final class FreshClientMain {
           long size = Long.parseLong(c[2]);
           int io = Integer.parseInt(c[3]);
           double gbps = switch (c[0]) {
-            case "write" -> FileIo.write(fs, path, size, FileIo.randomBytes(io, 7));
+            case "write" -> FileIo.write(fs, path, size,
+                FileIo.randomBytes(io, c.length > 4 ? Long.parseLong(c[4]) : 7));
             case "read" -> FileIo.read(fs, path, size, new byte[io]);
             case "pread" -> pread(fs, path, size, io);
             case "readers" -> readers(fs, path, size, io, Integer.parseInt(c[4]));
