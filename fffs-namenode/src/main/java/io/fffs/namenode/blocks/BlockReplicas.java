@@ -38,9 +38,12 @@ public final class BlockReplicas {
   synchronized void reported(String uuid, long length, long lastEntryHlc) {
     Replica replica = replica(uuid);
     replica.corrupt = false;
-    replica.length = length;
-    // A replica's log only grows, so an older figure is a report that arrived late (or from an older DataNode).
-    replica.lastEntryHlc = Math.max(replica.lastEntryHlc, lastEntryHlc);
+    // A replica's log only grows, so an older figure is a report that arrived late (or from an older DataNode):
+    // its length is as old as its last entry (a cut since then made the block shorter) and is not taken.
+    if (lastEntryHlc >= replica.lastEntryHlc) {
+      replica.length = length;
+      replica.lastEntryHlc = lastEntryHlc;
+    }
   }
 
   /** Marks the replica on {@code uuid} damaged: it is not current, and it is dropped once enough good ones exist. */

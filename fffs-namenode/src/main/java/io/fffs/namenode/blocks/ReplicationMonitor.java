@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  *   one not done within {@code fffs.namenode.replication.pending-timeout} is scheduled again.</li>
  *   <li>A block with more current replicas than its target, or with stale replicas while it has enough current
  *   ones, has the extra replicas dropped (stale ones first): they stop being listed at once, and their DataNodes
- *   drop them with their history (the kept replicas hold the same).</li>
+ *   drop them with their history (the kept replicas hold the same). A short block whose only DataNodes left to
+ *   copy to hold stale replicas of it has those dropped, so that later scans copy the whole history there.</li>
  * </ul>
  * Only closed blocks are scanned; the block a writer is still writing is the pipeline's. A block is acted on only
  * when two scans in a row find it short (or with extras), so that the reports of a pipeline that just closed,
@@ -165,8 +166,12 @@ public final class ReplicationMonitor {
       exclude.addAll(copies.targets());
     }
     List<DatanodeIdProto> targets = datanodes.chooseCopyTargets(needed, source, exclude);
+    if (targets.size() < needed && !view.stale().isEmpty()) {
+      // A stale replica's log is a prefix of the current ones': dropped, its DataNode is free for a whole copy.
+      drop(want, view.stale(), "no other DataNode to copy to; dropping its stale replicas on");
+    }
     if (targets.isEmpty()) {
-      return;  // no DataNode to copy to: the block stays under-replicated until one joins
+      return;  // no DataNode to copy to: the block stays under-replicated until one joins or a stale one is freed
     }
     BlockTransferProto.Builder transfer = BlockTransferProto.newBuilder().setBlockId(want.blockId())
         .addAllTargets(targets);
@@ -200,9 +205,13 @@ public final class ReplicationMonitor {
     for (int i = current.size() - 1; i >= want.replication(); i--) {
       extra.add(current.get(i));
     }
-    LOG.info("Block {} has {} current replicas of {} (stale {}, damaged {}): dropping those on {}", want.blockId(),
-        view.current().size(), want.replication(), view.stale(), view.corrupt(), extra);
-    for (String uuid : extra) {
+    drop(want, extra, "has " + view.current().size() + " current replicas (stale " + view.stale() + ", damaged "
+        + view.corrupt() + "): dropping those on");
+  }
+
+  private void drop(Want want, List<String> uuids, String why) {
+    LOG.info("Block {} of replication {} {} {}", want.blockId(), want.replication(), why, uuids);
+    for (String uuid : uuids) {
       datanodes.removeReplica(want.blockId(), uuid);
       drops.computeIfAbsent(uuid, u -> new ArrayList<>()).add(want.blockId());
       replicasDropped++;

@@ -110,6 +110,17 @@ class DatanodeManagerTest {
   }
 
   @Test
+  void aReportThatArrivesAfterANewerOneDoesNotBringBackItsOlderLength() throws FffsException {
+    register("dn-1");
+    datanodes.placed(8, "dn-1");
+    datanodes.blocksReceived("dn-1", new long[] {8}, new long[] {1000}, new long[] {20});
+    datanodes.forgetReportedLength(8);  // the file was cut in this block
+    datanodes.blocksReceived("dn-1", new long[] {8}, new long[] {777}, new long[] {30});
+    datanodes.blocksReceived("dn-1", new long[] {8}, new long[] {1000}, new long[] {20});  // sent before the cut
+    assertThat(datanodes.reportedLength(8)).isEqualTo(777);
+  }
+
+  @Test
   void reportedBlocksAreLocatedCountedAndTheirLengthsKeptUntilForgotten() throws FffsException {
     List<Long> heard = new ArrayList<>();
     datanodes.onBlockReported(heard::add);

@@ -135,6 +135,26 @@ class ReplicationMonitorTest {
   }
 
   @Test
+  void staleReplicasAreDroppedToMakeRoomWhenNoOtherDataNodeIsFree() throws Exception {
+    register("a", "b", "c");
+    datanodes.placed(5, List.of("a", "b", "c"));
+    report(5, 20, "a");
+    report(5, 10, "b", "c");  // a writer went on with a alone: b and c miss its last entries
+    List<ReplicationMonitor.Want> wants = List.of(new ReplicationMonitor.Want(5, 3));
+    scanTwice(wants);
+    assertThat(monitor.takeDrops("b")).containsExactly(5L);
+    assertThat(monitor.takeDrops("c")).containsExactly(5L);
+    assertThat(monitor.takeDrops("a")).isEmpty();
+    assertThat(monitor.takeTransfers("a")).as("copies go where nothing of the block is left").isEmpty();
+
+    scanTwice(wants);
+    List<BlockTransferProto> fromA = monitor.takeTransfers("a");
+    assertThat(fromA).hasSize(1);
+    assertThat(fromA.get(0).getTargetsList()).extracting(DatanodeIdProto::getDatanodeUuid)
+        .containsExactlyInAnyOrder("b", "c");
+  }
+
+  @Test
   void aDamagedReplicaIsReplacedFromAGoodOneAndThenDropped() throws Exception {
     register("a", "b", "c", "d");
     datanodes.placed(9, List.of("a", "b", "c"));
