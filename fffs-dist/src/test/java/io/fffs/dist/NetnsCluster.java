@@ -30,6 +30,7 @@ final class NetnsCluster implements AutoCloseable {
   private final int datanodes;
   private final List<String> namespaces = new ArrayList<>();
   private final Thread hook = new Thread(this::cleanUp, "netns-cluster-cleanup");
+  private final long createdMillis = System.currentTimeMillis();
   private boolean closed;
 
   private NetnsCluster(Path home, Path work, int datanodes) {
@@ -226,8 +227,27 @@ final class NetnsCluster implements AutoCloseable {
       for (int node = 1; node <= datanodes; node++) {
         org.apache.hadoop.fs.FileUtil.fullyDelete(new java.io.File(arena(node)));
       }
+      removeFaketimeLeftovers();
     } catch (IOException | InterruptedException e) {
       // best effort
+    }
+  }
+
+  /**
+   * libfaketime leaves a shared-memory segment and a semaphore in /dev/shm named after the first process that
+   * loaded it ({@code faketime_shm_PID}, {@code sem.faketime_sem_PID}); those made since this cluster was created,
+   * of processes that have ended, are this cluster's.
+   */
+  private void removeFaketimeLeftovers() throws IOException {
+    java.util.regex.Pattern name = java.util.regex.Pattern.compile("(?:sem\\.)?faketime_(?:shm|sem)_(\\d+)");
+    try (var entries = Files.newDirectoryStream(Path.of("/dev/shm"))) {
+      for (Path entry : entries) {
+        java.util.regex.Matcher matched = name.matcher(entry.getFileName().toString());
+        if (matched.matches() && Files.getLastModifiedTime(entry).toMillis() >= createdMillis - 1_000
+            && ProcessHandle.of(Long.parseLong(matched.group(1))).map(p -> !p.isAlive()).orElse(true)) {
+          Files.deleteIfExists(entry);
+        }
+      }
     }
   }
 
