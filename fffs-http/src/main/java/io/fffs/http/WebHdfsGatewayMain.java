@@ -22,14 +22,7 @@ public final class WebHdfsGatewayMain {
   public static void main(String[] args) throws Exception {
     Configuration conf = new Configuration();
     conf.addResource("fffs-site.xml");
-    List<String> rest;
-    try {
-      rest = Arrays.asList(GenericArgs.apply(conf, args));
-    } catch (IllegalArgumentException e) {
-      System.err.println("fffs http: " + e.getMessage() + "\n" + USAGE);
-      System.exit(2);
-      return;
-    }
+    List<String> rest = Arrays.asList(GenericArgs.applyOrExit(conf, args, "fffs http", USAGE, 2));
     if (rest.contains("-h") || rest.contains("--help")) {
       System.out.println(USAGE);
       return;

@@ -29,14 +29,7 @@ public final class MiniClusterMain {
   public static void main(String[] args) throws Exception {
     Configuration conf = new Configuration();
     conf.addResource("fffs-site.xml");
-    String[] rest;
-    try {
-      rest = GenericArgs.apply(conf, args);
-    } catch (IllegalArgumentException e) {
-      System.err.println("minicluster: " + e.getMessage() + "\n" + USAGE);
-      System.exit(2);
-      return;
-    }
+    String[] rest = GenericArgs.applyOrExit(conf, args, "minicluster", USAGE, 2);
     int datanodes = 1;
     Path dir = Paths.get("fffs-data");
     int port = 8020;

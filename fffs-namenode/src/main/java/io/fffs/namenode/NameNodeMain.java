@@ -24,14 +24,7 @@ public final class NameNodeMain {
   public static void main(String[] args) throws Exception {
     Configuration conf = new Configuration();
     conf.addResource("fffs-site.xml");
-    List<String> rest;
-    try {
-      rest = Arrays.asList(GenericArgs.apply(conf, args));
-    } catch (IllegalArgumentException e) {
-      System.err.println("fffs namenode: " + e.getMessage() + "\n" + USAGE);
-      System.exit(2);
-      return;
-    }
+    List<String> rest = Arrays.asList(GenericArgs.applyOrExit(conf, args, "fffs namenode", USAGE, 2));
     if (rest.contains("-h") || rest.contains("--help")) {
       System.out.println(USAGE);
       return;

@@ -47,14 +47,7 @@ public final class AdminCommand {
   public static void main(String[] args) {
     Configuration conf = new Configuration();
     conf.addResource("fffs-site.xml");
-    String[] rest;
-    try {
-      rest = GenericArgs.apply(conf, args);
-    } catch (IllegalArgumentException e) {
-      System.err.println("admin: " + e.getMessage() + "\n" + USAGE);
-      System.exit(FAILED);
-      return;
-    }
+    String[] rest = GenericArgs.applyOrExit(conf, args, "admin", USAGE, FAILED);
     System.exit(run(conf, rest, System.out, System.err));
   }
 

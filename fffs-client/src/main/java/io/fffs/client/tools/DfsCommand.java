@@ -15,14 +15,7 @@ public final class DfsCommand {
   public static void main(String[] args) throws Exception {
     Configuration conf = new Configuration();
     conf.addResource("fffs-site.xml");
-    String[] rest;
-    try {
-      rest = GenericArgs.apply(conf, args);
-    } catch (IllegalArgumentException e) {
-      System.err.println("dfs: " + e.getMessage() + "\n  " + GenericArgs.USAGE);
-      System.exit(2);
-      return;
-    }
+    String[] rest = GenericArgs.applyOrExit(conf, args, "dfs", "  " + GenericArgs.USAGE, 2);
     FsShell shell = new FsShell(conf);
     int exit;
     try {

@@ -42,14 +42,7 @@ public final class HistoryCommand {
   public static void main(String[] args) throws Exception {
     Configuration conf = new Configuration();
     conf.addResource("fffs-site.xml");
-    String[] rest;
-    try {
-      rest = GenericArgs.apply(conf, args);
-    } catch (IllegalArgumentException e) {
-      System.err.println("history: " + e.getMessage() + "\n" + USAGE);
-      System.exit(2);
-      return;
-    }
+    String[] rest = GenericArgs.applyOrExit(conf, args, "history", USAGE, 2);
     System.exit(run(conf, rest, System.out, System.err));
   }
 

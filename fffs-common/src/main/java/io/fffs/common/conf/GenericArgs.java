@@ -50,6 +50,21 @@ public final class GenericArgs {
   }
 
   /**
+   * {@link #apply} for a command's {@code main}: a malformed generic option is told on stderr as
+   * {@code "command: what is wrong"} followed by {@code usage}, and the process exits with {@code exitCode}.
+   */
+  public static String[] applyOrExit(Configuration conf, String[] args, String command, String usage,
+      int exitCode) {
+    try {
+      return apply(conf, args);
+    } catch (IllegalArgumentException e) {
+      System.err.println(command + ": " + e.getMessage() + "\n" + usage);
+      System.exit(exitCode);
+      throw e;  // not reached
+    }
+  }
+
+  /**
    * Applies the generic options of {@code args} (from any position) to {@code conf} and returns the other arguments
    * in their order. A malformed one ({@code -D key} without {@code =value}, an option without its value) is an
    * {@link IllegalArgumentException}.

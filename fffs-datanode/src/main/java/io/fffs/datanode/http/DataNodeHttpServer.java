@@ -2,6 +2,7 @@ package io.fffs.datanode.http;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.fffs.common.json.JsonWriter;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -135,7 +136,7 @@ public final class DataNodeHttpServer implements Closeable {
     for (Map.Entry<String, String> entry : conf) {
       sorted.put(entry.getKey(), redactor.redact(entry.getKey(), conf.get(entry.getKey())));
     }
-    JsonText json = new JsonText().beginObject().beginObject("properties");
+    JsonWriter json = new JsonWriter().beginObject().beginObject("properties");
     sorted.forEach(json::field);
     return json.endObject().endObject().toString();
   }

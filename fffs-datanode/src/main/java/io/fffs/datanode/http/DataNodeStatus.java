@@ -1,5 +1,6 @@
 package io.fffs.datanode.http;
 
+import io.fffs.common.json.JsonWriter;
 import io.fffs.datanode.nn.ClockOffsetFilter;
 import io.fffs.datanode.store.MemoryUsage;
 import java.util.Locale;
@@ -20,7 +21,7 @@ final class DataNodeStatus {
     MemoryUsage memory = node.memory();
     ClockOffsetFilter.Estimate offset = node.clockOffset();
     long durable = node.durableFrontier().physicalMicros();
-    return new JsonText().beginObject()
+    return new JsonWriter().beginObject()
         .field("id", node.id().getDatanodeUuid())
         .field("host", node.id().getHost())
         .field("dataPort", node.id().getDataPort())

@@ -1,5 +1,6 @@
 package io.fffs.datanode.http;
 
+import io.fffs.common.json.JsonWriter;
 import java.lang.management.ManagementFactory;
 import java.lang.reflect.Array;
 import javax.management.MBeanAttributeInfo;
@@ -18,7 +19,7 @@ final class JmxJson {
 
   static String render(String query) throws MalformedObjectNameException {
     MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-    JsonText json = new JsonText().beginObject().beginArray("beans");
+    JsonWriter json = new JsonWriter().beginObject().beginArray("beans");
     for (ObjectName name : server.queryNames(new ObjectName(query == null || query.isEmpty() ? "*:*" : query),
         null)) {
       json.beginObject().field("name", name.toString());
@@ -73,7 +74,7 @@ final class JmxJson {
   }
 
   private static String quoted(String text) {
-    String object = new JsonText().beginObject().field("v", text).endObject().toString();
+    String object = new JsonWriter().beginObject().field("v", text).endObject().toString();
     return object.substring("{\"v\":".length(), object.length() - 1);
   }
 }

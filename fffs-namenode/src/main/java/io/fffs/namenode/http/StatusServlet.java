@@ -1,5 +1,6 @@
 package io.fffs.namenode.http;
 
+import io.fffs.common.json.JsonWriter;
 import io.fffs.namenode.blocks.DatanodeDescriptor;
 import io.fffs.namenode.fs.NamespaceQueries;
 import io.fffs.namenode.fs.Namesystem;
@@ -44,7 +45,7 @@ public final class StatusServlet extends HttpServlet {
   /** The status document, with the NameNode's advertised RPC and HTTP addresses (null: left out). */
   public static String render(Namesystem fs, String rpcAddress, String httpAddress) throws IOException {
     NamespaceQueries.ReplicationSummary replication = fs.queries.replicationSummary();
-    Json json = new Json().beginObject()
+    JsonWriter json = new JsonWriter().beginObject()
         .field("clusterId", fs.clusterId());
     if (rpcAddress != null) {
       json.field("rpcAddress", rpcAddress).field("httpAddress", httpAddress);

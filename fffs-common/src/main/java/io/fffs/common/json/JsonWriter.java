@@ -1,44 +1,47 @@
-package io.fffs.datanode.http;
+package io.fffs.common.json;
 
-/** A small JSON writer for the DataNode's HTTP answers: objects, arrays, strings, numbers and booleans. */
-final class JsonText {
+/**
+ * A small JSON writer for the daemons' status pages and HTTP answers (objects, arrays, strings, numbers, booleans),
+ * so that fffs-common needs no JSON library.
+ */
+public final class JsonWriter {
   private final StringBuilder out = new StringBuilder();
   private boolean first = true;
 
-  JsonText beginObject() {
+  public JsonWriter beginObject() {
     separate();
     out.append('{');
     first = true;
     return this;
   }
 
-  JsonText endObject() {
+  public JsonWriter endObject() {
     out.append('}');
     first = false;
     return this;
   }
 
-  JsonText beginArray(String name) {
+  public JsonWriter beginArray(String name) {
     name(name);
     out.append('[');
     first = true;
     return this;
   }
 
-  JsonText endArray() {
+  public JsonWriter endArray() {
     out.append(']');
     first = false;
     return this;
   }
 
-  JsonText beginObject(String name) {
+  public JsonWriter beginObject(String name) {
     name(name);
     out.append('{');
     first = true;
     return this;
   }
 
-  JsonText field(String name, String value) {
+  public JsonWriter field(String name, String value) {
     name(name);
     if (value == null) {
       out.append("null");
@@ -49,14 +52,14 @@ final class JsonText {
     return this;
   }
 
-  JsonText field(String name, long value) {
+  public JsonWriter field(String name, long value) {
     name(name);
     out.append(value);
     first = false;
     return this;
   }
 
-  JsonText field(String name, boolean value) {
+  public JsonWriter field(String name, boolean value) {
     name(name);
     out.append(value);
     first = false;
@@ -64,7 +67,7 @@ final class JsonText {
   }
 
   /** A value already in JSON form (a number, or a nested document). */
-  JsonText raw(String name, String json) {
+  public JsonWriter raw(String name, String json) {
     name(name);
     out.append(json);
     first = false;
