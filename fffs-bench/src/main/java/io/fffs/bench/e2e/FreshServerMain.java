@@ -37,7 +37,7 @@ public final class FreshServerMain {
             }
             case "quiet" -> {
               if (fffs) {
-                awaitQuiet(ffs.getDataNode(0).store().stats());
+                FileIo.awaitPersistenceQuiet(ffs);
               }
               return "";
             }
@@ -58,22 +58,5 @@ public final class FreshServerMain {
         }
       };
     });
-  }
-
-  /** Until no bytes were persisted for 300 ms (at most 60 s), so a read does not run beside the disk thread. */
-  private static void awaitQuiet(StoreStats stats) throws InterruptedException {
-    long start = System.nanoTime();
-    long last = -1;
-    long quietSince = start;
-    while (System.nanoTime() - start < 60_000_000_000L) {
-      long persisted = stats.bytesPersisted.sum();
-      if (persisted != last) {
-        last = persisted;
-        quietSince = System.nanoTime();
-      } else if (System.nanoTime() - quietSince > 300_000_000L) {
-        return;
-      }
-      Thread.sleep(20);
-    }
   }
 }

@@ -2,7 +2,6 @@ package io.fffs.minicluster.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fffs.client.FffsDataOutputStream;
 import io.fffs.client.FreezeFrameFileSystem;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
@@ -17,14 +16,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FSDataInputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -158,30 +155,12 @@ class ReReplicationTest {
         .substring(3);
   }
 
-  /** Appends and overwrites in place, hflushing each round; returns the time window the history spans. */
+  /** {@link ReplicatedHistoryTest#writeHistory} of several blocks; returns the time window the history spans. */
   static long[] writeHistory(FreezeFrameFileSystem fs, Random random) throws IOException {
-    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path(FILE);
-    byte[] model = new byte[0];
-    fs.create(file, true).close();
-    long start = ReplicatedHistoryTest.settle(fs);
-    try (FffsDataOutputStream out = fs.openForWrite(file)) {
-      for (int round = 0; round < 24; round++) {
-        int offset = random.nextInt(3) == 0 ? random.nextInt(model.length + 1) : model.length;
-        byte[] bytes = new byte[1 + random.nextInt(100 * 1024)];
-        random.nextBytes(bytes);
-        out.seek(offset);
-        out.write(bytes);
-        model = Arrays.copyOf(model, Math.max(model.length, offset + bytes.length));
-        System.arraycopy(bytes, 0, model, offset, bytes.length);
-        out.hflush();
-      }
-    }
-    long end = ReplicatedHistoryTest.settle(fs);
-    try (FSDataInputStream in = fs.open(file)) {
-      assertThat(in.readAllBytes()).isEqualTo(model);
-    }
-    assertThat(model.length).as("several blocks").isGreaterThan(2 * BLOCK);
-    return new long[] {start, end};
+    long[] window = ReplicatedHistoryTest.writeHistory(fs, FILE, random, 24, 100 * 1024);
+    assertThat(fs.getFileStatus(new org.apache.hadoop.fs.Path(FILE)).getLen()).as("several blocks")
+        .isGreaterThan(2 * BLOCK);
+    return window;
   }
 
   /**

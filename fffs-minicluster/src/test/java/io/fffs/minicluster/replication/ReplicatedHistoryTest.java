@@ -42,6 +42,38 @@ class ReplicatedHistoryTest {
     return conf;
   }
 
+  /**
+   * Writes {@code path}'s history: {@code rounds} appends and overwrites in place of up to {@code maxBytes} each,
+   * hflushing each round and hsyncing every tenth; checks the latest bytes and returns the time window it spans.
+   */
+  static long[] writeHistory(FreezeFrameFileSystem fs, String path, Random random, int rounds, int maxBytes)
+      throws IOException {
+    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path(path);
+    byte[] model = new byte[0];
+    fs.create(file, true).close();
+    long start = settle(fs);
+    try (FffsDataOutputStream out = fs.openForWrite(file)) {
+      for (int round = 0; round < rounds; round++) {
+        int offset = random.nextInt(3) == 0 ? random.nextInt(model.length + 1) : model.length;
+        byte[] bytes = new byte[1 + random.nextInt(maxBytes)];
+        random.nextBytes(bytes);
+        out.seek(offset);
+        out.write(bytes);
+        model = Arrays.copyOf(model, Math.max(model.length, offset + bytes.length));
+        System.arraycopy(bytes, 0, model, offset, bytes.length);
+        out.hflush();
+        if (round % 10 == 9) {
+          out.hsync();
+        }
+      }
+    }
+    long end = settle(fs);
+    try (FSDataInputStream in = fs.open(file)) {
+      assertThat(in.readAllBytes()).isEqualTo(model);
+    }
+    return new long[] {start, end};
+  }
+
   static MiniFffsCluster cluster(Path base, Configuration conf, int dataNodes) throws IOException {
     return MiniFffsCluster.builder().baseDir(base).conf(conf).numDataNodes(dataNodes).memoryCapacity(64L << 20)
         .build();
@@ -63,28 +95,9 @@ class ReplicatedHistoryTest {
         Replicas replicas = new Replicas(cluster)) {
       org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path(FILE);
       Random random = new Random(29);
-      byte[] model = new byte[0];
-      fs.create(file, true).close();
-      long start = settle(fs);
-      try (FffsDataOutputStream out = fs.openForWrite(file)) {
-        for (int round = 0; round < 60; round++) {
-          int offset = random.nextInt(3) == 0 ? random.nextInt(model.length + 1) : model.length;
-          byte[] bytes = new byte[1 + random.nextInt(300 * 1024)];
-          random.nextBytes(bytes);
-          out.seek(offset);
-          out.write(bytes);
-          model = Arrays.copyOf(model, Math.max(model.length, offset + bytes.length));
-          System.arraycopy(bytes, 0, model, offset, bytes.length);
-          out.hflush();
-          if (round % 10 == 9) {
-            out.hsync();
-          }
-        }
-      }
-      long end = settle(fs);
-      try (FSDataInputStream in = fs.open(file)) {
-        assertThat(in.readAllBytes()).isEqualTo(model);
-      }
+      long[] window = writeHistory(fs, FILE, random, 60, 300 * 1024);
+      long start = window[0];
+      long end = window[1];
 
       LocatedBlocksProto blocks = replicas.awaitListed(FILE, 3);
       for (LocatedBlockProto block : blocks.getBlocksList()) {
