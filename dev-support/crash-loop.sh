@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# The long crash-consistency loop (not run by CI): NameNode and DataNode as separate processes, a writer with
-# hsync at random points, kill -9 of one of them at each of ROUNDS random moments, restart, and a full check of
-# every hsync'd byte and every answered past read. CI runs the same test with 3 rounds.
-#   dev-support/crash-loop.sh [ROUNDS] [SEED]        (defaults: 30, 7)
+# The long crash-consistency loops (not run by CI), nodes as separate processes killed with SIGKILL:
+#  - ProcessCrashTest: one NameNode and one DataNode, a writer hsyncing; each kill lands after the writer is done.
+#  - InFlightCrashTest: one NameNode and three DataNodes (replication 2); the NameNode, a DataNode or both are killed
+#    while two writers append and hsync and a third client creates, renames, deletes and truncates; a killed
+#    DataNode stays down long enough at times for re-replication to start.
+# Every round checks every hsync'd byte, every acknowledged namespace change, and every past read answered before.
+# CI runs each with 3 rounds.
+#   dev-support/crash-loop.sh [ROUNDS] [SEED] [TESTS]   (defaults: 30, 7, ProcessCrashTest,InFlightCrashTest)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export FFFS_CRASH_ROUNDS="${1:-30}"
-exec mvn -B -ntp -q test -pl fffs-minicluster -am -Dtest=ProcessCrashTest -Dsurefire.failIfNoSpecifiedTests=false \
+# Only the default surefire execution: -Dtest would also run the tests in the module's Kerberos and UCX executions.
+exec mvn -B -ntp -q -pl fffs-minicluster -am test-compile surefire:test@default-test -Djacoco.skip=true \
+  -Dtest="${3:-ProcessCrashTest,InFlightCrashTest}" -Dsurefire.failIfNoSpecifiedTests=false \
   -Dfffs.crash.seed="${2:-7}" -DargLine="-Dfffs.crash.seed=${2:-7}"

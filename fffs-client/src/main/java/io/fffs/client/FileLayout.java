@@ -66,6 +66,11 @@ final class FileLayout {
       // A closed file's lengths are final; an open one's last block may hold more than its writer reported.
       boolean ask = time.kind() == TimeSpec.Kind.USER || last && located.getUnderConstruction();
       BlockToken token = tokenOf(block);
+      if (ask && last && time.kind() != TimeSpec.Kind.USER && block.getLocationsCount() == 0 && length == 0) {
+        // An open file's last block that no live DataNode holds and in which no hsync was recorded (its writer
+        // died before one): nothing in it was promised, so it reads as empty and the blocks before it stay readable.
+        ask = false;
+      }
       if (ask) {
         firstLocation(path, block);  // none: NOT_FOUND, saying why
         BlockInfo info = ReplicaFailover.run(path, block.getBlock().getBlockId(),

@@ -187,7 +187,11 @@ public final class Namesystem implements Closeable {
     return TimeUnit.MILLISECONDS.toNanos(millis);
   }
 
-  /** Block ids of every file's newest state (safe mode waits for them); re-grants leases of open files. */
+  /**
+   * Block ids of every file's newest state (safe mode waits for them), but the last block of an open file in which
+   * no hsync was recorded: its writer may have died before any DataNode made a byte of it durable, so no DataNode
+   * may ever report it. Re-grants leases of open files.
+   */
   private Set<Long> liveBlocksAndLeases() {
     Set<Long> blocks = new HashSet<>();
     for (Inode inode : namespace.inodes()) {
@@ -196,7 +200,11 @@ public final class Namesystem implements Closeable {
         continue;
       }
       for (int i = 0; i < state.blockCount(); i++) {
-        blocks.add(state.blockId(i));
+        boolean unsyncedTail = state.isUnderConstruction() && i == state.blockCount() - 1
+            && state.blockLength(i) == 0;
+        if (!unsyncedTail) {
+          blocks.add(state.blockId(i));
+        }
       }
     }
     // Leases go back only to open files a path reaches: a file deleted or overwritten while open stays open in its

@@ -258,6 +258,30 @@ class NamesystemTest extends NamesystemTestBase {
   }
 
   @Test
+  void safeModeDoesNotWaitForAnOpenFilesLastBlockThatNoHsyncReached() throws Exception {
+    long closed = nn.writeFile("/s/closed", 10);
+    FileStatusProto open = nn.fs.files.create(ADMIN, "/s/open", 0644, "client-2", true, true, 1, 1 << 20, null)
+        .await();
+    long first = nn.fs.files.addBlock(ADMIN, "/s/open", open.getInodeId(), "client-2", null).await().getBlock()
+        .getBlockId();
+    nn.fs.files.fsync(ADMIN, "/s/open", open.getInodeId(), "client-2",
+        BlockProto.newBuilder().setBlockId(first).setNumBytes(7).build()).await();
+    long hsynced = nn.fs.files.addBlock(ADMIN, "/s/open", open.getInodeId(), "client-2",
+        BlockProto.newBuilder().setBlockId(first).setNumBytes(7).build()).await().getBlock().getBlockId();
+    nn.fs.files.fsync(ADMIN, "/s/open", open.getInodeId(), "client-2",
+        BlockProto.newBuilder().setBlockId(hsynced).setNumBytes(3).build()).await();
+    long neverSynced = nn.fs.files.addBlock(ADMIN, "/s/open", open.getInodeId(), "client-2",
+        BlockProto.newBuilder().setBlockId(hsynced).setNumBytes(3).build()).await().getBlock().getBlockId();
+    nn.restartInSafeMode();
+
+    nn.fs.datanodes().blocksReceived("dn-1", new long[] {closed, first}, new long[] {10, 7});
+    assertThat(nn.fs.safeMode().isOn()).as("the open file's hsync'd last-but-one block is not reported").isTrue();
+    nn.fs.datanodes().blocksReceived("dn-1", new long[] {hsynced}, new long[] {3});
+    assertThat(nn.fs.safeMode().isOn()).as("block %d, which no hsync reached, is not waited for", neverSynced)
+        .isFalse();
+  }
+
+  @Test
   void aChangeReturnsItsAnswerWithTheTxidItWaitsFor() throws Exception {
     Logged<Boolean> made = nn.fs.directories.mkdirs(ADMIN, "/l", 0755, false);
     assertThat(made.txid()).isEqualTo(nn.fs.lastTxid());

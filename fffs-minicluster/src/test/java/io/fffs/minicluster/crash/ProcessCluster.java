@@ -1,0 +1,141 @@
+package io.fffs.minicluster.crash;
+
+import io.fffs.minicluster.NodeProcess;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * A NameNode and several DataNodes, each in a JVM of its own, that a test kills with SIGKILL and restarts on the
+ * same directories and ports. Replicas of a DataNode silent for 3 s are copied elsewhere, so re-replication runs
+ * while a killed DataNode is down and drops the extra replicas once it is back.
+ */
+final class ProcessCluster implements AutoCloseable {
+  private final Path base;
+  private final Path log;
+  private final int rpcPort;
+  private final int httpPort;
+  private final int[] dataPorts;
+  private final Path[] arenas;
+  private NodeProcess nameNode;
+  private final NodeProcess[] dataNodes;
+
+  ProcessCluster(Path base, int dataNodeCount) throws IOException {
+    this.base = base;
+    // Kept after the run (the temporary directory is not), for reading what the nodes did before a failure.
+    this.log = Path.of("target", "crash-nodes-" + ProcessHandle.current().pid() + ".log").toAbsolutePath();
+    this.rpcPort = freePort();
+    this.httpPort = freePort();
+    this.dataPorts = new int[dataNodeCount];
+    this.arenas = new Path[dataNodeCount];
+    this.dataNodes = new NodeProcess[dataNodeCount];
+    for (int i = 0; i < dataNodeCount; i++) {
+      dataPorts[i] = freePort();
+      arenas[i] = Path.of("/dev/shm", "fffs-inflight-" + ProcessHandle.current().pid() + "-" + i);
+    }
+    try {
+      nameNode = startNameNode();
+      for (int i = 0; i < dataNodeCount; i++) {
+        dataNodes[i] = startDataNode(i);
+      }
+    } catch (IOException | RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
+  String defaultFs() {
+    return "fffs://127.0.0.1:" + rpcPort;
+  }
+
+  int dataNodeCount() {
+    return dataNodes.length;
+  }
+
+  void killNameNode() throws InterruptedException {
+    nameNode.kill();
+    nameNode = null;
+  }
+
+  void restartNameNode() throws IOException {
+    nameNode = startNameNode();
+  }
+
+  void killDataNode(int i) throws InterruptedException {
+    dataNodes[i].kill();
+    dataNodes[i] = null;
+  }
+
+  void restartDataNode(int i) throws IOException {
+    dataNodes[i] = startDataNode(i);
+  }
+
+  private NodeProcess startNameNode() throws IOException {
+    return NodeProcess.start("io.fffs.namenode.NameNodeMain", "-Xmx384m", log,
+        "fffs.namenode.name.dir=" + base.resolve("name"),
+        "fffs.namenode.rpc-address=127.0.0.1:" + rpcPort,
+        "fffs.namenode.http-address=127.0.0.1:" + httpPort,
+        "fffs.namenode.safemode.timeout=20s",
+        "fffs.datanode.heartbeat.interval=200ms",
+        "fffs.namenode.datanode.dead-interval=2s",
+        "fffs.namenode.replication.dead-interval=3s",
+        "fffs.namenode.replication.interval=200ms");
+  }
+
+  private NodeProcess startDataNode(int i) throws IOException {
+    return NodeProcess.start("io.fffs.datanode.DataNodeMain", "-Xmx256m", log,
+        "fffs.namenode.rpc-address=127.0.0.1:" + rpcPort,
+        "fffs.datanode.data.dir=" + base.resolve("data-" + i),
+        "fffs.datanode.memory.dir=" + arenas[i],
+        "fffs.datanode.memory.capacity=" + (64 << 20),
+        "fffs.datanode.data-address=127.0.0.1:" + dataPorts[i],
+        "fffs.datanode.heartbeat.interval=200ms");
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
+  Path logPath() {
+    return log;
+  }
+
+  /** The nodes' stderr, for a failure message. */
+  String logTail() {
+    try {
+      List<String> lines = Files.readAllLines(log);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
+    } catch (IOException e) {
+      return "(no log: " + e + ")";
+    }
+  }
+
+  @Override
+  public void close() {
+    List<NodeProcess> running = new ArrayList<>();
+    for (NodeProcess dataNode : dataNodes) {
+      if (dataNode != null) {
+        running.add(dataNode);
+      }
+    }
+    if (nameNode != null) {
+      running.add(nameNode);
+    }
+    running.forEach(NodeProcess::close);
+    for (Path arena : arenas) {
+      if (arena != null && Files.exists(arena)) {
+        try (var paths = Files.walk(arena)) {
+          paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+          // best effort: /dev/shm is cleaned by the next run's pid-named directories anyway
+        }
+      }
+    }
+  }
+}
