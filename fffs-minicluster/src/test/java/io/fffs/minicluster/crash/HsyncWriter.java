@@ -3,6 +3,7 @@ package io.fffs.minicluster.crash;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fffs.client.FreezeFrameFileSystem;
+import java.io.IOException;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -29,7 +30,7 @@ final class HsyncWriter extends Worker {
   }
 
   @Override
-  void work(FreezeFrameFileSystem fs) throws Exception {
+  void work(FreezeFrameFileSystem fs) throws IOException {
     for (int n = 0; !stop; n++) {
       Path path = new Path(prefix + "-" + n);
       FSDataOutputStream out = fs.create(path, true);

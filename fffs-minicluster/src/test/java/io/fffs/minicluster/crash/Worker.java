@@ -40,17 +40,15 @@ abstract class Worker implements Runnable {
     try (FreezeFrameFileSystem fs = (FreezeFrameFileSystem) FileSystem.newInstance(URI.create(
         conf.get("fs.defaultFS")), conf)) {
       work(fs);
-    } catch (AssertionError e) {
-      bug = e;
-    } catch (Exception e) {
-      if (interrupted == null) {
-        interrupted = e;
-      }
+    } catch (IOException e) {
+      interrupted = e;  // a call failed: the kill, or the cluster still restarting after it
+    } catch (Exception | AssertionError e) {
+      bug = e;  // a wrong answer, or the test's own mistake: neither may pass for an interrupted call
     }
   }
 
   /** Runs until {@link #stop} or the first failed call (which it records as unacknowledged before rethrowing). */
-  abstract void work(FreezeFrameFileSystem fs) throws Exception;
+  abstract void work(FreezeFrameFileSystem fs) throws IOException;
 
   /**
    * Reads {@code path} as of a moment just after everything acknowledged so far and records the answer; a read the
