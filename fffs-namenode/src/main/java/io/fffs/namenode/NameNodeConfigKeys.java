@@ -33,6 +33,18 @@ public final class NameNodeConfigKeys {
   public static final String HOSTS_KEY = "fffs.namenode.hosts";
   public static final String HOSTS_EXCLUDE_KEY = "fffs.namenode.hosts.exclude";
 
+  /**
+   * The retry cache: the answers of changes of the last {@code expiry}, by Hadoop IPC client id and call id, so that
+   * a call retried after a lost connection is answered once more rather than made twice. Off: every call is made.
+   */
+  public static final String RETRY_CACHE_ENABLED_KEY = "fffs.namenode.retry-cache.enabled";
+  public static final boolean RETRY_CACHE_ENABLED_DEFAULT = true;
+  public static final String RETRY_CACHE_EXPIRY_KEY = "fffs.namenode.retry-cache.expiry";
+  public static final long RETRY_CACHE_EXPIRY_DEFAULT_MS = 10 * 60_000;
+  /** The share of the heap the retry cache's table may take (its entries beyond that push out the oldest). */
+  public static final String RETRY_CACHE_HEAP_PERCENT_KEY = "fffs.namenode.retry-cache.heap-percent";
+  public static final float RETRY_CACHE_HEAP_PERCENT_DEFAULT = 0.03f;
+
   /** A checkpoint is written after this many transactions. */
   public static final String CHECKPOINT_TXNS_KEY = "fffs.namenode.checkpoint.txns";
   public static final long CHECKPOINT_TXNS_DEFAULT = 100_000;

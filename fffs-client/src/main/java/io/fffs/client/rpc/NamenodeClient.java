@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.ipc.Client;
 import org.apache.hadoop.ipc.ProtobufRpcEngine2;
 import org.apache.hadoop.ipc.RPC;
 import org.apache.hadoop.thirdparty.protobuf.ServiceException;
@@ -49,15 +50,40 @@ public final class NamenodeClient implements Closeable {
     T call(HlcProto hlc) throws ServiceException;
   }
 
+  /**
+   * One call, retried when the connection broke under it (a NameNode restart leaves pooled connections that fail
+   * on first use) with the same IPC call id: the NameNode's retry cache then answers a change it already made with
+   * its first answer rather than making it twice, so changes are retried as safely as queries.
+   */
   private <T> T call(Rpc<T> rpc, java.util.function.Function<T, HlcProto> hlcOf) throws IOException {
-    try {
-      T response = rpc.call(clock.last().toProto());
-      clock.observe(HlcTimestamp.fromProto(hlcOf.apply(response)));
-      return response;
-    } catch (ServiceException e) {
-      throw explainAuthentication(RemoteErrors.unwrap(e));
+    int callId = Client.nextCallId();
+    for (int attempt = 0; ; attempt++) {
+      try {
+        Client.setCallIdAndRetryCount(callId, attempt, null);
+        T response = rpc.call(clock.last().toProto());
+        clock.observe(HlcTimestamp.fromProto(hlcOf.apply(response)));
+        return response;
+      } catch (ServiceException e) {
+        IOException failure = explainAuthentication(RemoteErrors.unwrap(e));
+        if (!(failure instanceof java.io.EOFException || failure instanceof java.net.SocketException)
+            || attempt + 1 == ATTEMPTS) {
+          throw failure;
+        }
+        backOff(attempt, failure);
+      }
     }
   }
+
+  private static void backOff(int attempt, IOException failure) throws IOException {
+    try {
+      Thread.sleep(100L * (attempt + 1));
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted retrying " + failure.getMessage());
+    }
+  }
+
+  private static final int ATTEMPTS = 4;
 
   /**
    * Hadoop's "Client cannot authenticate via:[TOKEN, KERBEROS]" for a caller without a Kerberos ticket or a
@@ -85,29 +111,10 @@ public final class NamenodeClient implements Closeable {
     return failure;
   }
 
-  /**
-   * {@link #call} for a query, which is safe to repeat: a connection that broke under it (a NameNode restart
-   * leaves pooled connections that fail on first use) is retried a few times before the failure is reported.
-   */
+  /** A query: {@link #call}, named apart so that the calls that change nothing read as such. */
   private <T> T query(Rpc<T> rpc, java.util.function.Function<T, HlcProto> hlcOf) throws IOException {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        return call(rpc, hlcOf);
-      } catch (java.io.EOFException | java.net.SocketException e) {
-        if (attempt == QUERY_ATTEMPTS) {
-          throw e;
-        }
-        try {
-          Thread.sleep(100L * attempt);
-        } catch (InterruptedException interrupted) {
-          Thread.currentThread().interrupt();
-          throw new java.io.InterruptedIOException("interrupted retrying " + e.getMessage());
-        }
-      }
-    }
+    return call(rpc, hlcOf);
   }
-
-  private static final int QUERY_ATTEMPTS = 4;
 
   public HybridLogicalClock clock() {
     return clock;

@@ -95,6 +95,8 @@ public final class Namesystem implements Closeable {
   public final ReplicationMonitor replication;
   /** The writer fences lease recovery spreads to the DataNodes (they refuse writers of superseded epochs). */
   public final WriterFencing writerFencing;
+  /** The answers of recent changes by IPC client and call id: a retried call is answered, not made again. */
+  public final RetryAnswers retryAnswers;
 
   /**
    * Loads the namespace from {@code nameDir} (formatting it first if it is empty) and starts the edit log.
@@ -104,6 +106,7 @@ public final class Namesystem implements Closeable {
   public Namesystem(Configuration conf, Path nameDir, HybridLogicalClock clock, LongSupplier nanoTime,
       String superUser) throws IOException {
     this.clock = clock;
+    this.retryAnswers = RetryAnswers.fromConf(conf);
     this.blockTokens = new BlockTokenIssuer(conf, clock.physicalClock());
     this.writerFencing = new WriterFencing(blockTokens.enabled(), blockTokens.lifetimeMillis(),
         () -> clock.physicalClock().currentTimeMicros() / 1000);
@@ -499,6 +502,7 @@ public final class Namesystem implements Closeable {
   @Override
   public void close() throws IOException {
     monitor.shutdownNow();
+    retryAnswers.close();
     editLog.close();
   }
 }

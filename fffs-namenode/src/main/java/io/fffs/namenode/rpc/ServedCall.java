@@ -6,10 +6,12 @@ import io.fffs.common.proto.CommonProtos.HlcProto;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.namenode.fs.Logged;
+import io.fffs.namenode.fs.RetryAnswers;
 import io.fffs.namenode.permission.Caller;
 import java.io.IOException;
 import org.apache.hadoop.ipc.ProtobufRpcEngine2;
 import org.apache.hadoop.ipc.ProtobufRpcEngineCallback2;
+import org.apache.hadoop.ipc.Server;
 import org.apache.hadoop.thirdparty.protobuf.Message;
 import org.apache.hadoop.thirdparty.protobuf.ServiceException;
 import org.slf4j.Logger;
@@ -31,9 +33,11 @@ final class ServedCall {
   }
 
   private final HybridLogicalClock clock;
+  private final RetryAnswers retryAnswers;
 
-  ServedCall(HybridLogicalClock clock) {
+  ServedCall(HybridLogicalClock clock, RetryAnswers retryAnswers) {
     this.clock = clock;
+    this.retryAnswers = retryAnswers;
   }
 
   /** A call that changes no namespace state; a caller whose HLC is too far ahead is refused, as for a change. */
@@ -44,20 +48,40 @@ final class ServedCall {
   /**
    * A call that changes the namespace: a caller whose HLC is too far ahead is refused. Its answer goes out once its
    * change is durable: at once if it is already, else as a deferred response (null is returned to Hadoop IPC then).
-   * A failure after the change was made goes out once the change is durable ({@link Logged#map}).
+   * A failure after the change was made goes out once the change is durable ({@link Logged#map}). A retry of a call
+   * already answered (same IPC client and call id) gets the first answer and changes nothing.
    */
+  @SuppressWarnings("unchecked")
   <T extends Message> T change(HlcProto callerHlc, Work<Logged<T>> work) throws ServiceException {
-    Logged<T> answer = run(callerHlc, true, work);
+    RetryAnswers.Attempt attempt = retryAnswers.begin(Server.getClientId(), Server.getCallId());
+    if (attempt.answered()) {
+      return (T) attempt.firstAnswer();
+    }
+    Logged<T> answer;
+    try {
+      answer = run(callerHlc, true, work);
+    } catch (ServiceException | RuntimeException e) {
+      attempt.failed();
+      throw e;
+    }
     if (answer.isDurable()) {
       try {
-        return answer.await();
+        T response = answer.await();
+        attempt.succeeded(response);
+        return response;
       } catch (IOException e) {
+        attempt.failed();
         throw RemoteErrors.toServiceException(e);
       }
     }
     ProtobufRpcEngineCallback2 deferred = ProtobufRpcEngine2.Server.registerForDeferredResponse2();
-    answer.whenDurable(deferred::setResponse,
-        error -> deferred.error(RemoteErrors.toServiceException(error).getCause()));
+    answer.whenDurable(response -> {
+      attempt.succeeded(response);
+      deferred.setResponse(response);
+    }, error -> {
+      attempt.failed();
+      deferred.error(RemoteErrors.toServiceException(error).getCause());
+    });
     return null;
   }
 
