@@ -4,7 +4,9 @@ import io.fffs.common.ipc.ClientNamenodeProtocolPB;
 import io.fffs.common.ipc.DatanodeProtocolPB;
 import io.fffs.common.ipc.NamenodeAdminProtocolPB;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.NamenodeAdminProtocol;
+import io.fffs.common.ha.HaConfigKeys;
 import io.fffs.namenode.blocks.HostFilter;
+import io.fffs.namenode.ha.HaNode;
 import io.fffs.namenode.permission.PermissionChecker;
 import io.fffs.namenode.rpc.AdminProtocolServerSide;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.ClientNamenodeProtocol;
@@ -57,6 +59,10 @@ public final class NameNode implements Closeable {
 
   private final String rpcHost;
   private final String httpHost;
+  /** Null for a single NameNode. */
+  private HaNode ha;
+  private volatile boolean reloadWanted;
+  private boolean closed;
 
   private NameNode(Configuration conf, Namesystem namesystem, RPC.Server rpcServer, HttpServer2 httpServer,
       String metricsName) {
@@ -88,14 +94,37 @@ public final class NameNode implements Closeable {
   /** Loads (formatting if empty) the name directory of {@code conf} and starts serving. */
   public static NameNode start(Configuration conf, PhysicalClock physicalClock, java.util.function.LongSupplier
       nanoTime) throws IOException {
+    String nameservice = HaConfigKeys.ownNameservice(conf);
+    if (nameservice != null) {
+      conf = HaNode.resolve(conf, nameservice);
+    }
     Path nameDir = Paths.get(conf.get(NameNodeConfigKeys.NAME_DIR_KEY, NameNodeConfigKeys.NAME_DIR_DEFAULT));
     // With Kerberos the NameNode logs in from its keytab first: it is then the superuser, as HDFS's is.
     KerberosConfigKeys.loginNameNode(conf, hostOf(conf.get(NameNodeConfigKeys.RPC_ADDRESS_KEY,
         NameNodeConfigKeys.RPC_ADDRESS_DEFAULT)));
     ProxyUsers.refreshSuperUserGroupsConfiguration(conf);
     String superUser = UserGroupInformation.getCurrentUser().getShortUserName();
-    Namesystem namesystem = new Namesystem(conf, nameDir, new HybridLogicalClock(physicalClock, conf), nanoTime,
-        superUser);
+    HybridLogicalClock clock = new HybridLogicalClock(physicalClock, conf);
+    HaNode ha = null;
+    java.util.concurrent.atomic.AtomicReference<NameNode> started = new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.concurrent.atomic.AtomicBoolean staleEarly = new java.util.concurrent.atomic.AtomicBoolean();
+    Namesystem namesystem;
+    if (nameservice == null) {
+      namesystem = new Namesystem(conf, nameDir, clock, nanoTime, superUser);
+    } else {
+      Configuration haConf = conf;
+      ha = HaNode.start(conf, nameservice, nameDir, (image, journal, leadership) -> Namesystem.replicated(haConf,
+          image, HaNode.clusterId(nameservice), lastTxid -> journal, leadership, clock, nanoTime, superUser),
+          () -> {
+            NameNode running = started.get();
+            if (running != null) {
+              running.reload();
+            } else {
+              staleEarly.set(true);
+            }
+          });
+      namesystem = ha.namesystem();
+    }
     RPC.Server rpc = null;
     HttpServer2 http = null;
     DelegationTokens delegationTokens = null;
@@ -112,6 +141,11 @@ public final class NameNode implements Closeable {
       NameNodeMetrics.register(metricsName, namesystem);
       NameNode nameNode = new NameNode(conf, namesystem, rpc, http, metricsName);
       nameNode.delegationTokens = delegationTokens;
+      nameNode.ha = ha;
+      started.set(nameNode);
+      if (staleEarly.get()) {
+        nameNode.reload();
+      }
       http.setAttribute(StatusServlet.ADDRESSES_ATTRIBUTE, new String[] {nameNode.uri().toString(),
           nameNode.httpUri().toString()});
       LOG.info("NameNode up: rpc {}, http {}", nameNode.uri(), nameNode.httpUri());
@@ -124,6 +158,9 @@ public final class NameNode implements Closeable {
         delegationTokens.stopThreads();
       }
       stopHttp(http);
+      if (ha != null) {
+        ha.close();
+      }
       namesystem.close();
       throw e;
     }
@@ -232,14 +269,48 @@ public final class NameNode implements Closeable {
     rpcServer.join();
   }
 
+  /** This NameNode's place in a highly available cluster, or null for a single NameNode. */
+  public HaNode ha() {
+    return ha;
+  }
+
+  /**
+   * Whether this NameNode stopped itself to load its namespace again (an HA NameNode whose namespace may hold ops the
+   * cluster did not commit): whoever runs it starts it again on the same directories and ports.
+   */
+  public boolean reloadWanted() {
+    return reloadWanted;
+  }
+
+  /** Stops this NameNode (on another thread: the Raft server that asks must not wait for itself) to be restarted. */
+  private void reload() {
+    reloadWanted = true;
+    Thread stopper = new Thread(() -> {
+      try {
+        close();
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("NameNode did not stop cleanly for its reload", e);
+      }
+    }, "fffs-namenode-reload");
+    stopper.setDaemon(true);
+    stopper.start();
+  }
+
   @Override
-  public void close() throws IOException {
+  public synchronized void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
     NameNodeMetrics.unregister(metricsName);
     rpcServer.stop();
     if (delegationTokens != null) {
       delegationTokens.stopThreads();
     }
     stopHttp(httpServer);
+    if (ha != null) {
+      ha.close();
+    }
     namesystem.close();
     LOG.info("NameNode stopped");
   }

@@ -40,17 +40,24 @@ public final class NameNodeMain {
       System.out.println("formatted " + nameDir.toAbsolutePath());
       return;
     }
-    NameNode nameNode = NameNode.start(conf, PhysicalClock.system(), System::nanoTime);
+    java.util.concurrent.atomic.AtomicReference<NameNode> running = new java.util.concurrent.atomic.AtomicReference<>(
+        NameNode.start(conf, PhysicalClock.system(), System::nanoTime));
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {
-        nameNode.close();
+        running.get().close();
       } catch (Exception e) {
         System.err.println("NameNode did not stop cleanly: " + e);
       }
     }, "fffs-namenode-shutdown"));
-    System.out.println("fs.defaultFS=" + nameNode.uri());
-    System.out.println("http=" + nameNode.httpUri());
+    System.out.println("fs.defaultFS=" + running.get().uri());
+    System.out.println("http=" + running.get().httpUri());
     System.out.println("READY");
-    nameNode.join();
+    running.get().join();
+    // An HA NameNode that must load its namespace again stops itself; it starts again here, on the same ports.
+    while (running.get().reloadWanted()) {
+      running.get().close();  // waits for the reload's own stop to finish
+      running.set(NameNode.start(conf, PhysicalClock.system(), System::nanoTime));
+      running.get().join();
+    }
   }
 }

@@ -65,7 +65,13 @@ public enum ErrorCode {
    */
   STALE_WRITER(30),
   /** A DataNode the NameNode's include/exclude host files do not admit ({@code bin/fffs admin -refreshNodes}). */
-  NODE_NOT_ALLOWED(35);
+  NODE_NOT_ALLOWED(35),
+  /**
+   * A NameNode of a highly available cluster that is not the leader: it neither changes nor answers the namespace.
+   * The message names the leader when this NameNode knows it ({@code leader=nn2}); the client's failover proxy
+   * tries the others.
+   */
+  NOT_LEADER(40);
 
   private final int number;
 

@@ -4,7 +4,6 @@ import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.NamenodeEditsProtos.EditOpProto;
 import io.fffs.common.time.HlcTimestamp;
-import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
@@ -37,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * <p>Two conditions on one lock: appends wake only the writer ({@code queued}), a finished batch wakes only the
  * threads waiting for durability ({@code synced}), so an append never wakes a waiter just to put it back to sleep.
  */
-public final class EditLog implements Closeable {
+public final class EditLog implements Journal {
   private static final Logger LOG = LoggerFactory.getLogger(EditLog.class);
   /** Zeros written ahead of the records of the open segment at a time. */
   static final int PREALLOCATE_BYTES = 1 << 20;
@@ -105,6 +104,7 @@ public final class EditLog implements Closeable {
    *
    * @throws FffsException {@code IO_ERROR} once the log has failed: the NameNode then takes no more changes
    */
+  @Override
   public void append(long txid, HlcTimestamp hlc, EditOpProto op) throws FffsException {
     ByteBuffer record = EditLogFormat.encode(txid, hlc.packed(), op.toByteArray());
     lock.lock();
@@ -122,6 +122,7 @@ public final class EditLog implements Closeable {
   }
 
   /** Returns once every record up to {@code txid} is on disk. */
+  @Override
   public void awaitSynced(long txid) throws IOException {
     lock.lock();
     try {
@@ -143,6 +144,7 @@ public final class EditLog implements Closeable {
   }
 
   /** Batches written and synced since start: with group commit, fewer than the records in them. */
+  @Override
   public long batchesSynced() {
     lock.lock();
     try {
@@ -153,6 +155,7 @@ public final class EditLog implements Closeable {
   }
 
   /** Whether every record up to {@code txid} is on disk. */
+  @Override
   public boolean isSynced(long txid) {
     lock.lock();
     try {
@@ -167,6 +170,7 @@ public final class EditLog implements Closeable {
    * {@code failed} with why that will not happen (the log failed or closed) — on the log's notifier thread, or on
    * the caller's when that is known already.
    */
+  @Override
   public void whenSynced(long txid, Runnable synced, Consumer<IOException> failed) {
     IOException refused = null;
     lock.lock();
@@ -251,6 +255,7 @@ public final class EditLog implements Closeable {
     awaitSynced(rollTo - 1);
   }
 
+  @Override
   public long lastQueuedTxid() {
     return lastQueuedTxid;
   }

@@ -1,6 +1,6 @@
 package io.fffs.namenode.fs;
 
-import io.fffs.namenode.edits.EditLog;
+import io.fffs.namenode.edits.Journal;
 import java.io.IOException;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -15,9 +15,9 @@ import java.util.function.Function;
 public final class Logged<T> {
   private final T answer;
   private final long txid;
-  private final EditLog log;
+  private final Journal log;
 
-  Logged(T answer, long txid, EditLog log) {
+  Logged(T answer, long txid, Journal log) {
     this.answer = answer;
     this.txid = txid;
     this.log = log;

@@ -13,6 +13,7 @@ import io.fffs.common.security.BlockAccessMode;
 import io.fffs.namenode.blocks.DatanodeManager;
 import io.fffs.namenode.blocks.ReplicationMonitor;
 import io.fffs.namenode.edits.EditLog;
+import io.fffs.namenode.edits.Journal;
 import io.fffs.namenode.lease.LeaseManager;
 import io.fffs.namenode.lease.WriterFencing;
 import io.fffs.namenode.namespace.BlockRetention;
@@ -62,7 +63,12 @@ public final class Namesystem implements Closeable {
   private final DatanodeManager datanodes;
   private final SafeMode safeMode;
   private final NamespaceApplier applier;
+  /** The local edit log of a single NameNode; null when the ops go to a Raft log. */
   private final EditLog editLog;
+  /** Where the ops go: {@link #editLog}, or the Raft log of highly available NameNodes. */
+  private final Journal journal;
+  /** Whether this NameNode may change the namespace now; null for a single NameNode, which always may. */
+  private final Leadership leadership;
   private final Path current;
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   private final long checkpointTxns;
@@ -105,24 +111,57 @@ public final class Namesystem implements Closeable {
    */
   public Namesystem(Configuration conf, Path nameDir, HybridLogicalClock clock, LongSupplier nanoTime,
       String superUser) throws IOException {
+    this(conf, loadOrFormat(conf, nameDir, superUser), NameStorage.current(nameDir), null, null, clock, nanoTime,
+        superUser);
+  }
+
+  private static NameStorage.Loaded loadOrFormat(Configuration conf, Path nameDir, String superUser)
+      throws IOException {
+    if (!NameStorage.isFormatted(nameDir)) {
+      NameStorage.format(nameDir, superUser, superGroup(conf));
+    }
+    return NameStorage.load(nameDir);
+  }
+
+  private static String superGroup(Configuration conf) {
+    return conf.get(NameNodeConfigKeys.SUPERGROUP_KEY, NameNodeConfigKeys.SUPERGROUP_DEFAULT);
+  }
+
+  /**
+   * A namesystem of a highly available cluster: its ops go to {@code journal} (a Raft log), changes are taken only
+   * while {@code leadership} says this NameNode leads, and the ops other NameNodes made arrive through
+   * {@link #applyReplicated}. Starts from {@code image}, or from a new namespace of cluster {@code clusterId} when
+   * there is none yet (the same one on every NameNode, so that the first ops apply alike everywhere).
+   */
+  public static Namesystem replicated(Configuration conf, NamespaceImage.Loaded image, String clusterId,
+      java.util.function.LongFunction<Journal> journal, Leadership leadership, HybridLogicalClock clock,
+      LongSupplier nanoTime, String superUser) throws IOException {
+    NameStorage.Loaded loaded = image != null
+        ? new NameStorage.Loaded(image.namespace, image.lastTxid, image.lastHlc, image.lastTxid)
+        : new NameStorage.Loaded(Namespace.format(clusterId, superUser, superGroup(conf), (short) 0755), 0,
+            HlcTimestamp.ZERO, 0);
+    return new Namesystem(conf, loaded, null, journal.apply(loaded.lastTxid), leadership, clock, nanoTime,
+        superUser);
+  }
+
+  private Namesystem(Configuration conf, NameStorage.Loaded loaded, Path current, Journal replicatedJournal,
+      Leadership leadership, HybridLogicalClock clock, LongSupplier nanoTime, String superUser) throws IOException {
     this.clock = clock;
+    this.leadership = leadership;
     this.retryAnswers = RetryAnswers.fromConf(conf);
     this.blockTokens = new BlockTokenIssuer(conf, clock.physicalClock());
     this.writerFencing = new WriterFencing(blockTokens.enabled(), blockTokens.lifetimeMillis(),
         () -> clock.physicalClock().currentTimeMicros() / 1000);
-    String superGroup = conf.get(NameNodeConfigKeys.SUPERGROUP_KEY, NameNodeConfigKeys.SUPERGROUP_DEFAULT);
-    if (!NameStorage.isFormatted(nameDir)) {
-      NameStorage.format(nameDir, superUser, superGroup);
-    }
-    NameStorage.Loaded loaded = NameStorage.load(nameDir);
+    String superGroup = superGroup(conf);
     this.namespace = loaded.namespace;
     this.applier = new NamespaceApplier(namespace);
     this.lastTxid = loaded.lastTxid;
     this.lastHlc = loaded.lastHlc;
     this.checkpointTxid = loaded.imageTxid;
     clock.observe(loaded.lastHlc);  // every new stamp follows everything already logged
-    this.current = NameStorage.current(nameDir);
-    this.editLog = new EditLog(current, lastTxid + 1);
+    this.current = current;
+    this.editLog = replicatedJournal == null ? new EditLog(current, lastTxid + 1) : null;
+    this.journal = replicatedJournal == null ? editLog : replicatedJournal;
     this.checkpointTxns = conf.getLong(NameNodeConfigKeys.CHECKPOINT_TXNS_KEY,
         NameNodeConfigKeys.CHECKPOINT_TXNS_DEFAULT);
     PermissionChecker permissions = new PermissionChecker(
@@ -249,6 +288,9 @@ public final class Namesystem implements Closeable {
    * answered from another's edit not yet on disk.
    */
   private <T> Logged<T> mutate(String what, MutationPath.Change<T> change) throws IOException {
+    if (leadership != null) {
+      leadership.checkLeader(what);
+    }
     safeMode.checkOff(what);
     T result;
     long durableAt;
@@ -260,7 +302,7 @@ public final class Namesystem implements Closeable {
       lock.writeLock().unlock();
     }
     maybeCheckpoint();
-    return new Logged<>(result, durableAt, editLog);
+    return new Logged<>(result, durableAt, journal);
   }
 
   /**
@@ -276,7 +318,7 @@ public final class Namesystem implements Closeable {
     } finally {
       lock.writeLock().unlock();
     }
-    new Logged<Void>(null, txid, editLog).await();
+    new Logged<Void>(null, txid, journal).await();
   }
 
   /** The delegation-token secrets as loaded and logged (read at start, before the secret manager runs). */
@@ -286,14 +328,81 @@ public final class Namesystem implements Closeable {
 
   /** Edit-log batches synced since start (each an fsync'd group of changes). */
   public long editBatchesSynced() {
-    return editLog.batchesSynced();
+    return journal.batchesSynced();
+  }
+
+  /**
+   * Applies an op another NameNode stamped and the Raft log committed (or the log replays at start): skipped when
+   * this NameNode made it (it applied it when it stamped it), else it must be the next txid.
+   */
+  public void applyReplicated(long txid, HlcTimestamp hlc, EditOpProto op) throws IOException {
+    if (txid <= journal.lastQueuedTxid()) {
+      return;  // read without the lock: the commit of the leader's own op must not wait for its write lock
+    }
+    lock.writeLock().lock();
+    try {
+      if (txid != lastTxid + 1) {
+        throw new FffsException(io.fffs.common.error.ErrorCode.CORRUPT, "replicated txid " + txid
+            + " does not follow " + lastTxid + ": the Raft log and the namespace disagree");
+      }
+      clock.observe(hlc);  // this NameNode's own stamps, once it leads, follow every one it applied
+      applier.apply(op, hlc);
+      lastTxid = txid;
+      lastHlc = hlc;
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  /**
+   * Saves the namespace as an image to {@code target} if every op it holds is durable (on a leader, ops it stamped
+   * may not be committed yet: an image of them could hold a change the cluster never made); returns the txid of
+   * the image, or -1 when it was not saved.
+   */
+  public long saveImageIfSettled(Path target) throws IOException {
+    long txid;
+    HlcTimestamp hlc;
+    lock.writeLock().lock();
+    try {
+      if (!journal.isSynced(lastTxid)) {
+        return -1;
+      }
+      txid = lastTxid;
+      hlc = lastHlc;
+      lock.readLock().lock();  // downgrade: changes wait, queries go on
+    } finally {
+      lock.writeLock().unlock();
+    }
+    try {
+      NamespaceImage.saveAs(namespace, txid, hlc, target);
+      return txid;
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /**
+   * Called when this NameNode has become the leader and applied every committed op: gives the writers of open
+   * files their leases here (their clients renew them from now on).
+   */
+  public void takeLeadership() throws IOException {
+    lock.writeLock().lock();
+    try {
+      namespace.forEachLatestFile(namespace.root(), file -> {
+        if (file.latest().isUnderConstruction()) {
+          leases.add(file.latest().leaseHolder(), file.id());
+        }
+      });
+    } finally {
+      lock.writeLock().unlock();
+    }
   }
 
   /** Stamps, logs and applies one op. Caller holds the write lock and has validated the op. */
   private HlcTimestamp log(EditOpProto op) throws FffsException {
     HlcTimestamp hlc = clock.tick();
     long txid = lastTxid + 1;
-    editLog.append(txid, hlc, op);
+    journal.append(txid, hlc, op);
     lastTxid = txid;
     lastHlc = hlc;
     applier.apply(op, hlc);
@@ -331,16 +440,20 @@ public final class Namesystem implements Closeable {
     long txid;
     lock.readLock().lock();
     try {
-      txid = editLog.lastQueuedTxid();
+      txid = journal.lastQueuedTxid();
     } finally {
       lock.readLock().unlock();
     }
-    editLog.awaitSynced(txid);
+    journal.awaitSynced(txid);
     return Namespace.limitForMicros(time.micros());
   }
 
   /** Writes a checkpoint now: rolls the edit log and saves the namespace as of its last txid. */
   public Path checkpoint() throws IOException {
+    if (editLog == null) {
+      throw new FffsException(io.fffs.common.error.ErrorCode.UNSUPPORTED, "the NameNodes of a highly available"
+          + " cluster checkpoint by Raft snapshots (fffs.ha.snapshot.txns)");
+    }
     lock.writeLock().lock();
     long txid;
     HlcTimestamp hlc;
@@ -364,7 +477,8 @@ public final class Namesystem implements Closeable {
   }
 
   private void maybeCheckpoint() {
-    if (lastTxidVolatile() - checkpointTxid < checkpointTxns || !checkpointing.compareAndSet(false, true)) {
+    if (editLog == null  // a Raft log: its snapshots are the checkpoints
+        || lastTxidVolatile() - checkpointTxid < checkpointTxns || !checkpointing.compareAndSet(false, true)) {
       return;
     }
     try {
@@ -377,7 +491,7 @@ public final class Namesystem implements Closeable {
   }
 
   private long lastTxidVolatile() {
-    return editLog.lastQueuedTxid();
+    return journal.lastQueuedTxid();
   }
 
   /** Now, for retention: the HLC's physical part (what a garbage-collection op is stamped with). */
@@ -465,6 +579,11 @@ public final class Namesystem implements Closeable {
     return clock;
   }
 
+  /** Whether this NameNode may serve now: null for a single NameNode, which always may. */
+  public Leadership leadership() {
+    return leadership;
+  }
+
   /** The writer epoch the WRITE tokens of {@code clientName} for file {@code fileId} carry (0 without its lease). */
   public long writerEpoch(long fileId, String clientName) throws IOException {
     return query(() -> files.writerEpoch(fileId, clientName));
@@ -488,7 +607,7 @@ public final class Namesystem implements Closeable {
   }
 
   public long lastTxid() {
-    return editLog.lastQueuedTxid();
+    return journal.lastQueuedTxid();
   }
 
   public int inodeCount() throws IOException {
@@ -503,6 +622,6 @@ public final class Namesystem implements Closeable {
   public void close() throws IOException {
     monitor.shutdownNow();
     retryAnswers.close();
-    editLog.close();
+    journal.close();
   }
 }

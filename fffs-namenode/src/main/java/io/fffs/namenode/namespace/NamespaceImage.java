@@ -81,7 +81,15 @@ public final class NamespaceImage {
   /** Writes {@code namespace} as of {@code lastTxid} into {@code dir}; returns the image file. */
   public static Path save(Namespace namespace, long lastTxid, HlcTimestamp lastHlc, Path dir) throws IOException {
     Path target = dir.resolve(fileName(lastTxid));
-    Path tmp = dir.resolve(fileName(lastTxid) + ".tmp");
+    saveAs(namespace, lastTxid, lastHlc, target);
+    return target;
+  }
+
+  /** Writes {@code namespace} as of {@code lastTxid} to the file {@code target} (a Raft snapshot's name). */
+  public static void saveAs(Namespace namespace, long lastTxid, HlcTimestamp lastHlc, Path target)
+      throws IOException {
+    Path dir = target.toAbsolutePath().getParent();
+    Path tmp = dir.resolve(target.getFileName() + ".tmp");
     try (FileOutputStream file = new FileOutputStream(tmp.toFile());
         DataOutputStream out = new DataOutputStream(new BufferedOutputStream(file, 1 << 20))) {
       out.write(MAGIC);
@@ -106,7 +114,6 @@ public final class NamespaceImage {
     }
     Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     io.fffs.namenode.edits.EditLog.forceDirectory(dir);
-    return target;
   }
 
   /** Reads an image; {@code CORRUPT} naming the file and offset if any part of it is damaged. */

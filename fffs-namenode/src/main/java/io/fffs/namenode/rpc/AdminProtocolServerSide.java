@@ -38,7 +38,7 @@ public final class AdminProtocolServerSide implements NamenodeAdminProtocolPB {
     this.fs = fs;
     this.permissions = permissions;
     this.nanoTime = nanoTime;
-    this.call = new ServedCall(fs.clock(), fs.retryAnswers);
+    this.call = new ServedCall(fs.clock(), fs.retryAnswers, null);
   }
 
   @Override

@@ -40,7 +40,7 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   public ClientNamenodeProtocolServerSide(Namesystem fs, ServerDefaultsProto defaults, DelegationTokenCalls tokens) {
     this.tokens = tokens;
     this.fs = fs;
-    this.call = new ServedCall(fs.clock(), fs.retryAnswers);
+    this.call = new ServedCall(fs.clock(), fs.retryAnswers, fs.leadership());
     this.defaults = defaults;
   }
 

@@ -59,7 +59,7 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
     this.fs = fs;
     this.clock = fs.clock();
     this.datanodes = fs.datanodes();
-    this.call = new ServedCall(clock, fs.retryAnswers);
+    this.call = new ServedCall(clock, fs.retryAnswers, fs.leadership());
     this.heartbeatIntervalMs = heartbeatIntervalMs;
   }
 

@@ -5,6 +5,7 @@ import io.fffs.common.ipc.RemoteErrors;
 import io.fffs.common.proto.CommonProtos.HlcProto;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.namenode.fs.Leadership;
 import io.fffs.namenode.fs.Logged;
 import io.fffs.namenode.fs.RetryAnswers;
 import io.fffs.namenode.permission.Caller;
@@ -34,10 +35,13 @@ final class ServedCall {
 
   private final HybridLogicalClock clock;
   private final RetryAnswers retryAnswers;
+  /** Null where every NameNode answers (a single NameNode; the admin protocol); else only the leader serves. */
+  private final Leadership leadership;
 
-  ServedCall(HybridLogicalClock clock, RetryAnswers retryAnswers) {
+  ServedCall(HybridLogicalClock clock, RetryAnswers retryAnswers, Leadership leadership) {
     this.clock = clock;
     this.retryAnswers = retryAnswers;
+    this.leadership = leadership;
   }
 
   /** A call that changes no namespace state; a caller whose HLC is too far ahead is refused, as for a change. */
@@ -92,6 +96,10 @@ final class ServedCall {
 
   private <T> T run(HlcProto callerHlc, boolean changes, Work<T> work) throws ServiceException {
     try {
+      if (leadership != null) {
+        // Followers may lag the leader: a latest-state answer from one could be older than one already given.
+        leadership.checkLeader(changes ? "a change" : "a query");
+      }
       if (changes) {
         clock.merge(HlcTimestamp.fromProto(callerHlc));
       } else {

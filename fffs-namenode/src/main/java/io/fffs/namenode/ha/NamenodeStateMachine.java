@@ -1,0 +1,183 @@
+package io.fffs.namenode.ha;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.namenode.edits.Journal;
+import io.fffs.namenode.fs.Leadership;
+import io.fffs.namenode.fs.Namesystem;
+import io.fffs.namenode.namespace.NamespaceImage;
+import java.io.File;
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.util.MD5FileUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A NameNode as a Raft state machine. The leader applies each op when it stamps it (the one mutation path: validate,
+ * stamp, log, apply under the write lock) and appends it to the Raft log; every NameNode then applies the committed
+ * entries in log order ({@link Namesystem#applyReplicated}), the leader skipping its own. A snapshot is the namespace
+ * image at the last applied entry; a NameNode that starts loads the newest one and Raft replays the entries after it.
+ *
+ * <p>Leadership: a NameNode takes changes only as the ready leader (it has applied every entry of earlier terms).
+ * When it stops leading while ops it applied wait for a commit — or a snapshot from the leader replaces its state —
+ * its namespace may hold changes the cluster never made: {@code onStale} is told, and the NameNode reloads from its
+ * snapshot and the committed log. It never acknowledges such ops: answers wait for their commit.
+ */
+final class NamenodeStateMachine extends BaseStateMachine implements Leadership {
+  private static final Logger LOG = LoggerFactory.getLogger(NamenodeStateMachine.class);
+
+  /** Builds the namesystem from a loaded image (null: a new namespace) once the Raft storage is known. */
+  public interface Loader {
+    Namesystem load(NamespaceImage.Loaded image, Journal journal, Leadership leadership) throws IOException;
+  }
+
+  private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+  private final String nameservice;
+  private final Loader loader;
+  private final Runnable onStale;
+  private volatile Namesystem namesystem;
+  private volatile RatisJournal journal;
+  private volatile RaftPeerId leader;
+  private volatile boolean ready;
+  private volatile boolean leading;
+
+  NamenodeStateMachine(String nameservice, Loader loader, Runnable onStale) {
+    this.nameservice = nameservice;
+    this.loader = loader;
+    this.onStale = onStale;
+  }
+
+  @Override
+  public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
+    super.initialize(server, groupId, raftStorage);
+    storage.init(raftStorage);
+    SingleFileSnapshotInfo snapshot = storage.loadLatestSnapshot();
+    NamespaceImage.Loaded image = null;
+    if (snapshot != null) {
+      File file = snapshot.getFile().getPath().toFile();
+      if (snapshot.getFile().getFileDigest() != null) {
+        MD5FileUtil.verifySavedMD5(file, snapshot.getFile().getFileDigest());
+      }
+      image = NamespaceImage.load(file.toPath());
+      updateLastAppliedTermIndex(snapshot.getTermIndex());
+      LOG.info("Loaded snapshot {} (txid {})", file.getName(), image.lastTxid);
+    }
+    long lastTxid = image == null ? 0 : image.lastTxid;
+    journal = new RatisJournal(server, groupId, server.getId(), lastTxid, this::stale);
+    namesystem = loader.load(image, journal, this);
+  }
+
+  Namesystem namesystem() {
+    return namesystem;
+  }
+
+  @Override
+  public SimpleStateMachineStorage getStateMachineStorage() {
+    return storage;
+  }
+
+  @Override
+  public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+    LogEntryProto entry = trx.getLogEntry();
+    try {
+      HaEntry op = HaEntry.decode(entry.getStateMachineLogEntry().getLogData());
+      namesystem.applyReplicated(op.txid(), op.hlc(), op.op());
+      journal.committed(op.txid());
+      updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+      return CompletableFuture.completedFuture(Message.EMPTY);
+    } catch (IOException | RuntimeException e) {
+      LOG.error("Entry {} could not be applied; this NameNode reloads", TermIndex.valueOf(entry), e);
+      stale();
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  @Override
+  public long takeSnapshot() throws IOException {
+    TermIndex applied = getLastAppliedTermIndex();
+    SingleFileSnapshotInfo latest = storage.getLatestSnapshot();
+    if (applied == null || (latest != null && latest.getIndex() >= applied.getIndex())) {
+      return latest == null ? -1 : latest.getIndex();
+    }
+    File file = storage.getSnapshotFile(applied.getTerm(), applied.getIndex());
+    long txid = namesystem.saveImageIfSettled(file.toPath());
+    if (txid < 0) {
+      // A leader with ops not yet committed: not now (it tries again after the next applied entry).
+      return latest == null ? -1 : latest.getIndex();
+    }
+    storage.updateLatestSnapshot(new SingleFileSnapshotInfo(
+        new FileInfo(file.toPath(), MD5FileUtil.computeAndSaveMd5ForFile(file)), applied));
+    LOG.info("Snapshot {} written (txid {})", file.getName(), txid);
+    return applied.getIndex();
+  }
+
+  @Override
+  public void reinitialize() throws IOException {
+    // A snapshot from the leader replaced this NameNode's storage: its namespace must be loaded again.
+    LOG.info("A snapshot was installed from the leader; this NameNode reloads");
+    stale();
+  }
+
+  @Override
+  public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeader) {
+    leader = newLeader;
+    boolean wasLeading = leading;
+    leading = member.getPeerId().equals(newLeader);
+    if (!leading) {
+      ready = false;
+      if (wasLeading && journal != null && journal.hasUncommitted()) {
+        LOG.warn("Lost the lead with ops not yet committed; this NameNode reloads");
+        stale();
+      }
+    }
+  }
+
+  @Override
+  public void notifyLeaderReady() {
+    try {
+      namesystem.takeLeadership();
+      ready = true;
+      LOG.info("{} leads {}", getId(), nameservice);
+    } catch (IOException e) {
+      LOG.error("Could not take the lead", e);
+    }
+  }
+
+  @Override
+  public void checkLeader(String what) throws FffsException {
+    if (ready && leading) {
+      return;
+    }
+    RaftPeerId known = leader;
+    throw new FffsException(ErrorCode.NOT_LEADER, getId() + " is not the leader of " + nameservice
+        + (known == null || known.equals(getId()) ? "; no leader is known yet" : "; leader=" + known)
+        + " (" + what + ")");
+  }
+
+  boolean isLeader() {
+    return ready && leading;
+  }
+
+  RaftPeerId leaderId() {
+    return leader;
+  }
+
+  private void stale() {
+    ready = false;
+    onStale.run();
+  }
+}

@@ -1,0 +1,264 @@
+package io.fffs.namenode.ha;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.NamenodeEditsProtos.EditOpProto;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.namenode.edits.Journal;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The namespace's {@link Journal} on a Raft log. The leader appends each stamped op to its Raft server in txid order
+ * (under the namespace's write lock, so the log holds them in that order); an op is durable once the state machine
+ * has seen it committed by a majority ({@link #committed}), and only then is its change acknowledged. A failed
+ * append — this NameNode lost the lead, or its server stopped — fails every change not yet committed: none of them
+ * is acknowledged here, and {@code onLost} is told, since this NameNode has applied ops the cluster may never commit.
+ */
+final class RatisJournal implements Journal {
+  private static final Logger LOG = LoggerFactory.getLogger(RatisJournal.class);
+
+  private record Notice(long txid, Runnable synced, Consumer<IOException> failed) {}
+
+  private final RaftServer server;
+  private final RaftGroupId group;
+  private final RaftPeerId self;
+  private final Runnable onLost;
+  private final ClientId clientId = ClientId.randomId();
+  private final AtomicLong callIds = new AtomicLong();
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition advanced = lock.newCondition();
+  private final PriorityQueue<Notice> notices = new PriorityQueue<>((a, b) -> Long.compare(a.txid, b.txid));
+  private final ExecutorService notifier = Executors.newSingleThreadExecutor(r -> {
+    Thread thread = new Thread(r, "fffs-raft-journal-notifier");
+    thread.setDaemon(true);
+    return thread;
+  });
+  /** The last txid appended here or applied from the log; written under the lock. */
+  private volatile long lastQueuedTxid;
+  private long committedTxid;
+  private long commits;
+  private IOException failure;
+
+  RatisJournal(RaftServer server, RaftGroupId group, RaftPeerId self, long lastTxid, Runnable onLost) {
+    this.server = server;
+    this.group = group;
+    this.self = self;
+    this.onLost = onLost;
+    this.lastQueuedTxid = lastTxid;
+    this.committedTxid = lastTxid;
+  }
+
+  @Override
+  public void append(long txid, HlcTimestamp hlc, EditOpProto op) throws FffsException {
+    lock.lock();
+    try {
+      if (failure != null) {
+        throw new FffsException(ErrorCode.NOT_LEADER, "this NameNode lost the lead: " + failure.getMessage());
+      }
+      // Before the submit: the commit may reach the state machine before this method returns.
+      lastQueuedTxid = txid;
+    } finally {
+      lock.unlock();
+    }
+    RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(clientId).setServerId(self)
+        .setGroupId(group).setCallId(callIds.incrementAndGet())
+        .setMessage(Message.valueOf(new HaEntry(txid, hlc, op).encode()))
+        .setType(RaftClientRequest.writeRequestType()).build();
+    CompletableFuture<RaftClientReply> reply;
+    try {
+      reply = server.submitClientRequestAsync(request);
+    } catch (IOException | RuntimeException e) {
+      fail(e);
+      throw new FffsException(ErrorCode.NOT_LEADER, "the Raft log refused txid " + txid + ": " + e.getMessage(), e);
+    }
+    reply.whenComplete((answer, error) -> {
+      Throwable cause = error != null ? error : answer.isSuccess() ? null : answer.getException();
+      if (cause != null) {
+        fail(cause);
+      }
+    });
+  }
+
+  /** The state machine applied (or skipped, as this NameNode's own) the committed op {@code txid}. */
+  void committed(long txid) {
+    lock.lock();
+    try {
+      if (txid > lastQueuedTxid) {
+        lastQueuedTxid = txid;
+      }
+      if (txid > committedTxid) {
+        committedTxid = txid;
+        commits++;
+        advanced.signalAll();
+        release();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Whether ops appended here wait for a commit (a leader that loses the lead with them must reload). */
+  boolean hasUncommitted() {
+    lock.lock();
+    try {
+      return lastQueuedTxid > committedTxid;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void fail(Throwable cause) {
+    boolean first;
+    lock.lock();
+    try {
+      first = failure == null;
+      if (first) {
+        failure = new FffsException(ErrorCode.NOT_LEADER, "a change was not committed by the NameNodes ("
+            + cause.getMessage() + "); retry it on the leader", cause);
+        advanced.signalAll();
+        release();
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (first) {
+      LOG.warn("Raft log append failed; changes not committed fail: {}", cause.toString());
+      onLost.run();
+    }
+  }
+
+  /** Hands the notices that are due to the notifier. Caller holds the lock. */
+  private void release() {
+    List<Notice> due = new ArrayList<>();
+    while (!notices.isEmpty() && (failure != null || notices.peek().txid <= committedTxid)) {
+      due.add(notices.poll());
+    }
+    if (due.isEmpty()) {
+      return;
+    }
+    long committedAt = committedTxid;
+    IOException refused = failure;
+    Runnable run = () -> {
+      for (Notice notice : due) {
+        try {
+          if (notice.txid <= committedAt) {
+            notice.synced.run();
+          } else {
+            notice.failed.accept(refused);
+          }
+        } catch (RuntimeException e) {
+          LOG.error("A commit notice failed", e);
+        }
+      }
+    };
+    try {
+      notifier.execute(run);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      run.run();
+    }
+  }
+
+  @Override
+  public void awaitSynced(long txid) throws IOException {
+    lock.lock();
+    try {
+      while (committedTxid < txid) {
+        if (failure != null) {
+          throw failure;
+        }
+        try {
+          advanced.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new InterruptedIOException("interrupted waiting for txid " + txid + " to be committed");
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public boolean isSynced(long txid) {
+    lock.lock();
+    try {
+      return committedTxid >= txid;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public void whenSynced(long txid, Runnable synced, Consumer<IOException> failed) {
+    IOException refused;
+    lock.lock();
+    try {
+      if (committedTxid >= txid) {
+        refused = null;
+      } else if (failure != null) {
+        refused = failure;
+      } else {
+        notices.add(new Notice(txid, synced, failed));
+        return;
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (refused != null) {
+      failed.accept(refused);
+    } else {
+      synced.run();
+    }
+  }
+
+  @Override
+  public long lastQueuedTxid() {
+    return lastQueuedTxid;
+  }
+
+  @Override
+  public long batchesSynced() {
+    lock.lock();
+    try {
+      return commits;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Fails what still waits: the NameNode is stopping. */
+  @Override
+  public void close() {
+    lock.lock();
+    try {
+      if (failure == null) {
+        failure = new FffsException(ErrorCode.IO_ERROR, "the NameNode is shutting down");
+      }
+      advanced.signalAll();
+      release();
+    } finally {
+      lock.unlock();
+    }
+    notifier.shutdown();
+  }
+}

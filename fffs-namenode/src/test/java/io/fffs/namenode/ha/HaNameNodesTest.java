@@ -1,0 +1,204 @@
+package io.fffs.namenode.ha;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fffs.client.rpc.NamenodeClient;
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.ha.HaConfigKeys;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto;
+import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.common.time.PhysicalClock;
+import io.fffs.common.time.TimeSpec;
+import io.fffs.namenode.NameNode;
+import io.fffs.namenode.NameNodeConfigKeys;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import org.apache.hadoop.conf.Configuration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three NameNodes in one Raft group, on loopback: the leader stamps and applies, every NameNode holds the same
+ * namespace with the same stamps (their images are byte for byte the same), followers refuse changes naming the
+ * leader, a new leader takes over when the leader stops, and a NameNode that was down catches up from a snapshot and
+ * the log.
+ */
+class HaNameNodesTest {
+  private static final int NAMENODES = 3;
+
+  @TempDir
+  Path dir;
+
+  private final List<Configuration> confs = new ArrayList<>();
+  private final NameNode[] nameNodes = new NameNode[NAMENODES];
+  private final HybridLogicalClock clientClock = new HybridLogicalClock(PhysicalClock.system(), 250_000);
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
+  private void startCluster() throws Exception {
+    Configuration shared = new Configuration(false);
+    shared.set(HaConfigKeys.NAMESERVICES_KEY, "mycluster");
+    shared.set(HaConfigKeys.NAMENODES_PREFIX + "mycluster", "nn1,nn2,nn3");
+    for (int i = 1; i <= NAMENODES; i++) {
+      shared.set(HaConfigKeys.RPC_ADDRESS_PREFIX + "mycluster.nn" + i, "127.0.0.1:" + freePort());
+      shared.set(HaConfigKeys.RATIS_ADDRESS_PREFIX + "mycluster.nn" + i, "127.0.0.1:" + freePort());
+    }
+    shared.set(NameNodeConfigKeys.HTTP_ADDRESS_KEY, "127.0.0.1:0");
+    shared.set(HaConfigKeys.SNAPSHOT_ENTRIES_KEY, "16");
+    shared.set(HaConfigKeys.ELECTION_TIMEOUT_KEY, "500ms");
+    for (int i = 0; i < NAMENODES; i++) {
+      Configuration conf = new Configuration(shared);
+      conf.set(HaConfigKeys.NAMENODE_ID_KEY, "nn" + (i + 1));
+      conf.set(NameNodeConfigKeys.NAME_DIR_KEY, dir.resolve("nn" + (i + 1)).toString());
+      confs.add(conf);
+    }
+    for (int i = 0; i < NAMENODES; i++) {
+      start(i);
+    }
+  }
+
+  private void start(int i) throws IOException {
+    nameNodes[i] = NameNode.start(confs.get(i), PhysicalClock.system(), System::nanoTime);
+  }
+
+  @AfterEach
+  void stop() throws IOException {
+    for (NameNode nameNode : nameNodes) {
+      if (nameNode != null) {
+        nameNode.close();
+      }
+    }
+  }
+
+  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out waiting until " + what);
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  private int awaitLeader() throws InterruptedException {
+    int[] leader = {-1};
+    await("one NameNode leads", () -> {
+      for (int i = 0; i < NAMENODES; i++) {
+        if (nameNodes[i] != null && nameNodes[i].ha().isLeader()) {
+          leader[0] = i;
+          return true;
+        }
+      }
+      return false;
+    });
+    return leader[0];
+  }
+
+  private NamenodeClient client(int i) throws IOException {
+    return NamenodeClient.connect(nameNodes[i].rpcAddress(), confs.get(i), clientClock);
+  }
+
+  /** Waits until every running NameNode has applied as far as {@code leader}, then compares their images. */
+  private void assertSameNamespaces(int leader) throws Exception {
+    long txid = nameNodes[leader].namesystem().lastTxid();
+    await("every NameNode applied txid " + txid, () -> {
+      for (NameNode nameNode : nameNodes) {
+        if (nameNode != null && nameNode.namesystem().lastTxid() < txid) {
+          return false;
+        }
+      }
+      return true;
+    });
+    Path leaderImage = image(leader);
+    for (int i = 0; i < NAMENODES; i++) {
+      if (nameNodes[i] != null && i != leader) {
+        assertThat(Files.mismatch(leaderImage, image(i))).as("image of nn%d vs the leader's", i + 1).isEqualTo(-1);
+      }
+    }
+  }
+
+  private Path image(int i) throws Exception {
+    Path target = dir.resolve("compare-nn" + (i + 1) + "-" + System.nanoTime());
+    await("nn" + (i + 1) + " has every op it applied committed",
+        () -> {
+          try {
+            return nameNodes[i].namesystem().saveImageIfSettled(target) >= 0;
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        });
+    return target;
+  }
+
+  private static void changes(NamenodeClient client, String dir, int files) throws IOException {
+    client.mkdirs(dir, 0755, true);
+    for (int f = 0; f < files; f++) {
+      client.create(dir + "/f" + f, 0644, "writer", false, true, 1, 1 << 20, null);
+      client.complete(dir + "/f" + f, client.getFileInfo(dir + "/f" + f, TimeSpec.latest()).getInodeId(),
+          "writer", null);
+    }
+    client.rename(dir + "/f0", dir + "/renamed");
+    client.delete(dir + "/f1", false);
+  }
+
+  @Test
+  void everyNameNodeHoldsTheLeadersNamespaceAndANewLeaderTakesOver() throws Exception {
+    startCluster();
+    int leader = awaitLeader();
+    try (NamenodeClient client = client(leader)) {
+      changes(client, "/first", 12);
+    }
+    assertSameNamespaces(leader);
+    await("every NameNode has written a snapshot", () -> {
+      for (int i = 0; i < NAMENODES; i++) {
+        String[] snapshots = dir.resolve("nn" + (i + 1)).resolve("ratis")
+            .resolve(HaNode.groupId("mycluster").getUuid().toString()).resolve("sm")
+            .toFile().list((d, name) -> name.startsWith("snapshot.") && !name.endsWith(".md5"));
+        if (snapshots == null || snapshots.length == 0) {
+          return false;
+        }
+      }
+      return true;
+    });
+
+    int follower = (leader + 1) % NAMENODES;
+    try (NamenodeClient toFollower = client(follower)) {
+      assertThatThrownBy(() -> toFollower.mkdirs("/refused", 0755, true))
+          .isInstanceOfSatisfying(FffsException.class, e -> {
+            assertThat(e.code()).isEqualTo(ErrorCode.NOT_LEADER);
+            assertThat(e.getMessage()).contains("leader=nn" + (leader + 1));
+          });
+    }
+
+    FileStatusProto before;
+    try (NamenodeClient client = client(leader)) {
+      before = client.getFileInfo("/first/renamed", TimeSpec.latest());
+    }
+    nameNodes[leader].close();
+    nameNodes[leader] = null;
+    int next = awaitLeader();
+    assertThat(next).isNotEqualTo(leader);
+    try (NamenodeClient client = client(next)) {
+      assertThat(client.getFileInfo("/first/renamed", TimeSpec.latest())).isEqualTo(before);
+      assertThat(client.getFileInfo("/first/f1", TimeSpec.latest())).isNull();
+      changes(client, "/second", 12);
+    }
+
+    // The old leader comes back as a follower: it loads its last snapshot and the log brings it up to date.
+    start(leader);
+    assertSameNamespaces(next);
+    assertThat(nameNodes[leader].ha().isLeader()).isFalse();
+  }
+}
