@@ -333,11 +333,12 @@ public final class Namesystem implements Closeable {
 
   /**
    * Applies an op another NameNode stamped and the Raft log committed (or the log replays at start): skipped when
-   * this NameNode made it (it applied it when it stamped it), else it must be the next txid.
+   * this NameNode made it (it applied it when it stamped it), else it must be the next txid. Returns whether it
+   * was applied here.
    */
-  public void applyReplicated(long txid, HlcTimestamp hlc, EditOpProto op) throws IOException {
+  public boolean applyReplicated(long txid, HlcTimestamp hlc, EditOpProto op) throws IOException {
     if (txid <= journal.lastQueuedTxid()) {
-      return;  // read without the lock: the commit of the leader's own op must not wait for its write lock
+      return false;  // read without the lock: the commit of the leader's own op must not wait for its write lock
     }
     lock.writeLock().lock();
     try {
@@ -349,6 +350,7 @@ public final class Namesystem implements Closeable {
       applier.apply(op, hlc);
       lastTxid = txid;
       lastHlc = hlc;
+      return true;
     } finally {
       lock.writeLock().unlock();
     }

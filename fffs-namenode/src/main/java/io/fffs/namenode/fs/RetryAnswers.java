@@ -32,6 +32,11 @@ public final class RetryAnswers {
       return entry.getPayload();
     }
 
+    /** Whether the change was made by another NameNode, whose answer did not reach this one. */
+    public boolean answerElsewhere() {
+      return entry.getPayload() == MADE_ELSEWHERE;
+    }
+
     /** The change is durable and {@code answer} is its answer: a retry gets it. */
     public void succeeded(Object answer) {
       if (entry != null) {
@@ -48,6 +53,8 @@ public final class RetryAnswers {
   }
 
   private static final Attempt UNCACHED = new Attempt(null);
+  /** The payload of a call another NameNode made: it must not be made again, but its answer is to be rebuilt. */
+  private static final Object MADE_ELSEWHERE = new Object();
   private static final AtomicInteger INSTANCES = new AtomicInteger();
 
   private final RetryCache cache;
@@ -86,10 +93,13 @@ public final class RetryAnswers {
     return new Attempt(RetryCache.waitForCompletion(cache, null, clientId, callId));
   }
 
-  /** Records the answer of a change another NameNode made (or the log replays), for a retry that comes here. */
-  public void record(byte[] clientId, int callId, Object answer) {
+  /**
+   * Records that another NameNode made call {@code callId} of client {@code clientId} (its op reached this one
+   * through the Raft log), for a retry that comes here after a failover.
+   */
+  public void recordMadeElsewhere(byte[] clientId, int callId) {
     if (cache != null && clientId != null && clientId.length > 0) {
-      cache.addCacheEntryWithPayload(clientId, callId, answer);
+      cache.addCacheEntryWithPayload(clientId, callId, MADE_ELSEWHERE);
     }
   }
 

@@ -95,7 +95,9 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
     LogEntryProto entry = trx.getLogEntry();
     try {
       HaEntry op = HaEntry.decode(entry.getStateMachineLogEntry().getLogData());
-      namesystem.applyReplicated(op.txid(), op.hlc(), op.op());
+      if (namesystem.applyReplicated(op.txid(), op.hlc(), op.op())) {
+        namesystem.retryAnswers.recordMadeElsewhere(op.clientId(), op.callId());
+      }
       journal.committed(op.txid());
       updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
       return CompletableFuture.completedFuture(Message.EMPTY);

@@ -82,7 +82,8 @@ final class RatisJournal implements Journal {
     }
     RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(clientId).setServerId(self)
         .setGroupId(group).setCallId(callIds.incrementAndGet())
-        .setMessage(Message.valueOf(new HaEntry(txid, hlc, op).encode()))
+        .setMessage(Message.valueOf(new HaEntry(txid, hlc, callerId(), org.apache.hadoop.ipc.Server.getCallId(), op)
+            .encode()))
         .setType(RaftClientRequest.writeRequestType()).build();
     CompletableFuture<RaftClientReply> reply;
     try {
@@ -97,6 +98,12 @@ final class RatisJournal implements Journal {
         fail(cause);
       }
     });
+  }
+
+  /** The IPC client id of the call being served on this thread (empty for the NameNode's own changes). */
+  private static byte[] callerId() {
+    byte[] id = org.apache.hadoop.ipc.Server.getClientId();
+    return id == null || id.length > 255 ? new byte[0] : id;
   }
 
   /** The state machine applied (or skipped, as this NameNode's own) the committed op {@code txid}. */

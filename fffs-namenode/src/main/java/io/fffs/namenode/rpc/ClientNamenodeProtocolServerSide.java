@@ -72,7 +72,8 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   @Override
   public MkdirsResponseProto mkdirs(RpcController c, MkdirsRequestProto r) throws ServiceException {
     return call.change(r.getHlc(), caller -> fs.directories.mkdirs(caller, r.getSrc(), r.getPermission(),
-        r.getCreateParent()).map(made -> MkdirsResponseProto.newBuilder().setResult(made).setHlc(call.now()).build()));
+        r.getCreateParent()).map(made -> MkdirsResponseProto.newBuilder().setResult(made).setHlc(call.now()).build()),
+        caller -> MkdirsResponseProto.newBuilder().setResult(true).setHlc(call.now()).build());
   }
 
   @Override
@@ -80,7 +81,9 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
     return call.change(r.getHlc(), caller -> fs.files.create(caller, r.getSrc(), r.getPermission(),
         r.getClientName(), r.getOverwrite(), r.getCreateParent(), r.getReplication(), r.getBlockSize(),
         r.hasUserTimePlugin() ? r.getUserTimePlugin() : null)
-        .map(status -> CreateResponseProto.newBuilder().setStatus(status).setHlc(call.now()).build()));
+        .map(status -> CreateResponseProto.newBuilder().setStatus(status).setHlc(call.now()).build()),
+        caller -> CreateResponseProto.newBuilder().setStatus(createdBefore(caller, r.getSrc())).setHlc(call.now())
+            .build());
   }
 
   @Override
@@ -100,7 +103,7 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
       long epoch = fs.writerEpoch(r.getFileId(), r.getClientName());
       return added.map(block -> AddBlockResponseProto.newBuilder()
           .setBlock(withToken(block, BlockAccessMode.WRITE, caller, epoch)).setHlc(call.now()).build());
-    });
+    }, caller -> AddBlockResponseProto.newBuilder().setBlock(addedBefore(caller, r)).setHlc(call.now()).build());
   }
 
   @Override
@@ -108,7 +111,8 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
       throws ServiceException {
     return call.change(r.getHlc(), caller -> fs.files.abandonBlock(caller, r.getSrc(), r.getFileId(),
         r.getClientName(), r.getBlock().getBlockId())
-        .map(done -> AbandonBlockResponseProto.newBuilder().setHlc(call.now()).build()));
+        .map(done -> AbandonBlockResponseProto.newBuilder().setHlc(call.now()).build()),
+        caller -> AbandonBlockResponseProto.newBuilder().setHlc(call.now()).build());
   }
 
   @Override
@@ -131,19 +135,50 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   public CompleteResponseProto complete(RpcController c, CompleteRequestProto r) throws ServiceException {
     return call.change(r.getHlc(), caller -> fs.files.complete(caller, r.getSrc(), r.getFileId(),
         r.getClientName(), optional(r.hasLast(), r.getLast()))
-        .map(closed -> CompleteResponseProto.newBuilder().setResult(closed).setHlc(call.now()).build()));
+        .map(closed -> CompleteResponseProto.newBuilder().setResult(closed).setHlc(call.now()).build()),
+        caller -> CompleteResponseProto.newBuilder().setResult(true).setHlc(call.now()).build());
   }
 
   @Override
   public RenameResponseProto rename(RpcController c, RenameRequestProto r) throws ServiceException {
     return call.change(r.getHlc(), caller -> fs.directories.rename(caller, r.getSrc(), r.getDst())
-        .map(renamed -> RenameResponseProto.newBuilder().setResult(renamed).setHlc(call.now()).build()));
+        .map(renamed -> RenameResponseProto.newBuilder().setResult(renamed).setHlc(call.now()).build()),
+        caller -> RenameResponseProto.newBuilder().setResult(true).setHlc(call.now()).build());
   }
 
   @Override
   public DeleteResponseProto delete(RpcController c, DeleteRequestProto r) throws ServiceException {
     return call.change(r.getHlc(), caller -> fs.directories.delete(caller, r.getSrc(), r.getRecursive())
-        .map(deleted -> DeleteResponseProto.newBuilder().setResult(deleted).setHlc(call.now()).build()));
+        .map(deleted -> DeleteResponseProto.newBuilder().setResult(deleted).setHlc(call.now()).build()),
+        caller -> DeleteResponseProto.newBuilder().setResult(true).setHlc(call.now()).build());
+  }
+
+  /**
+   * The status a create made by another NameNode gave (its answer lost in a failover): the file at {@code src} now,
+   * which is the one the create made unless a later change replaced it.
+   */
+  private io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto createdBefore(
+      io.fffs.namenode.permission.Caller caller, String src) throws java.io.IOException {
+    io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto status =
+        fs.queries.getFileInfo(caller, src, TimeSpec.latest());
+    if (status == null) {
+      throw new io.fffs.common.error.FffsException(io.fffs.common.error.ErrorCode.NOT_FOUND, src
+          + " was created, then removed before this retry of its create came");
+    }
+    return status;
+  }
+
+  /** The block an addBlock made by another NameNode added (its answer lost in a failover): the file's last block. */
+  private LocatedBlockProto addedBefore(io.fffs.namenode.permission.Caller caller, AddBlockRequestProto r)
+      throws java.io.IOException {
+    LocatedBlocksProto blocks = fs.queries.getBlockLocations(caller, r.getSrc(), TimeSpec.latest(), 0,
+        Long.MAX_VALUE, r.getClientName());
+    if (blocks == null || blocks.getBlocksCount() == 0) {
+      throw new io.fffs.common.error.FffsException(io.fffs.common.error.ErrorCode.NOT_FOUND, r.getSrc()
+          + " has no block: its addBlock was undone before this retry came");
+    }
+    return withToken(blocks.getBlocks(blocks.getBlocksCount() - 1), BlockAccessMode.WRITE, caller,
+        fs.writerEpoch(r.getFileId(), r.getClientName()));
   }
 
   private SetAttributeResponseProto attribute(boolean result) {
@@ -154,26 +189,26 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   public SetAttributeResponseProto setPermission(RpcController c, SetPermissionRequestProto r)
       throws ServiceException {
     return call.change(r.getHlc(), caller ->
-        fs.directories.setPermission(caller, r.getSrc(), r.getPermission()).map(this::attribute));
+        fs.directories.setPermission(caller, r.getSrc(), r.getPermission()).map(this::attribute), caller -> attribute(true));
   }
 
   @Override
   public SetAttributeResponseProto setOwner(RpcController c, SetOwnerRequestProto r) throws ServiceException {
     return call.change(r.getHlc(), caller -> fs.directories.setOwner(caller, r.getSrc(),
-        r.hasUsername() ? r.getUsername() : null, r.hasGroupname() ? r.getGroupname() : null).map(this::attribute));
+        r.hasUsername() ? r.getUsername() : null, r.hasGroupname() ? r.getGroupname() : null).map(this::attribute), caller -> attribute(true));
   }
 
   @Override
   public SetAttributeResponseProto setTimes(RpcController c, SetTimesRequestProto r) throws ServiceException {
     return call.change(r.getHlc(), caller ->
-        fs.directories.setTimes(caller, r.getSrc(), r.getMtime(), r.getAtime()).map(this::attribute));
+        fs.directories.setTimes(caller, r.getSrc(), r.getMtime(), r.getAtime()).map(this::attribute), caller -> attribute(true));
   }
 
   @Override
   public SetAttributeResponseProto setReplication(RpcController c, SetReplicationRequestProto r)
       throws ServiceException {
     return call.change(r.getHlc(), caller ->
-        fs.directories.setReplication(caller, r.getSrc(), r.getReplication()).map(this::attribute));
+        fs.directories.setReplication(caller, r.getSrc(), r.getReplication()).map(this::attribute), caller -> attribute(true));
   }
 
   @Override

@@ -55,11 +55,26 @@ final class ServedCall {
    * A failure after the change was made goes out once the change is durable ({@link Logged#map}). A retry of a call
    * already answered (same IPC client and call id) gets the first answer and changes nothing.
    */
-  @SuppressWarnings("unchecked")
   <T extends Message> T change(HlcProto callerHlc, Work<Logged<T>> work) throws ServiceException {
+    return change(callerHlc, work, null);
+  }
+
+  /**
+   * {@link #change(HlcProto, Work)} for a call that must not be made twice: a retry of it that reaches this NameNode
+   * after another made it (a failover between the change and its answer) gets {@code answerAgain}'s answer, built
+   * from the namespace as the change left it, instead of the change being made again.
+   */
+  @SuppressWarnings("unchecked")
+  <T extends Message> T change(HlcProto callerHlc, Work<Logged<T>> work, Work<T> answerAgain)
+      throws ServiceException {
     RetryAnswers.Attempt attempt = retryAnswers.begin(Server.getClientId(), Server.getCallId());
     if (attempt.answered()) {
-      return (T) attempt.firstAnswer();
+      if (!attempt.answerElsewhere()) {
+        return (T) attempt.firstAnswer();
+      }
+      if (answerAgain != null) {
+        return run(callerHlc, false, answerAgain);
+      }
     }
     Logged<T> answer;
     try {

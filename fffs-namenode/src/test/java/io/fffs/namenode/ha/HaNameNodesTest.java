@@ -7,6 +7,11 @@ import io.fffs.client.rpc.NamenodeClient;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.ha.HaConfigKeys;
+import io.fffs.common.ipc.ClientNamenodeProtocolPB;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.CreateRequestProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.CreateResponseProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.RenameRequestProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.RenameResponseProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.PhysicalClock;
@@ -21,6 +26,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.ipc.Client;
+import org.apache.hadoop.ipc.ProtobufRpcEngine2;
+import org.apache.hadoop.ipc.RPC;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -200,5 +208,58 @@ class HaNameNodesTest {
     start(leader);
     assertSameNamespaces(next);
     assertThat(nameNodes[leader].ha().isLeader()).isFalse();
+  }
+
+  private ClientNamenodeProtocolPB proxy(int i) throws IOException {
+    Configuration rpcConf = new Configuration(confs.get(i));
+    RPC.setProtocolEngine(rpcConf, ClientNamenodeProtocolPB.class, ProtobufRpcEngine2.class);
+    return RPC.getProxy(ClientNamenodeProtocolPB.class, RPC.getProtocolVersion(ClientNamenodeProtocolPB.class),
+        nameNodes[i].rpcAddress(), rpcConf);
+  }
+
+  private CreateResponseProto create(ClientNamenodeProtocolPB proxy, String src, int callId, int retry)
+      throws Exception {
+    Client.setCallIdAndRetryCount(callId, retry, null);
+    return proxy.create(null, CreateRequestProto.newBuilder().setHlc(clientClock.last().toProto()).setSrc(src)
+        .setPermission(0644).setClientName("writer").setOverwrite(true).setCreateParent(true).setReplication(1)
+        .setBlockSize(1 << 20).build());
+  }
+
+  private RenameResponseProto rename(ClientNamenodeProtocolPB proxy, String src, String dst, int callId, int retry)
+      throws Exception {
+    Client.setCallIdAndRetryCount(callId, retry, null);
+    return proxy.rename(null, RenameRequestProto.newBuilder().setHlc(clientClock.last().toProto()).setSrc(src)
+        .setDst(dst).build());
+  }
+
+  @Test
+  void aChangeRetriedOnTheNewLeaderIsNotMadeAgain() throws Exception {
+    startCluster();
+    int leader = awaitLeader();
+    int createId = Client.nextCallId();
+    int renameId = Client.nextCallId();
+    ClientNamenodeProtocolPB toLeader = proxy(leader);
+    CreateResponseProto created = create(toLeader, "/retried/file", createId, 0);
+    assertThat(rename(toLeader, "/retried/file", "/retried/moved", renameId, 0).getResult()).isTrue();
+    create(toLeader, "/retried/file", Client.nextCallId(), 0);  // a later create of the same name
+    assertSameNamespaces(leader);
+    long txidBeforeRetries = nameNodes[leader].namesystem().lastTxid();
+
+    nameNodes[leader].close();
+    nameNodes[leader] = null;
+    int next = awaitLeader();
+    ClientNamenodeProtocolPB toNext = proxy(next);
+    // Only now: the IPC client (and with it the client id the retries carry) lives while a proxy uses it.
+    RPC.stopProxy(toLeader);
+    try {
+      // Made again, the rename would find /retried/file (the later one) and move it over /retried/moved.
+      assertThat(rename(toNext, "/retried/file", "/retried/moved", renameId, 1).getResult()).isTrue();
+      assertThat(nameNodes[next].namesystem().lastTxid()).isEqualTo(txidBeforeRetries);
+      // Made again, the create would replace the later file with a new one (a new inode id).
+      CreateResponseProto retried = create(toNext, "/retried/moved", createId, 1);
+      assertThat(retried.getStatus().getInodeId()).isEqualTo(created.getStatus().getInodeId());
+    } finally {
+      RPC.stopProxy(toNext);
+    }
   }
 }
