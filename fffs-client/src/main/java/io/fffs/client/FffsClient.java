@@ -43,8 +43,12 @@ final class FffsClient implements Closeable {
   FffsClient(URI uri, Configuration conf) throws IOException {
     this.conf = conf;
     this.clock = new HybridLogicalClock(PhysicalClock.system(), conf);
-    int port = uri.getPort() < 0 ? FffsClientConfigKeys.DEFAULT_PORT : uri.getPort();
-    this.nn = NamenodeClient.connect(new InetSocketAddress(uri.getHost(), port), conf, clock);
+    if (io.fffs.common.ha.HaConfigKeys.isLogical(conf, uri.getAuthority())) {
+      this.nn = NamenodeClient.connectHa(uri.getHost(), conf, clock);  // fffs://mycluster: follows the leader
+    } else {
+      int port = uri.getPort() < 0 ? FffsClientConfigKeys.DEFAULT_PORT : uri.getPort();
+      this.nn = NamenodeClient.connect(new InetSocketAddress(uri.getHost(), port), conf, clock);
+    }
     this.clientName = "FFFS_CLIENT_" + UUID.randomUUID().toString().substring(0, 8) + "_"
         + Thread.currentThread().getId();
     this.renewer = new LeaseRenewer(nn, clientName, conf.getTimeDuration(

@@ -26,24 +26,27 @@ import org.apache.hadoop.thirdparty.protobuf.ServiceException;
  * paths; times travel as {@link TimeSpec}s.
  */
 public final class NamenodeClient implements Closeable {
-  private final ClientNamenodeProtocolPB proxy;
+  private final NamenodeProxies proxies;
   private final HybridLogicalClock clock;
-  private final InetSocketAddress address;
 
-  private NamenodeClient(ClientNamenodeProtocolPB proxy, HybridLogicalClock clock, InetSocketAddress address) {
-    this.proxy = proxy;
+  private NamenodeClient(NamenodeProxies proxies, HybridLogicalClock clock) {
+    this.proxies = proxies;
     this.clock = clock;
-    this.address = address;
   }
 
   /** Connects to the NameNode at {@code address}; {@code clock} is the client's (observed, never ticked). */
   public static NamenodeClient connect(InetSocketAddress address, Configuration conf, HybridLogicalClock clock)
       throws IOException {
-    Configuration rpcConf = new Configuration(conf);
-    RPC.setProtocolEngine(rpcConf, ClientNamenodeProtocolPB.class, ProtobufRpcEngine2.class);
-    ClientNamenodeProtocolPB proxy = RPC.getProxy(ClientNamenodeProtocolPB.class,
-        RPC.getProtocolVersion(ClientNamenodeProtocolPB.class), address, rpcConf);
-    return new NamenodeClient(proxy, clock, address);
+    return new NamenodeClient(NamenodeProxies.single(address, conf), clock);
+  }
+
+  /**
+   * Connects to the leader of highly available cluster {@code nameservice} ({@code fffs.ha.namenodes.<name>}), and
+   * follows the leader from then on.
+   */
+  public static NamenodeClient connectHa(String nameservice, Configuration conf, HybridLogicalClock clock)
+      throws IOException {
+    return new NamenodeClient(NamenodeProxies.ha(nameservice, conf), clock);
   }
 
   private interface Rpc<T> {
@@ -52,11 +55,13 @@ public final class NamenodeClient implements Closeable {
 
   /**
    * One call, retried when the connection broke under it (a NameNode restart leaves pooled connections that fail
-   * on first use) with the same IPC call id: the NameNode's retry cache then answers a change it already made with
-   * its first answer rather than making it twice, so changes are retried as safely as queries.
+   * on first use) and, in an HA cluster, on the leader when a follower refused it, with the same IPC call id: the
+   * NameNodes' retry caches then answer a change already made with its answer rather than making it twice, so
+   * changes are retried as safely as queries.
    */
   private <T> T call(Rpc<T> rpc, java.util.function.Function<T, HlcProto> hlcOf) throws IOException {
     int callId = Client.nextCallId();
+    long start = System.nanoTime();
     for (int attempt = 0; ; attempt++) {
       try {
         Client.setCallIdAndRetryCount(callId, attempt, null);
@@ -65,25 +70,26 @@ public final class NamenodeClient implements Closeable {
         return response;
       } catch (ServiceException e) {
         IOException failure = explainAuthentication(RemoteErrors.unwrap(e));
-        if (!(failure instanceof java.io.EOFException || failure instanceof java.net.SocketException)
-            || attempt + 1 == ATTEMPTS) {
+        long waitMs = proxies.retryAfter(failure, attempt, start);
+        if (waitMs < 0) {
           throw failure;
         }
-        backOff(attempt, failure);
+        backOff(waitMs, failure);
       }
     }
   }
 
-  private static void backOff(int attempt, IOException failure) throws IOException {
+  private static void backOff(long waitMs, IOException failure) throws IOException {
+    if (waitMs == 0) {
+      return;
+    }
     try {
-      Thread.sleep(100L * (attempt + 1));
+      Thread.sleep(waitMs);
     } catch (InterruptedException interrupted) {
       Thread.currentThread().interrupt();
       throw new java.io.InterruptedIOException("interrupted retrying " + failure.getMessage());
     }
   }
-
-  private static final int ATTEMPTS = 4;
 
   /**
    * Hadoop's "Client cannot authenticate via:[TOKEN, KERBEROS]" for a caller without a Kerberos ticket or a
@@ -100,7 +106,7 @@ public final class NamenodeClient implements Closeable {
           user = "this user";
         }
         org.apache.hadoop.security.AccessControlException explained =
-            new org.apache.hadoop.security.AccessControlException("ACCESS_DENIED: the NameNode at " + address
+            new org.apache.hadoop.security.AccessControlException("ACCESS_DENIED: the NameNode at " + proxies.describe()
                 + " requires Kerberos (hadoop.security.authentication=kerberos), and " + user + " has neither a"
                 + " Kerberos ticket nor a delegation token for it: run kinit, or log in from a keytab"
                 + " (UserGroupInformation.loginUserFromKeytab), then try again (" + t.getMessage() + ")");
@@ -121,7 +127,7 @@ public final class NamenodeClient implements Closeable {
   }
 
   public boolean mkdirs(String src, int permission, boolean createParent) throws IOException {
-    return call(h -> proxy.mkdirs(null, MkdirsRequestProto.newBuilder().setHlc(h).setSrc(src)
+    return call(h -> proxies.current().mkdirs(null, MkdirsRequestProto.newBuilder().setHlc(h).setSrc(src)
         .setPermission(permission).setCreateParent(createParent).build()), MkdirsResponseProto::getHlc).getResult();
   }
 
@@ -133,11 +139,11 @@ public final class NamenodeClient implements Closeable {
     if (userTimePlugin != null) {
       request.setUserTimePlugin(userTimePlugin);
     }
-    return call(h -> proxy.create(null, request.setHlc(h).build()), CreateResponseProto::getHlc).getStatus();
+    return call(h -> proxies.current().create(null, request.setHlc(h).build()), CreateResponseProto::getHlc).getStatus();
   }
 
   public OpenForWriteResponseProto openForWrite(String src, String clientName) throws IOException {
-    return call(h -> proxy.openForWrite(null, OpenForWriteRequestProto.newBuilder().setHlc(h).setSrc(src)
+    return call(h -> proxies.current().openForWrite(null, OpenForWriteRequestProto.newBuilder().setHlc(h).setSrc(src)
         .setClientName(clientName).build()), OpenForWriteResponseProto::getHlc);
   }
 
@@ -148,36 +154,36 @@ public final class NamenodeClient implements Closeable {
     if (previous != null) {
       request.setPrevious(previous);
     }
-    return call(h -> proxy.addBlock(null, request.setHlc(h).build()), AddBlockResponseProto::getHlc).getBlock();
+    return call(h -> proxies.current().addBlock(null, request.setHlc(h).build()), AddBlockResponseProto::getHlc).getBlock();
   }
 
   /** Tells the NameNode that the replica of {@code blockId} on {@code datanodeUuid} failed its checksums. */
   public void reportBadReplica(long blockId, String datanodeUuid, String reason) throws IOException {
-    query(h -> proxy.reportBadReplica(null, ReportBadReplicaRequestProto.newBuilder().setHlc(h).setBlockId(blockId)
+    query(h -> proxies.current().reportBadReplica(null, ReportBadReplicaRequestProto.newBuilder().setHlc(h).setBlockId(blockId)
         .setDatanodeUuid(datanodeUuid).setReason(reason).build()), ReportBadReplicaResponseProto::getHlc);
   }
 
   /** fsck: the files under {@code path} as of {@code time}, each block with its replicas' states now. */
   public java.util.List<FsckFileProto> fsck(String path, TimeSpec time) throws IOException {
-    return query(h -> proxy.fsck(null, FsckRequestProto.newBuilder().setHlc(h).setPath(path)
+    return query(h -> proxies.current().fsck(null, FsckRequestProto.newBuilder().setHlc(h).setPath(path)
         .setTime(time.toProto()).build()), FsckResponseProto::getHlc).getFilesList();
   }
 
   /** A DataNode to replace {@code excludedUuids} (failed) in the pipeline of the file's last block. */
   public DatanodeIdProto getAdditionalDatanode(String src, long fileId, String clientName, long blockId,
       java.util.Collection<String> excludedUuids) throws IOException {
-    return call(h -> proxy.getAdditionalDatanode(null, GetAdditionalDatanodeRequestProto.newBuilder().setHlc(h)
+    return call(h -> proxies.current().getAdditionalDatanode(null, GetAdditionalDatanodeRequestProto.newBuilder().setHlc(h)
         .setSrc(src).setFileId(fileId).setClientName(clientName).setBlockId(blockId)
         .addAllExcludedUuids(excludedUuids).build()), GetAdditionalDatanodeResponseProto::getHlc).getDatanode();
   }
 
   public void abandonBlock(String src, long fileId, String clientName, BlockProto block) throws IOException {
-    call(h -> proxy.abandonBlock(null, AbandonBlockRequestProto.newBuilder().setHlc(h).setSrc(src)
+    call(h -> proxies.current().abandonBlock(null, AbandonBlockRequestProto.newBuilder().setHlc(h).setSrc(src)
         .setFileId(fileId).setClientName(clientName).setBlock(block).build()), AbandonBlockResponseProto::getHlc);
   }
 
   public void fsync(String src, long fileId, String clientName, BlockProto lastBlock) throws IOException {
-    call(h -> proxy.fsync(null, FsyncRequestProto.newBuilder().setHlc(h).setSrc(src).setFileId(fileId)
+    call(h -> proxies.current().fsync(null, FsyncRequestProto.newBuilder().setHlc(h).setSrc(src).setFileId(fileId)
         .setClientName(clientName).setLastBlock(lastBlock).build()), FsyncResponseProto::getHlc);
   }
 
@@ -187,21 +193,21 @@ public final class NamenodeClient implements Closeable {
     if (last != null) {
       request.setLast(last);
     }
-    return call(h -> proxy.complete(null, request.setHlc(h).build()), CompleteResponseProto::getHlc).getResult();
+    return call(h -> proxies.current().complete(null, request.setHlc(h).build()), CompleteResponseProto::getHlc).getResult();
   }
 
   public boolean rename(String src, String dst) throws IOException {
-    return call(h -> proxy.rename(null, RenameRequestProto.newBuilder().setHlc(h).setSrc(src).setDst(dst).build()),
+    return call(h -> proxies.current().rename(null, RenameRequestProto.newBuilder().setHlc(h).setSrc(src).setDst(dst).build()),
         RenameResponseProto::getHlc).getResult();
   }
 
   public boolean delete(String src, boolean recursive) throws IOException {
-    return call(h -> proxy.delete(null, DeleteRequestProto.newBuilder().setHlc(h).setSrc(src)
+    return call(h -> proxies.current().delete(null, DeleteRequestProto.newBuilder().setHlc(h).setSrc(src)
         .setRecursive(recursive).build()), DeleteResponseProto::getHlc).getResult();
   }
 
   public boolean setPermission(String src, int permission) throws IOException {
-    return call(h -> proxy.setPermission(null, SetPermissionRequestProto.newBuilder().setHlc(h).setSrc(src)
+    return call(h -> proxies.current().setPermission(null, SetPermissionRequestProto.newBuilder().setHlc(h).setSrc(src)
         .setPermission(permission).build()), SetAttributeResponseProto::getHlc).getResult();
   }
 
@@ -213,41 +219,41 @@ public final class NamenodeClient implements Closeable {
     if (group != null) {
       request.setGroupname(group);
     }
-    return call(h -> proxy.setOwner(null, request.setHlc(h).build()), SetAttributeResponseProto::getHlc)
+    return call(h -> proxies.current().setOwner(null, request.setHlc(h).build()), SetAttributeResponseProto::getHlc)
         .getResult();
   }
 
   public boolean setTimes(String src, long mtime, long atime) throws IOException {
-    return call(h -> proxy.setTimes(null, SetTimesRequestProto.newBuilder().setHlc(h).setSrc(src).setMtime(mtime)
+    return call(h -> proxies.current().setTimes(null, SetTimesRequestProto.newBuilder().setHlc(h).setSrc(src).setMtime(mtime)
         .setAtime(atime).build()), SetAttributeResponseProto::getHlc).getResult();
   }
 
   public boolean setReplication(String src, int replication) throws IOException {
-    return call(h -> proxy.setReplication(null, SetReplicationRequestProto.newBuilder().setHlc(h).setSrc(src)
+    return call(h -> proxies.current().setReplication(null, SetReplicationRequestProto.newBuilder().setHlc(h).setSrc(src)
         .setReplication(replication).build()), SetAttributeResponseProto::getHlc).getResult();
   }
 
   /** Truncates; the answer carries the WRITE token for the block the client cuts (if any is cut). */
   public TruncateResponseProto truncate(String src, long newLength, String clientName) throws IOException {
-    return call(h -> proxy.truncate(null, TruncateRequestProto.newBuilder().setHlc(h).setSrc(src)
+    return call(h -> proxies.current().truncate(null, TruncateRequestProto.newBuilder().setHlc(h).setSrc(src)
         .setNewLength(newLength).setClientName(clientName).build()), TruncateResponseProto::getHlc);
   }
 
   public void renewLease(String clientName) throws IOException {
-    call(h -> proxy.renewLease(null, RenewLeaseRequestProto.newBuilder().setHlc(h).setClientName(clientName)
+    call(h -> proxies.current().renewLease(null, RenewLeaseRequestProto.newBuilder().setHlc(h).setClientName(clientName)
         .build()), RenewLeaseResponseProto::getHlc);
   }
 
   /** The status at {@code time}, or null when the path did not exist then. */
   public FileStatusProto getFileInfo(String src, TimeSpec time) throws IOException {
-    GetFileInfoResponseProto response = query(h -> proxy.getFileInfo(null, GetFileInfoRequestProto.newBuilder()
+    GetFileInfoResponseProto response = query(h -> proxies.current().getFileInfo(null, GetFileInfoRequestProto.newBuilder()
         .setHlc(h).setSrc(src).setTime(time.toProto()).build()), GetFileInfoResponseProto::getHlc);
     return response.hasStatus() ? response.getStatus() : null;
   }
 
   public GetListingResponseProto getListing(String src, TimeSpec time, String startAfter, int limit)
       throws IOException {
-    return query(h -> proxy.getListing(null, GetListingRequestProto.newBuilder().setHlc(h).setSrc(src)
+    return query(h -> proxies.current().getListing(null, GetListingRequestProto.newBuilder().setHlc(h).setSrc(src)
         .setTime(time.toProto()).setStartAfter(startAfter).setLimit(limit).build()),
         GetListingResponseProto::getHlc);
   }
@@ -269,34 +275,34 @@ public final class NamenodeClient implements Closeable {
     if (writerClientName != null) {
       request.setWriterClientName(writerClientName);
     }
-    GetBlockLocationsResponseProto response = query(h -> proxy.getBlockLocations(null,
+    GetBlockLocationsResponseProto response = query(h -> proxies.current().getBlockLocations(null,
         request.clone().setHlc(h).build()), GetBlockLocationsResponseProto::getHlc);
     return response.hasLocations() ? response.getLocations() : null;
   }
 
   public ContentSummaryProto getContentSummary(String path, TimeSpec time) throws IOException {
-    return query(h -> proxy.getContentSummary(null, GetContentSummaryRequestProto.newBuilder().setHlc(h)
+    return query(h -> proxies.current().getContentSummary(null, GetContentSummaryRequestProto.newBuilder().setHlc(h)
         .setPath(path).setTime(time.toProto()).build()), GetContentSummaryResponseProto::getHlc).getSummary();
   }
 
   public List<VersionProto> listVersions(String src) throws IOException {
-    return query(h -> proxy.listVersions(null, ListVersionsRequestProto.newBuilder().setHlc(h).setSrc(src)
+    return query(h -> proxies.current().listVersions(null, ListVersionsRequestProto.newBuilder().setHlc(h).setSrc(src)
         .build()), ListVersionsResponseProto::getHlc).getVersionsList();
   }
 
   /** The NameNode's HLC (also observed into this client's clock). */
   public HlcTimestamp currentTime() throws IOException {
-    return HlcTimestamp.fromProto(query(h -> proxy.currentTime(null, CurrentTimeRequestProto.newBuilder().setHlc(h)
+    return HlcTimestamp.fromProto(query(h -> proxies.current().currentTime(null, CurrentTimeRequestProto.newBuilder().setHlc(h)
         .build()), CurrentTimeResponseProto::getHlc).getHlc());
   }
 
   public ServerDefaultsProto getServerDefaults() throws IOException {
-    return query(h -> proxy.getServerDefaults(null, GetServerDefaultsRequestProto.newBuilder().setHlc(h).build()),
+    return query(h -> proxies.current().getServerDefaults(null, GetServerDefaultsRequestProto.newBuilder().setHlc(h).build()),
         GetServerDefaultsResponseProto::getHlc).getDefaults();
   }
 
   public GetStatsResponseProto getStats() throws IOException {
-    return query(h -> proxy.getStats(null, GetStatsRequestProto.newBuilder().setHlc(h).build()),
+    return query(h -> proxies.current().getStats(null, GetStatsRequestProto.newBuilder().setHlc(h).build()),
         GetStatsResponseProto::getHlc);
   }
 
@@ -306,42 +312,42 @@ public final class NamenodeClient implements Closeable {
     if (rule != null) {
       request.setRule(rule.toProto());
     }
-    call(h -> proxy.setRetention(null, request.clone().setHlc(h).build()), SetRetentionResponseProto::getHlc);
+    call(h -> proxies.current().setRetention(null, request.clone().setHlc(h).build()), SetRetentionResponseProto::getHlc);
   }
 
   public GetRetentionResponseProto getRetention(String src) throws IOException {
-    return query(h -> proxy.getRetention(null, GetRetentionRequestProto.newBuilder().setHlc(h).setSrc(src).build()),
+    return query(h -> proxies.current().getRetention(null, GetRetentionRequestProto.newBuilder().setHlc(h).setSrc(src).build()),
         GetRetentionResponseProto::getHlc);
   }
 
   public PinProto pin(String src, TimeSpec time, String name) throws IOException {
-    return call(h -> proxy.pin(null, PinRequestProto.newBuilder().setHlc(h).setSrc(src).setTime(time.toProto())
+    return call(h -> proxies.current().pin(null, PinRequestProto.newBuilder().setHlc(h).setSrc(src).setTime(time.toProto())
         .setName(name).build()), PinResponseProto::getHlc).getPin();
   }
 
   public void unpin(String name) throws IOException {
-    call(h -> proxy.unpin(null, UnpinRequestProto.newBuilder().setHlc(h).setName(name).build()),
+    call(h -> proxies.current().unpin(null, UnpinRequestProto.newBuilder().setHlc(h).setName(name).build()),
         UnpinResponseProto::getHlc);
   }
 
   public List<PinProto> listPins(String src) throws IOException {
-    return query(h -> proxy.listPins(null, ListPinsRequestProto.newBuilder().setHlc(h).setSrc(src).build()),
+    return query(h -> proxies.current().listPins(null, ListPinsRequestProto.newBuilder().setHlc(h).setSrc(src).build()),
         ListPinsResponseProto::getHlc).getPinsList();
   }
 
   public PinProto getPin(String name) throws IOException {
-    return query(h -> proxy.getPin(null, GetPinRequestProto.newBuilder().setHlc(h).setName(name).build()),
+    return query(h -> proxies.current().getPin(null, GetPinRequestProto.newBuilder().setHlc(h).setName(name).build()),
         GetPinResponseProto::getHlc).getPin();
   }
 
   public CollectHistoryResponseProto collectHistory() throws IOException {
-    return call(h -> proxy.collectHistory(null, CollectHistoryRequestProto.newBuilder().setHlc(h).build()),
+    return call(h -> proxies.current().collectHistory(null, CollectHistoryRequestProto.newBuilder().setHlc(h).build()),
         CollectHistoryResponseProto::getHlc);
   }
 
   public HistoryDiffResponseProto historyDiff(String src, TimeSpec from, TimeSpec to, int limit)
       throws IOException {
-    return query(h -> proxy.historyDiff(null, HistoryDiffRequestProto.newBuilder().setHlc(h).setSrc(src)
+    return query(h -> proxies.current().historyDiff(null, HistoryDiffRequestProto.newBuilder().setHlc(h).setSrc(src)
         .setFrom(from.toProto()).setTo(to.toProto()).setLimit(limit).build()), HistoryDiffResponseProto::getHlc);
   }
 
@@ -351,17 +357,17 @@ public final class NamenodeClient implements Closeable {
     if (dst != null) {
       request.setDst(dst);
     }
-    return call(h -> proxy.restore(null, request.clone().setHlc(h).build()), RestoreResponseProto::getHlc);
+    return call(h -> proxies.current().restore(null, request.clone().setHlc(h).build()), RestoreResponseProto::getHlc);
   }
 
   public HistoryUsageResponseProto historyUsage(String src) throws IOException {
-    return query(h -> proxy.historyUsage(null, HistoryUsageRequestProto.newBuilder().setHlc(h).setSrc(src)
+    return query(h -> proxies.current().historyUsage(null, HistoryUsageRequestProto.newBuilder().setHlc(h).setSrc(src)
         .build()), HistoryUsageResponseProto::getHlc);
   }
 
   /** A delegation token renewable by {@code renewer}, or null when the NameNode issues none (no Kerberos). */
   public DelegationTokenProto getDelegationToken(String renewer) throws IOException {
-    GetDelegationTokenResponseProto response = call(h -> proxy.getDelegationToken(null,
+    GetDelegationTokenResponseProto response = call(h -> proxies.current().getDelegationToken(null,
         GetDelegationTokenRequestProto.newBuilder().setHlc(h).setRenewer(renewer).build()),
         GetDelegationTokenResponseProto::getHlc);
     return response.hasToken() ? response.getToken() : null;
@@ -369,17 +375,17 @@ public final class NamenodeClient implements Closeable {
 
   /** Renews {@code token}; returns its new expiry (ms since the epoch). */
   public long renewDelegationToken(DelegationTokenProto token) throws IOException {
-    return call(h -> proxy.renewDelegationToken(null, RenewDelegationTokenRequestProto.newBuilder().setHlc(h)
+    return call(h -> proxies.current().renewDelegationToken(null, RenewDelegationTokenRequestProto.newBuilder().setHlc(h)
         .setToken(token).build()), RenewDelegationTokenResponseProto::getHlc).getExpiryMillis();
   }
 
   public void cancelDelegationToken(DelegationTokenProto token) throws IOException {
-    call(h -> proxy.cancelDelegationToken(null, CancelDelegationTokenRequestProto.newBuilder().setHlc(h)
+    call(h -> proxies.current().cancelDelegationToken(null, CancelDelegationTokenRequestProto.newBuilder().setHlc(h)
         .setToken(token).build()), CancelDelegationTokenResponseProto::getHlc);
   }
 
   @Override
   public void close() {
-    RPC.stopProxy(proxy);
+    proxies.close();
   }
 }

@@ -164,50 +164,50 @@ class HaNameNodesTest {
   @Test
   void everyNameNodeHoldsTheLeadersNamespaceAndANewLeaderTakesOver() throws Exception {
     startCluster();
-    int leader = awaitLeader();
-    try (NamenodeClient client = client(leader)) {
+    // The client names the cluster, not a NameNode: it finds the leader and follows it.
+    NamenodeClient client = NamenodeClient.connectHa("mycluster", confs.get(0), clientClock);
+    try {
       changes(client, "/first", 12);
-    }
-    assertSameNamespaces(leader);
-    await("every NameNode has written a snapshot", () -> {
-      for (int i = 0; i < NAMENODES; i++) {
-        String[] snapshots = dir.resolve("nn" + (i + 1)).resolve("ratis")
-            .resolve(HaNode.groupId("mycluster").getUuid().toString()).resolve("sm")
-            .toFile().list((d, name) -> name.startsWith("snapshot.") && !name.endsWith(".md5"));
-        if (snapshots == null || snapshots.length == 0) {
-          return false;
+      int leader = awaitLeader();
+      assertSameNamespaces(leader);
+      await("every NameNode has written a snapshot", () -> {
+        for (int i = 0; i < NAMENODES; i++) {
+          String[] snapshots = dir.resolve("nn" + (i + 1)).resolve("ratis")
+              .resolve(HaNode.groupId("mycluster").getUuid().toString()).resolve("sm")
+              .toFile().list((d, name) -> name.startsWith("snapshot.") && !name.endsWith(".md5"));
+          if (snapshots == null || snapshots.length == 0) {
+            return false;
+          }
         }
+        return true;
+      });
+
+      int follower = (leader + 1) % NAMENODES;
+      try (NamenodeClient toFollower = client(follower)) {
+        assertThatThrownBy(() -> toFollower.mkdirs("/refused", 0755, true))
+            .isInstanceOfSatisfying(FffsException.class, e -> {
+              assertThat(e.code()).isEqualTo(ErrorCode.NOT_LEADER);
+              assertThat(e.getMessage()).contains("leader=nn" + (leader + 1));
+            });
       }
-      return true;
-    });
 
-    int follower = (leader + 1) % NAMENODES;
-    try (NamenodeClient toFollower = client(follower)) {
-      assertThatThrownBy(() -> toFollower.mkdirs("/refused", 0755, true))
-          .isInstanceOfSatisfying(FffsException.class, e -> {
-            assertThat(e.code()).isEqualTo(ErrorCode.NOT_LEADER);
-            assertThat(e.getMessage()).contains("leader=nn" + (leader + 1));
-          });
-    }
-
-    FileStatusProto before;
-    try (NamenodeClient client = client(leader)) {
-      before = client.getFileInfo("/first/renamed", TimeSpec.latest());
-    }
-    nameNodes[leader].close();
-    nameNodes[leader] = null;
-    int next = awaitLeader();
-    assertThat(next).isNotEqualTo(leader);
-    try (NamenodeClient client = client(next)) {
+      FileStatusProto before = client.getFileInfo("/first/renamed", TimeSpec.latest());
+      nameNodes[leader].close();
+      nameNodes[leader] = null;
+      // The same client goes on: its calls fail over to whichever NameNode is elected.
       assertThat(client.getFileInfo("/first/renamed", TimeSpec.latest())).isEqualTo(before);
       assertThat(client.getFileInfo("/first/f1", TimeSpec.latest())).isNull();
       changes(client, "/second", 12);
-    }
+      int next = awaitLeader();
+      assertThat(next).isNotEqualTo(leader);
 
-    // The old leader comes back as a follower: it loads its last snapshot and the log brings it up to date.
-    start(leader);
-    assertSameNamespaces(next);
-    assertThat(nameNodes[leader].ha().isLeader()).isFalse();
+      // The old leader comes back as a follower: it loads its last snapshot and the log brings it up to date.
+      start(leader);
+      assertSameNamespaces(next);
+      assertThat(nameNodes[leader].ha().isLeader()).isFalse();
+    } finally {
+      client.close();
+    }
   }
 
   private ClientNamenodeProtocolPB proxy(int i) throws IOException {

@@ -1,0 +1,124 @@
+package io.fffs.client.rpc;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.ha.HaConfigKeys;
+import io.fffs.common.ipc.ClientNamenodeProtocolPB;
+import java.io.Closeable;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
+import org.apache.hadoop.ipc.ProtobufRpcEngine2;
+import org.apache.hadoop.ipc.RPC;
+
+/**
+ * The NameNode proxies of one client and which one it talks to: one NameNode, or the NameNodes of a highly available
+ * cluster ({@code fffs://mycluster}), of which it follows the leader. A call that a follower refuses
+ * ({@code NOT_LEADER}, naming the leader when it knows it) or that meets a broken or refused connection is tried on
+ * the leader named, else on the next NameNode, until {@code fffs.client.failover.timeout}; every proxy shares one
+ * Hadoop IPC client, so retries carry the same client id and call id and the retry caches answer them once.
+ */
+final class NamenodeProxies implements Closeable {
+  private static final Pattern LEADER = Pattern.compile("leader=(\\S+?)[;,)\\s]");
+  /** Connection failures a single NameNode's call is retried after (a restart leaves broken pooled connections). */
+  private static final int SINGLE_ATTEMPTS = 4;
+
+  private final String nameservice;
+  private final List<String> ids = new ArrayList<>();
+  private final List<InetSocketAddress> addresses = new ArrayList<>();
+  private final List<ClientNamenodeProtocolPB> proxies = new ArrayList<>();
+  private final long failoverTimeoutNanos;
+  private volatile int current;
+
+  private NamenodeProxies(String nameservice, long failoverTimeoutMs) {
+    this.nameservice = nameservice;
+    this.failoverTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(failoverTimeoutMs);
+  }
+
+  static NamenodeProxies single(InetSocketAddress address, Configuration conf) throws IOException {
+    NamenodeProxies single = new NamenodeProxies(null, 0);
+    single.add(address.toString(), address, rpcConf(conf));
+    return single;
+  }
+
+  /** The NameNodes of cluster {@code nameservice}, tried in the order listed until one leads. */
+  static NamenodeProxies ha(String nameservice, Configuration conf) throws IOException {
+    NamenodeProxies ha = new NamenodeProxies(nameservice, conf.getTimeDuration(
+        HaConfigKeys.CLIENT_FAILOVER_TIMEOUT_KEY, HaConfigKeys.CLIENT_FAILOVER_TIMEOUT_DEFAULT_MS,
+        TimeUnit.MILLISECONDS));
+    Configuration rpcConf = rpcConf(conf);
+    // A NameNode that is down is skipped at once rather than after Hadoop IPC's ten connection retries.
+    rpcConf.setInt(CommonConfigurationKeysPublic.IPC_CLIENT_CONNECT_MAX_RETRIES_KEY, 0);
+    rpcConf.setInt(CommonConfigurationKeysPublic.IPC_CLIENT_CONNECT_MAX_RETRIES_ON_SOCKET_TIMEOUTS_KEY, 0);
+    for (HaConfigKeys.NamenodeAddress nn : HaConfigKeys.namenodes(conf, nameservice)) {
+      ha.add(nn.id(), nn.rpc(), rpcConf);
+    }
+    return ha;
+  }
+
+  private static Configuration rpcConf(Configuration conf) {
+    Configuration rpcConf = new Configuration(conf);
+    RPC.setProtocolEngine(rpcConf, ClientNamenodeProtocolPB.class, ProtobufRpcEngine2.class);
+    return rpcConf;
+  }
+
+  private void add(String id, InetSocketAddress address, Configuration rpcConf) throws IOException {
+    ids.add(id);
+    addresses.add(address);
+    proxies.add(RPC.getProxy(ClientNamenodeProtocolPB.class, RPC.getProtocolVersion(ClientNamenodeProtocolPB.class),
+        address, rpcConf));
+  }
+
+  ClientNamenodeProtocolPB current() {
+    return proxies.get(current);
+  }
+
+  /** The NameNode calls go to now (named in error messages). */
+  String describe() {
+    return nameservice == null ? addresses.get(0).toString()
+        : ids.get(current) + " of " + nameservice + " (" + addresses.get(current) + ")";
+  }
+
+  /**
+   * After attempt {@code attempt} (from 0) failed with {@code failure}, started at {@code startNanos}: whether to try
+   * again, having moved to the NameNode to try. Returns how long to wait first (ms), or -1 to give up.
+   */
+  long retryAfter(IOException failure, int attempt, long startNanos) {
+    boolean connection = failure instanceof EOFException || failure instanceof SocketException
+        || failure instanceof SocketTimeoutException;
+    if (nameservice == null) {
+      return connection && attempt + 1 < SINGLE_ATTEMPTS ? 100L * (attempt + 1) : -1;
+    }
+    boolean notLeader = failure instanceof FffsException coded && coded.code() == ErrorCode.NOT_LEADER;
+    if (!(notLeader || connection) || System.nanoTime() - startNanos > failoverTimeoutNanos) {
+      return -1;
+    }
+    int named = notLeader ? leaderNamed(failure.getMessage()) : -1;
+    if (named >= 0 && named != current) {
+      current = named;
+      return 0;
+    }
+    current = (current + 1) % proxies.size();
+    // Once every NameNode was tried, wait for an election before the next round.
+    return (attempt + 1) % proxies.size() == 0 ? Math.min(100L * (attempt + 1) / proxies.size(), 500) : 0;
+  }
+
+  private int leaderNamed(String message) {
+    Matcher m = LEADER.matcher(String.valueOf(message) + " ");
+    return m.find() ? ids.indexOf(m.group(1)) : -1;
+  }
+
+  @Override
+  public void close() {
+    proxies.forEach(RPC::stopProxy);
+  }
+}
