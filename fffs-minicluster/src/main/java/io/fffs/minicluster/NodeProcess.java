@@ -44,20 +44,39 @@ public final class NodeProcess implements AutoCloseable {
     Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
         .start();
     NodeProcess node = new NodeProcess(process);
-    node.awaitReady(mainClass);
+    node.awaitReady(mainClass, log);
     return node;
   }
 
-  private void awaitReady(String mainClass) throws IOException {
+  private void awaitReady(String mainClass, Path log) throws IOException {
     BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(),
         StandardCharsets.UTF_8));
     for (String line = lines.readLine(); line != null; line = lines.readLine()) {
       output.add(line);
       if (line.equals("READY")) {
+        drain(lines, log);
         return;
       }
     }
     throw new IOException(mainClass + " exited before READY (exit " + waitExit() + "): " + output);
+  }
+
+  /** Copies what the process prints after READY to its log, so that a full pipe never stops it. */
+  private static void drain(BufferedReader lines, Path log) {
+    Thread drainer = new Thread(() -> {
+      try (java.io.Writer out = Files.newBufferedWriter(log, StandardCharsets.UTF_8,
+          java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND)) {
+        for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+          out.write(line);
+          out.write('\n');
+          out.flush();
+        }
+      } catch (IOException e) {
+        // the process ended or the log is gone: nothing more to keep
+      }
+    }, "node-process-stdout");
+    drainer.setDaemon(true);
+    drainer.start();
   }
 
   /** What the process printed up to READY (e.g. {@code data=host:port}, {@code id=uuid}). */

@@ -146,6 +146,9 @@ public final class NameNode implements Closeable {
       if (staleEarly.get()) {
         nameNode.reload();
       }
+      if (ha != null) {
+        http.setAttribute(StatusServlet.HA_ATTRIBUTE, ha);
+      }
       http.setAttribute(StatusServlet.ADDRESSES_ATTRIBUTE, new String[] {nameNode.uri().toString(),
           nameNode.httpUri().toString()});
       LOG.info("NameNode up: rpc {}, http {}", nameNode.uri(), nameNode.httpUri());

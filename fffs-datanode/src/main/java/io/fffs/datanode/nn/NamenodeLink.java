@@ -27,6 +27,8 @@ import io.fffs.datanode.store.BlockSummary;
 import io.fffs.datanode.store.MemoryUsage;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import io.fffs.common.ha.HaConfigKeys;
+import io.fffs.common.ha.LeaderFollowingProxy;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -126,7 +128,6 @@ public final class NamenodeLink implements AutoCloseable {
    */
   public static NamenodeLink start(Configuration conf, DatanodeIdProto id, BlockStore store, HybridLogicalClock clock,
       NodeHealth health, Receiver receiver, BlockTokenVerifier blockKeys) throws IOException {
-    InetSocketAddress address = DataNodeServiceConfigKeys.namenodeAddress(conf);
     Configuration rpcConf = new Configuration(conf);
     // Our own loops retry; Hadoop's would hold a heartbeat for ten seconds per unreachable NameNode.
     rpcConf.setInt("ipc.client.connect.max.retries", 0);
@@ -134,8 +135,26 @@ public final class NamenodeLink implements AutoCloseable {
     rpcConf.setInt("ipc.client.connect.timeout", 5_000);
     rpcConf.setInt("ipc.client.rpc-timeout.ms", 30_000);
     RPC.setProtocolEngine(rpcConf, DatanodeProtocolPB.class, ProtobufRpcEngine2.class);
-    DatanodeProtocolPB proxy = RPC.getProxy(DatanodeProtocolPB.class, RPC.getProtocolVersion(DatanodeProtocolPB.class),
-        address, rpcConf);
+    String nameservice = nameservice(conf);
+    DatanodeProtocolPB proxy;
+    InetSocketAddress address;
+    if (nameservice == null) {
+      address = DataNodeServiceConfigKeys.namenodeAddress(conf);
+      proxy = RPC.getProxy(DatanodeProtocolPB.class, RPC.getProtocolVersion(DatanodeProtocolPB.class), address,
+          rpcConf);
+    } else {
+      // A highly available cluster: this DataNode registers with, heartbeats to and reports to the leader only,
+      // and follows it to the next one (which asks it to register again and takes its full block report).
+      List<String> ids = new ArrayList<>();
+      List<DatanodeProtocolPB> targets = new ArrayList<>();
+      for (HaConfigKeys.NamenodeAddress nn : HaConfigKeys.namenodes(conf, nameservice)) {
+        ids.add(nn.id());
+        targets.add(RPC.getProxy(DatanodeProtocolPB.class, RPC.getProtocolVersion(DatanodeProtocolPB.class),
+            nn.rpc(), rpcConf));
+      }
+      proxy = LeaderFollowingProxy.create(DatanodeProtocolPB.class, ids, targets);
+      address = InetSocketAddress.createUnresolved(nameservice, 0);
+    }
     NamenodeLink link = new NamenodeLink(conf, proxy, address, id, store, clock, health, blockKeys);
     try {
       link.registerAtStart(DataNodeServiceConfigKeys.registerTimeoutMillis(conf));
@@ -148,6 +167,21 @@ public final class NamenodeLink implements AutoCloseable {
     link.thread.scheduleWithFixedDelay(link::pullRetentionQuietly, link.retentionMillis, link.retentionMillis,
         TimeUnit.MILLISECONDS);
     return link;
+  }
+
+  /**
+   * The highly available cluster this DataNode serves: the logical name the NameNode address setting holds
+   * ({@code mycluster} or {@code fffs://mycluster}), or, with that setting unset, the one {@code fffs.nameservices}
+   * names; null for one NameNode at host:port.
+   */
+  private static String nameservice(Configuration conf) {
+    String configured = conf.getTrimmed(DataNodeServiceConfigKeys.NAMENODE_ADDRESS_KEY);
+    if (configured == null) {
+      java.util.Collection<String> services = conf.getTrimmedStringCollection(HaConfigKeys.NAMESERVICES_KEY);
+      return services.size() == 1 ? services.iterator().next() : null;
+    }
+    String authority = configured.contains("://") ? java.net.URI.create(configured).getAuthority() : configured;
+    return HaConfigKeys.isLogical(conf, authority) ? authority : null;
   }
 
   private void registerAtStart(long timeoutMillis) throws IOException {

@@ -27,6 +27,8 @@ public final class StatusServlet extends HttpServlet {
   public static final String NAMESYSTEM_ATTRIBUTE = "fffs.namesystem";
   /** Servlet-context attribute holding the NameNode's advertised {@code {rpc URI, http URI}}. */
   public static final String ADDRESSES_ATTRIBUTE = "fffs.namenode.addresses";
+  /** The NameNode's {@code HaNode} in a highly available cluster (absent for a single NameNode). */
+  public static final String HA_ATTRIBUTE = "fffs.namenode.ha";
 
   @Override
   protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
@@ -34,7 +36,9 @@ public final class StatusServlet extends HttpServlet {
     response.setContentType("application/json; charset=utf-8");
     response.setHeader("Cache-Control", "no-store");
     String[] addresses = (String[]) getServletContext().getAttribute(ADDRESSES_ATTRIBUTE);
-    response.getWriter().write(addresses == null ? render(fs) : render(fs, addresses[0], addresses[1]));
+    io.fffs.namenode.ha.HaNode ha = (io.fffs.namenode.ha.HaNode) getServletContext().getAttribute(HA_ATTRIBUTE);
+    response.getWriter().write(addresses == null ? render(fs)
+        : render(fs, addresses[0], addresses[1], ha));
   }
 
   /** The status document. */
@@ -44,11 +48,25 @@ public final class StatusServlet extends HttpServlet {
 
   /** The status document, with the NameNode's advertised RPC and HTTP addresses (null: left out). */
   public static String render(Namesystem fs, String rpcAddress, String httpAddress) throws IOException {
+    return render(fs, rpcAddress, httpAddress, null);
+  }
+
+  /**
+   * The status document; {@code ha} (null for a single NameNode) adds the NameNode's place in its highly available
+   * cluster: {@code haId}, {@code haRole} (leader: it takes changes; follower), {@code haLeader} and {@code raft}.
+   */
+  public static String render(Namesystem fs, String rpcAddress, String httpAddress, io.fffs.namenode.ha.HaNode ha)
+      throws IOException {
     NamespaceQueries.ReplicationSummary replication = fs.queries.replicationSummary();
     JsonWriter json = new JsonWriter().beginObject()
         .field("clusterId", fs.clusterId());
     if (rpcAddress != null) {
       json.field("rpcAddress", rpcAddress).field("httpAddress", httpAddress);
+    }
+    if (ha != null) {
+      json.field("nameservice", ha.nameservice()).field("haId", ha.id())
+          .field("haRole", ha.isLeader() ? "leader" : "follower").field("haLeader", ha.leaderId())
+          .field("raft", ha.describe());
     }
     json
         .field("hlc", fs.clock().now().toString())
