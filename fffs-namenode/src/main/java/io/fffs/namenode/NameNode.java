@@ -132,7 +132,7 @@ public final class NameNode implements Closeable {
       namesystem.datanodes().setHosts(new HostFilter(hostsFile(conf, NameNodeConfigKeys.HOSTS_KEY),
           hostsFile(conf, NameNodeConfigKeys.HOSTS_EXCLUDE_KEY)));
       delegationTokens = KerberosConfigKeys.enabled(conf) ? DelegationTokens.start(conf, namesystem) : null;
-      rpc = startRpc(conf, namesystem, new PermissionChecker(conf.getBoolean(
+      rpc = startRpc(conf, namesystem, ha, new PermissionChecker(conf.getBoolean(
           NameNodeConfigKeys.PERMISSIONS_ENABLED_KEY, NameNodeConfigKeys.PERMISSIONS_ENABLED_DEFAULT), superUser,
           conf.get(NameNodeConfigKeys.SUPERGROUP_KEY, NameNodeConfigKeys.SUPERGROUP_DEFAULT)), nanoTime,
           delegationTokens);
@@ -183,7 +183,8 @@ public final class NameNode implements Closeable {
     return bound.getCanonicalHostName();
   }
 
-  private static RPC.Server startRpc(Configuration conf, Namesystem namesystem, PermissionChecker permissions,
+  private static RPC.Server startRpc(Configuration conf, Namesystem namesystem, HaNode ha,
+      PermissionChecker permissions,
       java.util.function.LongSupplier nanoTime, DelegationTokens delegationTokens) throws IOException {
     RPC.setProtocolEngine(conf, ClientNamenodeProtocolPB.class, ProtobufRpcEngine2.class);
     RPC.setProtocolEngine(conf, DatanodeProtocolPB.class, ProtobufRpcEngine2.class);
@@ -214,7 +215,7 @@ public final class NameNode implements Closeable {
         DatanodeProtocol.newReflectiveBlockingService(new DatanodeProtocolServerSide(namesystem, heartbeatMs, conf)));
     server.addProtocol(RPC.RpcKind.RPC_PROTOCOL_BUFFER, NamenodeAdminProtocolPB.class,
         NamenodeAdminProtocol.newReflectiveBlockingService(new AdminProtocolServerSide(namesystem, permissions,
-            nanoTime)));
+            nanoTime, ha)));
     server.start();
     return server;
   }

@@ -1,6 +1,8 @@
 package io.fffs.client.tools;
 
 import io.fffs.common.conf.GenericArgs;
+import io.fffs.common.ha.HaConfigKeys;
+import io.fffs.common.ha.LeaderFollowingProxy;
 import io.fffs.common.ipc.NamenodeAdminProtocolPB;
 import io.fffs.common.ipc.RemoteErrors;
 import io.fffs.common.proto.CommonProtos.HlcProto;
@@ -8,6 +10,9 @@ import io.fffs.common.proto.NamenodeAdminProtocolProtos.CheckpointRequestProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.CheckpointResponseProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.DatanodeReportRequestProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.DatanodeReportResponseProto;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.HaStateRequestProto;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.HaStateResponseProto;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.TransferLeadershipRequestProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.RefreshNodesRequestProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.RefreshNodesResponseProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.SafeModeActionProto;
@@ -18,6 +23,8 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.ipc.ProtobufRpcEngine2;
@@ -38,6 +45,9 @@ public final class AdminCommand {
       "                                   fffs.namenode.hosts.exclude); drop DataNodes they no longer admit",
       "  -checkpoint                      save the namespace now: an image at the last txid (superuser)",
       "  -printTopology                   the DataNodes by rack (one rack: /default-rack)",
+      "  -haState                         each NameNode of an HA cluster (fffs://<nameservice>): leader or",
+      "                                   follower, the leader it knows, Raft term and applied index, last txid",
+      "  -transferLeadership NN           move the lead of an HA cluster to NameNode NN, e.g. nn2 (superuser)",
       "  " + GenericArgs.USAGE);
   /** Exit code of a failure, as {@code hdfs dfsadmin} returns it. */
   static final int FAILED = 255;
@@ -61,6 +71,8 @@ public final class AdminCommand {
     boolean known = switch (command) {
       case "-report", "-refreshNodes", "-checkpoint", "-printTopology" -> args.length == 1;
       case "-safemode" -> args.length == 2 && args[1].matches("get|enter|leave|wait");
+      case "-haState" -> args.length == 1;
+      case "-transferLeadership" -> args.length == 2;
       default -> false;
     };
     if (!known) {
@@ -75,12 +87,27 @@ public final class AdminCommand {
     Configuration rpcConf = new Configuration(conf);
     rpcConf.setInt("ipc.client.connect.max.retries", 2);
     RPC.setProtocolEngine(rpcConf, NamenodeAdminProtocolPB.class, ProtobufRpcEngine2.class);
-    InetSocketAddress address = new InetSocketAddress(uri.getHost(), uri.getPort() < 0 ? 8020 : uri.getPort());
-    NamenodeAdminProtocolPB proxy = null;
+    boolean ha = HaConfigKeys.isLogical(conf, uri.getAuthority());
+    List<String> ids = new ArrayList<>();
+    List<NamenodeAdminProtocolPB> proxies = new ArrayList<>();
     try {
-      proxy = RPC.getProxy(NamenodeAdminProtocolPB.class, RPC.getProtocolVersion(NamenodeAdminProtocolPB.class),
-          address, rpcConf);
-      return run(proxy, args, out);
+      if (ha) {
+        rpcConf.setInt("ipc.client.connect.max.retries", 0);
+        for (HaConfigKeys.NamenodeAddress nn : HaConfigKeys.namenodes(conf, uri.getHost())) {
+          ids.add(nn.id());
+          proxies.add(proxy(nn.rpc(), rpcConf));
+        }
+      } else {
+        ids.add(uri.getAuthority());
+        proxies.add(proxy(new InetSocketAddress(uri.getHost(), uri.getPort() < 0 ? 8020 : uri.getPort()), rpcConf));
+      }
+      if (command.equals("-haState")) {
+        return haState(ids, proxies, out);
+      }
+      // Other commands go to the leader of an HA cluster, as the client's calls do.
+      NamenodeAdminProtocolPB nn = ha ? LeaderFollowingProxy.create(NamenodeAdminProtocolPB.class, ids,
+          List.copyOf(proxies)) : proxies.get(0);
+      return run(nn, args, out);
     } catch (IOException e) {
       err.println("admin: " + command + " failed: " + e.getMessage());
       return FAILED;
@@ -88,10 +115,32 @@ public final class AdminCommand {
       Thread.currentThread().interrupt();
       return FAILED;
     } finally {
-      if (proxy != null) {
-        RPC.stopProxy(proxy);
+      proxies.forEach(RPC::stopProxy);
+    }
+  }
+
+  private static NamenodeAdminProtocolPB proxy(InetSocketAddress address, Configuration rpcConf)
+      throws IOException {
+    return RPC.getProxy(NamenodeAdminProtocolPB.class, RPC.getProtocolVersion(NamenodeAdminProtocolPB.class),
+        address, rpcConf);
+  }
+
+  /** One line per NameNode: id, role, the leader it knows of, its Raft state and last txid; 0 if one leads. */
+  private static int haState(List<String> ids, List<NamenodeAdminProtocolPB> proxies, PrintStream out) {
+    boolean led = false;
+    for (int i = 0; i < proxies.size(); i++) {
+      try {
+        HaStateResponseProto state = proxies.get(i).haState(null, HaStateRequestProto.newBuilder().setHlc(ZERO)
+            .build());
+        led |= state.getLeader();
+        out.println(ids.get(i) + "\t" + (state.getLeader() ? "leader" : "follower")
+            + (state.hasLeaderId() ? "\tleader=" + state.getLeaderId() : "")
+            + (state.hasRaft() ? "\t" + state.getRaft() : "") + "\ttxid " + state.getLastTxid());
+      } catch (ServiceException e) {
+        out.println(ids.get(i) + "\tunreachable\t" + RemoteErrors.unwrap(e).getMessage());
       }
     }
+    return led ? 0 : FAILED;
   }
 
   private static final HlcProto ZERO = HlcTimestamp.ZERO.toProto();
@@ -111,6 +160,11 @@ public final class AdminCommand {
           for (String dropped : answer.getDroppedList()) {
             out.println("dropped DataNode " + dropped);
           }
+        }
+        case "-transferLeadership" -> {
+          nn.transferLeadership(null, TransferLeadershipRequestProto.newBuilder().setHlc(ZERO).setTo(args[1])
+              .build());
+          out.println("Leadership moved to " + args[1]);
         }
         case "-checkpoint" -> {
           CheckpointResponseProto answer = nn.checkpoint(null, CheckpointRequestProto.newBuilder().setHlc(ZERO)

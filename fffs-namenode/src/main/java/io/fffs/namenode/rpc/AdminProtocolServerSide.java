@@ -6,15 +6,20 @@ import io.fffs.common.proto.NamenodeAdminProtocolProtos.CheckpointResponseProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.DatanodeReportProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.DatanodeReportRequestProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.DatanodeReportResponseProto;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.HaStateRequestProto;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.HaStateResponseProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.RefreshNodesRequestProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.RefreshNodesResponseProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.SafeModeActionProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.SafeModeRequestProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.SafeModeResponseProto;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.TransferLeadershipRequestProto;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.TransferLeadershipResponseProto;
 import io.fffs.namenode.blocks.DatanodeDescriptor;
 import io.fffs.namenode.blocks.DatanodeManager;
 import io.fffs.namenode.fs.NamespaceQueries;
 import io.fffs.namenode.fs.Namesystem;
+import io.fffs.namenode.ha.HaNode;
 import io.fffs.namenode.permission.PermissionChecker;
 import java.nio.file.Path;
 import java.util.List;
@@ -33,8 +38,15 @@ public final class AdminProtocolServerSide implements NamenodeAdminProtocolPB {
   private final PermissionChecker permissions;
   private final LongSupplier nanoTime;
   private final ServedCall call;
+  private final HaNode ha;
 
   public AdminProtocolServerSide(Namesystem fs, PermissionChecker permissions, LongSupplier nanoTime) {
+    this(fs, permissions, nanoTime, null);
+  }
+
+  /** @param ha this NameNode's place in a highly available cluster, or null for a single NameNode */
+  public AdminProtocolServerSide(Namesystem fs, PermissionChecker permissions, LongSupplier nanoTime, HaNode ha) {
+    this.ha = ha;
     this.fs = fs;
     this.permissions = permissions;
     this.nanoTime = nanoTime;
@@ -110,6 +122,35 @@ public final class AdminProtocolServerSide implements NamenodeAdminProtocolPB {
       Path image = fs.checkpoint();
       return CheckpointResponseProto.newBuilder().setTxid(fs.lastTxid()).setImage(image.toString())
           .setHlc(call.now()).build();
+    });
+  }
+
+  @Override
+  public HaStateResponseProto haState(RpcController c, HaStateRequestProto r) throws ServiceException {
+    return call.query(r.getHlc(), caller -> {
+      HaStateResponseProto.Builder state = HaStateResponseProto.newBuilder().setLastTxid(fs.lastTxid())
+          .setLeader(ha == null || ha.isLeader()).setHlc(call.now());
+      if (ha != null) {
+        state.setNameservice(ha.nameservice()).setId(ha.id()).setRaft(ha.describe());
+        if (ha.leaderId() != null) {
+          state.setLeaderId(ha.leaderId());
+        }
+      }
+      return state.build();
+    });
+  }
+
+  @Override
+  public TransferLeadershipResponseProto transferLeadership(RpcController c, TransferLeadershipRequestProto r)
+      throws ServiceException {
+    return call.serve(r.getHlc(), caller -> {
+      permissions.checkSuperUser(caller, "move the lead of the cluster");
+      if (ha == null) {
+        throw new io.fffs.common.error.FffsException(io.fffs.common.error.ErrorCode.UNSUPPORTED,
+            "this NameNode is not part of a highly available cluster");
+      }
+      ha.transferLeadership(r.getTo(), r.hasTimeoutMs() ? r.getTimeoutMs() : 10_000);
+      return TransferLeadershipResponseProto.newBuilder().setHlc(call.now()).build();
     });
   }
 }

@@ -262,4 +262,28 @@ class HaNameNodesTest {
       RPC.stopProxy(toNext);
     }
   }
+
+  @Test
+  void adminShowsRolesAndMovesTheLead() throws Exception {
+    startCluster();
+    int leader = awaitLeader();
+    Configuration conf = new Configuration(confs.get(0));
+    conf.set("fs.defaultFS", "fffs://mycluster");
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    assertThat(io.fffs.client.tools.AdminCommand.run(conf, new String[] {"-haState"}, new java.io.PrintStream(out),
+        new java.io.PrintStream(err))).as(err.toString()).isZero();
+    List<String> lines = List.of(out.toString().trim().split("\n"));
+    assertThat(lines).hasSize(NAMENODES);
+    assertThat(lines).filteredOn(line -> line.contains("\tleader\t")).hasSize(1)
+        .allMatch(line -> line.startsWith("nn" + (leader + 1) + "\t"));
+
+    int to = (leader + 2) % NAMENODES;
+    assertThat(io.fffs.client.tools.AdminCommand.run(conf, new String[] {"-transferLeadership", "nn" + (to + 1)},
+        new java.io.PrintStream(out), new java.io.PrintStream(err))).as(err.toString()).isZero();
+    await("nn" + (to + 1) + " leads", () -> nameNodes[to].ha().isLeader());
+    try (NamenodeClient client = NamenodeClient.connectHa("mycluster", confs.get(0), clientClock)) {
+      assertThat(client.mkdirs("/after-transfer", 0755, true)).isTrue();
+    }
+  }
 }
