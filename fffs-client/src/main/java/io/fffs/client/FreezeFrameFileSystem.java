@@ -387,6 +387,14 @@ public class FreezeFrameFileSystem extends FileSystem {
     return nn().currentTime();
   }
 
+  /**
+   * Counters of this client's short-circuit reads (replicas on this host read from their DataNode's files); null
+   * when {@code fffs.client.read.shortcircuit} is false.
+   */
+  public io.fffs.client.data.ShortCircuitStats shortCircuitStats() throws IOException {
+    return client.data().shortCircuitStats();
+  }
+
   // ---- writes ------------------------------------------------------------------------------------------------
 
   @Override

@@ -34,6 +34,15 @@ public final class DataNodeServiceConfigKeys {
   public static final String HTTP_ADDRESS_KEY = "fffs.datanode.http-address";
   public static final String HTTP_ADDRESS_DEFAULT = "127.0.0.1:0";
 
+  /**
+   * Whether the DataNode tells a client with a READ token where a block's bytes are in its arena and segment files
+   * (LOCAL_READ), so a client on this host can read them itself (short-circuit). The client can then read those
+   * files only if the operating system lets its user: run clients as the DataNode's user or a group that may read
+   * the memory and data directories.
+   */
+  public static final String SHORT_CIRCUIT_KEY = "fffs.datanode.read.shortcircuit";
+  public static final boolean SHORT_CIRCUIT_DEFAULT = true;
+
   /** The NameNode's RPC address (the NameNode's own key). */
   public static final String NAMENODE_ADDRESS_KEY = "fffs.namenode.rpc-address";
   public static final String NAMENODE_ADDRESS_DEFAULT = "127.0.0.1:8020";

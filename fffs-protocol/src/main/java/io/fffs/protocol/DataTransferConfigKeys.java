@@ -72,6 +72,18 @@ public final class DataTransferConfigKeys {
   public static final String READ_REQUEST_SIZE_KEY = "fffs.client.read.request-size";
   public static final long READ_REQUEST_SIZE_DEFAULT = 1024 * 1024;
 
+  /**
+   * Short-circuit reads: a client on the host of a replica asks its DataNode where the bytes are (LOCAL_READ, with
+   * the block token) and copies them from the DataNode's arena and segment files itself, like HDFS's
+   * {@code dfs.client.read.shortcircuit}. Off: every read goes through the data port.
+   */
+  public static final String SHORT_CIRCUIT_KEY = "fffs.client.read.shortcircuit";
+  public static final boolean SHORT_CIRCUIT_DEFAULT = true;
+
+  /** Bytes one LOCAL_READ asks the locations of (a short-circuit read copies them before it asks for more). */
+  public static final String SHORT_CIRCUIT_REQUEST_SIZE_KEY = "fffs.client.read.shortcircuit.request-size";
+  public static final long SHORT_CIRCUIT_REQUEST_SIZE_DEFAULT = 8L << 20;
+
   /** READ requests one block read keeps outstanding on its connection. */
   public static final String READ_REQUESTS_IN_FLIGHT_KEY = "fffs.client.read.requests-in-flight";
   public static final int READ_REQUESTS_IN_FLIGHT_DEFAULT = 4;
@@ -162,6 +174,19 @@ public final class DataTransferConfigKeys {
     if (size < 512 || size > maxPayload(conf)) {
       throw new IllegalArgumentException(READ_REQUEST_SIZE_KEY + " must be from 512 bytes to " + maxPayload(conf)
           + " (" + MAX_FRAME_SIZE_KEY + " minus header room), got " + conf.get(READ_REQUEST_SIZE_KEY));
+    }
+    return (int) size;
+  }
+
+  public static boolean shortCircuit(Configuration conf) {
+    return conf.getBoolean(SHORT_CIRCUIT_KEY, SHORT_CIRCUIT_DEFAULT);
+  }
+
+  public static int shortCircuitRequestSize(Configuration conf) {
+    long size = conf.getLongBytes(SHORT_CIRCUIT_REQUEST_SIZE_KEY, SHORT_CIRCUIT_REQUEST_SIZE_DEFAULT);
+    if (size < 4096 || size > maxPayload(conf)) {
+      throw new IllegalArgumentException(SHORT_CIRCUIT_REQUEST_SIZE_KEY + " must be from 4096 bytes to "
+          + maxPayload(conf) + ", got " + conf.get(SHORT_CIRCUIT_REQUEST_SIZE_KEY));
     }
     return (int) size;
   }

@@ -28,6 +28,8 @@ import org.knowm.xchart.CategoryChart;
  *   <li>pread: a fresh client walks it with {@code readFully(position, IO)};</li>
  *   <li>8 readers: a fresh client reads it with 8 threads at once (aggregate).</li>
  * </ol>
+ * FFFS's clients read with short-circuit reads (the default: the client copies from the DataNode's arena and segment
+ * files itself) and, as "FFFS data port", with them off (every byte through the DataNode's socket).
  * Reads use IO-byte calls (quick: 1 MiB; full: 64 KiB, 1 MiB, 4 MiB, a fresh JVM per IO size). The ceilings in the
  * same run are a plain read of the same number of bytes from a tmpfs file and of FFFS's segment files (the
  * arena-none cluster's, as the page cache holds them after its reads), in 1 MiB calls. Sizes: quick 64 MiB; full
@@ -37,6 +39,8 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
   private static final int WRITE_IO = 128 << 10;
   private static final int READERS = 8;
   private static final long NONE_ARENA = 16L << 20;
+  static final String PORT = "FFFS data port";
+  private static final String SHORT_CIRCUIT_OFF = "fffs.client.read.shortcircuit=false";
 
   /** One measured figure. */
   record Row(String system, String arena, long sizeMiB, String kind, int ioKiB, int readers, double gbps) {}
@@ -98,23 +102,8 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
         client.ask("write " + path + " " + size + " " + WRITE_IO + " 8");
       }
       server.ask("quiet");
-      for (int io : ios) {
-        try (ChildJvm client = client(system, uri)) {
-          String read = "read " + path + " " + size + " " + io;
-          add(system, arena, size, "read 1st", io, 1, client.ask(read));
-          add(system, arena, size, "read 2nd", io, 1, client.ask(read));
-          if (system.equals("FFFS")) {
-            add(system, arena, size, "read past", io, 1,
-                client.ask("read " + path + "@s" + afterWrite + " " + size + " " + io));
-          }
-        }
-        try (ChildJvm client = client(system, uri)) {
-          add(system, arena, size, "pread", io, 1, client.ask("pread " + path + " " + size + " " + io));
-        }
-      }
-      try (ChildJvm client = client(system, uri)) {
-        add(system, arena, size, READERS + " readers", 1 << 20, READERS,
-            client.ask("readers " + path + " " + size + " " + (1 << 20) + " " + READERS));
+      for (String reader : system.equals("FFFS") ? new String[] {system, PORT} : new String[] {system}) {
+        readCases(reader, arena, size, ios, server, uri, path, afterWrite);
       }
       if (system.equals("FFFS")) {
         String[] stats = server.ask("stats");
@@ -123,8 +112,34 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
     }
   }
 
+  /** The read cases of one reader kind ("FFFS data port": short-circuit reads off), each in a fresh client JVM. */
+  private void readCases(String reader, String arena, long size, int[] ios, ChildJvm server, String uri, String path,
+      long afterWrite) throws IOException {
+    boolean fffs = !reader.equals("HDFS");
+    for (int io : ios) {
+      try (ChildJvm client = client(reader, uri)) {
+        String read = "read " + path + " " + size + " " + io;
+        add(reader, arena, size, "read 1st", io, 1, client.ask(read));
+        add(reader, arena, size, "read 2nd", io, 1, client.ask(read));
+        if (fffs) {
+          add(reader, arena, size, "read past", io, 1,
+              client.ask("read " + path + "@s" + afterWrite + " " + size + " " + io));
+        }
+      }
+      try (ChildJvm client = client(reader, uri)) {
+        add(reader, arena, size, "pread", io, 1, client.ask("pread " + path + " " + size + " " + io));
+      }
+    }
+    try (ChildJvm client = client(reader, uri)) {
+      add(reader, arena, size, READERS + " readers", 1 << 20, READERS,
+          client.ask("readers " + path + " " + size + " " + (1 << 20) + " " + READERS));
+    }
+  }
+
   private static ChildJvm client(String system, String uri) throws IOException {
-    return ChildJvm.start(system + " client", "1g", FreshClientMain.class, uri);
+    return system.equals(PORT)
+        ? ChildJvm.start(system + " client", "1g", FreshClientMain.class, uri, SHORT_CIRCUIT_OFF)
+        : ChildJvm.start(system + " client", "1g", FreshClientMain.class, uri);
   }
 
   private void add(String system, String arena, long size, String kind, int io, int readers, String[] answer) {
@@ -206,15 +221,21 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
   private String summarize(long size) {
     StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%d MiB, 1 MiB reads, FFFS/HDFS:", size >> 20));
     for (String arena : List.of("all", "quarter", "none")) {
-      b.append(String.format(Locale.ROOT, " arena %s 1st %.2f 2nd %.2f pread %.2f 8 readers %.2f, past/latest %.2f;",
+      b.append(String.format(Locale.ROOT, " arena %s 1st %.2f 2nd %.2f pread %.2f 8 readers %.2f, past/latest %.2f"
+          + " (data port: 1st %.2f 2nd %.2f);",
           arena, ratio(size, arena, "read 1st"), ratio(size, arena, "read 2nd"), ratio(size, arena, "pread"),
           ratio(size, arena, READERS + " readers"),
-          find(size, "FFFS", arena, "read past", 1024) / find(size, "FFFS", arena, "read 2nd", 1024)));
+          find(size, "FFFS", arena, "read past", 1024) / find(size, "FFFS", arena, "read 2nd", 1024),
+          ratio(size, PORT, arena, "read 1st"), ratio(size, PORT, arena, "read 2nd")));
     }
     return b.append(' ').toString();
   }
 
   private double ratio(long size, String arena, String kind) {
-    return find(size, "FFFS", arena, kind, 1024) / find(size, "HDFS", "-", kind, 1024);
+    return ratio(size, "FFFS", arena, kind);
+  }
+
+  private double ratio(long size, String system, String arena, String kind) {
+    return find(size, system, arena, kind, 1024) / find(size, "HDFS", "-", kind, 1024);
   }
 }

@@ -10,8 +10,8 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
 
 /**
  * The cluster of one {@link FreshBenchmark} configuration in a JVM of its own: {@code FreshServerMain FFFS|HDFS DIR
- * ARENA_BYTES} starts an FFFS {@code MiniFffsCluster} (persistence on, the default) or an HDFS {@code MiniDFSCluster}
- * with one DataNode and serves ({@link io.fffs.bench.child.ChildLoop}):
+ * ARENA_BYTES [KEY=VALUE]...} starts an FFFS {@code MiniFffsCluster} (persistence on, the default) or an HDFS {@code MiniDFSCluster}
+ * with one DataNode (and those settings) and serves ({@link io.fffs.bench.child.ChildLoop}):
  * <pre>
  *   uri        → ok URI                        (the file system clients connect to)
  *   quiet      → ok                            (FFFS: waits until persistence has gone quiet)
@@ -25,9 +25,13 @@ public final class FreshServerMain {
     BenchLogging.quiet();
     ChildLoop.run(() -> {
       boolean fffs = args[0].equals("FFFS");
-      MiniFffsCluster ffs = fffs ? Clusters.fffs(Paths.get(args[1]), new Configuration(), Long.parseLong(args[2]))
-          : null;
-      MiniDFSCluster hdfs = fffs ? null : Clusters.hdfs(Paths.get(args[1]), new Configuration());
+      Configuration conf = new Configuration();
+      for (int i = 3; i < args.length; i++) {
+        int eq = args[i].indexOf('=');
+        conf.set(args[i].substring(0, eq), args[i].substring(eq + 1));
+      }
+      MiniFffsCluster ffs = fffs ? Clusters.fffs(Paths.get(args[1]), conf, Long.parseLong(args[2])) : null;
+      MiniDFSCluster hdfs = fffs ? null : Clusters.hdfs(Paths.get(args[1]), conf);
       return new ChildLoop.Side() {
         @Override
         public String serve(String[] c) throws Exception {

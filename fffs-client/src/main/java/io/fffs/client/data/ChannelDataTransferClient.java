@@ -37,7 +37,9 @@ import org.slf4j.LoggerFactory;
  * ({@link PacketWriter}), reads ({@link PipelinedRead}) and read streams ({@link PipelinedReadStream}) go over the
  * data transport — UCX where a provider was chosen and the DataNode agrees, else TCP — and the requests without
  * payload (BLOCK_INFO, SYNC, TRUNCATE) over TCP. Requests carry the client clock's largest HLC and every answer's
- * HLCs are observed into it; reads are checked end to end against the DataNode's chunk CRCs. Thread-safe.
+ * HLCs are observed into it; reads are checked end to end against the DataNode's chunk CRCs. Reads of a replica on
+ * this host copy the bytes from its DataNode's files instead ({@link ShortCircuit}) unless that is turned off.
+ * Thread-safe.
  */
 final class ChannelDataTransferClient implements DataTransferClient {
   private static final Logger LOG = LoggerFactory.getLogger(ChannelDataTransferClient.class);
@@ -54,6 +56,8 @@ final class ChannelDataTransferClient implements DataTransferClient {
   private final long timeoutMillis;
   private final AtomicLong nextStreamId = new AtomicLong(1);
   private final AtomicBoolean closed = new AtomicBoolean();
+  /** Reads of replicas on this host through their DataNode's files; null when off. */
+  private final ShortCircuit shortCircuit;
 
   /** Owns both transports from now on (closes them). */
   ChannelDataTransferClient(Configuration conf, HybridLogicalClock clock, NettyTransport tcp, DataTransport data) {
@@ -67,6 +71,8 @@ final class ChannelDataTransferClient implements DataTransferClient {
     this.readsInFlight = DataTransferConfigKeys.readRequestsInFlight(conf);
     this.latencyMode = DataTransferConfigKeys.latencyMode(conf);
     this.timeoutMillis = DataTransferConfigKeys.responseTimeoutMillis(conf);
+    this.shortCircuit = DataTransferConfigKeys.shortCircuit(conf)
+        ? new ShortCircuit(DataTransferConfigKeys.shortCircuitRequestSize(conf), this::call) : null;
   }
 
   /** A channel for block data to {@code datanode}: over the data transport if it reaches it, else over TCP. */
@@ -164,6 +170,15 @@ final class ChannelDataTransferClient implements DataTransferClient {
   @Override
   public ReadResult read(DatanodeIdProto datanode, long blockId, BlockToken token, long offset, ByteBuffer dst,
       TimeSpec time) throws IOException {
+    if (shortCircuit != null && shortCircuit.applies(datanode)) {
+      return shortCircuit.read(datanode, blockId, token, offset, dst, time,
+          (at, rest) -> socketRead(datanode, blockId, token, at, rest, time));
+    }
+    return socketRead(datanode, blockId, token, offset, dst, time);
+  }
+
+  private ReadResult socketRead(DatanodeIdProto datanode, long blockId, BlockToken token, long offset,
+      ByteBuffer dst, TimeSpec time) throws IOException {
     DataChannel channel = channel(datanode);
     try {
       return new PipelinedRead(channel, clock, readRequestSize, readsInFlight).read(blockId, token, offset, dst,
@@ -176,8 +191,18 @@ final class ChannelDataTransferClient implements DataTransferClient {
   @Override
   public BlockReadStream openStream(DatanodeIdProto datanode, long blockId, BlockToken token, long offset,
       long end, TimeSpec time) throws IOException {
+    if (shortCircuit != null && shortCircuit.applies(datanode)) {
+      return new ShortCircuitStream(shortCircuit, datanode, blockId, token, time, offset, end,
+          at -> new PipelinedReadStream(channel(datanode), clock, blockId, token, time, at, end, readRequestSize,
+              readsInFlight));
+    }
     return new PipelinedReadStream(channel(datanode), clock, blockId, token, time, offset, end, readRequestSize,
         readsInFlight);
+  }
+
+  @Override
+  public ShortCircuitStats shortCircuitStats() {
+    return shortCircuit == null ? null : shortCircuit.stats();
   }
 
   @Override
@@ -264,6 +289,9 @@ final class ChannelDataTransferClient implements DataTransferClient {
       return;
     }
     try {
+      if (shortCircuit != null) {
+        shortCircuit.close();
+      }
       if (data != null) {
         data.close();
       }

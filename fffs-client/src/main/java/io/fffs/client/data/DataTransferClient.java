@@ -74,6 +74,11 @@ public interface DataTransferClient extends Closeable {
   BlockReadStream openStream(DatanodeIdProto datanode, long blockId, BlockToken token, long offset, long end,
       TimeSpec time) throws IOException;
 
+  /** Counters of short-circuit reads (of replicas on this host, from their DataNode's files); null when off. */
+  default ShortCircuitStats shortCircuitStats() {
+    return null;
+  }
+
   /** A block's length and resolved HLC as of {@code time} ({@code token}: READ or WRITE). */
   BlockInfo blockInfo(DatanodeIdProto datanode, long blockId, BlockToken token, TimeSpec time) throws IOException;
 

@@ -102,7 +102,8 @@ public final class DataServer implements java.io.Closeable {
     ExecutorService handlers = Executors.newFixedThreadPool(DataNodeServiceConfigKeys.serverHandlerThreads(conf),
         new DefaultThreadFactory("fffs-data-handler", true));
     QueryService queries = new QueryService(store, rules, handlers, stats, DataTransferConfigKeys.maxPayload(conf),
-        gate, new io.fffs.datanode.replication.BlockTransfer(conf, store, clock));
+        gate, new io.fffs.datanode.replication.BlockTransfer(conf, store, clock),
+        conf.getBoolean(DataNodeServiceConfigKeys.SHORT_CIRCUIT_KEY, DataNodeServiceConfigKeys.SHORT_CIRCUIT_DEFAULT));
     EventLoopGroup boss = EventLoops.newGroup(1, "fffs-data-accept", true);
     EventLoopGroup workers = EventLoops.newGroup(DataNodeServiceConfigKeys.serverIoThreads(conf), "fffs-data-io",
         true);

@@ -3,6 +3,8 @@ package io.fffs.datanode.server;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.DataTransferProtos.BlockInfoResponseProto;
+import io.fffs.common.proto.DataTransferProtos.LocalExtentProto;
+import io.fffs.common.proto.DataTransferProtos.LocalReadResponseProto;
 import io.fffs.common.proto.DataTransferProtos.OpProto;
 import io.fffs.common.proto.DataTransferProtos.ReadRequestProto;
 import io.fffs.common.proto.DataTransferProtos.ReadResponseProto;
@@ -17,7 +19,9 @@ import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.datanode.store.BlockInfo;
+import io.fffs.datanode.DataNodeServiceConfigKeys;
 import io.fffs.datanode.store.BlockStore;
+import io.fffs.datanode.store.LocalView;
 import io.fffs.datanode.store.ReadView;
 import io.fffs.datanode.store.ReplicaRole;
 import io.fffs.datanode.store.WriteResult;
@@ -31,7 +35,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * READ, BLOCK_INFO, SYNC, TRUNCATE and the pipeline's REPLICA_OPEN and REPLICA_END, served on a pool of handler threads because they may wait: for the clock to pass a
+ * READ, LOCAL_READ (where a READ's bytes are, for a short-circuit reader on this host), BLOCK_INFO, SYNC, TRUNCATE and the pipeline's REPLICA_OPEN and REPLICA_END, served on a pool of handler threads because they may wait: for the clock to pass a
  * time (at most the max offset) or for the disk. A READ answer is the header, with a CRC32C per 512-byte chunk of
  * the payload, followed by the view's runs (arena pages, and evicted pages the store loaded and checked) with plain
  * writes; the whole frame is written in one event-loop task so it never interleaves
@@ -54,10 +58,12 @@ final class QueryService {
   private final int maxPayload;
   private final ReadGate gate;
   private final BlockTransfer transfers;
+  private final boolean shortCircuit;
 
   QueryService(BlockStore store, WriteRules rules, ExecutorService handlers, DataServerStats stats,
-      int maxPayload, ReadGate gate, BlockTransfer transfers) {
+      int maxPayload, ReadGate gate, BlockTransfer transfers, boolean shortCircuit) {
     this.transfers = transfers;
+    this.shortCircuit = shortCircuit;
     this.gate = gate;
     this.store = store;
     this.rules = rules;
@@ -89,6 +95,9 @@ final class QueryService {
         case READ:
           read(channel, request);
           return;
+        case LOCAL_READ:
+          response.setLocalRead(localRead(request));
+          break;
         case BLOCK_INFO:
           require(request.hasBlockInfo(), request);
           BlockInfo info = store.info(request.getBlockInfo().getBlockId(),
@@ -205,6 +214,36 @@ final class QueryService {
     }
     stats.reads.increment();
     stats.readBytes.add(view.length());
+  }
+
+  /** Where the bytes of a READ are in this DataNode's files, for a short-circuit reader on this host. */
+  private LocalReadResponseProto localRead(RequestHeaderProto request) throws FffsException {
+    if (!shortCircuit) {
+      throw new FffsException(ErrorCode.UNSUPPORTED, "this DataNode serves no short-circuit reads ("
+          + DataNodeServiceConfigKeys.SHORT_CIRCUIT_KEY + "=false); read through its data port");
+    }
+    require(request.hasRead(), request);
+    ReadRequestProto read = request.getRead();
+    if (read.getLength() > maxPayload) {
+      throw new FffsException(ErrorCode.INVALID_ARGUMENT, "a short-circuit read of " + read.getLength()
+          + " bytes exceeds the " + maxPayload + " bytes one read may ask for; ask in smaller pieces");
+    }
+    LocalView view = store.locate(read.getBlockId(), read.getOffset(), read.getLength(),
+        TimeSpec.fromProto(read.getTime()));
+    LocalReadResponseProto.Builder answer = LocalReadResponseProto.newBuilder().setBlockLength(view.blockLength())
+        .setResolvedHlc(view.hlc().toProto()).setArenaEpochFile(view.epochFile().toString())
+        .setArenaInstance(view.instance());
+    for (LocalView.Extent extent : view.extents()) {
+      LocalExtentProto.Builder e = answer.addExtentsBuilder().setPath(extent.path().toString())
+          .setPosition(extent.position()).setLength(extent.length());
+      if (extent.inArena()) {
+        e.setFirstSeq(extent.firstSeq());
+      } else {
+        e.setSkip(extent.skip()).setPages(extent.pages()).setCrcsAt(extent.crcsAt()).setPageSize(extent.pageSize());
+      }
+    }
+    stats.localReads.increment();
+    return answer.build();
   }
 
   private ResponseHeaderProto header(RequestHeaderProto request, ReadView view, int[] crcs) {

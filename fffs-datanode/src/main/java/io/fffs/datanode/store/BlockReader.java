@@ -66,6 +66,64 @@ final class BlockReader {
 
   private ReadView read(Block block, Selector selector, long offset, int length, PageArena.Pin pin)
       throws FffsException {
+    List<SegmentPageReader.Handle> held = new ArrayList<>();
+    Resolved r = resolve(block, selector, offset, length, pin, held);
+    try {
+      return view(block, r.index, r.hlc, r.blockLength, offset, r.count, r.refs, r.segmentFiles, held, pin);
+    } catch (FffsException | RuntimeException e) {
+      held.forEach(disk::release);
+      throw e;
+    }
+  }
+
+  /**
+   * Where the bytes of {@code [offset, offset + length)} as of the selected entry are, for a short-circuit reader:
+   * arena pages resident now (the reader checks the eviction frontier after its copy) and records of segment files.
+   */
+  LocalView locate(Block block, Selector selector, long offset, int length) throws FffsException {
+    Resolved r;
+    try (PageArena.Pin pin = arena.pin()) {
+      r = resolve(block, selector, offset, length, pin, null);
+      List<LocalView.Extent> extents = new ArrayList<>();
+      ArenaFiles files = arena.files();
+      long at = offset;
+      long end = offset + r.count;
+      for (PageRef ref : r.refs) {
+        long pageStart = (long) ref.page * pageSize;
+        int from = (int) (at - pageStart);
+        int to = (int) Math.min(pageSize, end - pageStart);
+        LocalView.Extent extent;
+        if (ref.seq >= pin.residentFrom()) {
+          int slot = arena.slot(ref.seq);
+          extent = LocalView.Extent.arena(files.path(slot), files.offsetInFile(slot) + from, to - from, ref.seq);
+        } else {
+          extent = LocalView.Extent.segment(disk.pathOf(ref.diskLoc), disk.pagePosition(ref.diskLoc, ref.pageInEntry),
+              from, to - from, disk.pageCrcPosition(ref.diskLoc, ref.pageInEntry, ref.entryPages), pageSize);
+        }
+        int last = extents.size() - 1;
+        LocalView.Extent merged = last < 0 ? null : extents.get(last).merge(extent);
+        if (merged != null) {
+          extents.set(last, merged);
+        } else {
+          extents.add(extent);
+        }
+        at = pageStart + to;
+      }
+      return new LocalView(r.blockLength, HlcTimestamp.valueOf(r.hlc), files.epoch().path(), files.epoch().instance(),
+          extents);
+    }
+  }
+
+  /** A range resolved to its page versions under the block's read lock. */
+  private record Resolved(int index, long blockLength, long hlc, int count, PageRef[] refs,
+      SegmentPageReader.Handle[] segmentFiles) {}
+
+  /**
+   * Resolves the range to its page versions; with {@code held} (not null) also acquires the segment file of every
+   * page evicted before {@code pin} was taken, once per file.
+   */
+  private Resolved resolve(Block block, Selector selector, long offset, int length, PageArena.Pin pin,
+      List<SegmentPageReader.Handle> held) throws FffsException {
     if (offset < 0 || length < 0) {
       throw new FffsException(ErrorCode.INVALID_ARGUMENT, "cannot read " + length + " bytes at offset " + offset
           + " of block " + block.id() + ": offset and length must not be negative");
@@ -76,7 +134,6 @@ final class BlockReader {
     int count;
     PageRef[] refs;
     SegmentPageReader.Handle[] segmentFiles;
-    List<SegmentPageReader.Handle> held = new ArrayList<>();
     block.readLock().lock();
     try {
       BlockLog log = block.log();
@@ -96,25 +153,22 @@ final class BlockReader {
       count = (int) Math.min(length, blockLength - offset);
       int firstPage = (int) (offset / pageSize);
       refs = new PageRef[Pages.covering(offset, count, pageSize)];
-      segmentFiles = new SegmentPageReader.Handle[refs.length];
+      segmentFiles = held == null ? null : new SegmentPageReader.Handle[refs.length];
       for (int i = 0; i < refs.length; i++) {
         refs[i] = locate(block, firstPage + i, index);
-        if (refs[i].seq < pin.residentFrom()) {
+        if (held != null && refs[i].seq < pin.residentFrom()) {
           segmentFiles[i] = hold(held, refs[i].diskLoc);  // while the lock keeps the cleaner from moving the record
         }
       }
     } catch (FffsException | RuntimeException e) {
-      held.forEach(disk::release);
+      if (held != null) {
+        held.forEach(disk::release);
+      }
       throw e;
     } finally {
       block.readLock().unlock();
     }
-    try {
-      return view(block, index, hlc, blockLength, offset, count, refs, segmentFiles, held, pin);
-    } catch (FffsException | RuntimeException e) {
-      held.forEach(disk::release);
-      throw e;
-    }
+    return new Resolved(index, blockLength, hlc, count, refs, segmentFiles);
   }
 
   private ReadView view(Block block, int index, long hlc, long blockLength, long offset, int count, PageRef[] refs,

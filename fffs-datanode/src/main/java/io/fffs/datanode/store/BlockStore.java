@@ -116,6 +116,14 @@ public interface BlockStore extends AutoCloseable {
    */
   ReadView read(long blockId, long offset, int length, TimeSpec time) throws FffsException;
 
+  /**
+   * Where the bytes {@link #read} would return are in this DataNode's files, for a short-circuit reader on this host
+   * ({@link LocalView}); the same waits and refusals as {@link #read}. {@code UNSUPPORTED} for a store without files.
+   */
+  default LocalView locate(long blockId, long offset, int length, TimeSpec time) throws FffsException {
+    throw new FffsException(io.fffs.common.error.ErrorCode.UNSUPPORTED, "this store serves no short-circuit reads");
+  }
+
   /** {@link #read} as of log index {@code logIndex} of the block ({@code NOT_FOUND} past the last entry). */
   ReadView readAtLogIndex(long blockId, int logIndex, long offset, int length) throws FffsException;
 

@@ -316,6 +316,13 @@ public final class MultiLogBlockStore implements BlockStore {
   }
 
   @Override
+  public LocalView locate(long blockId, long offset, int length, TimeSpec time) throws FffsException {
+    checkOpen();
+    awaitPast(blockId, time);
+    return reader.locate(existing(blockId, time.toString()), Selector.of(time), offset, length);
+  }
+
+  @Override
   public ReadView readAtLogIndex(long blockId, int logIndex, long offset, int length) throws FffsException {
     checkOpen();
     return reader.read(existing(blockId, "at log index " + logIndex), Selector.logIndex(logIndex), offset, length);

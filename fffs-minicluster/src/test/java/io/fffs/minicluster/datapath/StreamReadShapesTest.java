@@ -47,6 +47,7 @@ class StreamReadShapesTest {
     client.setInt("fffs.client.read.buffer-size", BUFFER);
     client.setInt("fffs.client.read.request-size", 4096);
     client.setInt("fffs.client.read.requests-in-flight", 5);
+    client.setBoolean("fffs.client.read.shortcircuit", false);  // the data port's read streams
     fs = (FreezeFrameFileSystem) FileSystem.newInstance(cluster.getURI(), client);
   }
 

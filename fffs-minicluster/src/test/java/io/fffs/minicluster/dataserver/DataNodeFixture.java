@@ -43,6 +43,7 @@ public class DataNodeFixture implements AutoCloseable {
     conf.set(DataNodeServiceConfigKeys.DATA_ADDRESS_KEY, "127.0.0.1:0");
     conf.setBoolean(DataNodeServiceConfigKeys.NAMENODE_ENABLED_KEY, false);
     conf.setBoolean(BlockTokenConfigKeys.ENABLE_KEY, false);  // no NameNode issues tokens here
+    conf.setBoolean("fffs.client.read.shortcircuit", false);  // these tests are of the data port
     conf.setInt(DataNodeServiceConfigKeys.SERVER_IO_THREADS_KEY, 2);
     conf.setInt(DataNodeServiceConfigKeys.SERVER_HANDLER_THREADS_KEY, 2);
     conf.setInt(DataTransferConfigKeys.WRITE_WINDOW_KEY, 8);

@@ -61,6 +61,8 @@ class BlockTokenTest {
     // A sequential read keeps this many bytes asked ahead (requests-in-flight x request-size): small, so that a
     // read paused past the tokens' lifetime still has to ask the DataNode again.
     conf.setInt("fffs.client.read.request-size", 4096);
+    // The data port's checks; short-circuit reads are refused the same way (ShortCircuitReadTest).
+    conf.setBoolean("fffs.client.read.shortcircuit", false);
     cluster = MiniFffsCluster.builder().baseDir(base).conf(conf).numDataNodes(1).build();
     fs = cluster.getFileSystem();
     raw = DataTransferClients.tcp(conf, new HybridLogicalClock(PhysicalClock.system(), conf));

@@ -40,6 +40,7 @@ public final class ArenaFiles implements AutoCloseable {
   private final FileChannel[] channels;
   private final MappedByteBuffer[] maps;
   private final DirectoryLock lock;
+  private ArenaEpoch epoch;
 
   /**
    * Creates and maps {@code slotCount} slots of {@code pageSize} bytes in files of at most {@code segmentBytes}.
@@ -60,6 +61,7 @@ public final class ArenaFiles implements AutoCloseable {
     try {
       deleteOldPageFiles();
       checkSpace(dir, (long) slotCount * pageSize);
+      epoch = new ArenaEpoch(dir);
       for (int i = 0; i < fileCount; i++) {
         long slots = Math.min(slotsPerFile, slotCount - (long) i * slotsPerFile);
         paths[i] = dir.resolve("arena-" + i + ".pages");
@@ -138,6 +140,11 @@ public final class ArenaFiles implements AutoCloseable {
     return paths[slot / slotsPerFile];
   }
 
+  /** The eviction frontier short-circuit readers check ({@link ArenaEpoch}). */
+  public ArenaEpoch epoch() {
+    return epoch;
+  }
+
   /**
    * Makes tmpfs allocate the memory of the given never-used slots now: writes zeros over them through the file, then
    * one byte per 4 KiB through the mapping (so the page tables are filled too).
@@ -175,6 +182,9 @@ public final class ArenaFiles implements AutoCloseable {
   @Override
   public void close() {
     closeQuietly();
+    if (epoch != null) {
+      epoch.delete();
+    }
     for (Path path : paths) {
       if (path != null) {
         try {

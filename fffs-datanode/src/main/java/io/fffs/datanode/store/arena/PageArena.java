@@ -212,6 +212,7 @@ public final class PageArena implements AutoCloseable {
     }
     stats.pagesEvicted.add(needTail - tail);
     tail = needTail;
+    files.epoch().publish(tail);  // before the caller writes into the freed slots
     return true;
   }
 

@@ -184,6 +184,16 @@ public final class SegmentPageReader implements AutoCloseable {
     return SegmentFormat.path(dir, SegmentFormat.fileOf(location));
   }
 
+  /** The segment file that holds the record at {@code location}. */
+  public Path pathOf(long location) {
+    return fileName(location);
+  }
+
+  /** Position in its file of the stored CRC32C of page {@code j} of the {@code pageCount}-page record there. */
+  public long pageCrcPosition(long location, int j, int pageCount) {
+    return SegmentFormat.offsetOf(location) + SegmentFormat.pageCrcOffset(j, pageCount, pageSize);
+  }
+
   static void readFully(FileChannel channel, ByteBuffer dst, long position) throws IOException {
     long at = position;
     while (dst.hasRemaining()) {

@@ -1,0 +1,22 @@
+package io.fffs.client.data;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/** Counters of a client's short-circuit reads (monotonic), and a hook for tests. */
+public final class ShortCircuitStats {
+  /** LOCAL_READ answers the client copied bytes by. */
+  public final LongAdder requests = new LongAdder();
+  /** Bytes copied from the DataNodes' files and checked. */
+  public final LongAdder bytes = new LongAdder();
+  /** Of those, bytes of pages in segment files (each page checked against its stored CRC32C). */
+  public final LongAdder segmentBytes = new LongAdder();
+  /**
+   * Copies found invalid after the fact (an arena page evicted or its slot reused while being copied, a segment
+   * page that failed its CRC, a file gone): the read went on through the data port.
+   */
+  public final LongAdder stale = new LongAdder();
+  /** Reads that went through the data port because the DataNode or its files could not be used. */
+  public final LongAdder refused = new LongAdder();
+  /** Tests only: runs after a DataNode answered with locations and before the client copies from them. */
+  public volatile Runnable beforeCopy;
+}

@@ -1,0 +1,188 @@
+package io.fffs.minicluster.shortcircuit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fffs.client.FreezeFrameFileSystem;
+import io.fffs.client.data.DataTransferClient;
+import io.fffs.client.data.DataTransferClients;
+import io.fffs.client.data.ShortCircuitStats;
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.security.BlockAccessMode;
+import io.fffs.common.security.BlockKey;
+import io.fffs.common.security.BlockToken;
+import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.common.time.PhysicalClock;
+import io.fffs.common.time.TimeSpec;
+import io.fffs.minicluster.NodeProcess;
+import io.fffs.minicluster.RandomFiles;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Short-circuit reads against a NameNode and a DataNode each in a process of its own, the client in this JVM on the
+ * same host: it copies the bytes from the DataNode's arena (tmpfs) and segment files itself, at the latest state and
+ * at past ones; a page evicted and its slot reused while the client copies it is caught by the arena's eviction
+ * frontier and read through the data port instead; without a valid block token the DataNode says nothing.
+ */
+class ShortCircuitReadTest {
+  private static final int ARENA = 4 << 20;
+
+  @TempDir
+  static Path base;
+  static NodeProcess nameNode;
+  static NodeProcess dataNode;
+  static Path memory;
+  static int dataPort;
+  static Configuration conf;
+  static FreezeFrameFileSystem fs;
+
+  @BeforeAll
+  static void start() throws IOException {
+    int rpcPort = freePort();
+    dataPort = freePort();
+    memory = Path.of("/dev/shm", "fffs-shortcircuit-" + ProcessHandle.current().pid());
+    Path log = base.resolve("nodes.log");
+    nameNode = NodeProcess.start("io.fffs.namenode.NameNodeMain", "-Xmx256m", log,
+        "fffs.namenode.name.dir=" + base.resolve("name"), "fffs.namenode.rpc-address=127.0.0.1:" + rpcPort,
+        "fffs.namenode.http-address=127.0.0.1:0", "fffs.namenode.safemode.timeout=20s",
+        "fffs.datanode.heartbeat.interval=200ms", "fffs.replication=1");
+    dataNode = NodeProcess.start("io.fffs.datanode.DataNodeMain", "-Xmx256m", log,
+        "fffs.namenode.rpc-address=127.0.0.1:" + rpcPort, "fffs.datanode.data.dir=" + base.resolve("data"),
+        "fffs.datanode.memory.dir=" + memory, "fffs.datanode.memory.capacity=" + ARENA,
+        "fffs.datanode.data-address=127.0.0.1:" + dataPort, "fffs.datanode.heartbeat.interval=200ms");
+    conf = new Configuration();
+    conf.set("fs.defaultFS", "fffs://127.0.0.1:" + rpcPort);
+    conf.setLong("fffs.blocksize", 1 << 20);
+    conf.setInt("fffs.replication", 1);
+    conf.setBoolean("fs.fffs.impl.disable.cache", true);
+    conf.setInt("fffs.client.read.shortcircuit.request-size", 256 << 10);
+    fs = (FreezeFrameFileSystem) FileSystem.newInstance(URI.create(conf.get("fs.defaultFS")), conf);
+  }
+
+  @AfterAll
+  static void stop() throws IOException {
+    if (fs != null) {
+      fs.close();
+    }
+    if (dataNode != null) {
+      dataNode.close();
+    }
+    if (nameNode != null) {
+      nameNode.close();
+    }
+    if (memory != null && Files.exists(memory)) {
+      try (var paths = Files.walk(memory)) {
+        paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
+  private static byte[] readAll(FSDataInputStream in, int length, int call) throws IOException {
+    byte[] all = new byte[length];
+    for (int at = 0; at < length; ) {
+      int n = in.read(all, at, Math.min(call, length - at));
+      assertThat(n).as("bytes at %d", at).isPositive();
+      at += n;
+    }
+    assertThat(in.read()).isEqualTo(-1);
+    return all;
+  }
+
+  @Test
+  void readsLatestAndPastStatesFromTheDataNodesFiles() throws Exception {
+    org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path("/sc/replaced");
+    byte[] first = RandomFiles.write(fs, path.toString(), 3 * ARENA / 2 + 777, 1);  // more than the arena
+    long between = fs.currentTime().physicalMicros();
+    byte[] second = RandomFiles.write(fs, path.toString(), 5 * ARENA / 4 + 12_345, 2);
+    ShortCircuitStats stats = fs.shortCircuitStats();
+    long segmentBefore = stats.segmentBytes.sum();
+
+    try (FSDataInputStream in = fs.open(path)) {
+      assertThat(readAll(in, second.length, 100_000)).isEqualTo(second);
+    }
+    try (FSDataInputStream in = fs.open(path, TimeSpec.system(between))) {
+      assertThat(readAll(in, first.length, 64 << 10)).isEqualTo(first);
+    }
+    try (FSDataInputStream in = fs.open(path)) {
+      byte[] piece = new byte[200_000];
+      for (int at : new int[] {second.length - piece.length, 3, ARENA / 2 + 4095}) {
+        in.readFully(at, piece);
+        assertThat(piece).isEqualTo(java.util.Arrays.copyOfRange(second, at, at + piece.length));
+      }
+    }
+    assertThat(stats.bytes.sum()).isGreaterThanOrEqualTo(first.length + second.length);
+    // The past state was written first and evicted first: its pages came from segment files, checked.
+    assertThat(stats.segmentBytes.sum() - segmentBefore).isGreaterThan(ARENA / 2);
+    assertThat(stats.stale.sum()).isZero();
+  }
+
+  @Test
+  void aSlotReusedWhileItIsCopiedIsCaughtAndReadThroughTheDataPort() throws Exception {
+    org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path("/sc/resident");
+    byte[] data = RandomFiles.write(fs, path.toString(), 300_000, 3);
+    ShortCircuitStats stats = fs.shortCircuitStats();
+    long staleBefore = stats.stale.sum();
+    AtomicBoolean once = new AtomicBoolean();
+    try (FreezeFrameFileSystem writer = (FreezeFrameFileSystem) FileSystem.newInstance(
+        URI.create(conf.get("fs.defaultFS")), conf)) {
+      stats.beforeCopy = () -> {
+        if (once.compareAndSet(false, true)) {
+          try {
+            // Twice the arena written after the file: all of its pages are evicted and their slots reused.
+            RandomFiles.write(writer, "/sc/flood", 2 * ARENA, 4);
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        }
+      };
+      try (FSDataInputStream in = fs.open(path)) {
+        assertThat(readAll(in, data.length, 50_000)).isEqualTo(data);
+      } finally {
+        stats.beforeCopy = null;
+      }
+    }
+    assertThat(once).isTrue();
+    assertThat(stats.stale.sum() - staleBefore).isEqualTo(1);
+  }
+
+  @Test
+  void withoutAValidTokenTheDataNodeTellsNothing() throws Exception {
+    byte[] data = RandomFiles.write(fs, "/sc/guarded", 10_000, 5);
+    try (DataTransferClient raw = DataTransferClients.tcp(conf,
+        new HybridLogicalClock(PhysicalClock.system(), conf))) {
+      DatanodeIdProto dn = DatanodeIdProto.newBuilder().setDatanodeUuid("unknown").setHost("127.0.0.1")
+          .setDataPort(dataPort).setIpcPort(0).build();
+      BlockToken ownKey = BlockToken.sign(new BlockKey(7, new byte[32], Long.MAX_VALUE), 1L << 40,
+          BlockAccessMode.READ, "mallory", Long.MAX_VALUE);
+      for (BlockToken token : new BlockToken[] {null, ownKey}) {
+        assertThatThrownBy(() -> raw.read(dn, 1L << 40, token, 0, ByteBuffer.allocate(data.length),
+            TimeSpec.latest())).isInstanceOfSatisfying(FffsException.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.ACCESS_DENIED));
+      }
+      assertThat(raw.shortCircuitStats().requests.sum()).isZero();
+      assertThat(raw.shortCircuitStats().bytes.sum()).isZero();
+    }
+  }
+}
