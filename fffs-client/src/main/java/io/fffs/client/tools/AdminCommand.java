@@ -8,6 +8,8 @@ import io.fffs.common.proto.NamenodeAdminProtocolProtos.CheckpointRequestProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.CheckpointResponseProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.DatanodeReportRequestProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.DatanodeReportResponseProto;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.DecommissionRequestProto;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.DecommissionResponseProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.RefreshNodesRequestProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.RefreshNodesResponseProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.SafeModeActionProto;
@@ -18,6 +20,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.ipc.ProtobufRpcEngine2;
@@ -37,6 +40,9 @@ public final class AdminCommand {
       "  -refreshNodes                    re-read the include and exclude host files (fffs.namenode.hosts,",
       "                                   fffs.namenode.hosts.exclude); drop DataNodes they no longer admit",
       "  -checkpoint                      save the namespace now: an image at the last txid (superuser)",
+      "  -decommission HOST:PORT ...      drain DataNodes (data port): no new blocks, their replicas copied to",
+      "                                   DataNodes in service; -report shows the progress (superuser)",
+      "  -recommission HOST:PORT ...      put decommissioning or decommissioned DataNodes back in service",
       "  -printTopology                   the DataNodes by rack (one rack: /default-rack)",
       "  " + GenericArgs.USAGE);
   /** Exit code of a failure, as {@code hdfs dfsadmin} returns it. */
@@ -61,6 +67,8 @@ public final class AdminCommand {
     boolean known = switch (command) {
       case "-report", "-refreshNodes", "-checkpoint", "-printTopology" -> args.length == 1;
       case "-safemode" -> args.length == 2 && args[1].matches("get|enter|leave|wait");
+      case "-decommission", "-recommission" -> args.length >= 2
+          && java.util.Arrays.stream(args, 1, args.length).allMatch(a -> a.matches(".+:\\d+"));
       default -> false;
     };
     if (!known) {
@@ -111,6 +119,20 @@ public final class AdminCommand {
           for (String dropped : answer.getDroppedList()) {
             out.println("dropped DataNode " + dropped);
           }
+        }
+        case "-decommission", "-recommission" -> {
+          boolean recommission = args[0].equals("-recommission");
+          List<String> nodes = List.of(args).subList(1, args.length);
+          DecommissionResponseProto answer = nn.decommission(null, DecommissionRequestProto.newBuilder()
+              .setHlc(ZERO).addAllNodes(nodes).setRecommission(recommission).build());
+          out.println((recommission ? "Recommissioned " : "Decommissioning ") + String.join(", ", nodes));
+          if (answer.getRegisteredCount() < nodes.size()) {
+            out.println("Registered now: " + (answer.getRegisteredCount() == 0 ? "none"
+                : String.join(", ", answer.getRegisteredList())) + "; the others are "
+                + (recommission ? "not listed" : "decommissioned when they register"));
+          }
+          out.println("Decommissioned or decommissioning: " + (answer.getDecommissionedCount() == 0 ? "none"
+              : String.join(", ", answer.getDecommissionedList())));
         }
         case "-checkpoint" -> {
           CheckpointResponseProto answer = nn.checkpoint(null, CheckpointRequestProto.newBuilder().setHlc(ZERO)

@@ -54,12 +54,22 @@ final class AdminReport {
       out.println("Clock offset: " + (d.hasMeasuredOffsetMicros() ? millis(d.getMeasuredOffsetMicros()) + " ± "
           + millis(d.getOffsetErrorMicros()) : "not measured yet") + " (judged " + millis(d.getClockOffsetMicros())
           + ")");
+      out.println("Decommission Status : " + adminState(d));
       out.println("Health: " + (d.getHealthy() ? "healthy" : "UNHEALTHY: " + d.getUnhealthyReason()));
       if (d.getScrubCorruptions() > 0) {
         out.println("Scrubber found damaged records: " + d.getScrubCorruptions());
       }
       out.println("Last contact: " + d.getLastContactMillis() + " ms ago");
     }
+  }
+
+  private static String adminState(DatanodeReportProto d) {
+    return switch (d.getAdminState()) {
+      case DN_DECOMMISSIONING -> "Decommission in progress (" + d.getDecommissionBlocksLeft()
+          + " blocks left to replicate)";
+      case DN_DECOMMISSIONED -> "Decommissioned";
+      default -> "Normal";
+    };
   }
 
   static void printTopology(DatanodeReportResponseProto report, PrintStream out) {

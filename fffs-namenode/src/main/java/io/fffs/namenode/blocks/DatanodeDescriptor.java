@@ -19,6 +19,10 @@ public final class DatanodeDescriptor {
   volatile String scrubLastCorruption;
   volatile long measuredOffsetMicros;
   volatile long offsetErrorMicros = -1;
+  volatile AdminState adminState = AdminState.NORMAL;
+  volatile long decommissionBlocksLeft;
+  /** Whether a full block report came since it registered (before that, what it holds is not known). */
+  volatile boolean reportedSinceRegistration;
 
   DatanodeDescriptor(DatanodeIdProto id) {
     this.id = id;
@@ -101,5 +105,14 @@ public final class DatanodeDescriptor {
   /** File, offset and failure of the last damage found, or null. */
   public String scrubLastCorruption() {
     return scrubLastCorruption;
+  }
+
+  public AdminState adminState() {
+    return adminState;
+  }
+
+  /** While decommissioning: the blocks it holds that do not yet have enough replicas on DataNodes in service. */
+  public long decommissionBlocksLeft() {
+    return decommissionBlocksLeft;
   }
 }

@@ -29,6 +29,7 @@ public final class DatanodeManager {
   private int nextChoice;
   private volatile LongConsumer blockReported = blockId -> { };
   private volatile HostFilter hosts = HostFilter.allowAll();
+  private volatile Decommissions decommissions = Decommissions.inMemory();
 
   public DatanodeManager(LongSupplier nanoTime, long deadIntervalNanos, long maxOffsetMicros) {
     this.nanoTime = nanoTime;
@@ -48,8 +49,16 @@ public final class DatanodeManager {
     descriptor.capacityBytes = capacityBytes;
     // A restarted DataNode (same uuid) measures its clock afresh: the old estimate says nothing of the new process.
     descriptor.offsetErrorMicros = -1;
+    descriptor.reportedSinceRegistration = false;
     updateClock(descriptor, clockOffsetMicros, null);
     descriptor.lastHeartbeatNanos = nanoTime.getAsLong();
+    if (decommissions.contains(descriptor.address())) {
+      // A node already decommissioned stays so until the next scan checks its blocks again.
+      descriptor.adminState = descriptor.adminState == AdminState.NORMAL ? AdminState.DECOMMISSIONING
+          : descriptor.adminState;
+    } else {
+      descriptor.adminState = AdminState.NORMAL;
+    }
     return descriptor;
   }
 
@@ -91,6 +100,63 @@ public final class DatanodeManager {
 
   public void setHosts(HostFilter filter) {
     this.hosts = filter;
+  }
+
+  /** Where the list of decommissioned DataNodes is kept (applied to those registered now). */
+  public void setDecommissions(Decommissions list) {
+    this.decommissions = list;
+    for (DatanodeDescriptor descriptor : datanodes.values()) {
+      if (list.contains(descriptor.address()) && descriptor.adminState == AdminState.NORMAL) {
+        descriptor.adminState = AdminState.DECOMMISSIONING;
+      }
+    }
+  }
+
+  /**
+   * Starts decommissioning the DataNodes at {@code nodes} ({@code host:port} of their data port), or, with
+   * {@code recommission}, puts them back in service (their replicas count again; extras are dropped by the
+   * replication monitor). Returns the registered DataNodes' addresses among them.
+   */
+  public List<String> decommission(List<String> nodes, boolean recommission) throws java.io.IOException {
+    decommissions.change(nodes, !recommission);
+    List<String> registered = new ArrayList<>();
+    for (DatanodeDescriptor descriptor : datanodes.values()) {
+      for (String node : nodes) {
+        if (Decommissions.matches(node, descriptor.address())) {
+          registered.add(descriptor.address());
+          if (recommission) {
+            descriptor.adminState = AdminState.NORMAL;
+            descriptor.decommissionBlocksLeft = 0;
+          } else if (descriptor.adminState == AdminState.NORMAL) {
+            descriptor.adminState = AdminState.DECOMMISSIONING;
+          }
+        }
+      }
+    }
+    return registered;
+  }
+
+  /** Every DataNode being or already decommissioned, as listed. */
+  public List<String> decommissioned() {
+    return decommissions.list();
+  }
+
+  /** Whether the DataNode takes new replicas and its replicas count toward replication. */
+  public boolean inService(String uuid) {
+    DatanodeDescriptor descriptor = datanodes.get(uuid);
+    return descriptor != null && descriptor.adminState.inService();
+  }
+
+  /**
+   * Records what the replication monitor found for a decommissioning DataNode: none left (once its full block
+   * report is in) makes it decommissioned.
+   */
+  void decommissionProgress(DatanodeDescriptor descriptor, long blocksLeft) {
+    descriptor.decommissionBlocksLeft = blocksLeft;
+    if (blocksLeft == 0 && descriptor.adminState == AdminState.DECOMMISSIONING
+        && descriptor.reportedSinceRegistration) {
+      descriptor.adminState = AdminState.DECOMMISSIONED;
+    }
   }
 
   /**
@@ -149,6 +215,7 @@ public final class DatanodeManager {
     descriptor.durableHlc = durableHlc;
     descriptor.blockCount = blockIds.length;
     blocksReceived(uuid, blockIds, lengths, lastEntryHlcs);
+    descriptor.reportedSinceRegistration = true;
   }
 
   /** {@link #blockReport(String, long[], long[], long[], HlcTimestamp)} without last entries. */
@@ -223,6 +290,8 @@ public final class DatanodeManager {
         reasons.add(descriptor.address() + " is dead (no heartbeat)");
       } else if (!descriptor.isHealthy()) {
         reasons.add(descriptor.address() + ": " + descriptor.unhealthyReason());
+      } else if (!descriptor.adminState.inService()) {
+        reasons.add(descriptor.address() + " is " + descriptor.adminState.text().toLowerCase(java.util.Locale.ROOT));
       } else {
         candidates.add(descriptor);
       }
@@ -271,15 +340,33 @@ public final class DatanodeManager {
       return List.of();
     }
     List<String> current = replicas.current(this::isLive);
-    List<DatanodeIdProto> ids = new ArrayList<>(current.size());
+    List<String> ordered = new ArrayList<>(current.size());
     int shift = pipelineOrder || current.isEmpty() ? 0 : (int) Math.floorMod(blockId, (long) current.size());
     for (int i = 0; i < current.size(); i++) {
-      DatanodeDescriptor descriptor = datanodes.get(current.get((i + shift) % current.size()));
+      ordered.add(current.get((i + shift) % current.size()));
+    }
+    List<DatanodeIdProto> ids = new ArrayList<>(current.size());
+    for (String uuid : pipelineOrder ? ordered : inServiceFirst(ordered)) {
+      DatanodeDescriptor descriptor = datanodes.get(uuid);
       if (descriptor != null) {
         ids.add(descriptor.id());
       }
     }
     return ids;
+  }
+
+  /** Replicas on DataNodes in service first, then decommissioning ones (read last, as HDFS does), each in order. */
+  private List<String> inServiceFirst(List<String> uuids) {
+    List<String> inService = new ArrayList<>(uuids.size());
+    List<String> retiring = new ArrayList<>();
+    for (String uuid : uuids) {
+      (inService(uuid) ? inService : retiring).add(uuid);
+    }
+    if (retiring.isEmpty()) {
+      return uuids;
+    }
+    inService.addAll(retiring);
+    return inService;
   }
 
   /** How many current replicas the block has. */
@@ -296,20 +383,22 @@ public final class DatanodeManager {
 
   /**
    * Where a block's replicas are, for re-replication: {@code current} — live replicas with the newest last entry,
-   * in placement order (copy sources); {@code kept} — replicas with the newest last entry whose DataNode has been
-   * heard from within {@code lostAfterNanos} (a silent one is not given up for lost before then); {@code stale} —
-   * live replicas with an older last entry; {@code holders} — every DataNode with any replica.
+   * in placement order (copy sources); {@code kept} — how many replicas with the newest last entry are on DataNodes
+   * in service heard from within {@code lostAfterNanos} (a silent one is not given up for lost before then);
+   * {@code stale} — live replicas with an older last entry; {@code holders} — every DataNode with any replica;
+   * {@code retiring} — the current replicas on decommissioning or decommissioned DataNodes (sources, never counted).
    */
   public ReplicaView replicaView(long blockId, long lostAfterNanos) {
     BlockReplicas replicas = blockReplicas.get(blockId);
     if (replicas == null) {
-      return new ReplicaView(List.of(), 0, List.of(), List.of(), List.of());
+      return new ReplicaView(List.of(), 0, List.of(), List.of(), List.of(), List.of());
     }
     List<String> current = replicas.current(this::isLive);
     int kept = 0;
     for (String uuid : replicas.newest()) {
       DatanodeDescriptor descriptor = datanodes.get(uuid);
-      if (descriptor != null && nanoTime.getAsLong() - descriptor.lastHeartbeatNanos <= lostAfterNanos) {
+      if (descriptor != null && descriptor.adminState.inService()
+          && nanoTime.getAsLong() - descriptor.lastHeartbeatNanos <= lostAfterNanos) {
         kept++;
       }
     }
@@ -321,12 +410,28 @@ public final class DatanodeManager {
         stale.add(uuid);
       }
     }
-    return new ReplicaView(current, kept, stale, holders, corrupt);
+    List<String> retiring = new ArrayList<>();
+    for (String uuid : current) {
+      if (!inService(uuid)) {
+        retiring.add(uuid);
+      }
+    }
+    return new ReplicaView(current, kept, stale, holders, corrupt, retiring);
   }
 
   /** What {@link #replicaView} finds; {@code corrupt}: replicas reported damaged. */
   public record ReplicaView(List<String> current, int kept, List<String> stale, List<String> holders,
-      List<String> corrupt) {}
+      List<String> corrupt, List<String> retiring) {
+    /** The current replicas on DataNodes in service. */
+    public List<String> inService() {
+      if (retiring.isEmpty()) {
+        return current;
+      }
+      List<String> in = new ArrayList<>(current);
+      in.removeAll(retiring);
+      return in;
+    }
+  }
 
   /**
    * Marks the replica of {@code blockId} on {@code uuid} damaged (its DataNode quarantined it, or a reader found a
@@ -358,7 +463,7 @@ public final class DatanodeManager {
               : FsckReplicaStateProto.FSCK_STALE;
       all.add(FsckReplicaProto.newBuilder()
           .setDatanode(descriptor.id()).setState(state).setLastEntryHlc(replica.lastEntryHlc())
-          .setLength(replica.length()).build());
+          .setLength(replica.length()).setAdminState(descriptor.adminState.toProto()).build());
     }
     return all;
   }
@@ -388,14 +493,15 @@ public final class DatanodeManager {
   }
 
   /**
-   * Up to {@code n} live, healthy DataNodes other than {@code exclude} to copy a block from {@code sourceUuid} to,
+   * Up to {@code n} live, healthy DataNodes in service other than {@code exclude} to copy a block from {@code sourceUuid} to,
    * the least loaded (fewest blocks) first; only those whose clock is within the max offset of the source's.
    */
   public List<DatanodeIdProto> chooseCopyTargets(int n, String sourceUuid, java.util.Set<String> exclude) {
     DatanodeDescriptor source = sourceUuid == null ? null : datanodes.get(sourceUuid);
     List<DatanodeDescriptor> candidates = new ArrayList<>();
     for (DatanodeDescriptor descriptor : datanodes.values()) {
-      if (isLive(descriptor) && descriptor.isHealthy() && !exclude.contains(descriptor.uuid()) && (source == null
+      if (isLive(descriptor) && descriptor.isHealthy() && descriptor.adminState.inService()
+          && !exclude.contains(descriptor.uuid()) && (source == null
           || Math.abs(descriptor.clockOffsetMicros() - source.clockOffsetMicros()) <= maxOffsetMicros)) {
         candidates.add(descriptor);
       }
@@ -421,6 +527,17 @@ public final class DatanodeManager {
 
   public Collection<DatanodeDescriptor> datanodes() {
     return datanodes.values();
+  }
+
+  /** Live, healthy DataNodes in service: the most replicas a block can have on DataNodes that stay. */
+  public int inServiceLiveCount() {
+    int count = 0;
+    for (DatanodeDescriptor descriptor : datanodes.values()) {
+      if (isLive(descriptor) && descriptor.isHealthy() && descriptor.adminState.inService()) {
+        count++;
+      }
+    }
+    return count;
   }
 
   public int liveCount() {

@@ -93,7 +93,15 @@ public final class ReplicationMonitor {
   }
 
   /** One pass over {@code wants}: schedules copies and drops. */
-  public synchronized void scan(List<Want> wants) {
+  public void scan(List<Want> wants) {
+    scan(wants, List.of());
+  }
+
+  /**
+   * One pass over {@code wants}: schedules copies and drops, and updates each decommissioning DataNode's progress;
+   * {@code openBlocks}, the blocks being written, keep a decommissioning DataNode that holds one from finishing.
+   */
+  public synchronized void scan(List<Want> wants, List<Long> openBlocks) {
     long now = nanoTime.getAsLong();
     record Short(Want want, DatanodeManager.ReplicaView view, int have) {}
     List<Short> shortOnes = new ArrayList<>();
@@ -102,8 +110,16 @@ public final class ReplicationMonitor {
     Set<Long> extraNow = new HashSet<>();
     long corrupt = 0;
     Set<String> lost = new java.util.TreeSet<>();
+    Map<String, Long> retiringLeft = new HashMap<>();
+    int inServiceNodes = datanodes.inServiceLiveCount();
     for (Want want : wants) {
       DatanodeManager.ReplicaView view = datanodes.replicaView(want.blockId(), lostAfterNanos);
+      if (!view.retiring().isEmpty()
+          && view.inService().size() < Math.max(1, Math.min(want.replication(), inServiceNodes))) {
+        for (String uuid : view.retiring()) {
+          retiringLeft.merge(uuid, 1L, Long::sum);
+        }
+      }
       corrupt += view.corrupt().size();
       if (!view.corrupt().isEmpty() && view.kept() == 0 && lost.size() < MAX_NAMED) {
         if (lost.add(want.path() == null ? "block " + want.blockId() : want.path())) {
@@ -130,6 +146,18 @@ public final class ReplicationMonitor {
         if (extraBefore.contains(want.blockId())) {
           dropExtras(want, view);
         }
+      }
+    }
+    for (long blockId : openBlocks) {
+      for (String uuid : datanodes.replicaView(blockId, lostAfterNanos).holders()) {
+        if (!datanodes.inService(uuid)) {
+          retiringLeft.merge(uuid, 1L, Long::sum);
+        }
+      }
+    }
+    for (DatanodeDescriptor descriptor : datanodes.datanodes()) {
+      if (descriptor.adminState() == AdminState.DECOMMISSIONING) {
+        datanodes.decommissionProgress(descriptor, retiringLeft.getOrDefault(descriptor.uuid(), 0L));
       }
     }
     shortBefore = shortNow;
@@ -193,19 +221,23 @@ public final class ReplicationMonitor {
 
   /** Whether the block has enough current replicas and stale ones or current ones beyond its target. */
   private static boolean hasExtras(Want want, DatanodeManager.ReplicaView view) {
-    return view.current().size() >= want.replication()
-        && (!view.stale().isEmpty() || !view.corrupt().isEmpty() || view.current().size() > want.replication());
+    int inService = view.inService().size();
+    return inService >= want.replication()
+        && (!view.stale().isEmpty() || !view.corrupt().isEmpty() || inService > want.replication());
   }
 
-  /** Drops stale replicas and current ones beyond the target, the last placed first. */
+  /**
+   * Drops stale replicas and current ones beyond the target, the last placed first; a decommissioning DataNode's
+   * replicas are left to it (read last, never counted).
+   */
   private void dropExtras(Want want, DatanodeManager.ReplicaView view) {
     List<String> extra = new ArrayList<>(view.corrupt());
     extra.addAll(view.stale());
-    List<String> current = view.current();
+    List<String> current = view.inService();
     for (int i = current.size() - 1; i >= want.replication(); i--) {
       extra.add(current.get(i));
     }
-    drop(want, extra, "has " + view.current().size() + " current replicas (stale " + view.stale() + ", damaged "
+    drop(want, extra, "has " + current.size() + " current replicas in service (stale " + view.stale() + ", damaged "
         + view.corrupt() + "): dropping those on");
   }
 

@@ -83,6 +83,8 @@ public final class StatusServlet extends HttpServlet {
           .field("healthy", datanode.isHealthy())
           .field("unhealthyReason", datanode.unhealthyReason())
           .field("live", fs.datanodes().isLive(datanode))
+          .field("adminState", datanode.adminState().name())
+          .field("decommissionBlocksLeft", datanode.decommissionBlocksLeft())
           .field("scrubPasses", datanode.scrubPasses())
           .field("scrubBytesVerified", datanode.scrubBytesVerified())
           .field("scrubCorruptions", datanode.scrubCorruptions())
