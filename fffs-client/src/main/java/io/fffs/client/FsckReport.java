@@ -29,6 +29,7 @@ public final class FsckReport {
   private long deadReplicas;
   private long decommissioningReplicas;
   private long decommissionedReplicas;
+  private long misReplicated;
 
   public FsckReport(String path, TimeSpec time, List<FsckFileProto> files) {
     this.path = path;
@@ -46,6 +47,7 @@ public final class FsckReport {
         corruptReplicas += count(block, FsckReplicaStateProto.FSCK_CORRUPT);
         staleReplicas += count(block, FsckReplicaStateProto.FSCK_STALE);
         deadReplicas += count(block, FsckReplicaStateProto.FSCK_DEAD);
+        misReplicated += block.getMisReplicated() ? 1 : 0;
         if (!readable(block)) {
           missing++;
         } else if (current < file.getReplication()) {
@@ -94,6 +96,11 @@ public final class FsckReport {
     return underReplicated;
   }
 
+  /** Blocks whose current replicas share one rack though the cluster has more. */
+  public long misReplicatedBlocks() {
+    return misReplicated;
+  }
+
   /** Replicas on DataNodes being decommissioned. */
   public long decommissioningReplicas() {
     return decommissioningReplicas;
@@ -128,13 +135,14 @@ public final class FsckReport {
         FsckBlockProto block = file.getBlocks(i);
         out.append(i).append(". blk_").append(block.getBlockId()).append(" len=").append(block.getNumBytes())
             .append(" current=").append(count(block, FsckReplicaStateProto.FSCK_CURRENT))
-            .append(readable(block) ? "" : " MISSING");
+            .append(readable(block) ? "" : " MISSING").append(block.getMisReplicated() ? " MIS-REPLICATED" : "");
         if (locations) {
           out.append(" [");
           for (int r = 0; r < block.getReplicasCount(); r++) {
             FsckReplicaProto replica = block.getReplicas(r);
             out.append(r == 0 ? "" : ", ").append(replica.getDatanode().getHost()).append(':')
-                .append(replica.getDatanode().getDataPort()).append(' ')
+                .append(replica.getDatanode().getDataPort())
+                .append(replica.hasRack() ? " " + replica.getRack() : "").append(' ')
                 .append(replica.getState().name().substring("FSCK_".length()))
                 .append(replica.getAdminState() == DatanodeAdminStateProto.DN_NORMAL ? ""
                     : replica.getAdminState() == DatanodeAdminStateProto.DN_DECOMMISSIONING
@@ -152,6 +160,7 @@ public final class FsckReport {
         .append(" Total blocks:\t").append(blocks).append('\n')
         .append(" Missing blocks:\t").append(missing).append('\n')
         .append(" Under-replicated blocks:\t").append(underReplicated).append('\n')
+        .append(" Mis-replicated blocks:\t").append(misReplicated).append('\n')
         .append(" Corrupt replicas:\t").append(corruptReplicas).append('\n')
         .append(" Stale replicas:\t").append(staleReplicas).append('\n')
         .append(" Dead replicas:\t").append(deadReplicas).append('\n')

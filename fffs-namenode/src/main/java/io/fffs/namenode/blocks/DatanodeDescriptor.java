@@ -20,6 +20,9 @@ public final class DatanodeDescriptor {
   volatile long measuredOffsetMicros;
   volatile long offsetErrorMicros = -1;
   volatile AdminState adminState = AdminState.NORMAL;
+  volatile String rack = org.apache.hadoop.net.NetworkTopology.DEFAULT_RACK;
+  /** The advertised host resolved to an address, to find the DataNode on a writer's host. */
+  volatile String hostAddress;
   volatile long decommissionBlocksLeft;
   /** Whether a full block report came since it registered (before that, what it holds is not known). */
   volatile boolean reportedSinceRegistration;
@@ -114,5 +117,10 @@ public final class DatanodeDescriptor {
   /** While decommissioning: the blocks it holds that do not yet have enough replicas on DataNodes in service. */
   public long decommissionBlocksLeft() {
     return decommissionBlocksLeft;
+  }
+
+  /** The rack its host maps to ({@link Topology}). */
+  public String rack() {
+    return rack;
   }
 }

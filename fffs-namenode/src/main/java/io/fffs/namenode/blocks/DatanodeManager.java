@@ -30,6 +30,7 @@ public final class DatanodeManager {
   private volatile LongConsumer blockReported = blockId -> { };
   private volatile HostFilter hosts = HostFilter.allowAll();
   private volatile Decommissions decommissions = Decommissions.inMemory();
+  private volatile Topology topology = Topology.singleRack();
 
   public DatanodeManager(LongSupplier nanoTime, long deadIntervalNanos, long maxOffsetMicros) {
     this.nanoTime = nanoTime;
@@ -50,6 +51,8 @@ public final class DatanodeManager {
     // A restarted DataNode (same uuid) measures its clock afresh: the old estimate says nothing of the new process.
     descriptor.offsetErrorMicros = -1;
     descriptor.reportedSinceRegistration = false;
+    descriptor.rack = topology.rackOf(id.getHost());
+    descriptor.hostAddress = addressOf(id.getHost());
     updateClock(descriptor, clockOffsetMicros, null);
     descriptor.lastHeartbeatNanos = nanoTime.getAsLong();
     if (decommissions.contains(descriptor.address())) {
@@ -100,6 +103,48 @@ public final class DatanodeManager {
 
   public void setHosts(HostFilter filter) {
     this.hosts = filter;
+  }
+
+  /** How DataNodes map to racks; applies to registrations from now on. */
+  public void setTopology(Topology topology) {
+    this.topology = topology;
+  }
+
+  private static String addressOf(String host) {
+    try {
+      return java.net.InetAddress.getByName(host).getHostAddress();
+    } catch (java.net.UnknownHostException e) {
+      return host;
+    }
+  }
+
+  /** How many racks the live DataNodes in service are on. */
+  public int rackCount() {
+    java.util.Set<String> racks = new java.util.HashSet<>();
+    for (DatanodeDescriptor descriptor : datanodes.values()) {
+      if (isLive(descriptor) && descriptor.adminState.inService()) {
+        racks.add(descriptor.rack);
+      }
+    }
+    return racks.size();
+  }
+
+  /** The racks of the block's current replicas on DataNodes in service, one per replica. */
+  public List<String> racksOf(List<String> uuids) {
+    List<String> racks = new ArrayList<>(uuids.size());
+    for (String uuid : uuids) {
+      DatanodeDescriptor descriptor = datanodes.get(uuid);
+      if (descriptor != null && descriptor.adminState.inService()) {
+        racks.add(descriptor.rack);
+      }
+    }
+    return racks;
+  }
+
+  /** Whether the block's current replicas in service share one rack though there are others (as HDFS's fsck says). */
+  public boolean misReplicated(long blockId) {
+    BlockReplicas replicas = blockReplicas.get(blockId);
+    return replicas != null && BlockPlacement.misplaced(racksOf(replicas.current(this::isLive)), rackCount());
   }
 
   /** Where the list of decommissioned DataNodes is kept (applied to those registered now). */
@@ -277,12 +322,19 @@ public final class DatanodeManager {
     return chooseTargets(1).get(0);
   }
 
+  /** {@link #chooseTargets(int, String)} for a writer on no DataNode's host. */
+  public List<DatanodeDescriptor> chooseTargets(int n) throws FffsException {
+    return chooseTargets(n, null);
+  }
+
   /**
-   * Up to {@code n} distinct live, healthy DataNodes for a new block, the primary first (round robin), or
-   * {@code NO_DATANODE} saying why none fits. Fewer are returned when fewer fit: followers must have a clock
-   * within the max offset of the primary's, since a follower refuses a stamp further ahead of its own clock.
+   * Up to {@code n} distinct live, healthy DataNodes in service for a new block, the primary first, or
+   * {@code NO_DATANODE} saying why none fits. The primary is one on {@code writerAddress} (the writer's IP address,
+   * null: unknown) when there is one, else the next in turn (round robin); the others follow HDFS's rack rules
+   * ({@link BlockPlacement}). Fewer are returned when fewer fit: followers must have a clock within the max offset
+   * of the primary's, since a follower refuses a stamp further ahead of its own clock.
    */
-  public synchronized List<DatanodeDescriptor> chooseTargets(int n) throws FffsException {
+  public synchronized List<DatanodeDescriptor> chooseTargets(int n, String writerAddress) throws FffsException {
     List<DatanodeDescriptor> candidates = new ArrayList<>();
     List<String> reasons = new ArrayList<>();
     for (DatanodeDescriptor descriptor : datanodes.values()) {
@@ -301,17 +353,24 @@ public final class DatanodeManager {
           + (reasons.isEmpty() ? " (none has registered)" : ": " + String.join("; ", reasons)));
     }
     candidates.sort((a, b) -> a.uuid().compareTo(b.uuid()));
-    int first = Math.floorMod(nextChoice++, candidates.size());
-    DatanodeDescriptor primary = candidates.get(first);
-    List<DatanodeDescriptor> chosen = new ArrayList<>(n);
-    chosen.add(primary);
-    for (int i = 1; i < candidates.size() && chosen.size() < n; i++) {
-      DatanodeDescriptor next = candidates.get((first + i) % candidates.size());
-      if (Math.abs(next.clockOffsetMicros() - primary.clockOffsetMicros()) <= maxOffsetMicros) {
-        chosen.add(next);
+    List<DatanodeDescriptor> local = new ArrayList<>();
+    for (DatanodeDescriptor descriptor : candidates) {
+      if (writerAddress != null && writerAddress.equals(descriptor.hostAddress)) {
+        local.add(descriptor);
       }
     }
-    return chosen;
+    int turn = nextChoice++;
+    DatanodeDescriptor primary = local.isEmpty() ? candidates.get(Math.floorMod(turn, candidates.size()))
+        : local.get(Math.floorMod(turn, local.size()));
+    int first = candidates.indexOf(primary);
+    List<DatanodeDescriptor> others = new ArrayList<>(candidates.size() - 1);
+    for (int i = 1; i < candidates.size(); i++) {
+      DatanodeDescriptor next = candidates.get((first + i) % candidates.size());
+      if (Math.abs(next.clockOffsetMicros() - primary.clockOffsetMicros()) <= maxOffsetMicros) {
+        others.add(next);
+      }
+    }
+    return BlockPlacement.pipeline(primary, others, n);
   }
 
   /** Records that a new block was placed on {@code uuids}, the primary first. */
@@ -463,7 +522,8 @@ public final class DatanodeManager {
               : FsckReplicaStateProto.FSCK_STALE;
       all.add(FsckReplicaProto.newBuilder()
           .setDatanode(descriptor.id()).setState(state).setLastEntryHlc(replica.lastEntryHlc())
-          .setLength(replica.length()).setAdminState(descriptor.adminState.toProto()).build());
+          .setLength(replica.length()).setAdminState(descriptor.adminState.toProto()).setRack(descriptor.rack)
+          .build());
     }
     return all;
   }
@@ -492,11 +552,19 @@ public final class DatanodeManager {
     }
   }
 
-  /**
-   * Up to {@code n} live, healthy DataNodes in service other than {@code exclude} to copy a block from {@code sourceUuid} to,
-   * the least loaded (fewest blocks) first; only those whose clock is within the max offset of the source's.
-   */
+  /** {@link #chooseCopyTargets(int, String, java.util.Set, List)} with no rack to spread from. */
   public List<DatanodeIdProto> chooseCopyTargets(int n, String sourceUuid, java.util.Set<String> exclude) {
+    return chooseCopyTargets(n, sourceUuid, exclude, List.of());
+  }
+
+  /**
+   * Up to {@code n} live, healthy DataNodes in service other than {@code exclude} to copy a block from
+   * {@code sourceUuid} to, the least loaded (fewest blocks) first, but one on another rack first while the block's
+   * current replicas ({@code replicaUuids}) share one; only those whose clock is within the max offset of the
+   * source's.
+   */
+  public List<DatanodeIdProto> chooseCopyTargets(int n, String sourceUuid, java.util.Set<String> exclude,
+      List<String> replicaUuids) {
     DatanodeDescriptor source = sourceUuid == null ? null : datanodes.get(sourceUuid);
     List<DatanodeDescriptor> candidates = new ArrayList<>();
     for (DatanodeDescriptor descriptor : datanodes.values()) {
@@ -509,8 +577,8 @@ public final class DatanodeManager {
     candidates.sort(java.util.Comparator.comparingLong(DatanodeDescriptor::blockCount)
         .thenComparing(DatanodeDescriptor::uuid));
     List<DatanodeIdProto> chosen = new ArrayList<>();
-    for (int i = 0; i < candidates.size() && chosen.size() < n; i++) {
-      chosen.add(candidates.get(i).id());
+    for (DatanodeDescriptor descriptor : BlockPlacement.copyTargets(candidates, racksOf(replicaUuids), n)) {
+      chosen.add(descriptor.id());
     }
     return chosen;
   }

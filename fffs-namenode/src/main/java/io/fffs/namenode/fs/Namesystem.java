@@ -13,6 +13,7 @@ import io.fffs.common.security.BlockAccessMode;
 import io.fffs.namenode.blocks.DatanodeManager;
 import io.fffs.namenode.blocks.Decommissions;
 import io.fffs.namenode.blocks.ReplicationMonitor;
+import io.fffs.namenode.blocks.Topology;
 import io.fffs.namenode.edits.EditLog;
 import io.fffs.namenode.lease.LeaseManager;
 import io.fffs.namenode.lease.WriterFencing;
@@ -142,6 +143,7 @@ public final class Namesystem implements Closeable {
         millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.SAFEMODE_TIMEOUT_KEY,
             NameNodeConfigKeys.SAFEMODE_TIMEOUT_DEFAULT_MS)), nanoTime);
     datanodes.onBlockReported(safeMode::reported);
+    datanodes.setTopology(Topology.fromConf(conf));
     datanodes.setDecommissions(new Decommissions(nameDir.resolve(DECOMMISSIONED_FILE)));
     this.replication = new ReplicationMonitor(datanodes, nanoTime,
         millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.REPLICATION_DEAD_INTERVAL_KEY,

@@ -84,6 +84,7 @@ public final class StatusServlet extends HttpServlet {
           .field("unhealthyReason", datanode.unhealthyReason())
           .field("live", fs.datanodes().isLive(datanode))
           .field("adminState", datanode.adminState().name())
+          .field("rack", datanode.rack())
           .field("decommissionBlocksLeft", datanode.decommissionBlocksLeft())
           .field("scrubPasses", datanode.scrubPasses())
           .field("scrubBytesVerified", datanode.scrubBytesVerified())

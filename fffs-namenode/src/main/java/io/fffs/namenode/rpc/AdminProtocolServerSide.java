@@ -60,7 +60,8 @@ public final class AdminProtocolServerSide implements NamenodeAdminProtocolPB {
             .setClockOffsetMicros(d.clockOffsetMicros()).setLive(datanodes.isLive(d)).setHealthy(d.isHealthy())
             .setLastContactMillis(TimeUnit.NANOSECONDS.toMillis(Math.max(0,
                 nanoTime.getAsLong() - d.lastHeartbeatNanos())))
-            .setScrubCorruptions(d.scrubCorruptions()).setAdminState(d.adminState().toProto());
+            .setScrubCorruptions(d.scrubCorruptions()).setAdminState(d.adminState().toProto())
+            .setRack(d.rack());
         if (d.adminState() == AdminState.DECOMMISSIONING) {
           report.setDecommissionBlocksLeft(d.decommissionBlocksLeft());
         }
