@@ -15,8 +15,8 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
- * A fresh client in a JVM of its own, as a new Spark executor or a command-line tool is: {@code FreshClientMain URI}
- * opens one {@code FileSystem} and serves ({@link ChildLoop}); every answer is GB/s (10^9 bytes per second):
+ * A fresh client in a JVM of its own, as a new Spark executor or a command-line tool is: {@code FreshClientMain URI
+ * [KEY=VALUE...]} opens one {@code FileSystem} (its configuration with those settings) and serves ({@link ChildLoop}); every answer is GB/s (10^9 bytes per second):
  * <pre>
  *   write PATH SIZE IO [SEED] → ok GBPS    (creates PATH, writes SIZE bytes in IO-byte calls, closes it)
  *   read PATH SIZE IO         → ok GBPS    (reads it to the end in IO-byte calls)
@@ -30,7 +30,12 @@ public final class FreshClientMain {
   public static void main(String[] args) {
     BenchLogging.quiet();
     ChildLoop.run(() -> {
-      FileSystem fs = FileSystem.newInstance(URI.create(args[0]), new Configuration());
+      Configuration conf = new Configuration();
+      for (int i = 1; i < args.length; i++) {
+        int eq = args[i].indexOf('=');
+        conf.set(args[i].substring(0, eq), args[i].substring(eq + 1));
+      }
+      FileSystem fs = FileSystem.newInstance(URI.create(args[0]), conf);
       return new ChildLoop.Side() {
         @Override
         public String serve(String[] c) throws Exception {
