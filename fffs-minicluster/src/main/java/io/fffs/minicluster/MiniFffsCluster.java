@@ -41,6 +41,7 @@ public final class MiniFffsCluster implements AutoCloseable {
   private final PhysicalClock nameNodeClock;
   private final Map<Integer, PhysicalClock> dataNodeClocks;
   private final Map<Integer, String> dataNodeHosts;
+  private final Map<Integer, Map<String, String>> dataNodeSettings;
   private final int numDataNodes;
   private final long readyTimeoutMs;
   private NameNode nameNode;
@@ -57,6 +58,7 @@ public final class MiniFffsCluster implements AutoCloseable {
     this.nameNodeClock = builder.nameNodeClock;
     this.dataNodeClocks = builder.dataNodeClocks;
     this.dataNodeHosts = builder.dataNodeHosts;
+    this.dataNodeSettings = builder.dataNodeSettings;
     this.readyTimeoutMs = builder.readyTimeoutMs;
     this.webHdfsPort = builder.webHdfs ? builder.webHdfsPort : -1;
     this.ownsMemoryBase = builder.memoryBase == null;
@@ -83,6 +85,7 @@ public final class MiniFffsCluster implements AutoCloseable {
       Configuration dnConf = new Configuration(conf);
       dnConf.set(DataNodeConfigKeys.DATA_DIR_KEY, baseDir.resolve("dn-" + i).resolve("data").toString());
       dnConf.set(DataNodeConfigKeys.MEMORY_DIR_KEY, memoryBase.resolve("dn-" + i).toString());
+      dataNodeSettings.getOrDefault(i, Map.of()).forEach(dnConf::set);
       if (dataNodeHosts.containsKey(i)) {
         dnConf.set(DataNodeServiceConfigKeys.DATA_ADDRESS_KEY, dataNodeHosts.get(i) + ":0");
       }
@@ -304,6 +307,7 @@ public final class MiniFffsCluster implements AutoCloseable {
     private PhysicalClock nameNodeClock = PhysicalClock.system();
     private final Map<Integer, PhysicalClock> dataNodeClocks = new HashMap<>();
     private final Map<Integer, String> dataNodeHosts = new HashMap<>();
+    private final Map<Integer, Map<String, String>> dataNodeSettings = new HashMap<>();
 
     public Builder numDataNodes(int n) {
       this.numDataNodes = n;
@@ -372,6 +376,12 @@ public final class MiniFffsCluster implements AutoCloseable {
      */
     public Builder dataNodeHost(int i, String host) {
       this.dataNodeHosts.put(i, host);
+      return this;
+    }
+
+    /** DataNode {@code i} runs with {@code key} set to {@code value} (over the cluster's configuration). */
+    public Builder dataNodeConf(int i, String key, String value) {
+      this.dataNodeSettings.computeIfAbsent(i, n -> new HashMap<>()).put(key, value);
       return this;
     }
 

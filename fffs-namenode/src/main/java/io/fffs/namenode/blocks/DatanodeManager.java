@@ -428,6 +428,25 @@ public final class DatanodeManager {
     return inService;
   }
 
+  /**
+   * Every live DataNode holding an undamaged replica of the block, in placement order, current or not: those a cut
+   * must reach (a replica not yet reported, or whose last report is older than its log, may hold the same entries).
+   */
+  public List<DatanodeIdProto> liveHolders(long blockId) {
+    BlockReplicas replicas = blockReplicas.get(blockId);
+    List<DatanodeIdProto> ids = new ArrayList<>();
+    if (replicas != null) {
+      List<String> corrupt = replicas.corrupt();
+      for (String uuid : replicas.all()) {
+        DatanodeDescriptor descriptor = datanodes.get(uuid);
+        if (descriptor != null && isLive(descriptor) && !corrupt.contains(uuid)) {
+          ids.add(descriptor.id());
+        }
+      }
+    }
+    return ids;
+  }
+
   /** How many current replicas the block has. */
   public int currentReplicas(long blockId) {
     BlockReplicas replicas = blockReplicas.get(blockId);

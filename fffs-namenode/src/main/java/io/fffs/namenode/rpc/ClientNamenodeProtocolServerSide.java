@@ -185,6 +185,9 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
           if (token != null) {
             response.setCutToken(token.toProto());
           }
+          if (cut >= 0) {
+            response.addAllCutLocations(fs.datanodes().liveHolders(cut));
+          }
           return response.setHlc(call.now()).build();
         }));
   }
