@@ -447,6 +447,30 @@ public final class DatanodeManager {
     return ids;
   }
 
+  /**
+   * {@code locations} in the order a reader at {@code readerAddress} should try them, as HDFS sorts by network
+   * distance: DataNodes in service before decommissioning ones, and within each a DataNode on the reader's host,
+   * then those on its rack, then the rest, each group in the order given. Unknown reader (null): unchanged.
+   */
+  public List<DatanodeIdProto> nearestFirst(List<DatanodeIdProto> locations, String readerAddress) {
+    if (readerAddress == null || locations.size() < 2) {
+      return locations;
+    }
+    String readerRack = topology.rackOf(readerAddress);
+    List<DatanodeIdProto> sorted = new ArrayList<>(locations);
+    sorted.sort(java.util.Comparator.comparingInt(id -> distance(id, readerAddress, readerRack)));
+    return sorted;
+  }
+
+  private int distance(DatanodeIdProto id, String readerAddress, String readerRack) {
+    DatanodeDescriptor descriptor = datanodes.get(id.getDatanodeUuid());
+    if (descriptor == null) {
+      return 6;
+    }
+    int near = readerAddress.equals(descriptor.hostAddress) ? 0 : readerRack.equals(descriptor.rack) ? 1 : 2;
+    return descriptor.adminState.inService() ? near : 3 + near;
+  }
+
   /** How many current replicas the block has. */
   public int currentReplicas(long blockId) {
     BlockReplicas replicas = blockReplicas.get(blockId);

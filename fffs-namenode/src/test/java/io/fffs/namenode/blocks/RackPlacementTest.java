@@ -119,6 +119,21 @@ class RackPlacementTest {
   }
 
   @Test
+  void aReaderGetsItsOwnHostThenItsRackThenTheRestWithDecommissioningOnesLast() throws Exception {
+    sixNodesOnTwoRacks();
+    List<DatanodeIdProto> ids = List.of("a", "d", "b", "e").stream().map(u -> datanodes.descriptor(u).id())
+        .toList();
+    assertThat(datanodes.nearestFirst(ids, "h-e")).extracting(DatanodeIdProto::getDatanodeUuid)
+        .containsExactly("e", "d", "a", "b");
+    assertThat(datanodes.nearestFirst(ids, "h-c")).extracting(DatanodeIdProto::getDatanodeUuid)
+        .as("c's rack: a and b").containsExactly("a", "b", "d", "e");
+    datanodes.decommission(List.of("h-a:50010"), false);
+    assertThat(datanodes.nearestFirst(ids, "h-c")).extracting(DatanodeIdProto::getDatanodeUuid)
+        .containsExactly("b", "d", "e", "a");
+    assertThat(datanodes.nearestFirst(ids, null)).isEqualTo(ids);
+  }
+
+  @Test
   void extrasAreDroppedSoThatTheRestStayOnTwoRacks() {
     assertThat(BlockPlacement.extras(List.of("a", "b", "d", "c"), List.of("/r1", "/r1", "/r2", "/r1"), 1))
         .containsExactly("c");
