@@ -5,6 +5,7 @@ import io.fffs.client.rpc.NamenodeClient;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.history.RetentionRule;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.ContentSummaryProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.GetListingResponseProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.GetStatsResponseProto;
@@ -514,8 +515,11 @@ public class FreezeFrameFileSystem extends FileSystem {
     if (last != null && newLength < before.length) {
       long inBlock = newLength - last.offset;
       BlockToken token = truncated.hasCutToken() ? BlockToken.fromProto(truncated.getCutToken()) : null;
-      FileLayout.firstLocation(plain, last.blockId, last.locations);  // none: NOT_FOUND, saying why
-      client.data().truncate(last.locations, last.blockId, token, inBlock);
+      // Every holder, not only the listed ones: a replica whose report is late holds the bytes past the cut too.
+      List<DatanodeIdProto> holders = truncated.getCutLocationsCount() > 0 ? truncated.getCutLocationsList()
+          : last.locations;
+      FileLayout.firstLocation(plain, last.blockId, holders);  // none: NOT_FOUND, saying why
+      client.data().truncate(holders, last.blockId, token, inBlock);
     }
     return true;
   }

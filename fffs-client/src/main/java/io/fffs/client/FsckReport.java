@@ -1,5 +1,6 @@
 package io.fffs.client;
 
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeAdminStateProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.FsckBlockProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.FsckFileProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.FsckReplicaProto;
@@ -13,7 +14,8 @@ import java.util.List;
  * block has a replica that can answer the time asked — a current one, or, for a past system time, a stale one whose
  * last entry is at or after the end of that microsecond (replicas are prefixes of one log: what it misses comes
  * later) — else
- * CORRUPT. Under-replicated blocks (fewer current replicas than the file's replication) are counted, not fatal.
+ * CORRUPT. Under-replicated blocks (fewer current replicas on DataNodes in service than the file's replication) are
+ * counted, not fatal; replicas on decommissioning or decommissioned DataNodes still answer reads but do not count.
  */
 public final class FsckReport {
   private final String path;
@@ -25,6 +27,9 @@ public final class FsckReport {
   private long corruptReplicas;
   private long staleReplicas;
   private long deadReplicas;
+  private long decommissioningReplicas;
+  private long decommissionedReplicas;
+  private long misReplicated;
 
   public FsckReport(String path, TimeSpec time, List<FsckFileProto> files) {
     this.path = path;
@@ -33,10 +38,16 @@ public final class FsckReport {
     for (FsckFileProto file : files) {
       for (FsckBlockProto block : file.getBlocksList()) {
         blocks++;
-        long current = count(block, FsckReplicaStateProto.FSCK_CURRENT);
+        long current = block.getReplicasList().stream().filter(r -> r.getState() == FsckReplicaStateProto.FSCK_CURRENT
+            && r.getAdminState() == DatanodeAdminStateProto.DN_NORMAL).count();
+        decommissioningReplicas += block.getReplicasList().stream()
+            .filter(r -> r.getAdminState() == DatanodeAdminStateProto.DN_DECOMMISSIONING).count();
+        decommissionedReplicas += block.getReplicasList().stream()
+            .filter(r -> r.getAdminState() == DatanodeAdminStateProto.DN_DECOMMISSIONED).count();
         corruptReplicas += count(block, FsckReplicaStateProto.FSCK_CORRUPT);
         staleReplicas += count(block, FsckReplicaStateProto.FSCK_STALE);
         deadReplicas += count(block, FsckReplicaStateProto.FSCK_DEAD);
+        misReplicated += block.getMisReplicated() ? 1 : 0;
         if (!readable(block)) {
           missing++;
         } else if (current < file.getReplication()) {
@@ -85,6 +96,21 @@ public final class FsckReport {
     return underReplicated;
   }
 
+  /** Blocks whose current replicas share one rack though the cluster has more. */
+  public long misReplicatedBlocks() {
+    return misReplicated;
+  }
+
+  /** Replicas on DataNodes being decommissioned. */
+  public long decommissioningReplicas() {
+    return decommissioningReplicas;
+  }
+
+  /** Replicas on decommissioned DataNodes. */
+  public long decommissionedReplicas() {
+    return decommissionedReplicas;
+  }
+
   public long corruptReplicas() {
     return corruptReplicas;
   }
@@ -109,14 +135,18 @@ public final class FsckReport {
         FsckBlockProto block = file.getBlocks(i);
         out.append(i).append(". blk_").append(block.getBlockId()).append(" len=").append(block.getNumBytes())
             .append(" current=").append(count(block, FsckReplicaStateProto.FSCK_CURRENT))
-            .append(readable(block) ? "" : " MISSING");
+            .append(readable(block) ? "" : " MISSING").append(block.getMisReplicated() ? " MIS-REPLICATED" : "");
         if (locations) {
           out.append(" [");
           for (int r = 0; r < block.getReplicasCount(); r++) {
             FsckReplicaProto replica = block.getReplicas(r);
             out.append(r == 0 ? "" : ", ").append(replica.getDatanode().getHost()).append(':')
-                .append(replica.getDatanode().getDataPort()).append(' ')
+                .append(replica.getDatanode().getDataPort())
+                .append(replica.hasRack() ? " " + replica.getRack() : "").append(' ')
                 .append(replica.getState().name().substring("FSCK_".length()))
+                .append(replica.getAdminState() == DatanodeAdminStateProto.DN_NORMAL ? ""
+                    : replica.getAdminState() == DatanodeAdminStateProto.DN_DECOMMISSIONING
+                        ? " DECOMMISSIONING" : " DECOMMISSIONED")
                 .append(" last=").append(HlcTimestamp.valueOf(replica.getLastEntryHlc()))
                 .append(" len=").append(replica.getLength());
           }
@@ -130,9 +160,12 @@ public final class FsckReport {
         .append(" Total blocks:\t").append(blocks).append('\n')
         .append(" Missing blocks:\t").append(missing).append('\n')
         .append(" Under-replicated blocks:\t").append(underReplicated).append('\n')
+        .append(" Mis-replicated blocks:\t").append(misReplicated).append('\n')
         .append(" Corrupt replicas:\t").append(corruptReplicas).append('\n')
         .append(" Stale replicas:\t").append(staleReplicas).append('\n')
         .append(" Dead replicas:\t").append(deadReplicas).append('\n')
+        .append(" Decommissioning replicas:\t").append(decommissioningReplicas).append('\n')
+        .append(" Decommissioned replicas:\t").append(decommissionedReplicas).append('\n')
         .append("The filesystem under path '").append(path).append("' is ")
         .append(healthy() ? "HEALTHY" : "CORRUPT").append('\n');
     return out.toString();

@@ -40,6 +40,8 @@ public final class MiniFffsCluster implements AutoCloseable {
   private final boolean ownsMemoryBase;
   private final PhysicalClock nameNodeClock;
   private final Map<Integer, PhysicalClock> dataNodeClocks;
+  private final Map<Integer, String> dataNodeHosts;
+  private final Map<Integer, Map<String, String>> dataNodeSettings;
   private final int numDataNodes;
   private final long readyTimeoutMs;
   private NameNode nameNode;
@@ -55,6 +57,8 @@ public final class MiniFffsCluster implements AutoCloseable {
     this.numDataNodes = builder.numDataNodes;
     this.nameNodeClock = builder.nameNodeClock;
     this.dataNodeClocks = builder.dataNodeClocks;
+    this.dataNodeHosts = builder.dataNodeHosts;
+    this.dataNodeSettings = builder.dataNodeSettings;
     this.readyTimeoutMs = builder.readyTimeoutMs;
     this.webHdfsPort = builder.webHdfs ? builder.webHdfsPort : -1;
     this.ownsMemoryBase = builder.memoryBase == null;
@@ -81,6 +85,10 @@ public final class MiniFffsCluster implements AutoCloseable {
       Configuration dnConf = new Configuration(conf);
       dnConf.set(DataNodeConfigKeys.DATA_DIR_KEY, baseDir.resolve("dn-" + i).resolve("data").toString());
       dnConf.set(DataNodeConfigKeys.MEMORY_DIR_KEY, memoryBase.resolve("dn-" + i).toString());
+      dataNodeSettings.getOrDefault(i, Map.of()).forEach(dnConf::set);
+      if (dataNodeHosts.containsKey(i)) {
+        dnConf.set(DataNodeServiceConfigKeys.DATA_ADDRESS_KEY, dataNodeHosts.get(i) + ":0");
+      }
       dnConf.setIfUnset(DataNodeServiceConfigKeys.DATA_ADDRESS_KEY, "127.0.0.1:0");
       dataNodeConfs.add(dnConf);
       dataNodes.add(startDataNode(i));
@@ -124,7 +132,8 @@ public final class MiniFffsCluster implements AutoCloseable {
     Configuration dnConf = dataNodeConfs.get(i);
     dnConf.set(NameNodeConfigKeys.RPC_ADDRESS_KEY, conf.get(NameNodeConfigKeys.RPC_ADDRESS_KEY));
     DataNode dataNode = DataNode.start(dnConf, dataNodeClocks.getOrDefault(i, nameNodeClock));
-    dnConf.set(DataNodeServiceConfigKeys.DATA_ADDRESS_KEY, "127.0.0.1:" + dataNode.dataAddress().getPort());
+    dnConf.set(DataNodeServiceConfigKeys.DATA_ADDRESS_KEY, dataNodeHosts.getOrDefault(i, "127.0.0.1") + ":"
+        + dataNode.dataAddress().getPort());
     return dataNode;
   }
 
@@ -297,6 +306,8 @@ public final class MiniFffsCluster implements AutoCloseable {
     private long readyTimeoutMs = 60_000;
     private PhysicalClock nameNodeClock = PhysicalClock.system();
     private final Map<Integer, PhysicalClock> dataNodeClocks = new HashMap<>();
+    private final Map<Integer, String> dataNodeHosts = new HashMap<>();
+    private final Map<Integer, Map<String, String>> dataNodeSettings = new HashMap<>();
 
     public Builder numDataNodes(int n) {
       this.numDataNodes = n;
@@ -356,6 +367,21 @@ public final class MiniFffsCluster implements AutoCloseable {
     /** DataNode {@code i} runs on {@code clock} (default: the NameNode's). */
     public Builder dataNodeClock(int i, PhysicalClock clock) {
       this.dataNodeClocks.put(i, clock);
+      return this;
+    }
+
+    /**
+     * DataNode {@code i} binds and advertises {@code host} (default 127.0.0.1): another loopback address such as
+     * 127.0.0.2 makes it a host of its own, e.g. for rack mappings.
+     */
+    public Builder dataNodeHost(int i, String host) {
+      this.dataNodeHosts.put(i, host);
+      return this;
+    }
+
+    /** DataNode {@code i} runs with {@code key} set to {@code value} (over the cluster's configuration). */
+    public Builder dataNodeConf(int i, String key, String value) {
+      this.dataNodeSettings.computeIfAbsent(i, n -> new HashMap<>()).put(key, value);
       return this;
     }
 

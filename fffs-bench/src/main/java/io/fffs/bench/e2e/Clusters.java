@@ -13,7 +13,7 @@ import org.apache.hadoop.hdfs.HdfsConfiguration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 
 /**
- * Start-up of the contenders, set up alike: one DataNode, replication 1, {@link #BLOCK_SIZE} blocks, checksums on
+ * Start-up of the contenders, set up alike: one DataNode and replication 1 unless asked otherwise, {@link #BLOCK_SIZE} blocks, checksums on
  * (FFFS always checks CRC32C end to end; HDFS keeps its default CRC32C per 512 bytes, verified on read), an edit log
  * fsync'd before a mutation is acknowledged. Each cluster lives under its own directory of the run's temporary
  * directory, which {@link #deleteRecursively} removes at the end.
@@ -28,10 +28,16 @@ public final class Clusters {
    * background touch does not compete with the measurement.
    */
   public static MiniFffsCluster fffs(Path dir, Configuration extra, long memoryCapacity) throws IOException {
+    return fffs(dir, extra, memoryCapacity, 1, 1);
+  }
+
+  /** {@link #fffs(Path, Configuration, long)} with {@code dataNodes} DataNodes and {@code replication} by default. */
+  public static MiniFffsCluster fffs(Path dir, Configuration extra, long memoryCapacity, int dataNodes,
+      int replication) throws IOException {
     Configuration conf = new Configuration(extra);
     conf.setLong(NameNodeConfigKeys.BLOCK_SIZE_KEY, BLOCK_SIZE);
-    conf.setInt(NameNodeConfigKeys.REPLICATION_KEY, 1);
-    MiniFffsCluster cluster = MiniFffsCluster.builder().baseDir(dir).numDataNodes(1).conf(conf)
+    conf.setInt(NameNodeConfigKeys.REPLICATION_KEY, replication);
+    MiniFffsCluster cluster = MiniFffsCluster.builder().baseDir(dir).numDataNodes(dataNodes).conf(conf)
         .memoryCapacity(memoryCapacity).build();
     awaitPretouch(cluster, memoryCapacity, conf);
     return cluster;
@@ -74,11 +80,17 @@ public final class Clusters {
 
   /** An HDFS MiniDFSCluster (the Hadoop version of the build) with one DataNode. */
   public static MiniDFSCluster hdfs(Path dir, Configuration extra) throws IOException {
+    return hdfs(dir, extra, 1, 1);
+  }
+
+  /** {@link #hdfs(Path, Configuration)} with {@code dataNodes} DataNodes and {@code replication} by default. */
+  public static MiniDFSCluster hdfs(Path dir, Configuration extra, int dataNodes, int replication)
+      throws IOException {
     Configuration conf = new HdfsConfiguration(extra);
     conf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, dir.toString());
-    conf.setInt(DFSConfigKeys.DFS_REPLICATION_KEY, 1);
+    conf.setInt(DFSConfigKeys.DFS_REPLICATION_KEY, replication);
     conf.setLong(DFSConfigKeys.DFS_BLOCK_SIZE_KEY, BLOCK_SIZE);
-    MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf).numDataNodes(1).skipFsyncForTesting(false)
+    MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf).numDataNodes(dataNodes).skipFsyncForTesting(false)
         .enableManagedDfsDirsRedundancy(false).build();
     cluster.waitActive();
     return cluster;

@@ -9,13 +9,17 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 
 /**
- * The cluster of one {@link FreshBenchmark} configuration in a JVM of its own: {@code FreshServerMain FFFS|HDFS DIR
- * ARENA_BYTES [KEY=VALUE]...} starts an FFFS {@code MiniFffsCluster} (persistence on, the default) or an HDFS {@code MiniDFSCluster}
- * with one DataNode (and those settings) and serves ({@link io.fffs.bench.child.ChildLoop}):
+ * The cluster of one {@link FreshBenchmark} or {@link ReplicationBenchmark} configuration in a JVM of its own:
+ * {@code FreshServerMain FFFS|HDFS DIR ARENA_BYTES [DATANODES REPLICATION [KEY=VALUE...]]} starts an FFFS
+ * {@code MiniFffsCluster} (persistence on, the default) or an HDFS {@code MiniDFSCluster} with one DataNode and
+ * replication 1 unless given, the settings added to its configuration, and serves
+ * ({@link io.fffs.bench.child.ChildLoop}):
  * <pre>
- *   uri        → ok URI                        (the file system clients connect to)
- *   quiet      → ok                            (FFFS: waits until persistence has gone quiet)
- *   stats      → ok PAGES_RELOADED SEGMENT_READS  (FFFS; 0 0 for HDFS)
+ *   uri          → ok URI                        (the file system clients connect to)
+ *   quiet        → ok                            (FFFS: waits until persistence has gone quiet)
+ *   stats        → ok PAGES_RELOADED SEGMENT_READS  (FFFS; 0 0 for HDFS)
+ *   repair PATH  → ok SECONDS BYTES              (FFFS: stops DataNode 0 and waits until every block of PATH has
+ *                                                its replication again; BYTES: the bytes of the blocks it held)
  * </pre>
  */
 public final class FreshServerMain {
@@ -25,13 +29,16 @@ public final class FreshServerMain {
     BenchLogging.quiet();
     ChildLoop.run(() -> {
       boolean fffs = args[0].equals("FFFS");
+      int dataNodes = args.length > 3 ? Integer.parseInt(args[3]) : 1;
+      int replication = args.length > 4 ? Integer.parseInt(args[4]) : 1;
       Configuration conf = new Configuration();
-      for (int i = 3; i < args.length; i++) {
+      for (int i = 5; i < args.length; i++) {
         int eq = args[i].indexOf('=');
         conf.set(args[i].substring(0, eq), args[i].substring(eq + 1));
       }
-      MiniFffsCluster ffs = fffs ? Clusters.fffs(Paths.get(args[1]), conf, Long.parseLong(args[2])) : null;
-      MiniDFSCluster hdfs = fffs ? null : Clusters.hdfs(Paths.get(args[1]), conf);
+      MiniFffsCluster ffs = fffs ? Clusters.fffs(Paths.get(args[1]), conf, Long.parseLong(args[2]), dataNodes,
+          replication) : null;
+      MiniDFSCluster hdfs = fffs ? null : Clusters.hdfs(Paths.get(args[1]), conf, dataNodes, replication);
       return new ChildLoop.Side() {
         @Override
         public String serve(String[] c) throws Exception {
@@ -48,6 +55,9 @@ public final class FreshServerMain {
             case "stats" -> {
               StoreStats stats = fffs ? ffs.getDataNode(0).store().stats() : null;
               return stats == null ? "0 0" : stats.pagesReloaded.sum() + " " + stats.segmentReads.sum();
+            }
+            case "repair" -> {
+              return ReplicationBenchmark.repair(ffs, c[1]);
             }
             default -> throw new IllegalArgumentException("unknown command " + c[0]);
           }

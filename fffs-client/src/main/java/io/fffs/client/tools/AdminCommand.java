@@ -10,14 +10,16 @@ import io.fffs.common.proto.NamenodeAdminProtocolProtos.CheckpointRequestProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.CheckpointResponseProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.DatanodeReportRequestProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.DatanodeReportResponseProto;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.DecommissionRequestProto;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.DecommissionResponseProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.HaStateRequestProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.HaStateResponseProto;
-import io.fffs.common.proto.NamenodeAdminProtocolProtos.TransferLeadershipRequestProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.RefreshNodesRequestProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.RefreshNodesResponseProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.SafeModeActionProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.SafeModeRequestProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.SafeModeResponseProto;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.TransferLeadershipRequestProto;
 import io.fffs.common.time.HlcTimestamp;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -44,6 +46,9 @@ public final class AdminCommand {
       "  -refreshNodes                    re-read the include and exclude host files (fffs.namenode.hosts,",
       "                                   fffs.namenode.hosts.exclude); drop DataNodes they no longer admit",
       "  -checkpoint                      save the namespace now: an image at the last txid (superuser)",
+      "  -decommission HOST:PORT ...      drain DataNodes (data port): no new blocks, their replicas copied to",
+      "                                   DataNodes in service; -report shows the progress (superuser)",
+      "  -recommission HOST:PORT ...      put decommissioning or decommissioned DataNodes back in service",
       "  -printTopology                   the DataNodes by rack (one rack: /default-rack)",
       "  -haState                         each NameNode of an HA cluster (fffs://<nameservice>): leader or",
       "                                   follower, the leader it knows, Raft term and applied index, last txid",
@@ -73,6 +78,8 @@ public final class AdminCommand {
       case "-safemode" -> args.length == 2 && args[1].matches("get|enter|leave|wait");
       case "-haState" -> args.length == 1;
       case "-transferLeadership" -> args.length == 2;
+      case "-decommission", "-recommission" -> args.length >= 2
+          && java.util.Arrays.stream(args, 1, args.length).allMatch(a -> a.matches(".+:\\d+"));
       default -> false;
     };
     if (!known) {
@@ -165,6 +172,20 @@ public final class AdminCommand {
           nn.transferLeadership(null, TransferLeadershipRequestProto.newBuilder().setHlc(ZERO).setTo(args[1])
               .build());
           out.println("Leadership moved to " + args[1]);
+        }
+        case "-decommission", "-recommission" -> {
+          boolean recommission = args[0].equals("-recommission");
+          List<String> nodes = List.of(args).subList(1, args.length);
+          DecommissionResponseProto answer = nn.decommission(null, DecommissionRequestProto.newBuilder()
+              .setHlc(ZERO).addAllNodes(nodes).setRecommission(recommission).build());
+          out.println((recommission ? "Recommissioned " : "Decommissioning ") + String.join(", ", nodes));
+          if (answer.getRegisteredCount() < nodes.size()) {
+            out.println("Registered now: " + (answer.getRegisteredCount() == 0 ? "none"
+                : String.join(", ", answer.getRegisteredList())) + "; the others are "
+                + (recommission ? "not listed" : "decommissioned when they register"));
+          }
+          out.println("Decommissioned or decommissioning: " + (answer.getDecommissionedCount() == 0 ? "none"
+              : String.join(", ", answer.getDecommissionedList())));
         }
         case "-checkpoint" -> {
           CheckpointResponseProto answer = nn.checkpoint(null, CheckpointRequestProto.newBuilder().setHlc(ZERO)

@@ -54,6 +54,8 @@ final class AdminReport {
       out.println("Clock offset: " + (d.hasMeasuredOffsetMicros() ? millis(d.getMeasuredOffsetMicros()) + " ± "
           + millis(d.getOffsetErrorMicros()) : "not measured yet") + " (judged " + millis(d.getClockOffsetMicros())
           + ")");
+      out.println("Rack: " + rack(d));
+      out.println("Decommission Status : " + adminState(d));
       out.println("Health: " + (d.getHealthy() ? "healthy" : "UNHEALTHY: " + d.getUnhealthyReason()));
       if (d.getScrubCorruptions() > 0) {
         out.println("Scrubber found damaged records: " + d.getScrubCorruptions());
@@ -62,13 +64,32 @@ final class AdminReport {
     }
   }
 
+  private static String adminState(DatanodeReportProto d) {
+    return switch (d.getAdminState()) {
+      case DN_DECOMMISSIONING -> "Decommission in progress (" + d.getDecommissionBlocksLeft()
+          + " blocks left to replicate)";
+      case DN_DECOMMISSIONED -> "Decommissioned";
+      default -> "Normal";
+    };
+  }
+
   static void printTopology(DatanodeReportResponseProto report, PrintStream out) {
-    out.println("Rack: /default-rack");
+    java.util.Map<String, List<DatanodeReportProto>> racks = new java.util.TreeMap<>();
     for (DatanodeReportProto d : sorted(report)) {
-      out.println("   " + d.getId().getHost() + ":" + d.getId().getDataPort() + " (" + d.getId().getDatanodeUuid()
-          + ")" + (d.getLive() ? "" : " dead") + (d.getHealthy() ? "" : " unhealthy"));
+      racks.computeIfAbsent(rack(d), r -> new java.util.ArrayList<>()).add(d);
     }
-    out.println();
+    for (java.util.Map.Entry<String, List<DatanodeReportProto>> rack : racks.entrySet()) {
+      out.println("Rack: " + rack.getKey());
+      for (DatanodeReportProto d : rack.getValue()) {
+        out.println("   " + d.getId().getHost() + ":" + d.getId().getDataPort() + " ("
+            + d.getId().getDatanodeUuid() + ")" + (d.getLive() ? "" : " dead") + (d.getHealthy() ? "" : " unhealthy"));
+      }
+      out.println();
+    }
+  }
+
+  private static String rack(DatanodeReportProto d) {
+    return d.hasRack() ? d.getRack() : "/default-rack";
   }
 
   private static List<DatanodeReportProto> sorted(DatanodeReportResponseProto report) {

@@ -15,6 +15,7 @@ import io.fffs.datanode.store.persist.DirectIo;
 import io.fffs.datanode.store.persist.DirectoryLock;
 import io.fffs.datanode.store.persist.DurabilityTracker;
 import io.fffs.datanode.store.persist.PersistenceService;
+import io.fffs.datanode.store.persist.PipelineEpochFile;
 import io.fffs.datanode.store.persist.QuarantineFile;
 import io.fffs.datanode.store.persist.Recovery;
 import io.fffs.datanode.store.history.RetentionTable;
@@ -39,6 +40,7 @@ import org.apache.hadoop.conf.Configuration;
  * and starts the persistence threads. The clock is the DataNode's; every log entry ticks it once.
  */
 public final class MultiLogBlockStore implements BlockStore {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MultiLogBlockStore.class);
   private final HybridLogicalClock clock;
   private final BlockMap blocks;
   private final PageArena arena;
@@ -54,12 +56,15 @@ public final class MultiLogBlockStore implements BlockStore {
   private final SegmentCleaner cleaner;
   private volatile boolean closed;
   private final java.util.Set<Long> quarantined;
+  /** Null without persistence: epochs are then kept in memory only. */
+  private final PipelineEpochFile epochs;
   private final Path dataDir;
 
   private MultiLogBlockStore(HybridLogicalClock clock, BlockMap blocks, PageArena arena, DurabilityTracker tracker,
       PersistenceService persistence, SegmentPageReader disk, DirectoryLock dataLock, StoreStats stats,
       long maxBlockSize, Scrubber scrubber, HistoryCollector collector, SegmentCleaner cleaner,
-      java.util.Set<Long> quarantined, Path dataDir) {
+      java.util.Set<Long> quarantined, Path dataDir, PipelineEpochFile epochs) {
+    this.epochs = epochs;
     this.quarantined = quarantined;
     this.dataDir = dataDir;
     this.clock = clock;
@@ -89,6 +94,7 @@ public final class MultiLogBlockStore implements BlockStore {
     PageArena arena = null;
     HistoryCollector collector = new HistoryCollector(dataDir, blocks, pageSize, persistent, stats);
     java.util.Set<Long> quarantined = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    PipelineEpochFile epochs = null;
     try {
       long nextFile = 0;
       if (persistent) {
@@ -104,6 +110,7 @@ public final class MultiLogBlockStore implements BlockStore {
         tracker.recovered(recovered.maxHlc());
         nextFile = recovered.nextFileNumber();
         collector.recover();  // what was collected before the restart is dropped again
+        epochs = recoverEpochs(dataDir, blocks);
       }
       long slots = DataNodeConfigKeys.memoryCapacity(conf) / pageSize;
       if (slots < 1 || slots > Integer.MAX_VALUE) {
@@ -146,8 +153,11 @@ public final class MultiLogBlockStore implements BlockStore {
         scrubber.start();
       }
       return new MultiLogBlockStore(clock, blocks, arena, tracker, persistence, disk, dataLock, stats,
-          DataNodeConfigKeys.blockMaxSize(conf), scrubber, collector, cleaner, quarantined, dataDir);
+          DataNodeConfigKeys.blockMaxSize(conf), scrubber, collector, cleaner, quarantined, dataDir, epochs);
     } catch (FffsException | RuntimeException e) {
+      if (epochs != null) {
+        closeQuietly(epochs);
+      }
       if (arena != null) {
         arena.close();
       }
@@ -155,6 +165,28 @@ public final class MultiLogBlockStore implements BlockStore {
         dataLock.close();
       }
       throw e;
+    }
+  }
+
+  /** Gives each recovered block the highest pipeline epoch recorded for it; keeps only theirs in the file. */
+  private static PipelineEpochFile recoverEpochs(Path dataDir, BlockMap blocks) throws FffsException {
+    java.util.Map<Long, Long> recorded = PipelineEpochFile.read(dataDir);
+    java.util.Map<Long, Long> kept = new java.util.HashMap<>();
+    for (java.util.Map.Entry<Long, Long> entry : recorded.entrySet()) {
+      Block block = blocks.get(entry.getKey());
+      if (block != null) {
+        block.setPipelineEpoch(entry.getValue());
+        kept.put(entry.getKey(), entry.getValue());
+      }
+    }
+    return PipelineEpochFile.rewrite(dataDir, kept);
+  }
+
+  private static void closeQuietly(AutoCloseable closeable) {
+    try {
+      closeable.close();
+    } catch (Exception e) {
+      LOG.warn("Could not close {}: {}", closeable, e.toString());
     }
   }
 
@@ -236,6 +268,9 @@ public final class MultiLogBlockStore implements BlockStore {
     try {
       if (epoch != 0) {
         checkEpoch(block, epoch);
+        if (epochs != null && epoch != block.pipelineEpoch()) {
+          epochs.record(blockId, epoch);  // before the answer: a restart keeps refusing older pipelines
+        }
         block.setPipelineEpoch(epoch);
       }
       block.writeLock().lock();
@@ -568,6 +603,9 @@ public final class MultiLogBlockStore implements BlockStore {
     } finally {
       arena.close();
       disk.close();
+      if (epochs != null) {
+        closeQuietly(epochs);
+      }
       if (dataLock != null) {
         dataLock.close();
       }

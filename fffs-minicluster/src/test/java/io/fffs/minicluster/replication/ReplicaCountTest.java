@@ -181,4 +181,34 @@ class ReplicaCountTest {
       }
     }
   }
+
+  @Test
+  void aTruncateCutsReplicasWhoseReportsAreLate() throws Exception {
+    // Two DataNodes report written blocks 5 s late: right after the file is closed, the NameNode lists only the
+    // third, and the cut must still reach all three (else the other two keep the bytes past it and, listed again
+    // while the cut's own report is late, serve them).
+    MiniFffsCluster.Builder builder = MiniFffsCluster.builder().baseDir(base).conf(conf(3)).numDataNodes(3)
+        .memoryCapacity(64L << 20);
+    builder.dataNodeConf(1, "fffs.datanode.block-received.delay", "5s");
+    builder.dataNodeConf(2, "fffs.datanode.block-received.delay", "5s");
+    try (MiniFffsCluster cluster = builder.build();
+        FreezeFrameFileSystem fs = cluster.getFileSystem();
+        Replicas replicas = new Replicas(cluster)) {
+      org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/replicated/late.bin");
+      try (FSDataOutputStream out = fs.create(file, true)) {
+        out.write(new byte[1000]);
+      }
+      LocatedBlocksProto blocks = replicas.awaitListed(file.toString(), 1);
+      assertThat(blocks.getBlocks(0).getLocations(0).getDatanodeUuid()).isEqualTo(cluster.getDataNode(0).uuid());
+      long blockId = blocks.getBlocks(0).getBlock().getBlockId();
+
+      fs.truncate(file, 400);
+      io.fffs.datanode.store.BlockInfo cut = cluster.getDataNode(0).store().info(blockId, TimeSpec.latest());
+      assertThat(cut.length()).isEqualTo(400);
+      for (int i = 1; i < 3; i++) {
+        assertThat(cluster.getDataNode(i).store().info(blockId, TimeSpec.latest())).as("DataNode %d", i)
+            .isEqualTo(cut);
+      }
+    }
+  }
 }

@@ -19,6 +19,13 @@ public final class DatanodeDescriptor {
   volatile String scrubLastCorruption;
   volatile long measuredOffsetMicros;
   volatile long offsetErrorMicros = -1;
+  volatile AdminState adminState = AdminState.NORMAL;
+  volatile String rack = org.apache.hadoop.net.NetworkTopology.DEFAULT_RACK;
+  /** The advertised host resolved to an address, to find the DataNode on a writer's host. */
+  volatile String hostAddress;
+  volatile long decommissionBlocksLeft;
+  /** Whether a full block report came since it registered (before that, what it holds is not known). */
+  volatile boolean reportedSinceRegistration;
 
   DatanodeDescriptor(DatanodeIdProto id) {
     this.id = id;
@@ -101,5 +108,19 @@ public final class DatanodeDescriptor {
   /** File, offset and failure of the last damage found, or null. */
   public String scrubLastCorruption() {
     return scrubLastCorruption;
+  }
+
+  public AdminState adminState() {
+    return adminState;
+  }
+
+  /** While decommissioning: the blocks it holds that do not yet have enough replicas on DataNodes in service. */
+  public long decommissionBlocksLeft() {
+    return decommissionBlocksLeft;
+  }
+
+  /** The rack its host maps to ({@link Topology}). */
+  public String rack() {
+    return rack;
   }
 }

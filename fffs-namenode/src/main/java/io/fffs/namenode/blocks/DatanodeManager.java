@@ -29,6 +29,8 @@ public final class DatanodeManager {
   private int nextChoice;
   private volatile LongConsumer blockReported = blockId -> { };
   private volatile HostFilter hosts = HostFilter.allowAll();
+  private volatile Decommissions decommissions = Decommissions.inMemory();
+  private volatile Topology topology = Topology.singleRack();
 
   public DatanodeManager(LongSupplier nanoTime, long deadIntervalNanos, long maxOffsetMicros) {
     this.nanoTime = nanoTime;
@@ -48,8 +50,18 @@ public final class DatanodeManager {
     descriptor.capacityBytes = capacityBytes;
     // A restarted DataNode (same uuid) measures its clock afresh: the old estimate says nothing of the new process.
     descriptor.offsetErrorMicros = -1;
+    descriptor.reportedSinceRegistration = false;
+    descriptor.rack = topology.rackOf(id.getHost());
+    descriptor.hostAddress = addressOf(id.getHost());
     updateClock(descriptor, clockOffsetMicros, null);
     descriptor.lastHeartbeatNanos = nanoTime.getAsLong();
+    if (decommissions.contains(descriptor.address())) {
+      // A node already decommissioned stays so until the next scan checks its blocks again.
+      descriptor.adminState = descriptor.adminState == AdminState.NORMAL ? AdminState.DECOMMISSIONING
+          : descriptor.adminState;
+    } else {
+      descriptor.adminState = AdminState.NORMAL;
+    }
     return descriptor;
   }
 
@@ -91,6 +103,105 @@ public final class DatanodeManager {
 
   public void setHosts(HostFilter filter) {
     this.hosts = filter;
+  }
+
+  /** How DataNodes map to racks; applies to registrations from now on. */
+  public void setTopology(Topology topology) {
+    this.topology = topology;
+  }
+
+  private static String addressOf(String host) {
+    try {
+      return java.net.InetAddress.getByName(host).getHostAddress();
+    } catch (java.net.UnknownHostException e) {
+      return host;
+    }
+  }
+
+  /** How many racks the live DataNodes in service are on. */
+  public int rackCount() {
+    java.util.Set<String> racks = new java.util.HashSet<>();
+    for (DatanodeDescriptor descriptor : datanodes.values()) {
+      if (isLive(descriptor) && descriptor.adminState.inService()) {
+        racks.add(descriptor.rack);
+      }
+    }
+    return racks.size();
+  }
+
+  /** The racks of the block's current replicas on DataNodes in service, one per replica. */
+  public List<String> racksOf(List<String> uuids) {
+    List<String> racks = new ArrayList<>(uuids.size());
+    for (String uuid : uuids) {
+      DatanodeDescriptor descriptor = datanodes.get(uuid);
+      if (descriptor != null && descriptor.adminState.inService()) {
+        racks.add(descriptor.rack);
+      }
+    }
+    return racks;
+  }
+
+  /** Whether the block's current replicas in service share one rack though there are others (as HDFS's fsck says). */
+  public boolean misReplicated(long blockId) {
+    BlockReplicas replicas = blockReplicas.get(blockId);
+    return replicas != null && BlockPlacement.misplaced(racksOf(replicas.current(this::isLive)), rackCount());
+  }
+
+  /** Where the list of decommissioned DataNodes is kept (applied to those registered now). */
+  public void setDecommissions(Decommissions list) {
+    this.decommissions = list;
+    for (DatanodeDescriptor descriptor : datanodes.values()) {
+      if (list.contains(descriptor.address()) && descriptor.adminState == AdminState.NORMAL) {
+        descriptor.adminState = AdminState.DECOMMISSIONING;
+      }
+    }
+  }
+
+  /**
+   * Starts decommissioning the DataNodes at {@code nodes} ({@code host:port} of their data port), or, with
+   * {@code recommission}, puts them back in service (their replicas count again; extras are dropped by the
+   * replication monitor). Returns the registered DataNodes' addresses among them.
+   */
+  public List<String> decommission(List<String> nodes, boolean recommission) throws java.io.IOException {
+    decommissions.change(nodes, !recommission);
+    List<String> registered = new ArrayList<>();
+    for (DatanodeDescriptor descriptor : datanodes.values()) {
+      for (String node : nodes) {
+        if (Decommissions.matches(node, descriptor.address())) {
+          registered.add(descriptor.address());
+          if (recommission) {
+            descriptor.adminState = AdminState.NORMAL;
+            descriptor.decommissionBlocksLeft = 0;
+          } else if (descriptor.adminState == AdminState.NORMAL) {
+            descriptor.adminState = AdminState.DECOMMISSIONING;
+          }
+        }
+      }
+    }
+    return registered;
+  }
+
+  /** Every DataNode being or already decommissioned, as listed. */
+  public List<String> decommissioned() {
+    return decommissions.list();
+  }
+
+  /** Whether the DataNode takes new replicas and its replicas count toward replication. */
+  public boolean inService(String uuid) {
+    DatanodeDescriptor descriptor = datanodes.get(uuid);
+    return descriptor != null && descriptor.adminState.inService();
+  }
+
+  /**
+   * Records what the replication monitor found for a decommissioning DataNode: none left (once its full block
+   * report is in) makes it decommissioned.
+   */
+  void decommissionProgress(DatanodeDescriptor descriptor, long blocksLeft) {
+    descriptor.decommissionBlocksLeft = blocksLeft;
+    if (blocksLeft == 0 && descriptor.adminState == AdminState.DECOMMISSIONING
+        && descriptor.reportedSinceRegistration) {
+      descriptor.adminState = AdminState.DECOMMISSIONED;
+    }
   }
 
   /**
@@ -149,6 +260,7 @@ public final class DatanodeManager {
     descriptor.durableHlc = durableHlc;
     descriptor.blockCount = blockIds.length;
     blocksReceived(uuid, blockIds, lengths, lastEntryHlcs);
+    descriptor.reportedSinceRegistration = true;
   }
 
   /** {@link #blockReport(String, long[], long[], long[], HlcTimestamp)} without last entries. */
@@ -210,12 +322,19 @@ public final class DatanodeManager {
     return chooseTargets(1).get(0);
   }
 
+  /** {@link #chooseTargets(int, String)} for a writer on no DataNode's host. */
+  public List<DatanodeDescriptor> chooseTargets(int n) throws FffsException {
+    return chooseTargets(n, null);
+  }
+
   /**
-   * Up to {@code n} distinct live, healthy DataNodes for a new block, the primary first (round robin), or
-   * {@code NO_DATANODE} saying why none fits. Fewer are returned when fewer fit: followers must have a clock
-   * within the max offset of the primary's, since a follower refuses a stamp further ahead of its own clock.
+   * Up to {@code n} distinct live, healthy DataNodes in service for a new block, the primary first, or
+   * {@code NO_DATANODE} saying why none fits. The primary is one on {@code writerAddress} (the writer's IP address,
+   * null: unknown) when there is one, else the next in turn (round robin); the others follow HDFS's rack rules
+   * ({@link BlockPlacement}). Fewer are returned when fewer fit: followers must have a clock within the max offset
+   * of the primary's, since a follower refuses a stamp further ahead of its own clock.
    */
-  public synchronized List<DatanodeDescriptor> chooseTargets(int n) throws FffsException {
+  public synchronized List<DatanodeDescriptor> chooseTargets(int n, String writerAddress) throws FffsException {
     List<DatanodeDescriptor> candidates = new ArrayList<>();
     List<String> reasons = new ArrayList<>();
     for (DatanodeDescriptor descriptor : datanodes.values()) {
@@ -223,6 +342,8 @@ public final class DatanodeManager {
         reasons.add(descriptor.address() + " is dead (no heartbeat)");
       } else if (!descriptor.isHealthy()) {
         reasons.add(descriptor.address() + ": " + descriptor.unhealthyReason());
+      } else if (!descriptor.adminState.inService()) {
+        reasons.add(descriptor.address() + " is " + descriptor.adminState.text().toLowerCase(java.util.Locale.ROOT));
       } else {
         candidates.add(descriptor);
       }
@@ -232,17 +353,24 @@ public final class DatanodeManager {
           + (reasons.isEmpty() ? " (none has registered)" : ": " + String.join("; ", reasons)));
     }
     candidates.sort((a, b) -> a.uuid().compareTo(b.uuid()));
-    int first = Math.floorMod(nextChoice++, candidates.size());
-    DatanodeDescriptor primary = candidates.get(first);
-    List<DatanodeDescriptor> chosen = new ArrayList<>(n);
-    chosen.add(primary);
-    for (int i = 1; i < candidates.size() && chosen.size() < n; i++) {
-      DatanodeDescriptor next = candidates.get((first + i) % candidates.size());
-      if (Math.abs(next.clockOffsetMicros() - primary.clockOffsetMicros()) <= maxOffsetMicros) {
-        chosen.add(next);
+    List<DatanodeDescriptor> local = new ArrayList<>();
+    for (DatanodeDescriptor descriptor : candidates) {
+      if (writerAddress != null && writerAddress.equals(descriptor.hostAddress)) {
+        local.add(descriptor);
       }
     }
-    return chosen;
+    int turn = nextChoice++;
+    DatanodeDescriptor primary = local.isEmpty() ? candidates.get(Math.floorMod(turn, candidates.size()))
+        : local.get(Math.floorMod(turn, local.size()));
+    int first = candidates.indexOf(primary);
+    List<DatanodeDescriptor> others = new ArrayList<>(candidates.size() - 1);
+    for (int i = 1; i < candidates.size(); i++) {
+      DatanodeDescriptor next = candidates.get((first + i) % candidates.size());
+      if (Math.abs(next.clockOffsetMicros() - primary.clockOffsetMicros()) <= maxOffsetMicros) {
+        others.add(next);
+      }
+    }
+    return BlockPlacement.pipeline(primary, others, n);
   }
 
   /** Records that a new block was placed on {@code uuids}, the primary first. */
@@ -271,15 +399,76 @@ public final class DatanodeManager {
       return List.of();
     }
     List<String> current = replicas.current(this::isLive);
-    List<DatanodeIdProto> ids = new ArrayList<>(current.size());
+    List<String> ordered = new ArrayList<>(current.size());
     int shift = pipelineOrder || current.isEmpty() ? 0 : (int) Math.floorMod(blockId, (long) current.size());
     for (int i = 0; i < current.size(); i++) {
-      DatanodeDescriptor descriptor = datanodes.get(current.get((i + shift) % current.size()));
+      ordered.add(current.get((i + shift) % current.size()));
+    }
+    List<DatanodeIdProto> ids = new ArrayList<>(current.size());
+    for (String uuid : pipelineOrder ? ordered : inServiceFirst(ordered)) {
+      DatanodeDescriptor descriptor = datanodes.get(uuid);
       if (descriptor != null) {
         ids.add(descriptor.id());
       }
     }
     return ids;
+  }
+
+  /** Replicas on DataNodes in service first, then decommissioning ones (read last, as HDFS does), each in order. */
+  private List<String> inServiceFirst(List<String> uuids) {
+    List<String> inService = new ArrayList<>(uuids.size());
+    List<String> retiring = new ArrayList<>();
+    for (String uuid : uuids) {
+      (inService(uuid) ? inService : retiring).add(uuid);
+    }
+    if (retiring.isEmpty()) {
+      return uuids;
+    }
+    inService.addAll(retiring);
+    return inService;
+  }
+
+  /**
+   * Every live DataNode holding an undamaged replica of the block, in placement order, current or not: those a cut
+   * must reach (a replica not yet reported, or whose last report is older than its log, may hold the same entries).
+   */
+  public List<DatanodeIdProto> liveHolders(long blockId) {
+    BlockReplicas replicas = blockReplicas.get(blockId);
+    List<DatanodeIdProto> ids = new ArrayList<>();
+    if (replicas != null) {
+      List<String> corrupt = replicas.corrupt();
+      for (String uuid : replicas.all()) {
+        DatanodeDescriptor descriptor = datanodes.get(uuid);
+        if (descriptor != null && isLive(descriptor) && !corrupt.contains(uuid)) {
+          ids.add(descriptor.id());
+        }
+      }
+    }
+    return ids;
+  }
+
+  /**
+   * {@code locations} in the order a reader at {@code readerAddress} should try them, as HDFS sorts by network
+   * distance: DataNodes in service before decommissioning ones, and within each a DataNode on the reader's host,
+   * then those on its rack, then the rest, each group in the order given. Unknown reader (null): unchanged.
+   */
+  public List<DatanodeIdProto> nearestFirst(List<DatanodeIdProto> locations, String readerAddress) {
+    if (readerAddress == null || locations.size() < 2) {
+      return locations;
+    }
+    String readerRack = topology.rackOf(readerAddress);
+    List<DatanodeIdProto> sorted = new ArrayList<>(locations);
+    sorted.sort(java.util.Comparator.comparingInt(id -> distance(id, readerAddress, readerRack)));
+    return sorted;
+  }
+
+  private int distance(DatanodeIdProto id, String readerAddress, String readerRack) {
+    DatanodeDescriptor descriptor = datanodes.get(id.getDatanodeUuid());
+    if (descriptor == null) {
+      return 6;
+    }
+    int near = readerAddress.equals(descriptor.hostAddress) ? 0 : readerRack.equals(descriptor.rack) ? 1 : 2;
+    return descriptor.adminState.inService() ? near : 3 + near;
   }
 
   /** How many current replicas the block has. */
@@ -296,20 +485,22 @@ public final class DatanodeManager {
 
   /**
    * Where a block's replicas are, for re-replication: {@code current} — live replicas with the newest last entry,
-   * in placement order (copy sources); {@code kept} — replicas with the newest last entry whose DataNode has been
-   * heard from within {@code lostAfterNanos} (a silent one is not given up for lost before then); {@code stale} —
-   * live replicas with an older last entry; {@code holders} — every DataNode with any replica.
+   * in placement order (copy sources); {@code kept} — how many replicas with the newest last entry are on DataNodes
+   * in service heard from within {@code lostAfterNanos} (a silent one is not given up for lost before then);
+   * {@code stale} — live replicas with an older last entry; {@code holders} — every DataNode with any replica;
+   * {@code retiring} — the current replicas on decommissioning or decommissioned DataNodes (sources, never counted).
    */
   public ReplicaView replicaView(long blockId, long lostAfterNanos) {
     BlockReplicas replicas = blockReplicas.get(blockId);
     if (replicas == null) {
-      return new ReplicaView(List.of(), 0, List.of(), List.of(), List.of());
+      return new ReplicaView(List.of(), 0, List.of(), List.of(), List.of(), List.of());
     }
     List<String> current = replicas.current(this::isLive);
     int kept = 0;
     for (String uuid : replicas.newest()) {
       DatanodeDescriptor descriptor = datanodes.get(uuid);
-      if (descriptor != null && nanoTime.getAsLong() - descriptor.lastHeartbeatNanos <= lostAfterNanos) {
+      if (descriptor != null && descriptor.adminState.inService()
+          && nanoTime.getAsLong() - descriptor.lastHeartbeatNanos <= lostAfterNanos) {
         kept++;
       }
     }
@@ -321,12 +512,28 @@ public final class DatanodeManager {
         stale.add(uuid);
       }
     }
-    return new ReplicaView(current, kept, stale, holders, corrupt);
+    List<String> retiring = new ArrayList<>();
+    for (String uuid : current) {
+      if (!inService(uuid)) {
+        retiring.add(uuid);
+      }
+    }
+    return new ReplicaView(current, kept, stale, holders, corrupt, retiring);
   }
 
   /** What {@link #replicaView} finds; {@code corrupt}: replicas reported damaged. */
   public record ReplicaView(List<String> current, int kept, List<String> stale, List<String> holders,
-      List<String> corrupt) {}
+      List<String> corrupt, List<String> retiring) {
+    /** The current replicas on DataNodes in service. */
+    public List<String> inService() {
+      if (retiring.isEmpty()) {
+        return current;
+      }
+      List<String> in = new ArrayList<>(current);
+      in.removeAll(retiring);
+      return in;
+    }
+  }
 
   /**
    * Marks the replica of {@code blockId} on {@code uuid} damaged (its DataNode quarantined it, or a reader found a
@@ -358,7 +565,8 @@ public final class DatanodeManager {
               : FsckReplicaStateProto.FSCK_STALE;
       all.add(FsckReplicaProto.newBuilder()
           .setDatanode(descriptor.id()).setState(state).setLastEntryHlc(replica.lastEntryHlc())
-          .setLength(replica.length()).build());
+          .setLength(replica.length()).setAdminState(descriptor.adminState.toProto()).setRack(descriptor.rack)
+          .build());
     }
     return all;
   }
@@ -387,15 +595,24 @@ public final class DatanodeManager {
     }
   }
 
-  /**
-   * Up to {@code n} live, healthy DataNodes other than {@code exclude} to copy a block from {@code sourceUuid} to,
-   * the least loaded (fewest blocks) first; only those whose clock is within the max offset of the source's.
-   */
+  /** {@link #chooseCopyTargets(int, String, java.util.Set, List)} with no rack to spread from. */
   public List<DatanodeIdProto> chooseCopyTargets(int n, String sourceUuid, java.util.Set<String> exclude) {
+    return chooseCopyTargets(n, sourceUuid, exclude, List.of());
+  }
+
+  /**
+   * Up to {@code n} live, healthy DataNodes in service other than {@code exclude} to copy a block from
+   * {@code sourceUuid} to, the least loaded (fewest blocks) first, but one on another rack first while the block's
+   * current replicas ({@code replicaUuids}) share one; only those whose clock is within the max offset of the
+   * source's.
+   */
+  public List<DatanodeIdProto> chooseCopyTargets(int n, String sourceUuid, java.util.Set<String> exclude,
+      List<String> replicaUuids) {
     DatanodeDescriptor source = sourceUuid == null ? null : datanodes.get(sourceUuid);
     List<DatanodeDescriptor> candidates = new ArrayList<>();
     for (DatanodeDescriptor descriptor : datanodes.values()) {
-      if (isLive(descriptor) && descriptor.isHealthy() && !exclude.contains(descriptor.uuid()) && (source == null
+      if (isLive(descriptor) && descriptor.isHealthy() && descriptor.adminState.inService()
+          && !exclude.contains(descriptor.uuid()) && (source == null
           || Math.abs(descriptor.clockOffsetMicros() - source.clockOffsetMicros()) <= maxOffsetMicros)) {
         candidates.add(descriptor);
       }
@@ -403,8 +620,8 @@ public final class DatanodeManager {
     candidates.sort(java.util.Comparator.comparingLong(DatanodeDescriptor::blockCount)
         .thenComparing(DatanodeDescriptor::uuid));
     List<DatanodeIdProto> chosen = new ArrayList<>();
-    for (int i = 0; i < candidates.size() && chosen.size() < n; i++) {
-      chosen.add(candidates.get(i).id());
+    for (DatanodeDescriptor descriptor : BlockPlacement.copyTargets(candidates, racksOf(replicaUuids), n)) {
+      chosen.add(descriptor.id());
     }
     return chosen;
   }
@@ -421,6 +638,17 @@ public final class DatanodeManager {
 
   public Collection<DatanodeDescriptor> datanodes() {
     return datanodes.values();
+  }
+
+  /** Live, healthy DataNodes in service: the most replicas a block can have on DataNodes that stay. */
+  public int inServiceLiveCount() {
+    int count = 0;
+    for (DatanodeDescriptor descriptor : datanodes.values()) {
+      if (isLive(descriptor) && descriptor.isHealthy() && descriptor.adminState.inService()) {
+        count++;
+      }
+    }
+    return count;
   }
 
   public int liveCount() {

@@ -70,10 +70,12 @@ public final class ReplicationMonitor {
   private final Map<String, List<Long>> drops = new HashMap<>();
   private Set<Long> shortBefore = new HashSet<>();
   private Set<Long> extraBefore = new HashSet<>();
+  private Set<Long> misplacedBefore = new HashSet<>();
   private long copiesScheduled;
   private long replicasDropped;
   private long underReplicated;
   private long corruptReplicas;
+  private long misReplicated;
   private List<String> filesWithoutGoodReplica = List.of();
 
   /**
@@ -93,17 +95,36 @@ public final class ReplicationMonitor {
   }
 
   /** One pass over {@code wants}: schedules copies and drops. */
-  public synchronized void scan(List<Want> wants) {
+  public void scan(List<Want> wants) {
+    scan(wants, List.of());
+  }
+
+  /**
+   * One pass over {@code wants}: schedules copies and drops, and updates each decommissioning DataNode's progress;
+   * {@code openBlocks}, the blocks being written, keep a decommissioning DataNode that holds one from finishing.
+   */
+  public synchronized void scan(List<Want> wants, List<Long> openBlocks) {
     long now = nanoTime.getAsLong();
     record Short(Want want, DatanodeManager.ReplicaView view, int have) {}
     List<Short> shortOnes = new ArrayList<>();
     Map<String, Integer> busy = new HashMap<>();
     Set<Long> shortNow = new HashSet<>();
     Set<Long> extraNow = new HashSet<>();
+    Set<Long> misplacedNow = new HashSet<>();
+    List<Short> misplaced = new ArrayList<>();
+    int racks = datanodes.rackCount();
     long corrupt = 0;
     Set<String> lost = new java.util.TreeSet<>();
+    Map<String, Long> retiringLeft = new HashMap<>();
+    int inServiceNodes = datanodes.inServiceLiveCount();
     for (Want want : wants) {
       DatanodeManager.ReplicaView view = datanodes.replicaView(want.blockId(), lostAfterNanos);
+      if (!view.retiring().isEmpty()
+          && view.inService().size() < Math.max(1, Math.min(want.replication(), inServiceNodes))) {
+        for (String uuid : view.retiring()) {
+          retiringLeft.merge(uuid, 1L, Long::sum);
+        }
+      }
       corrupt += view.corrupt().size();
       if (!view.corrupt().isEmpty() && view.kept() == 0 && lost.size() < MAX_NAMED) {
         if (lost.add(want.path() == null ? "block " + want.blockId() : want.path())) {
@@ -128,12 +149,31 @@ public final class ReplicationMonitor {
       } else if (copies == null && hasExtras(want, view)) {
         extraNow.add(want.blockId());
         if (extraBefore.contains(want.blockId())) {
-          dropExtras(want, view);
+          dropExtras(want, view, racks);
         }
+      } else if (copies == null && BlockPlacement.misplaced(datanodes.racksOf(view.inService()), racks)) {
+        misplacedNow.add(want.blockId());
+        if (misplacedBefore.contains(want.blockId())) {
+          misplaced.add(new Short(want, view, have));
+        }
+      }
+    }
+    for (long blockId : openBlocks) {
+      for (String uuid : datanodes.replicaView(blockId, lostAfterNanos).holders()) {
+        if (!datanodes.inService(uuid)) {
+          retiringLeft.merge(uuid, 1L, Long::sum);
+        }
+      }
+    }
+    for (DatanodeDescriptor descriptor : datanodes.datanodes()) {
+      if (descriptor.adminState() == AdminState.DECOMMISSIONING) {
+        datanodes.decommissionProgress(descriptor, retiringLeft.getOrDefault(descriptor.uuid(), 0L));
       }
     }
     shortBefore = shortNow;
     extraBefore = extraNow;
+    misplacedBefore = misplacedNow;
+    misReplicated = misplacedNow.size();
     corruptReplicas = corrupt;
     filesWithoutGoodReplica = List.copyOf(lost);
     for (Pending copies : pending.values()) {
@@ -144,12 +184,17 @@ public final class ReplicationMonitor {
     shortOnes.sort(Comparator.comparingInt(Short::have));
     underReplicated = shortNow.size();
     for (Short block : shortOnes) {
-      schedule(block.want(), block.view(), block.want().replication() - block.have(), busy, now);
+      schedule(block.want(), block.view(), block.want().replication() - block.have(), busy, now, false);
+    }
+    for (Short block : misplaced) {
+      // One more replica on another rack; the next scans then drop one from the crowded rack.
+      schedule(block.want(), block.view(), 1, busy, now, true);
     }
   }
 
+  /** Copies the block to {@code needed} more DataNodes; {@code otherRack}: only to one off its replicas' rack. */
   private void schedule(Want want, DatanodeManager.ReplicaView view, int needed, Map<String, Integer> busy,
-      long now) {
+      long now, boolean otherRack) {
     String source = null;
     for (String uuid : view.current()) {
       if (busy.getOrDefault(uuid, 0) < maxPendingPerSource
@@ -165,8 +210,12 @@ public final class ReplicationMonitor {
     if (copies != null) {
       exclude.addAll(copies.targets());
     }
-    List<DatanodeIdProto> targets = datanodes.chooseCopyTargets(needed, source, exclude);
-    if (targets.size() < needed && !view.stale().isEmpty()) {
+    List<DatanodeIdProto> targets = datanodes.chooseCopyTargets(needed, source, exclude, view.inService());
+    if (otherRack && (targets.isEmpty() || datanodes.racksOf(view.inService())
+        .contains(datanodes.descriptor(targets.get(0).getDatanodeUuid()).rack()))) {
+      return;  // no DataNode on another rack is free
+    }
+    if (targets.size() < needed && !view.stale().isEmpty() && !otherRack) {
       // A stale replica's log is a prefix of the current ones': dropped, its DataNode is free for a whole copy.
       drop(want, view.stale(), "no other DataNode to copy to; dropping its stale replicas on");
     }
@@ -193,19 +242,21 @@ public final class ReplicationMonitor {
 
   /** Whether the block has enough current replicas and stale ones or current ones beyond its target. */
   private static boolean hasExtras(Want want, DatanodeManager.ReplicaView view) {
-    return view.current().size() >= want.replication()
-        && (!view.stale().isEmpty() || !view.corrupt().isEmpty() || view.current().size() > want.replication());
+    int inService = view.inService().size();
+    return inService >= want.replication()
+        && (!view.stale().isEmpty() || !view.corrupt().isEmpty() || inService > want.replication());
   }
 
-  /** Drops stale replicas and current ones beyond the target, the last placed first. */
-  private void dropExtras(Want want, DatanodeManager.ReplicaView view) {
+  /**
+   * Drops stale replicas and current ones beyond the target, the last placed first unless that would leave the
+   * rest on fewer racks; a decommissioning DataNode's replicas are left to it (read last, never counted).
+   */
+  private void dropExtras(Want want, DatanodeManager.ReplicaView view, int racks) {
     List<String> extra = new ArrayList<>(view.corrupt());
     extra.addAll(view.stale());
-    List<String> current = view.current();
-    for (int i = current.size() - 1; i >= want.replication(); i--) {
-      extra.add(current.get(i));
-    }
-    drop(want, extra, "has " + view.current().size() + " current replicas (stale " + view.stale() + ", damaged "
+    List<String> current = view.inService();
+    extra.addAll(BlockPlacement.extras(current, datanodes.racksOf(current), current.size() - want.replication()));
+    drop(want, extra, "has " + current.size() + " current replicas in service (stale " + view.stale() + ", damaged "
         + view.corrupt() + "): dropping those on");
   }
 
@@ -228,6 +279,11 @@ public final class ReplicationMonitor {
   public synchronized List<Long> takeDrops(String uuid) {
     List<Long> taken = drops.remove(uuid);
     return taken == null ? List.of() : taken;
+  }
+
+  /** Blocks the last scan found with every replica on one rack though the cluster has more. */
+  public synchronized long misReplicatedBlocks() {
+    return misReplicated;
   }
 
   public synchronized Counts counts() {

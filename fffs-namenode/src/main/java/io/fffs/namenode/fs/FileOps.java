@@ -241,6 +241,8 @@ public final class FileOps {
    */
   public Logged<LocatedBlockProto> addBlock(Caller caller, String path, long fileId, String clientName,
       BlockProto previous) throws IOException {
+    java.net.InetAddress writer = org.apache.hadoop.ipc.Server.getRemoteIp();  // the first replica goes there
+    String writerAddress = writer == null ? null : writer.getHostAddress();
     return changes.mutate("add a block to " + path, () -> {
       Inode file = checkLease(fileId, path, clientName);
       InodeState state = file.latest();
@@ -258,7 +260,7 @@ public final class FileOps {
       } else if (state.blockCount() > 0) {
         offset = state.length();
       }
-      List<DatanodeDescriptor> targets = datanodes.chooseTargets(state.replication());
+      List<DatanodeDescriptor> targets = datanodes.chooseTargets(state.replication(), writerAddress);
       long blockId = namespace.allocateBlockId();
       List<String> uuids = new ArrayList<>(targets.size());
       LocatedBlockProto.Builder located = LocatedBlockProto.newBuilder()
@@ -314,7 +316,7 @@ public final class FileOps {
       java.util.Set<String> exclude = new java.util.HashSet<>(holders);
       exclude.addAll(excluded);
       List<DatanodeIdProto> chosen = datanodes.chooseCopyTargets(1, holders.isEmpty() ? null : holders.get(0),
-          exclude);
+          exclude, holders);
       if (chosen.isEmpty()) {
         throw new FffsException(ErrorCode.NO_DATANODE, "no live, healthy DataNode outside the pipeline of block "
             + blockId + " of " + path + " can replace one that left it");

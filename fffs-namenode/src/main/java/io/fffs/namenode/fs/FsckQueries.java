@@ -56,7 +56,8 @@ public final class FsckQueries {
           .setReplication(state.replication());
       for (int i = 0; i < state.blockCount(); i++) {
         file.addBlocks(FsckBlockProto.newBuilder().setBlockId(state.blockId(i)).setNumBytes(state.blockLength(i))
-            .addAllReplicas(datanodes.fsckReplicas(state.blockId(i))));
+            .addAllReplicas(datanodes.fsckReplicas(state.blockId(i)))
+            .setMisReplicated(datanodes.misReplicated(state.blockId(i))));
       }
       files.add(file.build());
       return;

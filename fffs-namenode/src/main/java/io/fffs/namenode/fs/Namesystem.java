@@ -11,7 +11,9 @@ import io.fffs.common.time.TimeSpec;
 import io.fffs.namenode.NameNodeConfigKeys;
 import io.fffs.common.security.BlockAccessMode;
 import io.fffs.namenode.blocks.DatanodeManager;
+import io.fffs.namenode.blocks.Decommissions;
 import io.fffs.namenode.blocks.ReplicationMonitor;
+import io.fffs.namenode.blocks.Topology;
 import io.fffs.namenode.edits.EditLog;
 import io.fffs.namenode.edits.Journal;
 import io.fffs.namenode.lease.LeaseManager;
@@ -56,6 +58,8 @@ public final class Namesystem implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(Namesystem.class);
   /** Who the block tokens of re-replication copies are issued to (named in a target's refusals). */
   private static final String REPLICATION_USER = "fffs-replication";
+  /** In the name directory: the DataNodes being or already decommissioned, one host:port a line. */
+  public static final String DECOMMISSIONED_FILE = "decommissioned-datanodes";
 
   private final HybridLogicalClock clock;
   private final Namespace namespace;
@@ -181,6 +185,8 @@ public final class Namesystem implements Closeable {
         millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.SAFEMODE_TIMEOUT_KEY,
             NameNodeConfigKeys.SAFEMODE_TIMEOUT_DEFAULT_MS)), nanoTime);
     datanodes.onBlockReported(safeMode::reported);
+    datanodes.setTopology(Topology.fromConf(conf));
+    datanodes.setDecommissions(new Decommissions(nameDir.resolve(DECOMMISSIONED_FILE)));
     this.replication = new ReplicationMonitor(datanodes, nanoTime,
         millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.REPLICATION_DEAD_INTERVAL_KEY,
             NameNodeConfigKeys.REPLICATION_DEAD_INTERVAL_DEFAULT_MS)),
@@ -544,11 +550,15 @@ public final class Namesystem implements Closeable {
       if (safeMode.isOn()) {
         return;
       }
+      List<Long> open = new ArrayList<>();
       List<ReplicationMonitor.Want> wants = query(() -> {
         List<ReplicationMonitor.Want> all = new ArrayList<>();
         namespace.forEachLatestFile(namespace.root(), file -> {
           InodeState state = file.latest();
           int closed = state.isUnderConstruction() ? state.blockCount() - 1 : state.blockCount();
+          if (closed < state.blockCount()) {
+            open.add(state.blockId(closed));
+          }
           for (int i = 0; i < closed; i++) {
             long blockId = state.blockId(i);
             all.add(new ReplicationMonitor.Want(blockId, state.replication(),
@@ -557,7 +567,7 @@ public final class Namesystem implements Closeable {
         });
         return all;
       });
-      replication.scan(wants);
+      replication.scan(wants, open);
     } catch (IOException | RuntimeException e) {
       LOG.warn("Replication scan failed; will retry", e);
     }

@@ -6,6 +6,8 @@ import io.fffs.common.proto.NamenodeAdminProtocolProtos.CheckpointResponseProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.DatanodeReportProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.DatanodeReportRequestProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.DatanodeReportResponseProto;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.DecommissionRequestProto;
+import io.fffs.common.proto.NamenodeAdminProtocolProtos.DecommissionResponseProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.HaStateRequestProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.HaStateResponseProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.RefreshNodesRequestProto;
@@ -15,6 +17,7 @@ import io.fffs.common.proto.NamenodeAdminProtocolProtos.SafeModeRequestProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.SafeModeResponseProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.TransferLeadershipRequestProto;
 import io.fffs.common.proto.NamenodeAdminProtocolProtos.TransferLeadershipResponseProto;
+import io.fffs.namenode.blocks.AdminState;
 import io.fffs.namenode.blocks.DatanodeDescriptor;
 import io.fffs.namenode.blocks.DatanodeManager;
 import io.fffs.namenode.fs.NamespaceQueries;
@@ -30,8 +33,8 @@ import org.apache.hadoop.thirdparty.protobuf.ServiceException;
 
 /**
  * Serves {@code NamenodeAdminProtocol} ({@code bin/fffs admin}): the DataNode report and reading safe mode are open
- * to every user, as in HDFS; entering or leaving safe mode, re-reading the host files and checkpointing need the
- * superuser.
+ * to every user, as in HDFS; entering or leaving safe mode, re-reading the host files, decommissioning and
+ * checkpointing need the superuser.
  */
 public final class AdminProtocolServerSide implements NamenodeAdminProtocolPB {
   private final Namesystem fs;
@@ -69,7 +72,11 @@ public final class AdminProtocolServerSide implements NamenodeAdminProtocolPB {
             .setClockOffsetMicros(d.clockOffsetMicros()).setLive(datanodes.isLive(d)).setHealthy(d.isHealthy())
             .setLastContactMillis(TimeUnit.NANOSECONDS.toMillis(Math.max(0,
                 nanoTime.getAsLong() - d.lastHeartbeatNanos())))
-            .setScrubCorruptions(d.scrubCorruptions());
+            .setScrubCorruptions(d.scrubCorruptions()).setAdminState(d.adminState().toProto())
+            .setRack(d.rack());
+        if (d.adminState() == AdminState.DECOMMISSIONING) {
+          report.setDecommissionBlocksLeft(d.decommissionBlocksLeft());
+        }
         if (d.offsetErrorMicros() >= 0) {
           report.setMeasuredOffsetMicros(d.measuredOffsetMicros()).setOffsetErrorMicros(d.offsetErrorMicros());
         }
@@ -112,6 +119,18 @@ public final class AdminProtocolServerSide implements NamenodeAdminProtocolPB {
       return RefreshNodesResponseProto.newBuilder().addAllDropped(dropped)
           .setIncluded(datanodes.hosts().includedCount()).setExcluded(datanodes.hosts().excludedCount())
           .setHlc(call.now()).build();
+    });
+  }
+
+  @Override
+  public DecommissionResponseProto decommission(RpcController c, DecommissionRequestProto r)
+      throws ServiceException {
+    return call.serve(r.getHlc(), caller -> {
+      permissions.checkSuperUser(caller, (r.getRecommission() ? "recommission" : "decommission") + " DataNodes");
+      DatanodeManager datanodes = fs.datanodes();
+      List<String> registered = datanodes.decommission(r.getNodesList(), r.getRecommission());
+      return DecommissionResponseProto.newBuilder().addAllRegistered(registered)
+          .addAllDecommissioned(datanodes.decommissioned()).setHlc(call.now()).build();
     });
   }
 

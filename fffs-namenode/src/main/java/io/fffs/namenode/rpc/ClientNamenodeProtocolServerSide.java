@@ -220,8 +220,28 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
           if (token != null) {
             response.setCutToken(token.toProto());
           }
+          if (cut >= 0) {
+            response.addAllCutLocations(fs.datanodes().liveHolders(cut));
+          }
           return response.setHlc(call.now()).build();
         }));
+  }
+
+  /**
+   * Each block's locations nearest the reader first; the last block of a file being written keeps pipeline order
+   * (its primary knows the newest entries).
+   */
+  private LocatedBlocksProto nearestFirst(LocatedBlocksProto blocks, String reader) {
+    LocatedBlocksProto.Builder sorted = blocks.toBuilder();
+    for (int i = 0; i < sorted.getBlocksCount(); i++) {
+      if (blocks.getUnderConstruction() && i == sorted.getBlocksCount() - 1) {
+        continue;
+      }
+      LocatedBlockProto block = sorted.getBlocks(i);
+      sorted.setBlocks(i, block.toBuilder().clearLocations()
+          .addAllLocations(fs.datanodes().nearestFirst(block.getLocationsList(), reader)));
+    }
+    return sorted.build();
   }
 
   @Override
@@ -255,10 +275,14 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   @Override
   public GetBlockLocationsResponseProto getBlockLocations(RpcController c, GetBlockLocationsRequestProto r)
       throws ServiceException {
+    java.net.InetAddress reader = org.apache.hadoop.ipc.Server.getRemoteIp();
     return call.query(r.getHlc(), caller -> {
       String writer = r.hasWriterClientName() ? r.getWriterClientName() : null;
       LocatedBlocksProto blocks = fs.queries.getBlockLocations(caller, r.getSrc(), TimeSpec.fromProto(r.getTime()),
           r.getOffset(), r.getLength(), writer);
+      if (blocks != null && writer == null && reader != null) {
+        blocks = nearestFirst(blocks, reader.getHostAddress());
+      }
       blocks = blocks == null ? null
           : withTokens(blocks, writer == null ? BlockAccessMode.READ : BlockAccessMode.WRITE, caller);
       GetBlockLocationsResponseProto.Builder response = GetBlockLocationsResponseProto.newBuilder()

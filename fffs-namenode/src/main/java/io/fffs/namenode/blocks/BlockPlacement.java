@@ -1,0 +1,129 @@
+package io.fffs.namenode.blocks;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * HDFS's default block placement over racks, on candidates already filtered (live, healthy, in service, clock
+ * window) and ordered by the caller: a new block's first replica on the writer's DataNode (or the next in turn), the
+ * second on another rack, the third on the second's rack, more spread over the racks with fewest; a copy of an
+ * existing block goes to another rack while all its replicas share one. With one rack this is the callers' order.
+ */
+final class BlockPlacement {
+  private BlockPlacement() {}
+
+  /** {@code primary}, then up to {@code n - 1} of {@code others} (in their order) by the rules above. */
+  static List<DatanodeDescriptor> pipeline(DatanodeDescriptor primary, List<DatanodeDescriptor> others, int n) {
+    List<DatanodeDescriptor> chosen = new ArrayList<>(n);
+    chosen.add(primary);
+    List<DatanodeDescriptor> left = new ArrayList<>(others);
+    if (chosen.size() < n && !left.isEmpty()) {
+      take(chosen, left, firstOtherRack(left, Set.of(primary.rack())));
+    }
+    if (chosen.size() < n && !left.isEmpty()) {
+      String secondRack = chosen.get(1).rack();
+      int sameAsSecond = -1;
+      for (int i = 0; i < left.size() && !secondRack.equals(primary.rack()); i++) {
+        if (left.get(i).rack().equals(secondRack)) {
+          sameAsSecond = i;
+          break;
+        }
+      }
+      take(chosen, left, sameAsSecond >= 0 ? sameAsSecond : firstOtherRack(left, racks(chosen)));
+    }
+    while (chosen.size() < n && !left.isEmpty()) {
+      take(chosen, left, leastUsedRack(left, chosen));
+    }
+    return chosen;
+  }
+
+  /**
+   * Up to {@code n} of {@code candidates} (in their order: the least loaded first) to copy a block to whose current
+   * replicas are on {@code replicaRacks}: while those share one rack, one on another rack comes first.
+   */
+  static List<DatanodeDescriptor> copyTargets(List<DatanodeDescriptor> candidates, Collection<String> replicaRacks,
+      int n) {
+    List<DatanodeDescriptor> chosen = new ArrayList<>(n);
+    List<DatanodeDescriptor> left = new ArrayList<>(candidates);
+    Set<String> racks = new HashSet<>(replicaRacks);
+    while (chosen.size() < n && !left.isEmpty()) {
+      int pick = racks.size() == 1 ? firstOtherRack(left, racks) : 0;
+      racks.add(left.get(pick).rack());
+      take(chosen, left, pick);
+    }
+    return chosen;
+  }
+
+  /** Whether replicas on {@code replicaRacks} sit on one rack though the cluster has others to spread to. */
+  static boolean misplaced(Collection<String> replicaRacks, int clusterRacks) {
+    return clusterRacks > 1 && replicaRacks.size() > 1 && new HashSet<>(replicaRacks).size() == 1;
+  }
+
+  /**
+   * Which {@code count} of {@code uuids} (on {@code racks}, one per replica) to drop: the last placed first, skipping
+   * one whose going would leave the rest on fewer racks than two (or than they are on, if one).
+   */
+  static List<String> extras(List<String> uuids, List<String> racks, int count) {
+    List<String> keptRacks = new ArrayList<>(racks);
+    List<String> kept = new ArrayList<>(uuids);
+    List<String> dropped = new ArrayList<>();
+    int spread = racks.size() == uuids.size() ? Math.min(2, new HashSet<>(racks).size()) : 0;
+    for (int i = uuids.size() - 1; i >= 0 && dropped.size() < count && spread > 0; i--) {
+      int at = kept.indexOf(uuids.get(i));
+      List<String> without = new ArrayList<>(keptRacks);
+      without.remove(at);
+      if (new HashSet<>(without).size() >= spread) {
+        dropped.add(kept.remove(at));
+        keptRacks.remove(at);
+      }
+    }
+    for (int i = uuids.size() - 1; i >= 0 && dropped.size() < count; i--) {
+      if (!dropped.contains(uuids.get(i))) {
+        dropped.add(uuids.get(i));  // only possible with a single rack left: the order alone decides
+      }
+    }
+    return dropped;
+  }
+
+  private static void take(List<DatanodeDescriptor> chosen, List<DatanodeDescriptor> left, int index) {
+    chosen.add(left.remove(index));
+  }
+
+  /** The first of {@code left} on none of {@code racks}, else the first. */
+  private static int firstOtherRack(List<DatanodeDescriptor> left, Set<String> racks) {
+    for (int i = 0; i < left.size(); i++) {
+      if (!racks.contains(left.get(i).rack())) {
+        return i;
+      }
+    }
+    return 0;
+  }
+
+  /** The first of {@code left} on the rack {@code chosen} uses least. */
+  private static int leastUsedRack(List<DatanodeDescriptor> left, List<DatanodeDescriptor> chosen) {
+    Map<String, Integer> used = new HashMap<>();
+    for (DatanodeDescriptor d : chosen) {
+      used.merge(d.rack(), 1, Integer::sum);
+    }
+    int best = 0;
+    for (int i = 1; i < left.size(); i++) {
+      if (used.getOrDefault(left.get(i).rack(), 0) < used.getOrDefault(left.get(best).rack(), 0)) {
+        best = i;
+      }
+    }
+    return best;
+  }
+
+  private static Set<String> racks(List<DatanodeDescriptor> chosen) {
+    Set<String> racks = new HashSet<>();
+    for (DatanodeDescriptor d : chosen) {
+      racks.add(d.rack());
+    }
+    return racks;
+  }
+}

@@ -1,0 +1,94 @@
+package io.fffs.namenode.blocks;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The DataNodes an administrator decommissioned ({@code bin/fffs admin -decommission HOST:PORT}), by the address of
+ * their data port, kept in a file (one {@code host:port} a line) so that a restarted NameNode goes on
+ * decommissioning them, as HDFS's exclude file does. A name matches by itself or by the address it resolves to.
+ */
+public final class Decommissions {
+  private final Path file;
+  private final Set<String> nodes = new TreeSet<>();
+
+  /** {@code file} null: kept in memory only. */
+  public Decommissions(Path file) throws IOException {
+    this.file = file;
+    if (file != null && Files.exists(file)) {
+      for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+        if (!line.isBlank()) {
+          nodes.add(line.trim());
+        }
+      }
+    }
+  }
+
+  static Decommissions inMemory() {
+    try {
+      return new Decommissions(null);
+    } catch (IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** Adds ({@code add}) or removes the nodes and saves the list; returns it. */
+  public synchronized List<String> change(Collection<String> changed, boolean add) throws IOException {
+    Set<String> next = new TreeSet<>(nodes);
+    if (add) {
+      next.addAll(changed);
+    } else {
+      for (String node : changed) {
+        next.removeIf(listed -> matches(listed, node));
+      }
+    }
+    if (file != null) {
+      Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+      Files.write(tmp, next, StandardCharsets.UTF_8);
+      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+    nodes.clear();
+    nodes.addAll(next);
+    return List.copyOf(nodes);
+  }
+
+  /** Whether the DataNode at {@code address} ({@code host:port}) is listed. */
+  public synchronized boolean contains(String address) {
+    for (String listed : nodes) {
+      if (matches(listed, address)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  public synchronized List<String> list() {
+    return List.copyOf(nodes);
+  }
+
+  /** Whether two {@code host:port} names are the same port on the same host (by name or resolved address). */
+  static boolean matches(String a, String b) {
+    return a.equals(b) || resolved(a).equals(resolved(b));
+  }
+
+  private static String resolved(String hostPort) {
+    int colon = hostPort.lastIndexOf(':');
+    if (colon <= 0) {
+      return hostPort;
+    }
+    try {
+      return InetAddress.getByName(hostPort.substring(0, colon)).getHostAddress() + hostPort.substring(colon);
+    } catch (UnknownHostException e) {
+      return hostPort;
+    }
+  }
+}
