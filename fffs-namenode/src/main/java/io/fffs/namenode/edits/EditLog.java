@@ -347,6 +347,8 @@ public final class EditLog implements Closeable {
     if (buffers.isEmpty()) {
       return;
     }
+    long lastTxid = buffers.get(buffers.size() - 1).getLong(8);
+    buffers.add(EditLogFormat.commitMarker(lastTxid, written));
     ByteBuffer[] array = buffers.toArray(new ByteBuffer[0]);
     long remaining = 0;
     for (ByteBuffer buffer : array) {
