@@ -2,6 +2,7 @@ package io.fffs.namenode.edits;
 
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
+import io.fffs.common.fault.SyncJournal;
 import io.fffs.common.proto.NamenodeEditsProtos.EditOpProto;
 import io.fffs.common.time.HlcTimestamp;
 import java.io.Closeable;
@@ -68,6 +69,7 @@ public final class EditLog implements Closeable {
   private IOException failure;
   private boolean closed;
   private FileChannel channel;
+  private Path segmentFile;
   /** Writer thread only: the end of the records of {@link #channel}, and of the zeros written ahead of them. */
   private long written;
   private long allocated;
@@ -360,6 +362,7 @@ public final class EditLog implements Closeable {
       remaining -= channel.write(array);
     }
     channel.force(false);
+    SyncJournal.synced(segmentFile, written, allocated);
     buffers.clear();
   }
 
@@ -384,6 +387,8 @@ public final class EditLog implements Closeable {
     written = EditLogFormat.FILE_HEADER_BYTES;
     segment.force(true);
     forceDirectory(dir);
+    segmentFile = file;
+    SyncJournal.synced(file, written, allocated);
     return segment;
   }
 
@@ -391,6 +396,7 @@ public final class EditLog implements Closeable {
   private void closeSegment() throws IOException {
     channel.truncate(written);
     channel.force(true);
+    SyncJournal.synced(segmentFile, written, written);
     channel.close();
   }
 
