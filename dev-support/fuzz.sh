@@ -16,6 +16,8 @@ if [ ${#targets[@]} -eq 0 ]; then
     "fffs-common:io.fffs.common.time.TemporalPathFuzzTest#anyPathParsesAndRoundTripsOrIsMalformedTime"
     "fffs-namenode:io.fffs.namenode.edits.EditLogReaderFuzzTest#anySegmentGivesGoodRecordsInOrderOrCorrupt"
     "fffs-datanode:io.fffs.datanode.store.persist.SegmentScannerFuzzTest#anySegmentGivesValidEntriesOrCorrupt"
+    "fffs-namenode:io.fffs.namenode.rpc.IpcRequestFuzzTest#anyRequestIsAnsweredOrRefusedWithATypedErrorAndTheNameNodeStaysUp"
+    "fffs-http:io.fffs.http.HttpRequestFuzzTest#anyRequestParsesIntoAPathInsideTheFileSystemOrATypedRefusal"
   )
 fi
 

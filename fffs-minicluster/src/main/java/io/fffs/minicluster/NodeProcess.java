@@ -31,9 +31,15 @@ public final class NodeProcess implements AutoCloseable {
 
   /** Starts {@code mainClass} with {@code heap} ({@code -Xmx...}) and {@code -D} options; waits for READY. */
   public static NodeProcess start(String mainClass, String heap, Path log, String... options) throws IOException {
+    return start(mainClass, List.of(heap), log, options);
+  }
+
+  /** Starts {@code mainClass} with JVM options ({@code -Xmx...}, system properties) and {@code -D} options. */
+  public static NodeProcess start(String mainClass, List<String> jvmOptions, Path log, String... options)
+      throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add(heap);
+    command.addAll(jvmOptions);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(mainClass);

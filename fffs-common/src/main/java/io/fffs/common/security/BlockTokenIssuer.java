@@ -2,9 +2,12 @@ package io.fffs.common.security;
 
 import io.fffs.common.proto.DatanodeProtocolProtos.BlockKeysProto;
 import io.fffs.common.time.PhysicalClock;
+import java.io.IOException;
 import java.security.SecureRandom;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 
 /**
@@ -12,9 +15,10 @@ import org.apache.hadoop.conf.Configuration;
  * {@code fffs.security.block-token.key-update-interval}. Besides the current key it keeps the retired keys whose
  * tokens may still be valid (the previous one, when the interval is at least the token lifetime) and the next
  * key, which DataNodes receive one interval before it signs anything — so a DataNode never sees a token signed
- * with a key it has not heard of yet, however late its heartbeat comes after a roll. Keys live only in memory: a
- * NameNode restart starts a new set, DataNodes get it when they register again, and clients holding old tokens
- * ask the NameNode again. Thread-safe.
+ * with a key it has not heard of yet, however late its heartbeat comes after a roll. On its own it rolls when a
+ * token is asked for after the interval and keeps keys in memory only; a NameNode instead {@link #keepIn keeps
+ * every set in a store} (its edit log) before using it and rolls with {@link #roll} from its monitor, so that a
+ * restarted NameNode signs with the same keys and tokens handed out before the restart stay valid. Thread-safe.
  */
 public final class BlockTokenIssuer {
   private final boolean enabled;
@@ -27,6 +31,9 @@ public final class BlockTokenIssuer {
   private BlockKey current;
   private BlockKey next;
   private long currentUntil;
+  /** Null: keys live in memory and roll lazily; else each set is kept here first and rolls come from outside. */
+  private BlockKeySet.Store store;
+  private final Object rolling = new Object();
 
   public BlockTokenIssuer(Configuration conf, PhysicalClock clock) {
     this(BlockTokenConfigKeys.enabled(conf), BlockTokenConfigKeys.lifetimeMillis(conf),
@@ -65,7 +72,9 @@ public final class BlockTokenIssuer {
     }
     long now = nowMillis();
     rollIfDue(now);
-    return BlockToken.sign(current, blockId, mode, user, now + lifetimeMillis, writerEpoch);
+    // A roll that comes late must not let a token outlive the key that signed it (DataNodes drop keys at expiry).
+    long expiry = Math.min(now + lifetimeMillis, current.expiryMillis());
+    return BlockToken.sign(current, blockId, mode, user, expiry, writerEpoch);
   }
 
   /** The keys DataNodes check tokens with: every key whose tokens may be valid now or soon. */
@@ -86,23 +95,79 @@ public final class BlockTokenIssuer {
     return current.keyId();
   }
 
-  /** Makes the next key current now (the scheduled roll, early: tests and an operator's key change). */
-  public synchronized void roll() {
-    roll(nowMillis());
+  /** The keys held now. */
+  public synchronized BlockKeySet keys() {
+    return new BlockKeySet(List.copyOf(retired), current, next, currentUntil);
   }
 
-  private void rollIfDue(long now) {
-    if (now >= currentUntil) {
-      roll(now);
+  /**
+   * From now on keeps every key set in {@code store} before it is used, and rolls only through {@link #roll}.
+   * Starts from {@code kept} (the set a previous run kept) when its current key has not expired, else from this
+   * issuer's own keys, which are kept first.
+   */
+  public void keepIn(BlockKeySet.Store store, BlockKeySet kept) throws IOException {
+    synchronized (rolling) {
+      BlockKeySet start = kept != null && kept.current().expiryMillis() > nowMillis() ? kept : keys();
+      if (start != kept) {
+        store.keep(start);
+      }
+      synchronized (this) {
+        install(start);
+        this.store = store;
+      }
     }
   }
 
-  private void roll(long now) {
-    retired.addLast(current);
-    current = next;
-    currentUntil = now + intervalMillis;
-    next = newKey(currentUntil + intervalMillis + lifetimeMillis);
-    retired.removeIf(key -> key.expiryMillis() < now);
+  /** Whether the current key has signed for its interval (a kept issuer then awaits {@link #roll}). */
+  public synchronized boolean rollDue() {
+    return nowMillis() >= currentUntil;
+  }
+
+  /**
+   * Makes the next key current now (the scheduled roll; early, for tests and an operator's key change). With a
+   * store, the new set is kept first: if that fails nothing changes.
+   */
+  public void roll() throws IOException {
+    synchronized (rolling) {
+      BlockKeySet after;
+      BlockKeySet.Store keeper;
+      synchronized (this) {
+        after = rolled(nowMillis());
+        keeper = store;
+        if (keeper == null) {
+          install(after);
+          return;
+        }
+      }
+      // Outside this issuer's lock: the store may wait for a disk, and token requests go on meanwhile.
+      keeper.keep(after);
+      synchronized (this) {
+        install(after);
+      }
+    }
+  }
+
+  private void rollIfDue(long now) {
+    if (store == null && now >= currentUntil) {
+      install(rolled(now));
+    }
+  }
+
+  private BlockKeySet rolled(long now) {
+    List<BlockKey> kept = new ArrayList<>(retired);
+    kept.add(current);
+    kept.removeIf(key -> key.expiryMillis() < now);
+    long until = now + intervalMillis;
+    return new BlockKeySet(kept, next, newKey(until + intervalMillis + lifetimeMillis), until);
+  }
+
+  private void install(BlockKeySet keys) {
+    retired.clear();
+    retired.addAll(keys.retired());
+    current = keys.current();
+    next = keys.next();
+    currentUntil = keys.currentUntilMillis();
+    lastKeyId = next.keyId();  // the newest key: the next one made continues from it
   }
 
   private BlockKey newKey(long expiryMillis) {

@@ -1,5 +1,6 @@
 package io.fffs.minicluster.crash;
 
+import io.fffs.common.fault.SyncJournal;
 import io.fffs.minicluster.NodeProcess;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -8,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Random;
 
 /**
  * A NameNode and several DataNodes, each in a JVM of its own, that a test kills with SIGKILL and restarts on the
@@ -23,9 +25,18 @@ final class ProcessCluster implements AutoCloseable {
   private final Path[] arenas;
   private NodeProcess nameNode;
   private final NodeProcess[] dataNodes;
+  /** With power loss: a kill also drops what the node had not fsync'd (its arena, its logs' unsynced tails). */
+  private final Random powerLoss;
+  private int filesCut;
 
   ProcessCluster(Path base, int dataNodeCount) throws IOException {
+    this(base, dataNodeCount, null);
+  }
+
+  /** {@code powerLoss} non-null: every kill is a power loss of the killed node, torn writes drawn from it. */
+  ProcessCluster(Path base, int dataNodeCount, Random powerLoss) throws IOException {
     this.base = base;
+    this.powerLoss = powerLoss;
     // Kept after the run (the temporary directory is not), for reading what the nodes did before a failure.
     this.log = Path.of("target", "crash-nodes-" + ProcessHandle.current().pid() + ".log").toAbsolutePath();
     this.rpcPort = freePort();
@@ -56,18 +67,40 @@ final class ProcessCluster implements AutoCloseable {
     return dataNodes.length;
   }
 
-  void killNameNode() throws InterruptedException {
+  void killNameNode() throws InterruptedException, IOException {
     nameNode.kill();
     nameNode = null;
+    if (powerLoss != null) {
+      filesCut += PowerLoss.apply(journal("name"), base.resolve("name"), powerLoss);
+    }
   }
 
   void restartNameNode() throws IOException {
     nameNode = startNameNode();
   }
 
-  void killDataNode(int i) throws InterruptedException {
+  void killDataNode(int i) throws InterruptedException, IOException {
     dataNodes[i].kill();
     dataNodes[i] = null;
+    if (powerLoss != null) {
+      filesCut += PowerLoss.apply(journal("data-" + i), base.resolve("data-" + i), powerLoss);
+      deleteArena(i);  // memory does not survive a power loss
+    }
+  }
+
+  /** Log files a power loss cut back so far. */
+  int filesCut() {
+    return filesCut;
+  }
+
+  private Path journal(String node) {
+    return base.resolve("sync-journal-" + node);
+  }
+
+  /** JVM options of a node: its heap, and with power loss the journal of what it fsync'd. */
+  private List<String> jvm(String heap, String node) {
+    return powerLoss == null ? List.of(heap)
+        : List.of(heap, "-D" + SyncJournal.PROPERTY + "=" + journal(node));
   }
 
   void restartDataNode(int i) throws IOException {
@@ -75,7 +108,7 @@ final class ProcessCluster implements AutoCloseable {
   }
 
   private NodeProcess startNameNode() throws IOException {
-    return NodeProcess.start("io.fffs.namenode.NameNodeMain", "-Xmx384m", log,
+    return NodeProcess.start("io.fffs.namenode.NameNodeMain", jvm("-Xmx384m", "name"), log,
         "fffs.namenode.name.dir=" + base.resolve("name"),
         "fffs.namenode.rpc-address=127.0.0.1:" + rpcPort,
         "fffs.namenode.http-address=127.0.0.1:" + httpPort,
@@ -87,7 +120,7 @@ final class ProcessCluster implements AutoCloseable {
   }
 
   private NodeProcess startDataNode(int i) throws IOException {
-    return NodeProcess.start("io.fffs.datanode.DataNodeMain", "-Xmx256m", log,
+    return NodeProcess.start("io.fffs.datanode.DataNodeMain", jvm("-Xmx256m", "data-" + i), log,
         "fffs.namenode.rpc-address=127.0.0.1:" + rpcPort,
         "fffs.datanode.data.dir=" + base.resolve("data-" + i),
         "fffs.datanode.memory.dir=" + arenas[i],
@@ -128,13 +161,18 @@ final class ProcessCluster implements AutoCloseable {
       running.add(nameNode);
     }
     running.forEach(NodeProcess::close);
-    for (Path arena : arenas) {
-      if (arena != null && Files.exists(arena)) {
-        try (var paths = Files.walk(arena)) {
-          paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-          // best effort: /dev/shm is cleaned by the next run's pid-named directories anyway
-        }
+    for (int i = 0; i < arenas.length; i++) {
+      deleteArena(i);
+    }
+  }
+
+  private void deleteArena(int i) {
+    Path arena = arenas[i];
+    if (arena != null && Files.exists(arena)) {
+      try (var paths = Files.walk(arena)) {
+        paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      } catch (IOException e) {
+        // best effort: /dev/shm is cleaned by the next run's pid-named directories anyway
       }
     }
   }

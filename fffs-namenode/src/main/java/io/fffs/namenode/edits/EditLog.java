@@ -2,6 +2,7 @@ package io.fffs.namenode.edits;
 
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
+import io.fffs.common.fault.SyncJournal;
 import io.fffs.common.proto.NamenodeEditsProtos.EditOpProto;
 import io.fffs.common.time.HlcTimestamp;
 import java.io.IOException;
@@ -67,6 +68,7 @@ public final class EditLog implements Journal {
   private IOException failure;
   private boolean closed;
   private FileChannel channel;
+  private Path segmentFile;
   /** Writer thread only: the end of the records of {@link #channel}, and of the zeros written ahead of them. */
   private long written;
   private long allocated;
@@ -352,6 +354,8 @@ public final class EditLog implements Journal {
     if (buffers.isEmpty()) {
       return;
     }
+    long lastTxid = buffers.get(buffers.size() - 1).getLong(8);
+    buffers.add(EditLogFormat.commitMarker(lastTxid, written));
     ByteBuffer[] array = buffers.toArray(new ByteBuffer[0]);
     long remaining = 0;
     for (ByteBuffer buffer : array) {
@@ -363,6 +367,7 @@ public final class EditLog implements Journal {
       remaining -= channel.write(array);
     }
     channel.force(false);
+    SyncJournal.synced(segmentFile, written, allocated);
     buffers.clear();
   }
 
@@ -387,6 +392,8 @@ public final class EditLog implements Journal {
     written = EditLogFormat.FILE_HEADER_BYTES;
     segment.force(true);
     forceDirectory(dir);
+    segmentFile = file;
+    SyncJournal.synced(file, written, allocated);
     return segment;
   }
 
@@ -394,6 +401,7 @@ public final class EditLog implements Journal {
   private void closeSegment() throws IOException {
     channel.truncate(written);
     channel.force(true);
+    SyncJournal.synced(segmentFile, written, written);
     channel.close();
   }
 

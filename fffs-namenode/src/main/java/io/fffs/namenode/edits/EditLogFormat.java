@@ -12,7 +12,7 @@ import java.util.zip.CRC32C;
  * File header (20 bytes)
  *   0        8          12              20
  *  +--------+----------+---------------+
- *  |FFFSEDIT| version=1| first txid    |
+ *  |FFFSEDIT| version  | first txid    |
  *  +--------+----------+---------------+
  *
  * Record (24 + L bytes), repeated
@@ -21,15 +21,29 @@ import java.util.zip.CRC32C;
  *  | body len L | CRC32C     | txid          | HLC (packed)  | EditOpProto (L bytes)    |
  *  +------------+------------+---------------+---------------+--------------------------+
  *                 CRC32C covers bytes 8 .. 24+L: txid, HLC and the op.
+ *
+ * Commit marker (24 bytes, version 2), after the records of each batch, in the same write and force
+ *   0            4            8               16              24
+ *  +------------+------------+---------------+---------------+
+ *  | 0xFFFFFFFF | CRC32C     | last txid     | batch start   |
+ *  +------------+------------+---------------+---------------+
+ *                 CRC32C covers bytes 8 .. 24; batch start is the file offset of the batch's first record.
  * </pre>
  *
  * Txids are consecutive across segments. A record is acknowledged only after the segment is forced to disk with
- * it. At start-up a record that runs past the end of the newest segment, or fails its CRC as the last thing in it,
- * is a torn write and is cut; any other bad record is {@code CORRUPT}.
+ * it. Version 2 (written now) closes every batch with a commit marker, so at start-up the tail after the last good
+ * marker of the newest segment is a torn write and is cut, while a bad record or marker with a good marker after it
+ * was written whole and is {@code CORRUPT} — wherever it is. Version 1 (no markers, still read) cuts a record that
+ * runs past the end of the newest segment or fails its CRC as the last thing in it.
  */
 public final class EditLogFormat {
   static final byte[] MAGIC = {'F', 'F', 'F', 'S', 'E', 'D', 'I', 'T'};
-  static final int VERSION = 1;
+  static final int VERSION = 2;
+  /** Segments written before commit markers; still read. */
+  static final int VERSION_WITHOUT_MARKERS = 1;
+  /** The length field of a commit marker (no record has a negative length). */
+  static final int COMMIT_TAG = -1;
+  static final int COMMIT_MARKER_BYTES = 24;
   static final int FILE_HEADER_BYTES = 20;
   static final int RECORD_HEADER_BYTES = 24;
   /** Larger than any op we write; a length beyond it is damage, not a record. */
@@ -68,6 +82,21 @@ public final class EditLogFormat {
     record.putInt(4, crc(record.array(), 8, 16 + body.length));
     record.flip();
     return record;
+  }
+
+  /** The commit marker of a batch whose first record starts at {@code batchStart} and whose last is {@code lastTxid}. */
+  static ByteBuffer commitMarker(long lastTxid, long batchStart) {
+    ByteBuffer marker = ByteBuffer.allocate(COMMIT_MARKER_BYTES).order(ByteOrder.BIG_ENDIAN);
+    marker.putInt(COMMIT_TAG).putInt(0).putLong(lastTxid).putLong(batchStart);
+    marker.putInt(4, crc(marker.array(), 8, 16));
+    marker.flip();
+    return marker;
+  }
+
+  /** Whether a good commit marker starts at {@code offset} of {@code bytes}. */
+  static boolean isCommitMarker(ByteBuffer bytes, int offset) {
+    return offset >= 0 && offset + COMMIT_MARKER_BYTES <= bytes.limit() && bytes.getInt(offset) == COMMIT_TAG
+        && bytes.getInt(offset + 4) == crc(bytes.array(), offset + 8, 16);
   }
 
   static int crc(byte[] bytes, int offset, int length) {

@@ -3,6 +3,7 @@ package io.fffs.namenode.fs;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.history.RetentionRule;
 import io.fffs.common.proto.NamenodeEditsProtos.EditOpProto;
+import io.fffs.common.security.BlockTokenConfigKeys;
 import io.fffs.common.security.BlockTokenIssuer;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
@@ -27,6 +28,7 @@ import io.fffs.namenode.namespace.NamespaceApplier;
 import io.fffs.namenode.namespace.NamespaceImage;
 import io.fffs.namenode.permission.PermissionChecker;
 import io.fffs.namenode.safemode.SafeMode;
+import io.fffs.namenode.security.BlockKeysOps;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -228,7 +230,35 @@ public final class Namesystem implements Closeable {
     if (gcIntervalMs > 0) {
       monitor.scheduleWithFixedDelay(this::collectOnSchedule, gcIntervalMs, gcIntervalMs, TimeUnit.MILLISECONDS);
     }
+    if (blockTokens.enabled()) {
+      keepBlockKeys(BlockTokenConfigKeys.keyUpdateIntervalMillis(conf));
+    }
     LOG.info("Namespace loaded: {} inodes, last txid {}, last HLC {}", namespace.inodeCount(), lastTxid, lastHlc);
+  }
+
+  /**
+   * Signs with the block keys the previous run logged (tokens handed out before a restart stay valid), logs each
+   * new set before it is used, and rolls from the monitor instead of inside token requests (which may hold the
+   * namesystem lock that logging needs).
+   */
+  private void keepBlockKeys(long intervalMillis) throws IOException {
+    blockTokens.keepIn(keys -> logSecret(EditOpProto.newBuilder().setBlockKeys(BlockKeysOps.toOp(keys)).build()),
+        BlockKeysOps.fromOp(namespace.delegation().blockKeys()));
+    rollBlockKeysIfDue();
+    long checkMillis = Math.max(10, Math.min(60_000, intervalMillis / 10));
+    monitor.scheduleWithFixedDelay(() -> {
+      try {
+        rollBlockKeysIfDue();
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("Could not roll the block-token keys (the current key goes on signing): {}", e.toString());
+      }
+    }, checkMillis, checkMillis, TimeUnit.MILLISECONDS);
+  }
+
+  private void rollBlockKeysIfDue() throws IOException {
+    if (blockTokens.rollDue()) {
+      blockTokens.roll();
+    }
   }
 
   private static long millisToNanos(long millis) {

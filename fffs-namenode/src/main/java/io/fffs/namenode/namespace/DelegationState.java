@@ -1,5 +1,6 @@
 package io.fffs.namenode.namespace;
 
+import io.fffs.common.proto.NamenodeEditsProtos.BlockKeysOp;
 import io.fffs.common.proto.NamenodeEditsProtos.DelegationKeyOp;
 import io.fffs.common.proto.NamenodeEditsProtos.DelegationTokenOp;
 import java.util.Collection;
@@ -9,13 +10,15 @@ import java.util.TreeMap;
 import org.apache.hadoop.thirdparty.protobuf.ByteString;
 
 /**
- * The delegation-token secrets the NameNode keeps across restarts: master keys and live tokens with their renew
- * dates, as the edit log and the image carry them ({@code DelegationKeyOp}, {@code DelegationTokenOp}). Changed only
- * by {@link NamespaceApplier}; the NameNode's token secret manager is loaded from it at start.
+ * The secrets the NameNode keeps across restarts: delegation-token master keys and live tokens with their renew
+ * dates, and the block-token keys, as the edit log and the image carry them ({@code DelegationKeyOp},
+ * {@code DelegationTokenOp}, {@code BlockKeysOp}). Changed only by {@link NamespaceApplier}; the NameNode's token
+ * secret manager and block-token issuer are loaded from it at start.
  */
 public final class DelegationState {
   private final Map<Integer, DelegationKeyOp> keys = new TreeMap<>();
   private final Map<ByteString, DelegationTokenOp> tokens = new LinkedHashMap<>();
+  private BlockKeysOp blockKeys;
 
   void apply(DelegationKeyOp op) {
     if (op.getRemoved()) {
@@ -31,6 +34,15 @@ public final class DelegationState {
     } else {
       tokens.put(op.getIdentifier(), op);
     }
+  }
+
+  void apply(BlockKeysOp op) {
+    blockKeys = op;
+  }
+
+  /** The block-token keys as last logged, or null if none were. */
+  public BlockKeysOp blockKeys() {
+    return blockKeys;
   }
 
   public Collection<DelegationKeyOp> keys() {

@@ -51,6 +51,9 @@ public final class NamespaceApplier {
       case DELEGATIONTOKEN:
         namespace.delegation().apply(op.getDelegationToken());
         break;
+      case BLOCKKEYS:
+        namespace.delegation().apply(op.getBlockKeys());
+        break;
       case FENCEWRITERS:
         raiseWriterEpoch(op.getFenceWriters().getInodeId(), op.getFenceWriters().getEpoch());
         break;

@@ -105,6 +105,9 @@ public final class NamespaceImage {
       namespace.pins().values().forEach(pin -> header.addPins(pin.toProto()));
       header.addAllDelegationKeys(namespace.delegation().keys())
           .addAllDelegationTokens(namespace.delegation().tokens());
+      if (namespace.delegation().blockKeys() != null) {
+        header.setBlockKeys(namespace.delegation().blockKeys());
+      }
       writeRecord(out, header.build().toByteArray());
       for (Inode inode : namespace.inodes()) {
         writeRecord(out, toProto(inode).toByteArray());
@@ -141,6 +144,9 @@ public final class NamespaceImage {
       namespace.setLastGcHlc(header.getLastGcHlc());
       header.getDelegationKeysList().forEach(namespace.delegation()::apply);
       header.getDelegationTokensList().forEach(namespace.delegation()::apply);
+      if (header.hasBlockKeys()) {
+        namespace.delegation().apply(header.getBlockKeys());
+      }
       if (in.read() != -1) {
         throw corrupt(file, counting.count, "bytes after the last inode record");
       }

@@ -18,9 +18,9 @@ import java.util.List;
 /**
  * Whatever an edit-log segment holds, reading it gives its good records in txid order and stops at a torn tail, or
  * refuses it with {@code CORRUPT} naming the file and offset; nothing else escapes. The harness builds segments
- * from the fuzzer's bytes the way the writer does — header, then records with their CRCs — and then damages them
- * as the fuzzer says (wrong lengths, txids, CRCs, bodies that are not ops, bytes flipped, the tail cut), so the
- * fuzzer reaches the parsing behind the checksums. Fuzzed by {@code dev-support/fuzz.sh}.
+ * from the fuzzer's bytes the way the writer does — header, then records with their CRCs and commit markers — and
+ * then damages them as the fuzzer says (wrong lengths, txids, CRCs, markers, bodies that are not ops, bytes
+ * flipped, the tail cut), so the fuzzer reaches the parsing behind the checksums. Fuzzed by {@code dev-support/fuzz.sh}.
  */
 class EditLogReaderFuzzTest {
   private static final Path FILE = temp();
@@ -40,10 +40,15 @@ class EditLogReaderFuzzTest {
     boolean newest = data.consumeBoolean();
     long first = data.consumeLong(0, 1_000);
     ByteArrayOutputStream out = new ByteArrayOutputStream();
+    boolean markers = data.consumeBoolean();  // a segment of today's version, or one written before markers
     ByteBuffer header = EditLogFormat.fileHeader(first);
+    if (!markers) {
+      header.putInt(8, EditLogFormat.VERSION_WITHOUT_MARKERS);
+    }
     out.write(header.array(), 0, header.limit());
     int records = data.consumeInt(0, 8);
     long txid = first;
+    int batchStart = EditLogFormat.FILE_HEADER_BYTES;
     for (int i = 0; i < records; i++) {
       long recordTxid = data.consumeBoolean() ? txid : data.consumeLong();
       byte[] body = data.consumeBytes(data.consumeInt(0, 64));
@@ -53,6 +58,15 @@ class EditLogReaderFuzzTest {
       }
       out.write(record.array(), 0, record.limit());
       txid++;
+      if (markers && data.consumeBoolean()) {  // the batch ends here: its commit marker, possibly damaged
+        ByteBuffer marker = EditLogFormat.commitMarker(data.consumeBoolean() ? txid - 1 : data.consumeLong(),
+            data.consumeBoolean() ? batchStart : data.consumeInt());
+        if (data.consumeBoolean()) {
+          marker.putInt(data.consumeInt(0, 5) * 4, data.consumeInt());
+        }
+        out.write(marker.array(), 0, marker.limit());
+        batchStart = out.size();
+      }
     }
     byte[] bytes = out.toByteArray();
     if (data.consumeBoolean() && bytes.length > 0) {

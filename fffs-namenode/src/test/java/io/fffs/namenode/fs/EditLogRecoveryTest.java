@@ -123,7 +123,7 @@ class EditLogRecoveryTest {
     try (RandomAccessFile file = new RandomAccessFile(segment.toFile(), "rw")) {
       file.seek(20);
       int firstBody = file.readInt();
-      offsetOfSecondRecord = 20 + 24 + firstBody;
+      offsetOfSecondRecord = 20 + 24 + firstBody + 24;  // after the first record and its batch's commit marker
       file.seek(offsetOfSecondRecord + 30);
       int b = file.read();
       file.seek(offsetOfSecondRecord + 30);

@@ -377,6 +377,7 @@ final class SegmentScanner implements AutoCloseable {
       at += channel.write(footer, at);
     }
     channel.force(false);
+    io.fffs.common.fault.SyncJournal.synced(file, at, at);
     return new Result(entries, torn);
   }
 

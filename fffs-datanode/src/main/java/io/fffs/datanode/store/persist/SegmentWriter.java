@@ -1,6 +1,7 @@
 package io.fffs.datanode.store.persist;
 
 import com.sun.nio.file.ExtendedOpenOption;
+import io.fffs.common.fault.SyncJournal;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -268,6 +269,8 @@ final class SegmentWriter {
 
   void force() throws IOException {
     channel.force(false);
+    long size = channel.size();
+    SyncJournal.synced(path, size, size);
   }
 
   /** Footer, fsync, close. */
@@ -285,6 +288,8 @@ final class SegmentWriter {
         write(new ByteBuffer[] {footer});
       }
       channel.force(false);
+      long size = channel.size();
+      SyncJournal.synced(path, size, size);
       channel.close();
       channel = null;
     }
