@@ -415,6 +415,18 @@ public final class MultiLogBlockStore implements BlockStore {
   }
 
   @Override
+  public long logCompleteFromMicros(long blockId) {
+    Block block = blocks.get(blockId);
+    io.fffs.common.history.MomentSet kept = block == null ? null : block.kept();
+    return kept == null ? 0 : kept.floor();
+  }
+
+  @Override
+  public int pageSize() {
+    return arena.pageSize();
+  }
+
+  @Override
   public java.util.Set<Long> quarantined() {
     return java.util.Set.copyOf(quarantined);
   }

@@ -130,6 +130,17 @@ class WebHdfsGatewayTest {
     assertThat(untilNow.get("to").asText()).isEqualTo("latest");
     assertThat(kindsByPath(untilNow)).containsExactly("MODIFIED /hd/a 3->6", "DELETED /hd/gone 1->-1",
         "CREATED /hd/new -1->1");
+    JsonNode ranged = WebHdfs.json(http.send("GET", "/hd" + before, "op=GETHISTORYDIFF&user.name=alice&ranges=true&to="
+        + middle.substring(1), null)).get("HistoryDiff").get("DiffEntry");
+    assertThat(ranged.get(0).get("ranges").toString()).isEqualTo("[{\"offset\":3,\"length\":3}]");
+    assertThat(ranged.get(1).has("ranges")).as("only modified files").isFalse();
+    JsonNode writes = WebHdfs.json(http.send("GET", "/hd/a", "op=GETVERSIONS&writes=true&user.name=alice", null))
+        .get("FileVersions").get("FileWrites");
+    assertThat(writes.get("completeFrom").asLong()).isZero();
+    java.util.List<String> written = new java.util.ArrayList<>();
+    writes.get("FileWrite").forEach(w -> written.add(w.get("kind").asText() + " " + w.get("offset").asLong() + "+"
+        + w.get("length").asLong()));
+    assertThat(written).containsExactly("WRITE 0+3", "WRITE 3+3");
     JsonNode badTo = WebHdfs.error(http.send("GET", "/hd" + before, "op=GETHISTORYDIFF&user.name=alice&to=yesterday",
         null), 400);
     assertThat(badTo.get("code").asText()).isEqualTo("MALFORMED_TIME");
