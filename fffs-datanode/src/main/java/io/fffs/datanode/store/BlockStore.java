@@ -142,6 +142,11 @@ public interface BlockStore extends AutoCloseable {
     return 0;
   }
 
+  /** What the segment files hold: their size, the records entries still point to, the latest states' bytes. */
+  default DiskUsage diskUsage() {
+    return DiskUsage.NONE;
+  }
+
   /** The bytes of a page version: what a kept state before {@link #logCompleteFromMicros} is known to. */
   default int pageSize() {
     return 4096;

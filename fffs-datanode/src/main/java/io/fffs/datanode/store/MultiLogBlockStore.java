@@ -21,6 +21,7 @@ import io.fffs.datanode.store.history.RetentionTable;
 import io.fffs.datanode.store.persist.SegmentCleaner;
 import io.fffs.datanode.store.persist.Scrubber;
 import io.fffs.datanode.store.persist.SegmentPageReader;
+import io.fffs.datanode.store.persist.SegmentUsage;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -419,6 +420,11 @@ public final class MultiLogBlockStore implements BlockStore {
     Block block = blocks.get(blockId);
     io.fffs.common.history.MomentSet kept = block == null ? null : block.kept();
     return kept == null ? 0 : kept.floor();
+  }
+
+  @Override
+  public DiskUsage diskUsage() {
+    return persistence == null ? DiskUsage.NONE : SegmentUsage.of(blocks, dataDir, arena.pageSize());
   }
 
   @Override

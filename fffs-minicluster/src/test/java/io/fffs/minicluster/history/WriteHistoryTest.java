@@ -8,11 +8,13 @@ import io.fffs.client.FileVersion;
 import io.fffs.client.FileWrite;
 import io.fffs.client.FreezeFrameFileSystem;
 import io.fffs.client.WriteHistory;
+import io.fffs.client.tools.AdminCommand;
 import io.fffs.client.tools.HistoryCommand;
 import io.fffs.common.history.RetentionRule;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.common.time.TimeSpec;
+import io.fffs.datanode.store.DiskUsage;
 import io.fffs.datanode.store.MultiLogBlockStore;
 import io.fffs.minicluster.MiniFffsCluster;
 import java.io.ByteArrayOutputStream;
@@ -51,7 +53,7 @@ class WriteHistoryTest {
     conf.setLong("fffs.blocksize", BLOCK);
     conf.setInt("fffs.replication", 2);
     conf.setLong("fffs.history.gc.interval", 0);
-    conf.set("fffs.datanode.segment.file.size", "256k");
+    conf.set("fffs.datanode.segment.file.size", "32k");  // closed files for the cleaner
     conf.set("fffs.datanode.cleaner.interval", "1h");
     conf.set("fffs.datanode.retention.interval", "1h");
     cluster = MiniFffsCluster.builder().baseDir(base).conf(conf).numDataNodes(2).build();
@@ -148,10 +150,35 @@ class WriteHistoryTest {
     fs.pin(dir, v2, "last");  // stays readable after the next write
     fs.setRetention(dir, RetentionRule.parse("0s 2v"));
     fs.collectHistory();
+    MultiLogBlockStore store0 = (MultiLogBlockStore) cluster.getDataNode(0).store();
+    store0.sync(store0.blockReport().stream().map(b -> b.blockId()).toList());
+    DiskUsage before = store0.diskUsage();
+    assertThat(before.historyBytes()).as("overwritten and cut bytes").isGreaterThan(0);
+    // The block the truncate cut off the file is history only the NameNode knows as such, until collection.
+    assertThat(before.currentBytes()).isEqualTo(70_000 + 100_000 - BLOCK);
     for (int i = 0; i < 2; i++) {
       assertThat(cluster.getDataNode(i).pullRetention()).isGreaterThan(0);
+    }
+    DiskUsage dropped = store0.diskUsage();
+    assertThat(dropped.liveBytes()).as("entries dropped").isLessThan(before.liveBytes());
+    assertThat(dropped.reclaimableBytes()).isGreaterThan(before.reclaimableBytes());
+    assertThat(dropped.currentBytes()).isEqualTo(70_000);
+    for (int i = 0; i < 2; i++) {
       ((MultiLogBlockStore) cluster.getDataNode(i).store()).cleanSegments();
     }
+    DiskUsage cleaned = store0.diskUsage();
+    assertThat(cleaned.reclaimableBytes()).as("the cleaner freed them").isLessThan(dropped.reclaimableBytes());
+    assertThat(cleaned.liveBytes()).isEqualTo(dropped.liveBytes());
+    for (int i = 0; i < 10; i++) {  // the DataNode measures every few heartbeats
+      cluster.getDataNode(0).triggerHeartbeat();
+    }
+    ByteArrayOutputStream report = new ByteArrayOutputStream();
+    Configuration client = new Configuration(cluster.getConfiguration());
+    client.set("fs.defaultFS", cluster.getURI().toString());
+    assertThat(AdminCommand.run(client, new String[] {"-report"}, new PrintStream(report, true),
+        new PrintStream(new ByteArrayOutputStream(), true))).isZero();
+    assertThat(report.toString(StandardCharsets.UTF_8)).contains("in segment files: live ", ", history ",
+        ", reclaimable ");
     int page = ((MultiLogBlockStore) cluster.getDataNode(0).store()).pageSize();
     List<ByteRange> collected = fs.changedRanges(file, v1, v2);
     assertThat(union(concat(exact, collected))).as("what changed is still covered").isEqualTo(union(collected));

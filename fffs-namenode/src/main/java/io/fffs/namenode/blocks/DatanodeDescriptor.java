@@ -19,6 +19,10 @@ public final class DatanodeDescriptor {
   volatile String scrubLastCorruption;
   volatile long measuredOffsetMicros;
   volatile long offsetErrorMicros = -1;
+  /** Its segment files' size, the records entries point to, the latest states' bytes (0 before a report). */
+  volatile long segmentBytes;
+  volatile long liveSegmentBytes;
+  volatile long currentBytes;
 
   DatanodeDescriptor(DatanodeIdProto id) {
     this.id = id;
@@ -91,6 +95,21 @@ public final class DatanodeDescriptor {
 
   public long scrubBytesVerified() {
     return scrubBytesVerified;
+  }
+
+  /** The DataNode's segment files' size, as it last reported it. */
+  public long segmentBytes() {
+    return segmentBytes;
+  }
+
+  /** The records its block-log entries point to (the rest of the segment files is reclaimable). */
+  public long liveSegmentBytes() {
+    return liveSegmentBytes;
+  }
+
+  /** The bytes of its blocks' latest states (the rest of the live records is history). */
+  public long currentBytes() {
+    return currentBytes;
   }
 
   /** Damaged segment records the scrubber found. */

@@ -57,7 +57,8 @@ public final class AdminProtocolServerSide implements NamenodeAdminProtocolPB {
             .setClockOffsetMicros(d.clockOffsetMicros()).setLive(datanodes.isLive(d)).setHealthy(d.isHealthy())
             .setLastContactMillis(TimeUnit.NANOSECONDS.toMillis(Math.max(0,
                 nanoTime.getAsLong() - d.lastHeartbeatNanos())))
-            .setScrubCorruptions(d.scrubCorruptions());
+            .setScrubCorruptions(d.scrubCorruptions()).setSegmentBytes(d.segmentBytes())
+            .setLiveSegmentBytes(d.liveSegmentBytes()).setCurrentBytes(d.currentBytes());
         if (d.offsetErrorMicros() >= 0) {
           report.setMeasuredOffsetMicros(d.measuredOffsetMicros()).setOffsetErrorMicros(d.offsetErrorMicros());
         }
