@@ -45,6 +45,13 @@ final class MetadataOps {
         return WebHdfsJson.contentSummary(fs.getContentSummary(path));
       case GETHOMEDIRECTORY:
         return WebHdfsJson.path("/user/" + call.user);
+      case GETSERVERDEFAULTS:
+        return WebHdfsJson.serverDefaults(fs.getServerDefaults(path));
+      case GETSTATUS:
+        return WebHdfsJson.fsStatus(fs.getStatus(path));
+      case GETTRASHROOT:
+        // The client's home is its process user's; the request's user is the one asking.
+        return WebHdfsJson.path("/user/" + call.user + "/.Trash");
       case GETFILEBLOCKLOCATIONS: {
         FileStatus status = fs.getFileStatus(path);
         long offset = call.longValue("offset", 0, 0);

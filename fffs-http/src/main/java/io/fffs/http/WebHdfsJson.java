@@ -11,6 +11,8 @@ import java.util.Map;
 import org.apache.hadoop.fs.BlockLocation;
 import org.apache.hadoop.fs.ContentSummary;
 import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FsServerDefaults;
+import org.apache.hadoop.fs.FsStatus;
 
 /** The JSON bodies of WebHDFS answers, field for field as HDFS's REST API documents them. */
 final class WebHdfsJson {
@@ -186,6 +188,31 @@ final class WebHdfsJson {
       json.endObject();
     }
     return json.endArray().endObject().endObject().toString();
+  }
+
+  /** {@code GETSERVERDEFAULTS}: {@code {"FsServerDefaults": {...}}} as WebHDFS has it. */
+  static String serverDefaults(FsServerDefaults defaults) {
+    return new Json().beginObject().beginObject("FsServerDefaults")
+        .field("blockSize", defaults.getBlockSize())
+        .field("bytesPerChecksum", defaults.getBytesPerChecksum())
+        .field("writePacketSize", defaults.getWritePacketSize())
+        .field("replication", defaults.getReplication())
+        .field("fileBufferSize", defaults.getFileBufferSize())
+        .field("encryptDataTransfer", defaults.getEncryptDataTransfer())
+        .field("trashInterval", defaults.getTrashInterval())
+        .field("checksumType", defaults.getChecksumType().id)
+        .field("keyProviderUri", defaults.getKeyProviderUri() == null ? "" : defaults.getKeyProviderUri())
+        .field("defaultStoragePolicyId", defaults.getDefaultStoragePolicyId())
+        .endObject().endObject().toString();
+  }
+
+  /** {@code GETSTATUS}: {@code {"FsStatus": {"capacity", "used", "remaining"}}}. */
+  static String fsStatus(FsStatus status) {
+    return new Json().beginObject().beginObject("FsStatus")
+        .field("capacity", status.getCapacity())
+        .field("used", status.getUsed())
+        .field("remaining", status.getRemaining())
+        .endObject().endObject().toString();
   }
 
   static String bool(boolean value) {

@@ -263,6 +263,47 @@ class WebHdfsGatewayTest {
     }
   }
 
+  @Test
+  void hadoopsClientGetsServerDefaultsStatusAndTrashRootAndHearsWhatFffsDoesNotHave() throws Exception {
+    http.twoStep("PUT", "/un/a", "op=CREATE&user.name=alice", bytes("a"));
+    http.twoStep("PUT", "/un/b", "op=CREATE&user.name=alice", bytes("b"));
+    org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path("/un");
+    org.apache.hadoop.fs.Path a = new org.apache.hadoop.fs.Path("/un/a");
+    try (org.apache.hadoop.fs.FileSystem webhdfs = org.apache.hadoop.fs.FileSystem.newInstance(
+        cluster.getWebHdfsFileSystemURI(), cluster.getConfiguration())) {
+      org.apache.hadoop.fs.FsServerDefaults defaults = webhdfs.getServerDefaults(dir);
+      org.apache.hadoop.fs.FsServerDefaults direct = fs.getServerDefaults(dir);
+      assertThat(defaults.getBlockSize()).isEqualTo(direct.getBlockSize());
+      assertThat(defaults.getReplication()).isEqualTo(direct.getReplication());
+      assertThat(defaults.getBytesPerChecksum()).isEqualTo(512);
+      assertThat(defaults.getChecksumType()).isEqualTo(org.apache.hadoop.util.DataChecksum.Type.CRC32C);
+      org.apache.hadoop.fs.FsStatus status = webhdfs.getStatus(dir);
+      assertThat(status.getCapacity()).isPositive().isEqualTo(fs.getStatus(dir).getCapacity());
+      String user = org.apache.hadoop.security.UserGroupInformation.getCurrentUser().getShortUserName();
+      assertThat(webhdfs.getTrashRoot(a).toUri().getPath()).isEqualTo("/user/" + user + "/.Trash");
+
+      java.util.List<org.assertj.core.api.ThrowableAssert.ThrowingCallable> refused = java.util.List.of(
+          () -> webhdfs.concat(a, new org.apache.hadoop.fs.Path[] {new org.apache.hadoop.fs.Path("/un/b")}),
+          () -> webhdfs.getXAttrs(a),
+          () -> webhdfs.setXAttr(a, "user.k", bytes("v")),
+          () -> webhdfs.removeXAttr(a, "user.k"),
+          () -> webhdfs.getAclStatus(a),
+          () -> webhdfs.createSnapshot(dir, "s1"),
+          () -> webhdfs.deleteSnapshot(dir, "s1"));
+      for (org.assertj.core.api.ThrowableAssert.ThrowingCallable call : refused) {
+        org.assertj.core.api.Assertions.assertThatThrownBy(call).isInstanceOf(UnsupportedOperationException.class)
+            .hasMessageContaining("UNSUPPORTED");
+      }
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> webhdfs.createSnapshot(dir, "s1"))
+          .hasMessageContaining("every moment is readable").hasMessageContaining("pin");
+      assertThat(fs.getFileStatus(a).getLen()).as("nothing changed").isEqualTo(1);
+    }
+    JsonNode error = WebHdfs.error(http.send("GET", "/un", "op=GETSNAPSHOTDIFF&oldsnapshotname=a&snapshotname=b"
+        + "&user.name=alice", null), 400);
+    assertThat(error.get("code").asText()).isEqualTo("UNSUPPORTED");
+    assertThat(error.get("javaClassName").asText()).isEqualTo("java.lang.UnsupportedOperationException");
+  }
+
   private static String text(HttpResponse<byte[]> response) {
     assertThat(response.statusCode()).as(new String(response.body(), StandardCharsets.UTF_8)).isEqualTo(200);
     return new String(response.body(), StandardCharsets.UTF_8);
