@@ -300,6 +300,27 @@ public class FreezeFrameFileSystem extends FileSystem {
     return versions;
   }
 
+  /**
+   * The writes that changed {@code path}'s bytes, stamped at system times within {@code [fromMicros, toMicros]}
+   * ({@code Long.MIN_VALUE}/{@code Long.MAX_VALUE}: open ends), oldest first, from its DataNodes' block logs: each
+   * packet written (with its HLC, user time, file offset and length) and each block cut. Writes garbage collection
+   * dropped are left out ({@link WriteHistory#completeFromMicros}).
+   */
+  public WriteHistory listWrites(Path path, long fromMicros, long toMicros) throws IOException {
+    statistics.incrementReadOps(1);
+    return new WriteQueries(client).writes(FffsClient.plain(client.temporal(qualify(path))), fromMicros, toMicros);
+  }
+
+  /**
+   * The byte ranges of file {@code path} written or cut between system times {@code from} and {@code to} (either
+   * may be the latest), sorted and joined: every byte that differs between the two states lies in one of them.
+   * Byte-exact where the DataNodes' logs are complete from the earlier moment on, else widened to whole pages.
+   */
+  public List<ByteRange> changedRanges(Path path, TimeSpec from, TimeSpec to) throws IOException {
+    statistics.incrementReadOps(1);
+    return new WriteQueries(client).changedRanges(FffsClient.plain(client.temporal(qualify(path))), from, to);
+  }
+
   // ---- bounded history (docs/history.md); the calls themselves are in HistoryCalls --------------------------
 
   /**

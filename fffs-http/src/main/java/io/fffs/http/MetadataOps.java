@@ -1,6 +1,9 @@
 package io.fffs.http;
 
+import io.fffs.client.ByteRange;
 import io.fffs.client.FreezeFrameFileSystem;
+import io.fffs.client.HistoryDifference;
+import io.fffs.client.errors.CodedException;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.time.TemporalPath;
@@ -8,6 +11,9 @@ import io.fffs.common.time.TimeSpec;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 
@@ -39,6 +45,13 @@ final class MetadataOps {
         return WebHdfsJson.contentSummary(fs.getContentSummary(path));
       case GETHOMEDIRECTORY:
         return WebHdfsJson.path("/user/" + call.user);
+      case GETSERVERDEFAULTS:
+        return WebHdfsJson.serverDefaults(fs.getServerDefaults(path));
+      case GETSTATUS:
+        return WebHdfsJson.fsStatus(fs.getStatus(path));
+      case GETTRASHROOT:
+        // The client's home is its process user's; the request's user is the one asking.
+        return WebHdfsJson.path("/user/" + call.user + "/.Trash");
       case GETFILEBLOCKLOCATIONS: {
         FileStatus status = fs.getFileStatus(path);
         long offset = call.longValue("offset", 0, 0);
@@ -46,7 +59,8 @@ final class MetadataOps {
         return WebHdfsJson.blockLocations(fs.getFileBlockLocations(status, offset, length));
       }
       case GETVERSIONS:
-        return WebHdfsJson.versions(fs.listVersions(path));
+        return WebHdfsJson.versions(fs.listVersions(path),
+            call.bool("writes", false) ? fs.listWrites(path, Long.MIN_VALUE, Long.MAX_VALUE) : null);
       case GETHISTORYDIFF:
         return historyDiff(call, fs);
       case MKDIRS:
@@ -91,7 +105,22 @@ final class MetadataOps {
     TimeSpec toTime = to == null || to.isEmpty() ? TimeSpec.latest() : TimeSpec.parse(to);
     TimeSpec from = fs.timeOf(call.path.path);
     TimeSpec until = toTime.isLatest() ? toTime : fs.timeOf(TemporalPath.withTime(call.path.plain, toTime));
-    return WebHdfsJson.historyDiff(from, until, fs.diff(call.path.plain, from, until));
+    List<HistoryDifference> differences = fs.diff(call.path.plain, from, until);
+    Map<HistoryDifference, List<ByteRange>> ranges = new HashMap<>();
+    if (call.bool("ranges", false)) {
+      for (HistoryDifference difference : differences) {
+        if (difference.kind() == HistoryDifference.Kind.MODIFIED) {
+          try {
+            ranges.put(difference, fs.changedRanges(new Path(difference.path()), from, until));
+          } catch (IOException e) {
+            if (!(e instanceof CodedException) || ((CodedException) e).code() != ErrorCode.IS_A_DIRECTORY) {
+              throw e;
+            }
+          }
+        }
+      }
+    }
+    return WebHdfsJson.historyDiff(from, until, differences, ranges);
   }
 
   /** Whether a listing of {@code path} is the file itself rather than a directory's entries. */

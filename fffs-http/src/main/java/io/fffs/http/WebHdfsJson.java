@@ -1,12 +1,18 @@
 package io.fffs.http;
 
+import io.fffs.client.ByteRange;
 import io.fffs.client.FileVersion;
+import io.fffs.client.FileWrite;
 import io.fffs.client.HistoryDifference;
+import io.fffs.client.WriteHistory;
 import io.fffs.common.time.TimeSpec;
 import java.util.List;
+import java.util.Map;
 import org.apache.hadoop.fs.BlockLocation;
 import org.apache.hadoop.fs.ContentSummary;
 import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FsServerDefaults;
+import org.apache.hadoop.fs.FsStatus;
 
 /** The JSON bodies of WebHDFS answers, field for field as HDFS's REST API documents them. */
 final class WebHdfsJson {
@@ -106,7 +112,33 @@ final class WebHdfsJson {
    * "change"}]}}}, oldest first; {@code marker} appended to the path (or given as {@code at=}) reads that version.
    */
   static String versions(List<FileVersion> versions) {
-    Json json = new Json().beginObject().beginObject("FileVersions").beginArray("FileVersion");
+    return versions(versions, null);
+  }
+
+  /**
+   * {@link #versions(List)}, and with {@code writes} (GETVERSIONS with {@code writes=true}) also
+   * {@code "FileWrites": {"completeFrom", "FileWrite": [{"hlc", "time", "marker", "kind", "offset", "length",
+   * "userTime"}]}}: the writes that changed the file's bytes, oldest first; {@code completeFrom} (µs, 0: always)
+   * is the moment from which every write is listed.
+   */
+  static String versions(List<FileVersion> versions, WriteHistory writes) {
+    Json json = new Json().beginObject().beginObject("FileVersions");
+    if (writes != null) {
+      json.beginObject("FileWrites").field("completeFrom", writes.completeFromMicros()).beginArray("FileWrite");
+      for (FileWrite write : writes.writes()) {
+        json.beginObject()
+            .field("hlc", write.hlc().toString())
+            .field("time", write.hlc().physicalMicros() / 1000)
+            .field("marker", write.marker())
+            .field("kind", write.kind().name())
+            .field("offset", write.offset())
+            .field("length", write.length())
+            .field("userTime", write.userTime())
+            .endObject();
+      }
+      json.endArray().endObject();
+    }
+    json.beginArray("FileVersion");
     for (FileVersion version : versions) {
       json.beginObject()
           .field("hlc", version.hlc().toString())
@@ -125,6 +157,15 @@ final class WebHdfsJson {
    * a length is -1 where the entry did not exist.
    */
   static String historyDiff(TimeSpec from, TimeSpec to, List<HistoryDifference> differences) {
+    return historyDiff(from, to, differences, Map.of());
+  }
+
+  /**
+   * {@link #historyDiff(TimeSpec, TimeSpec, List)}, and for each modified file of {@code ranges} (GETHISTORYDIFF
+   * with {@code ranges=true}) {@code "ranges": [{"offset", "length"}]}: the bytes written or cut between the two.
+   */
+  static String historyDiff(TimeSpec from, TimeSpec to, List<HistoryDifference> differences,
+      Map<HistoryDifference, List<ByteRange>> ranges) {
     Json json = new Json().beginObject().beginObject("HistoryDiff")
         .field("from", from.toString())
         .field("to", to.toString())
@@ -135,10 +176,43 @@ final class WebHdfsJson {
           .field("path", difference.path())
           .field("target", difference.target())
           .field("lengthBefore", difference.lengthBefore())
-          .field("lengthAfter", difference.lengthAfter())
-          .endObject();
+          .field("lengthAfter", difference.lengthAfter());
+      List<ByteRange> changed = ranges.get(difference);
+      if (changed != null) {
+        json.beginArray("ranges");
+        for (ByteRange range : changed) {
+          json.beginObject().field("offset", range.offset()).field("length", range.length()).endObject();
+        }
+        json.endArray();
+      }
+      json.endObject();
     }
     return json.endArray().endObject().endObject().toString();
+  }
+
+  /** {@code GETSERVERDEFAULTS}: {@code {"FsServerDefaults": {...}}} as WebHDFS has it. */
+  static String serverDefaults(FsServerDefaults defaults) {
+    return new Json().beginObject().beginObject("FsServerDefaults")
+        .field("blockSize", defaults.getBlockSize())
+        .field("bytesPerChecksum", defaults.getBytesPerChecksum())
+        .field("writePacketSize", defaults.getWritePacketSize())
+        .field("replication", defaults.getReplication())
+        .field("fileBufferSize", defaults.getFileBufferSize())
+        .field("encryptDataTransfer", defaults.getEncryptDataTransfer())
+        .field("trashInterval", defaults.getTrashInterval())
+        .field("checksumType", defaults.getChecksumType().id)
+        .field("keyProviderUri", defaults.getKeyProviderUri() == null ? "" : defaults.getKeyProviderUri())
+        .field("defaultStoragePolicyId", defaults.getDefaultStoragePolicyId())
+        .endObject().endObject().toString();
+  }
+
+  /** {@code GETSTATUS}: {@code {"FsStatus": {"capacity", "used", "remaining"}}}. */
+  static String fsStatus(FsStatus status) {
+    return new Json().beginObject().beginObject("FsStatus")
+        .field("capacity", status.getCapacity())
+        .field("used", status.getUsed())
+        .field("remaining", status.getRemaining())
+        .endObject().endObject().toString();
   }
 
   static String bool(boolean value) {

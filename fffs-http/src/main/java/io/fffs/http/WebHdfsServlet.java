@@ -72,6 +72,9 @@ final class WebHdfsServlet extends HttpServlet {
   private void serve(HttpServletRequest request, HttpServletResponse response) throws IOException {
     Map<String, String> parameters = UrlText.parameters(request.getQueryString());
     WebHdfsOp op = WebHdfsOp.parse(parameters.get("op"), request.getMethod());
+    if (op.unsupported != null) {
+      throw new FffsException(ErrorCode.UNSUPPORTED, op + ": " + op.unsupported);
+    }
     RequestPath path = RequestPath.parse(request.getRequestURI(), parameters.get("at"));
     String[] identity = security.enabled ? security.identify(request, parameters, null)
         : security.identify(request, parameters, UserFileSystems.checkUserName(

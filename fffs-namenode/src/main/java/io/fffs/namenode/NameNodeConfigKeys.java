@@ -94,6 +94,10 @@ public final class NameNodeConfigKeys {
   public static final String HISTORY_GC_INTERVAL_KEY = "fffs.history.gc.interval";
   public static final long HISTORY_GC_INTERVAL_DEFAULT_MS = 60_000;
   /** Whether a garbage-collection pass that dropped something is followed by a checkpoint (old edits go). */
+  /** Inodes per batch of a garbage-collection pass: the write lock is held for one batch at a time. */
+  public static final String HISTORY_GC_BATCH_INODES_KEY = "fffs.history.gc.batch-inodes";
+  public static final int HISTORY_GC_BATCH_INODES_DEFAULT = 1000;
+
   public static final String HISTORY_GC_CHECKPOINT_KEY = "fffs.history.gc.checkpoint";
   public static final boolean HISTORY_GC_CHECKPOINT_DEFAULT = true;
 

@@ -5,6 +5,8 @@ import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.DataTransferProtos.BlockInfoRequestProto;
 import io.fffs.common.proto.DataTransferProtos.BlockInfoResponseProto;
+import io.fffs.common.proto.DataTransferProtos.BlockLogRequestProto;
+import io.fffs.common.proto.DataTransferProtos.BlockLogResponseProto;
 import io.fffs.common.proto.DataTransferProtos.OpProto;
 import io.fffs.common.proto.DataTransferProtos.ReplicaStampProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
@@ -213,6 +215,14 @@ final class ChannelDataTransferClient implements DataTransferClient {
         .setBlockInfo(BlockInfoRequestProto.newBuilder().setBlockId(blockId).setTime(time.toProto())))
         .getBlockInfo();
     return new BlockInfo(info.getExists(), info.getLength(), HlcTimestamp.fromProto(info.getResolvedHlc()));
+  }
+
+  @Override
+  public BlockLogResponseProto blockLog(DatanodeIdProto datanode, long blockId, BlockToken token, long afterHlc,
+      long toHlc, int limit) throws IOException {
+    return call(datanode, RequestHeaders.withToken(token, RequestHeaderProto.newBuilder()).setOp(OpProto.BLOCK_LOG)
+        .setBlockLog(BlockLogRequestProto.newBuilder().setBlockId(blockId).setAfterHlc(afterHlc).setToHlc(toHlc)
+            .setLimit(limit))).getBlockLog();
   }
 
   @Override

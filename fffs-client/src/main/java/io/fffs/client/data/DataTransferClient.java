@@ -1,6 +1,7 @@
 package io.fffs.client.data;
 
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.proto.DataTransferProtos.BlockLogResponseProto;
 import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.TimeSpec;
@@ -81,6 +82,16 @@ public interface DataTransferClient extends Closeable {
 
   /** A block's length and resolved HLC as of {@code time} ({@code token}: READ or WRITE). */
   BlockInfo blockInfo(DatanodeIdProto datanode, long blockId, BlockToken token, TimeSpec time) throws IOException;
+
+  /**
+   * One page of a block's log entries stamped in ({@code afterHlc}, {@code toHlc}] (packed HLCs; {@code toHlc} 0:
+   * no bound), at most {@code limit}, without their bytes ({@code token}: READ or WRITE).
+   */
+  default BlockLogResponseProto blockLog(DatanodeIdProto datanode, long blockId, BlockToken token, long afterHlc,
+      long toHlc, int limit) throws IOException {
+    throw new io.fffs.common.error.FffsException(io.fffs.common.error.ErrorCode.UNSUPPORTED,
+        "this data client cannot list a block's log");
+  }
 
   /** Cuts a block to {@code newLength} ({@code token}: WRITE); returns the block's length after it. */
   long truncate(DatanodeIdProto datanode, long blockId, BlockToken token, long newLength) throws IOException;

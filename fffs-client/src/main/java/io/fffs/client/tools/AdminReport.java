@@ -49,6 +49,12 @@ final class AdminReport {
       out.println("Arena used: " + bytes(d.getMemoryUsedBytes()) + percent(d.getMemoryUsedBytes(),
           d.getCapacityBytes()));
       out.println("Blocks: " + d.getBlockCount());
+      if (d.getSegmentBytes() > 0) {
+        long history = Math.max(0, d.getLiveSegmentBytes() - d.getCurrentBytes());
+        out.println("Disk: " + bytes(d.getSegmentBytes()) + " in segment files: live " + bytes(d.getLiveSegmentBytes())
+            + " (latest states " + bytes(d.getCurrentBytes()) + ", history " + bytes(history) + "), reclaimable "
+            + bytes(Math.max(0, d.getSegmentBytes() - d.getLiveSegmentBytes())));
+      }
       out.println("Durable frontier: " + HlcTimestamp.fromProto(d.getDurableHlc()) + " (lag "
           + millis(d.getDurableLagMicros()) + ")");
       out.println("Clock offset: " + (d.hasMeasuredOffsetMicros() ? millis(d.getMeasuredOffsetMicros()) + " ± "

@@ -1,10 +1,14 @@
 package io.fffs.client.tools;
 
+import io.fffs.client.ByteRange;
 import io.fffs.client.FreezeFrameFileSystem;
 import io.fffs.client.HistoryDifference;
 import io.fffs.client.Pin;
+import io.fffs.client.errors.CodedException;
 import io.fffs.common.conf.GenericArgs;
+import io.fffs.common.error.ErrorCode;
 import io.fffs.common.time.TemporalPath;
+import io.fffs.common.time.TimeSpec;
 import java.util.List;
 import io.fffs.common.history.RetentionRule;
 import java.io.IOException;
@@ -30,8 +34,9 @@ public final class HistoryCommand {
       "  unpin NAME                     remove a pin",
       "  pins [PATH]                    the pins on PATH (default /) and below",
       "  gc                             run a garbage-collection pass of the namespace now (superuser)",
-      "  diff PATH@T1 PATH@T2           what changed in the tree between two moments (either may be plain:",
-      "                                 now); exit 0 when nothing, 1 when something, 2 on trouble",
+      "  diff PATH@T1 PATH@T2 [--ranges] what changed in the tree between two moments (either may be plain:",
+      "                                 now), with the byte ranges changed of a file (of every modified file",
+      "                                 with --ranges); exit 0 when nothing, 1 when something, 2 on trouble",
       "  du PATH                        what the tree holds now and in its kept history",
       "  restore PATH@TIME [--to DEST]  restore a file or tree as it was, as a new version of PATH (or DEST);",
       "                                 the DataNodes copy the blocks",
@@ -110,7 +115,7 @@ public final class HistoryCommand {
         }
         break;
       case "diff":
-        if (args.length == 2) {
+        if (args.length == 2 || args.length == 3 && args[2].equals("--ranges")) {
           return diff(fs, args, out, err);
         }
         break;
@@ -145,6 +150,23 @@ public final class HistoryCommand {
     return 2;
   }
 
+  /** {@code \tbytes [a, b) [c, d)} for a modified file (nothing for a directory). */
+  private static String changedBytes(FreezeFrameFileSystem fs, Path file, TimeSpec first, TimeSpec second)
+      throws IOException {
+    List<ByteRange> ranges;
+    try {
+      ranges = fs.changedRanges(file, first, second);
+    } catch (IOException e) {
+      if (e instanceof CodedException && ((CodedException) e).code() == ErrorCode.IS_A_DIRECTORY) {
+        return "";
+      }
+      throw e;
+    }
+    StringBuilder text = new StringBuilder("\tbytes");
+    ranges.forEach(range -> text.append(' ').append(range));
+    return ranges.isEmpty() ? "\tbytes unchanged" : text.toString();
+  }
+
   /** {@code diff PATH@T1 PATH@T2}: exit 0 when the tree did not change, 1 when it did, 2 on trouble (as diff). */
   private static int diff(FreezeFrameFileSystem fs, String[] args, PrintStream out, PrintStream err) {
     try {
@@ -155,9 +177,18 @@ public final class HistoryCommand {
             + to.plainPath());
         return 2;
       }
-      List<HistoryDifference> differences = fs.diff(from.plainPath(), fs.timeOf(new Path(args[0])),
-          fs.timeOf(new Path(args[1])));
-      differences.forEach(out::println);
+      TimeSpec first = fs.timeOf(new Path(args[0]));
+      TimeSpec second = fs.timeOf(new Path(args[1]));
+      List<HistoryDifference> differences = fs.diff(from.plainPath(), first, second);
+      boolean ranges = args.length == 3
+          || differences.size() == 1 && differences.get(0).kind() == HistoryDifference.Kind.MODIFIED;
+      for (HistoryDifference difference : differences) {
+        String line = difference.toString();
+        if (ranges && difference.kind() == HistoryDifference.Kind.MODIFIED) {
+          line += changedBytes(fs, new Path(difference.path()), first, second);
+        }
+        out.println(line);
+      }
       return differences.isEmpty() ? 0 : 1;
     } catch (IOException e) {
       err.println(e.getMessage());

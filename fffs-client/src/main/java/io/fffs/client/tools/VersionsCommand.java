@@ -1,24 +1,30 @@
 package io.fffs.client.tools;
 
 import io.fffs.client.FileVersion;
+import io.fffs.client.FileWrite;
 import io.fffs.client.FreezeFrameFileSystem;
+import io.fffs.client.WriteHistory;
 import io.fffs.common.conf.GenericArgs;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.time.TimeSpec;
+import io.fffs.common.time.TimeText;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
- * {@code bin/fffs versions [-D fs.defaultFS=fffs://host:port] PATH [--from TIME] [--to TIME] [--limit N]}: one line
- * per version of PATH, oldest first — the marker that reads it, its ISO time, its length and the change that made it
- * — those that began within {@code [--from, --to]} (times as markers take them, e.g. {@code s1763719200000}), the
- * newest {@code --limit} of them.
+ * {@code bin/fffs versions [-D fs.defaultFS=fffs://host:port] PATH [--writes] [--from TIME] [--to TIME]
+ * [--limit N]}: one line per version of PATH, oldest first — the marker that reads it, its ISO time, its length and
+ * the change that made it — those that began within {@code [--from, --to]} (times as markers take them, e.g.
+ * {@code s1763719200000}), the newest {@code --limit} of them. With {@code --writes}, the writes that changed the
+ * file's bytes (from the DataNodes' logs) are listed among them, each with its range.
  */
 public final class VersionsCommand {
-  static final String USAGE = "usage: bin/fffs versions [-D fs.defaultFS=fffs://host:port] PATH [--from TIME]"
-      + " [--to TIME] [--limit N]\n  " + GenericArgs.USAGE;
+  static final String USAGE = "usage: bin/fffs versions [-D fs.defaultFS=fffs://host:port] PATH [--writes]"
+      + " [--from TIME] [--to TIME] [--limit N]\n  --writes  also list each write that changed the file's bytes"
+      + " (HLC, offset, length, user time)\n  " + GenericArgs.USAGE;
 
   private VersionsCommand() {}
 
@@ -29,6 +35,7 @@ public final class VersionsCommand {
     long from = Long.MIN_VALUE;
     long to = Long.MAX_VALUE;
     int limit = Integer.MAX_VALUE;
+    boolean writes = false;
     try {
       String[] rest = GenericArgs.apply(conf, args);
       for (int i = 0; i < rest.length; i++) {
@@ -36,6 +43,7 @@ public final class VersionsCommand {
           case "--from" -> from = time(rest, ++i);
           case "--to" -> to = time(rest, ++i);
           case "--limit" -> limit = Integer.parseInt(value(rest, ++i));
+          case "--writes" -> writes = true;
           default -> {
             if (path != null) {
               throw new IllegalArgumentException("unexpected argument '" + rest[i] + "'");
@@ -60,9 +68,21 @@ public final class VersionsCommand {
             + " an fffs:// path");
         System.exit(2);
       }
-      List<FileVersion> versions = select(((FreezeFrameFileSystem) fs).listVersions(target), from, to, limit);
-      for (FileVersion version : versions) {
-        System.out.println(version);
+      FreezeFrameFileSystem fffs = (FreezeFrameFileSystem) fs;
+      List<FileVersion> versions = fffs.listVersions(target);
+      if (!writes) {
+        select(versions, from, to, limit).forEach(System.out::println);
+        return;
+      }
+      WriteHistory history = fffs.listWrites(target, from, to);
+      for (String line : interleave(select(versions, from, to, Integer.MAX_VALUE), history.writes(), limit)) {
+        System.out.println(line);
+      }
+      if (history.completeFromMicros() > Math.max(from, 0) && history.completeFromMicros() != Long.MAX_VALUE) {
+        System.out.println("(writes before " + TimeText.isoMicros(history.completeFromMicros())
+            + " were garbage-collected and are not listed)");
+      } else if (history.completeFromMicros() == Long.MAX_VALUE) {
+        System.out.println("(the history of the file's writes was garbage-collected; only kept versions are listed)");
       }
     }
   }
@@ -72,6 +92,22 @@ public final class VersionsCommand {
     List<FileVersion> within = versions.stream()
         .filter(v -> v.hlc().physicalMicros() >= from && v.hlc().physicalMicros() <= to).toList();
     return within.subList(Math.max(0, within.size() - limit), within.size());
+  }
+
+  /** Versions and writes in HLC order (a version before the writes at its stamp), the newest {@code limit}. */
+  public static List<String> interleave(List<FileVersion> versions, List<FileWrite> writes, int limit) {
+    List<String> lines = new ArrayList<>(versions.size() + writes.size());
+    int w = 0;
+    for (FileVersion version : versions) {
+      while (w < writes.size() && writes.get(w).hlc().compareTo(version.hlc()) < 0) {
+        lines.add(writes.get(w++).toString());
+      }
+      lines.add(version.toString());
+    }
+    while (w < writes.size()) {
+      lines.add(writes.get(w++).toString());
+    }
+    return lines.subList(Math.max(0, lines.size() - limit), lines.size());
   }
 
   private static long time(String[] args, int i) throws FffsException {

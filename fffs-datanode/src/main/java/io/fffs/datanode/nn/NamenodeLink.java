@@ -88,6 +88,10 @@ public final class NamenodeLink implements AutoCloseable {
   private final Map<Long, long[]> received = new ConcurrentHashMap<>();
   private final AtomicBoolean receivedScheduled = new AtomicBoolean();
   private volatile boolean registered;
+  /** Heartbeats between two measurements of the segment files (each walks every block's log). */
+  private static final int DISK_USAGE_EVERY = 10;
+  private long heartbeats;
+  private io.fffs.datanode.store.DiskUsage diskUsage;
   private boolean failing;
   private long lastBlockReportNanos;
   private boolean blockReportDue;
@@ -316,6 +320,13 @@ public final class NamenodeLink implements AutoCloseable {
         .setMemoryUsedBytes(memory.residentPageBytes() + memory.logBytes() + memory.indexBytes())
         .setBlockCount(store.blockReport().size()).setDurableHlc(store.durableFrontier().toProto())
         .setFenceSeq(fenceSeq);
+    if (heartbeats++ % DISK_USAGE_EVERY == 0) {
+      diskUsage = store.diskUsage();  // one walk of every log: not on every heartbeat
+    }
+    if (diskUsage != null) {
+      request.setSegmentBytes(diskUsage.segmentBytes()).setLiveSegmentBytes(diskUsage.liveBytes())
+          .setCurrentBytes(diskUsage.currentBytes());
+    }
     ScrubberStatus scrub = store.scrubberStatus();
     request.setScrubPasses(scrub.passes()).setScrubBytesVerified(scrub.bytesVerified())
         .setScrubCorruptions(scrub.corruptions());

@@ -31,7 +31,8 @@ import java.util.List;
 
 /**
  * Streams one block's whole log from this DataNode's store to another DataNode, so that the copy answers every past
- * read as this one does. Over one data-transfer connection to the target, as a pipeline's client would:
+ * read as this one does. The entries are walked by {@link LogSteps}, as a listing of the block's writes walks them.
+ * Over one data-transfer connection to the target, as a pipeline's client would:
  * {@code REPLICA_OPEN(FOLLOWER)}, then every entry in log order as a stamped {@code WRITE} (or {@code TRUNCATE})
  * carrying the entry's HLC, user time and resulting length, with the bytes it wrote, read here as of that entry;
  * a CREATE goes with the WRITE that follows it, as the primary logged them. Then {@code SYNC} (the copy is on the
@@ -71,19 +72,11 @@ final class LogStreamer {
       call(channel, request(OpProto.REPLICA_OPEN, token).setReplicaOpen(ReplicaOpenRequestProto.newBuilder()
           .setBlockId(blockId).setRole(ReplicaRoleProto.FOLLOWER)), null);
       long length = 0;
-      for (int i = 0; i < entries.size(); i++) {
-        LogEntry entry = entries.get(i);
+      for (LogSteps.Step step : LogSteps.of(entries)) {
+        LogEntry entry = step.entry();
         switch (entry.op()) {
-          case CREATE -> {
-            LogEntry next = i + 1 < entries.size() ? entries.get(i + 1) : null;
-            if (next != null && next.op() == BlockOp.WRITE && next.offset() == 0) {
-              length = write(channel, blockId, i + 1, next, entry.hlc(), frontier, token);
-              i++;
-            } else {
-              length = write(channel, blockId, i, entry, entry.hlc(), frontier, token);
-            }
-          }
-          case WRITE -> length = write(channel, blockId, i, entry, 0, frontier, token);
+          case CREATE, WRITE -> length = write(channel, blockId, step.index(), entry, step.createHlc(), frontier,
+              token);
           case TRUNCATE -> {
             call(channel, request(OpProto.TRUNCATE, token).setTruncate(TruncateBlockRequestProto.newBuilder()
                 .setBlockId(blockId).setNewLength(entry.offset()).setReplica(stamp(entry, 0, frontier))), null);

@@ -8,7 +8,7 @@ import io.fffs.common.security.BlockTokenVerifier;
 
 /**
  * The token each data operation needs ({@code DataTransfer.proto}): READ for READ and LOCAL_READ, WRITE for WRITE, SYNC (every
- * block named), TRUNCATE, REPLICA_OPEN and REPLICA_END, either for BLOCK_INFO. Checked before anything is served or queued — by the TCP data
+ * block named), TRUNCATE, REPLICA_OPEN and REPLICA_END, either for BLOCK_INFO and BLOCK_LOG. Checked before anything is served or queued — by the TCP data
  * server and by the UCX side channel alike. A writer's WRITE and REPLICA_OPEN also pass the block's writer fence
  * ({@code STALE_WRITER} for a writer whose file was taken over).
  */
@@ -36,6 +36,11 @@ public final class BlockAccess {
       case BLOCK_INFO:
         if (request.hasBlockInfo()) {
           verifier.check(request.getTokensList(), request.getBlockInfo().getBlockId(), null, "BLOCK_INFO");
+        }
+        return;
+      case BLOCK_LOG:
+        if (request.hasBlockLog()) {
+          verifier.check(request.getTokensList(), request.getBlockLog().getBlockId(), null, "BLOCK_LOG");
         }
         return;
       case TRUNCATE:

@@ -15,6 +15,7 @@ import io.fffs.common.proto.DataTransferProtos.SyncResponseProto;
 import io.fffs.common.proto.DataTransferProtos.TransferBlockRequestProto;
 import io.fffs.common.proto.DataTransferProtos.TruncateBlockRequestProto;
 import io.fffs.datanode.replication.BlockTransfer;
+import io.fffs.datanode.replication.LogListing;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.TimeSpec;
@@ -35,7 +36,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * READ, LOCAL_READ (where a READ's bytes are, for a short-circuit reader on this host), BLOCK_INFO, SYNC, TRUNCATE and the pipeline's REPLICA_OPEN and REPLICA_END, served on a pool of handler threads because they may wait: for the clock to pass a
+ * READ, LOCAL_READ (where a READ's bytes are, for a short-circuit reader on this host), BLOCK_INFO, BLOCK_LOG, SYNC, TRUNCATE and the pipeline's REPLICA_OPEN and REPLICA_END, served on a pool of handler threads because they may wait: for the clock to pass a
  * time (at most the max offset) or for the disk. A READ answer is the header, with a CRC32C per 512-byte chunk of
  * the payload, followed by the view's runs (arena pages, and evicted pages the store loaded and checked) with plain
  * writes; the whole frame is written in one event-loop task so it never interleaves
@@ -104,6 +105,10 @@ final class QueryService {
               TimeSpec.fromProto(request.getBlockInfo().getTime()));
           response.setBlockInfo(BlockInfoResponseProto.newBuilder().setExists(info.exists())
               .setLength(info.length()).setResolvedHlc(info.hlc().toProto()));
+          break;
+        case BLOCK_LOG:
+          require(request.hasBlockLog(), request);
+          response.setBlockLog(LogListing.list(store, request.getBlockLog()));
           break;
         case SYNC:
           require(request.hasSync(), request);

@@ -142,6 +142,25 @@ public interface BlockStore extends AutoCloseable {
   }
 
   /**
+   * The moment (µs) from which {@link #logEntries} lists every entry of the block: garbage collection may have
+   * dropped entries before it (the states kept there still read right, page version by page version); 0 while
+   * nothing of the block was collected.
+   */
+  default long logCompleteFromMicros(long blockId) {
+    return 0;
+  }
+
+  /** What the segment files hold: their size, the records entries still point to, the latest states' bytes. */
+  default DiskUsage diskUsage() {
+    return DiskUsage.NONE;
+  }
+
+  /** The bytes of a page version: what a kept state before {@link #logCompleteFromMicros} is known to. */
+  default int pageSize() {
+    return 4096;
+  }
+
+  /**
    * Drops this replica of the block with its whole history (the other replicas keep it). Returns false, dropping
    * nothing, while the block is in a write pipeline here or has entries not yet durable.
    */

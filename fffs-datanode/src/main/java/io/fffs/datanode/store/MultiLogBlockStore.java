@@ -22,6 +22,7 @@ import io.fffs.datanode.store.history.RetentionTable;
 import io.fffs.datanode.store.persist.SegmentCleaner;
 import io.fffs.datanode.store.persist.Scrubber;
 import io.fffs.datanode.store.persist.SegmentPageReader;
+import io.fffs.datanode.store.persist.SegmentUsage;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -454,6 +455,23 @@ public final class MultiLogBlockStore implements BlockStore {
     } finally {
       block.readLock().unlock();
     }
+  }
+
+  @Override
+  public long logCompleteFromMicros(long blockId) {
+    Block block = blocks.get(blockId);
+    io.fffs.common.history.MomentSet kept = block == null ? null : block.kept();
+    return kept == null ? 0 : kept.floor();
+  }
+
+  @Override
+  public DiskUsage diskUsage() {
+    return persistence == null ? DiskUsage.NONE : SegmentUsage.of(blocks, dataDir, arena.pageSize());
+  }
+
+  @Override
+  public int pageSize() {
+    return arena.pageSize();
   }
 
   @Override

@@ -130,6 +130,17 @@ class WebHdfsGatewayTest {
     assertThat(untilNow.get("to").asText()).isEqualTo("latest");
     assertThat(kindsByPath(untilNow)).containsExactly("MODIFIED /hd/a 3->6", "DELETED /hd/gone 1->-1",
         "CREATED /hd/new -1->1");
+    JsonNode ranged = WebHdfs.json(http.send("GET", "/hd" + before, "op=GETHISTORYDIFF&user.name=alice&ranges=true&to="
+        + middle.substring(1), null)).get("HistoryDiff").get("DiffEntry");
+    assertThat(ranged.get(0).get("ranges").toString()).isEqualTo("[{\"offset\":3,\"length\":3}]");
+    assertThat(ranged.get(1).has("ranges")).as("only modified files").isFalse();
+    JsonNode writes = WebHdfs.json(http.send("GET", "/hd/a", "op=GETVERSIONS&writes=true&user.name=alice", null))
+        .get("FileVersions").get("FileWrites");
+    assertThat(writes.get("completeFrom").asLong()).isZero();
+    java.util.List<String> written = new java.util.ArrayList<>();
+    writes.get("FileWrite").forEach(w -> written.add(w.get("kind").asText() + " " + w.get("offset").asLong() + "+"
+        + w.get("length").asLong()));
+    assertThat(written).containsExactly("WRITE 0+3", "WRITE 3+3");
     JsonNode badTo = WebHdfs.error(http.send("GET", "/hd" + before, "op=GETHISTORYDIFF&user.name=alice&to=yesterday",
         null), 400);
     assertThat(badTo.get("code").asText()).isEqualTo("MALFORMED_TIME");
@@ -250,6 +261,47 @@ class WebHdfsGatewayTest {
       assertThat(blocks[0].getHosts()).containsExactly("127.0.0.1", "127.0.0.1");
       assertThat(blocks[0].getNames()).doesNotHaveDuplicates();
     }
+  }
+
+  @Test
+  void hadoopsClientGetsServerDefaultsStatusAndTrashRootAndHearsWhatFffsDoesNotHave() throws Exception {
+    http.twoStep("PUT", "/un/a", "op=CREATE&user.name=alice", bytes("a"));
+    http.twoStep("PUT", "/un/b", "op=CREATE&user.name=alice", bytes("b"));
+    org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path("/un");
+    org.apache.hadoop.fs.Path a = new org.apache.hadoop.fs.Path("/un/a");
+    try (org.apache.hadoop.fs.FileSystem webhdfs = org.apache.hadoop.fs.FileSystem.newInstance(
+        cluster.getWebHdfsFileSystemURI(), cluster.getConfiguration())) {
+      org.apache.hadoop.fs.FsServerDefaults defaults = webhdfs.getServerDefaults(dir);
+      org.apache.hadoop.fs.FsServerDefaults direct = fs.getServerDefaults(dir);
+      assertThat(defaults.getBlockSize()).isEqualTo(direct.getBlockSize());
+      assertThat(defaults.getReplication()).isEqualTo(direct.getReplication());
+      assertThat(defaults.getBytesPerChecksum()).isEqualTo(512);
+      assertThat(defaults.getChecksumType()).isEqualTo(org.apache.hadoop.util.DataChecksum.Type.CRC32C);
+      org.apache.hadoop.fs.FsStatus status = webhdfs.getStatus(dir);
+      assertThat(status.getCapacity()).isPositive().isEqualTo(fs.getStatus(dir).getCapacity());
+      String user = org.apache.hadoop.security.UserGroupInformation.getCurrentUser().getShortUserName();
+      assertThat(webhdfs.getTrashRoot(a).toUri().getPath()).isEqualTo("/user/" + user + "/.Trash");
+
+      java.util.List<org.assertj.core.api.ThrowableAssert.ThrowingCallable> refused = java.util.List.of(
+          () -> webhdfs.concat(a, new org.apache.hadoop.fs.Path[] {new org.apache.hadoop.fs.Path("/un/b")}),
+          () -> webhdfs.getXAttrs(a),
+          () -> webhdfs.setXAttr(a, "user.k", bytes("v")),
+          () -> webhdfs.removeXAttr(a, "user.k"),
+          () -> webhdfs.getAclStatus(a),
+          () -> webhdfs.createSnapshot(dir, "s1"),
+          () -> webhdfs.deleteSnapshot(dir, "s1"));
+      for (org.assertj.core.api.ThrowableAssert.ThrowingCallable call : refused) {
+        org.assertj.core.api.Assertions.assertThatThrownBy(call).isInstanceOf(UnsupportedOperationException.class)
+            .hasMessageContaining("UNSUPPORTED");
+      }
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> webhdfs.createSnapshot(dir, "s1"))
+          .hasMessageContaining("every moment is readable").hasMessageContaining("pin");
+      assertThat(fs.getFileStatus(a).getLen()).as("nothing changed").isEqualTo(1);
+    }
+    JsonNode error = WebHdfs.error(http.send("GET", "/un", "op=GETSNAPSHOTDIFF&oldsnapshotname=a&snapshotname=b"
+        + "&user.name=alice", null), 400);
+    assertThat(error.get("code").asText()).isEqualTo("UNSUPPORTED");
+    assertThat(error.get("javaClassName").asText()).isEqualTo("java.lang.UnsupportedOperationException");
   }
 
   private static String text(HttpResponse<byte[]> response) {

@@ -26,6 +26,10 @@ public final class DatanodeDescriptor {
   volatile long decommissionBlocksLeft;
   /** Whether a full block report came since it registered (before that, what it holds is not known). */
   volatile boolean reportedSinceRegistration;
+  /** Its segment files' size, the records entries point to, the latest states' bytes (0 before a report). */
+  volatile long segmentBytes;
+  volatile long liveSegmentBytes;
+  volatile long currentBytes;
 
   DatanodeDescriptor(DatanodeIdProto id) {
     this.id = id;
@@ -98,6 +102,21 @@ public final class DatanodeDescriptor {
 
   public long scrubBytesVerified() {
     return scrubBytesVerified;
+  }
+
+  /** The DataNode's segment files' size, as it last reported it. */
+  public long segmentBytes() {
+    return segmentBytes;
+  }
+
+  /** The records its block-log entries point to (the rest of the segment files is reclaimable). */
+  public long liveSegmentBytes() {
+    return liveSegmentBytes;
+  }
+
+  /** The bytes of its blocks' latest states (the rest of the live records is history). */
+  public long currentBytes() {
+    return currentBytes;
   }
 
   /** Damaged segment records the scrubber found. */

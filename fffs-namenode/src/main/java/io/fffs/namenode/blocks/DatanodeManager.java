@@ -96,6 +96,16 @@ public final class DatanodeManager {
     }
   }
 
+  /** Records what a DataNode's segment files hold, as it measured them. */
+  public void diskUsage(String uuid, long segmentBytes, long liveSegmentBytes, long currentBytes) {
+    DatanodeDescriptor descriptor = datanodes.get(uuid);
+    if (descriptor != null) {
+      descriptor.segmentBytes = segmentBytes;
+      descriptor.liveSegmentBytes = liveSegmentBytes;
+      descriptor.currentBytes = currentBytes;
+    }
+  }
+
   /** Which DataNodes may register (the include and exclude files). */
   public HostFilter hosts() {
     return hosts;

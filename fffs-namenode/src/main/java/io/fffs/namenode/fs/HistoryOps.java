@@ -5,7 +5,9 @@ import io.fffs.common.error.FffsException;
 import io.fffs.common.history.MomentSet;
 import io.fffs.common.history.RetentionRule;
 import io.fffs.common.proto.NamenodeEditsProtos.EditOpProto;
-import io.fffs.common.proto.NamenodeEditsProtos.GcOp;
+import io.fffs.common.proto.HistoryProtos.MomentSetProto;
+import io.fffs.common.proto.NamenodeEditsProtos.GcBatchOp;
+import io.fffs.common.proto.NamenodeEditsProtos.GcKeepProto;
 import io.fffs.common.proto.NamenodeEditsProtos.PinOp;
 import io.fffs.common.proto.NamenodeEditsProtos.SetRetentionOp;
 import io.fffs.common.proto.NamenodeEditsProtos.UnpinOp;
@@ -22,7 +24,10 @@ import io.fffs.namenode.permission.Caller;
 import io.fffs.namenode.permission.PermissionChecker;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -40,10 +45,17 @@ public final class HistoryOps {
   private final Supplier<RetentionRule> clusterDefault;
   private final LongSupplier nowMicros;
   private final Supplier<GcPass.Result> lastGc;
+  private final int batchInodes;
+  private final Object passes = new Object();
+  private final AtomicLong ruleChanges = new AtomicLong();
+  private volatile Runnable batchHook = () -> { };
+  /** A batch's table of sets stops growing past this (a fine tier rule keeps many moments). */
+  private static final long MAX_BATCH_SET_BYTES = 1 << 20;
 
   HistoryOps(MutationPath changes, QueryPath reads, Namespace namespace, PermissionChecker permissions,
       Horizon horizon, Supplier<RetentionRule> clusterDefault, LongSupplier nowMicros,
-      Supplier<GcPass.Result> lastGc) {
+      Supplier<GcPass.Result> lastGc, int batchInodes) {
+    this.batchInodes = Math.max(1, batchInodes);
     this.changes = changes;
     this.reads = reads;
     this.namespace = namespace;
@@ -76,6 +88,7 @@ public final class HistoryOps {
         op.setRule(rule.toProto());
       }
       changes.log(EditOpProto.newBuilder().setSetRetention(op).build());
+      ruleChanges.incrementAndGet();
       return true;
     });
   }
@@ -162,16 +175,82 @@ public final class HistoryOps {
     return pin;
   }
 
-  /** Runs a garbage-collection pass now ({@code caller} null: the NameNode's own schedule). */
-  public Logged<GcPass.Result> collect(Caller caller) throws IOException {
-    return changes.mutate("collect history", () -> {
-      if (caller != null) {
-        permissions.checkSuperUser(caller, "run garbage collection of history");
+  /**
+   * Runs a garbage-collection pass now ({@code caller} null: the NameNode's own schedule), without holding the write
+   * lock for the whole pass: what every inode keeps is planned under the read lock (reads go on; changes wait for
+   * the plan), then applied {@code batchInodes} inodes at a time, each batch one logged {@code GcBatchOp} under the
+   * write lock, so changes go on between batches; a last batch removes the inodes nothing binds any more. A rule set
+   * while a pass runs ends its keeping batches early (the next pass follows the new rule). Passes run one at a time.
+   * Returns what the whole pass dropped.
+   */
+  public GcPass.Result collect(Caller caller) throws IOException {
+    if (caller != null) {
+      permissions.checkSuperUser(caller, "run garbage collection of history");
+    }
+    synchronized (passes) {
+      long rules = ruleChanges.get();
+      RetentionRule rule = clusterDefault.get();
+      long now = nowMicros.getAsLong();
+      List<GcPass.Keep> plan = reads.query(() -> GcPass.plan(namespace, now, rule));
+      long versions = 0;
+      long names = 0;
+      for (int from = 0; from < plan.size() && ruleChanges.get() == rules; ) {
+        GcBatchOp.Builder batch = GcBatchOp.newBuilder();
+        from = fill(batch, plan, from);
+        batchHook.run();
+        GcPass.Result done = changes.mutate("collect history", () -> {
+          changes.log(EditOpProto.newBuilder().setGcBatch(batch).build());
+          return lastGc.get();
+        }).await();
+        versions += done.versionsDropped();
+        names += done.namesDropped();
       }
-      changes.log(EditOpProto.newBuilder().setGc(GcOp.newBuilder().setDefaultRule(clusterDefault.get().toProto()))
-          .build());
-      return lastGc.get();
-    });
+      batchHook.run();
+      GcPass.Result last = changes.mutate("collect history", () -> {
+        changes.log(EditOpProto.newBuilder().setGcBatch(GcBatchOp.newBuilder()
+            .addAllRemoveInodeIds(GcPass.unreachable(namespace)).setLast(true)).build());
+        return lastGc.get();
+      }).await();
+      return new GcPass.Result(last.inodesRemoved(), versions, names, last.removedInodeIds());
+    }
+  }
+
+  /** Adds plan entries from {@code from} until the batch holds {@code batchInodes} of them or its sets ~1 MiB. */
+  private int fill(GcBatchOp.Builder batch, List<GcPass.Keep> plan, int from) {
+    Map<MomentSet, Integer> index = new HashMap<>();
+    long bytes = 0;
+    int i = from;
+    for (; i < plan.size() && i - from < batchInodes && bytes < MAX_BATCH_SET_BYTES; i++) {
+      GcPass.Keep keep = plan.get(i);
+      GcKeepProto.Builder entry = GcKeepProto.newBuilder().setInodeId(keep.inodeId());
+      bytes += indexOf(batch, index, keep.states(), entry::setStates);
+      if (keep.names() != null) {
+        bytes += indexOf(batch, index, keep.names(), entry::setNames);
+      }
+      batch.addKeep(entry);
+    }
+    return i;
+  }
+
+  /** Sets the index of {@code set} in the batch's table (added if new); returns the bytes it added. */
+  private static long indexOf(GcBatchOp.Builder batch, Map<MomentSet, Integer> index, MomentSet set,
+      java.util.function.IntConsumer setIndex) {
+    Integer known = index.get(set);
+    if (known != null) {
+      setIndex.accept(known);
+      return 0;
+    }
+    int added = batch.getSetsCount();
+    MomentSetProto proto = set.toProto();
+    batch.addSets(proto);
+    index.put(set, added);
+    setIndex.accept(added);
+    return proto.getSerializedSize();
+  }
+
+  /** For tests: runs before each batch of a pass is logged (a latch holds a pass between batches). */
+  void setBatchHook(Runnable hook) {
+    batchHook = hook == null ? () -> { } : hook;
   }
 
   /** Whether any rule (a directory's or the default) bounds history: else a pass cannot drop anything. */

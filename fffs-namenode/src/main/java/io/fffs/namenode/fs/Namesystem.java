@@ -210,7 +210,8 @@ public final class Namesystem implements Closeable {
     this.directories = new DirectoryOps(paths, namespace, permissions, leases);
     this.queries = new NamespaceQueries(paths, namespace, permissions, leases, datanodes, horizon);
     this.history = new HistoryOps(paths, paths, namespace, permissions, horizon, () -> defaultRetention,
-        this::nowMicros, applier::lastGcResult);
+        this::nowMicros, applier::lastGcResult, conf.getInt(NameNodeConfigKeys.HISTORY_GC_BATCH_INODES_KEY,
+        NameNodeConfigKeys.HISTORY_GC_BATCH_INODES_DEFAULT));
     this.historyQueries = new HistoryQueries(paths, namespace, permissions, horizon);
     this.fsck = new FsckQueries(paths, namespace, permissions, datanodes, horizon);
     this.restores = new RestoreOps(paths, paths, namespace, permissions, horizon, datanodes, leases, blockCopies,
@@ -553,7 +554,7 @@ public final class Namesystem implements Closeable {
    * that the edits before it can go too.
    */
   public GcPass.Result collectHistory(io.fffs.namenode.permission.Caller caller) throws IOException {
-    GcPass.Result result = history.collect(caller).await();
+    GcPass.Result result = history.collect(caller);
     lock.readLock().lock();
     try {
       result.removedInodeIds().forEach(leases::remove);

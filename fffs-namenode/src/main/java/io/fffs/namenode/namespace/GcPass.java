@@ -54,14 +54,27 @@ public final class GcPass {
     this.clusterDefault = clusterDefault;
   }
 
-  /** Runs a pass as of {@code stamp} (its physical part is "now"). */
+  /** What one inode is to keep: the moments of its states and, for a directory, of its names (else null). */
+  public record Keep(long inodeId, MomentSet states, MomentSet names) {}
+
+  /** Runs a whole pass as of {@code stamp} (its physical part is "now"): a {@code GcOp} of an older log. */
   static Result run(Namespace namespace, HlcTimestamp stamp, RetentionRule clusterDefault) {
-    Result result = new GcPass(namespace, stamp.physicalMicros(), clusterDefault).run();
+    Result kept = apply(namespace, plan(namespace, stamp.physicalMicros(), clusterDefault));
+    List<Long> removed = remove(namespace, unreachable(namespace));
     namespace.setLastGcHlc(stamp.packed());
-    return result;
+    return new Result(removed.size(), kept.versionsDropped(), kept.namesDropped(), removed);
   }
 
-  private Result run() {
+  /**
+   * What every inode of the namespace is to keep as of {@code nowMicros}; changes nothing, so it may run under the
+   * read lock. Applied later, after other changes, it keeps what they added too: whatever a change stamps after
+   * {@code nowMicros} lies in every rule's window.
+   */
+  public static List<Keep> plan(Namespace namespace, long nowMicros, RetentionRule clusterDefault) {
+    return new GcPass(namespace, nowMicros, clusterDefault).plan();
+  }
+
+  private List<Keep> plan() {
     List<Inode> inodes = new ArrayList<>(namespace.inodes());
     ownMoments(inodes);
     List<Link> links = links(inodes);
@@ -75,14 +88,30 @@ public final class GcPass {
         states.merge(link.child, listed, MomentSet::union);
       }
     }
+    List<Keep> keeps = new ArrayList<>(inodes.size());
+    for (Inode inode : inodes) {
+      keeps.add(new Keep(inode.id(), states.get(inode), inode.isDirectory() ? needed.get(inode) : null));
+    }
+    return keeps;
+  }
+
+  /**
+   * Makes each listed inode keep only what it kept before and its {@link Keep} says (inodes gone since are skipped):
+   * drops the versions and names no kept moment sees. Counts no removed inodes.
+   */
+  public static Result apply(Namespace namespace, List<Keep> keeps) {
     long versions = 0;
     long names = 0;
-    for (Inode inode : inodes) {
-      MomentSet keptStates = intersect(states.get(inode), inode.kept());
+    for (Keep keep : keeps) {
+      Inode inode = namespace.inode(keep.inodeId());
+      if (inode == null) {
+        continue;
+      }
+      MomentSet keptStates = intersect(keep.states(), inode.kept());
       inode.setKept(keptStates);
       versions += inode.states().retainVisible(keptStates);
-      if (inode.isDirectory()) {
-        MomentSet keptNames = intersect(needed.get(inode), inode.keptNames());
+      if (inode.isDirectory() && keep.names() != null) {
+        MomentSet keptNames = intersect(keep.names(), inode.keptNames());
         inode.setKeptNames(keptNames);
         List<String> emptied = new ArrayList<>();
         for (Map.Entry<String, ChildHistory> child : inode.children().entrySet()) {
@@ -95,8 +124,12 @@ public final class GcPass {
         names += emptied.size();
       }
     }
-    List<Long> removed = removeUnreachable();
-    return new Result(removed.size(), versions, names, removed);
+    return new Result(0, versions, names, List.of());
+  }
+
+  /** Records {@code stamp} as the last pass's (the last batch of a pass was applied at it). */
+  public static void finished(Namespace namespace, HlcTimestamp stamp) {
+    namespace.setLastGcHlc(stamp.packed());
   }
 
   private static MomentSet intersect(MomentSet wanted, MomentSet before) {
@@ -204,8 +237,11 @@ public final class GcPass {
     }
   }
 
-  /** Removes the inodes no kept name of a kept directory binds any more; returns their ids. */
-  private List<Long> removeUnreachable() {
+  /**
+   * The inodes no kept name of a kept directory binds any more. Changes nothing; once unreachable an inode stays so
+   * (no path names it, so nothing can bind it again).
+   */
+  public static List<Long> unreachable(Namespace namespace) {
     Map<Long, Boolean> reachable = new HashMap<>();
     ArrayDeque<Inode> pending = new ArrayDeque<>();
     pending.add(namespace.root());
@@ -224,11 +260,22 @@ public final class GcPass {
         }
       }
     }
-    List<Long> removed = new ArrayList<>();
-    for (Inode inode : new ArrayList<>(namespace.inodes())) {
+    List<Long> unreachable = new ArrayList<>();
+    for (Inode inode : namespace.inodes()) {
       if (!reachable.containsKey(inode.id())) {
-        removed.add(inode.id());
-        namespace.removeInode(inode.id());
+        unreachable.add(inode.id());
+      }
+    }
+    return unreachable;
+  }
+
+  /** Removes the listed inodes that are still there; returns the ids removed. */
+  public static List<Long> remove(Namespace namespace, List<Long> ids) {
+    List<Long> removed = new ArrayList<>();
+    for (long id : ids) {
+      if (namespace.inode(id) != null) {
+        namespace.removeInode(id);
+        removed.add(id);
       }
     }
     return removed;

@@ -4,8 +4,11 @@ import io.fffs.common.proto.NamenodeEditsProtos.AddBlockOp;
 import io.fffs.common.proto.NamenodeEditsProtos.CompleteOp;
 import io.fffs.common.proto.NamenodeEditsProtos.CreateOp;
 import io.fffs.common.proto.NamenodeEditsProtos.EditOpProto;
+import io.fffs.common.proto.NamenodeEditsProtos.GcBatchOp;
+import io.fffs.common.proto.NamenodeEditsProtos.GcKeepProto;
 import io.fffs.common.proto.NamenodeEditsProtos.MkdirsOp;
 import io.fffs.common.proto.NamenodeEditsProtos.TruncateOp;
+import io.fffs.common.history.MomentSet;
 import io.fffs.common.history.RetentionRule;
 import io.fffs.common.time.HlcTimestamp;
 import java.util.Arrays;
@@ -112,6 +115,9 @@ public final class NamespaceApplier {
         break;
       case GC:
         lastGc = GcPass.run(namespace, stamp, RetentionRule.fromProto(op.getGc().getDefaultRule()));
+        break;
+      case GCBATCH:
+        lastGc = gcBatch(op.getGcBatch(), stamp);
         break;
       case RESERVEBLOCKS:
         namespace.sawBlockId(op.getReserveBlocks().getLastBlockId());
@@ -327,4 +333,22 @@ public final class NamespaceApplier {
       throw new IllegalStateException("edit with bad path: " + e.getMessage(), e);
     }
   }
+
+  /** One batch of a pass: each listed inode keeps what the batch says; the last one removes and finishes. */
+  private GcPass.Result gcBatch(GcBatchOp op, HlcTimestamp stamp) {
+    List<MomentSet> sets = new java.util.ArrayList<>(op.getSetsCount());
+    op.getSetsList().forEach(set -> sets.add(MomentSet.fromProto(set)));
+    List<GcPass.Keep> keeps = new java.util.ArrayList<>(op.getKeepCount());
+    for (GcKeepProto keep : op.getKeepList()) {
+      keeps.add(new GcPass.Keep(keep.getInodeId(), sets.get(keep.getStates()),
+          keep.hasNames() ? sets.get(keep.getNames()) : null));
+    }
+    GcPass.Result kept = GcPass.apply(namespace, keeps);
+    List<Long> removed = GcPass.remove(namespace, op.getRemoveInodeIdsList());
+    if (op.getLast()) {
+      GcPass.finished(namespace, stamp);
+    }
+    return new GcPass.Result(removed.size(), kept.versionsDropped(), kept.namesDropped(), removed);
+  }
 }
+

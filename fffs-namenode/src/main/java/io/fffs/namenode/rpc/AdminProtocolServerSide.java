@@ -73,7 +73,8 @@ public final class AdminProtocolServerSide implements NamenodeAdminProtocolPB {
             .setLastContactMillis(TimeUnit.NANOSECONDS.toMillis(Math.max(0,
                 nanoTime.getAsLong() - d.lastHeartbeatNanos())))
             .setScrubCorruptions(d.scrubCorruptions()).setAdminState(d.adminState().toProto())
-            .setRack(d.rack());
+            .setRack(d.rack()).setSegmentBytes(d.segmentBytes())
+            .setLiveSegmentBytes(d.liveSegmentBytes()).setCurrentBytes(d.currentBytes());
         if (d.adminState() == AdminState.DECOMMISSIONING) {
           report.setDecommissionBlocksLeft(d.decommissionBlocksLeft());
         }

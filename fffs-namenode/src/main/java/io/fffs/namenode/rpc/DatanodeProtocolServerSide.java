@@ -149,6 +149,9 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
     }
     datanodes.scrubbed(r.getDatanodeUuid(), r.getScrubPasses(), r.getScrubBytesVerified(),
         r.getScrubCorruptions(), r.hasScrubLastCorruption() ? r.getScrubLastCorruption() : null);
+    if (r.hasSegmentBytes()) {
+      datanodes.diskUsage(r.getDatanodeUuid(), r.getSegmentBytes(), r.getLiveSegmentBytes(), r.getCurrentBytes());
+    }
     HeartbeatResponseProto.Builder response = HeartbeatResponseProto.newBuilder()
         .setClockOffsetMicros(offset)
         .setNamenodePhysicalMicros(clock.physicalClock().currentTimeMicros())

@@ -10,6 +10,7 @@ import io.fffs.common.history.MomentSet;
 import io.fffs.common.history.RetentionRule;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto;
 import io.fffs.common.time.TimeSpec;
+import io.fffs.namenode.NameNodeConfigKeys;
 import io.fffs.namenode.namespace.BlockRetention;
 import io.fffs.namenode.namespace.GcPass;
 import java.nio.file.Files;
@@ -22,6 +23,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 
 /** Garbage collection of the namespace: what a pass drops, what it keeps exact, across restarts. */
@@ -199,6 +202,83 @@ class HistoryGcTest extends NamesystemTestBase {
       pool.shutdownNow();
     }
     assertThat(answer("/c/stable", stable)).startsWith("42@");
+  }
+
+  @Test
+  void aCreateGoesOnWhileAPassIsHeldBetweenItsBatchesAndReplayDropsTheSame() throws Exception {
+    Configuration conf = NamesystemFixture.conf();
+    conf.setInt(NameNodeConfigKeys.HISTORY_GC_BATCH_INODES_KEY, 2);
+    conf.setBoolean(NameNodeConfigKeys.HISTORY_GC_CHECKPOINT_KEY, false);  // replay goes through the batches
+    try (NamesystemFixture batched = new NamesystemFixture(dir.resolve("batched"), conf)) {
+      long[] moments = new long[4];
+      for (int i = 0; i < moments.length; i++) {
+        for (int f = 0; f < 4; f++) {
+          batched.writeFile("/b/d" + f + "/f", 10 * i + f);
+        }
+        batched.advance(SECOND);
+        moments[i] = batched.now();
+        batched.advance(SECOND);
+      }
+      batched.fs.history.setRetention(ADMIN, "/b", RetentionRule.parse("3s")).await();
+      batched.advance(SECOND);
+      CountDownLatch held = new CountDownLatch(1);
+      CountDownLatch release = new CountDownLatch(1);
+      AtomicInteger batches = new AtomicInteger();
+      batched.fs.history.setBatchHook(() -> {
+        if (batches.incrementAndGet() == 2) {  // after the first batch was applied
+          held.countDown();
+          try {
+            release.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+      });
+      ExecutorService pool = Executors.newSingleThreadExecutor();
+      try {
+        Future<GcPass.Result> pass = pool.submit(() -> batched.fs.collectHistory(null));
+        assertThat(held.await(30, TimeUnit.SECONDS)).isTrue();
+        batched.writeFile("/b/created-during-the-pass", 99);  // would wait for the lock if the pass held it
+        assertThat(pass.isDone()).isFalse();
+        release.countDown();
+        GcPass.Result result = pass.get(30, TimeUnit.SECONDS);
+        assertThat(batches.get()).as("several batches and the last").isGreaterThan(3);
+        assertThat(result.versionsDropped()).isGreaterThan(0);
+        assertThat(result.inodesRemoved()).as("the replaced files").isGreaterThan(0);
+      } finally {
+        release.countDown();
+        pool.shutdownNow();
+      }
+      List<String> after = new ArrayList<>();
+      for (long moment : moments) {
+        for (int f = 0; f < 4; f++) {
+          after.add(answer(batched, "/b/d" + f + "/f", moment));
+        }
+      }
+      assertThat(after.subList(0, 8)).containsOnly("HISTORY_EXPIRED");
+      assertThat(after.subList(12, 16)).doesNotContain("HISTORY_EXPIRED");
+      assertThat(batched.fs.queries.getFileInfo(ADMIN, "/b/created-during-the-pass", TimeSpec.latest()).getLength())
+          .isEqualTo(99);
+      int inodes = batched.fs.inodeCount();
+      batched.restart();
+      assertThat(batched.fs.inodeCount()).isEqualTo(inodes);
+      List<String> replayed = new ArrayList<>();
+      for (long moment : moments) {
+        for (int f = 0; f < 4; f++) {
+          replayed.add(answer(batched, "/b/d" + f + "/f", moment));
+        }
+      }
+      assertThat(replayed).isEqualTo(after);
+    }
+  }
+
+  private static String answer(NamesystemFixture fixture, String path, long micros) throws Exception {
+    try {
+      FileStatusProto status = fixture.fs.queries.getFileInfo(ADMIN, path, TimeSpec.system(micros));
+      return status == null ? "none" : status.getLength() + "@" + status.getInodeId();
+    } catch (FffsException e) {
+      return e.code().name();
+    }
   }
 
   @Test
