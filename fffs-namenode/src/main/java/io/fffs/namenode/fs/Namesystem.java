@@ -188,7 +188,9 @@ public final class Namesystem implements Closeable {
             NameNodeConfigKeys.SAFEMODE_TIMEOUT_DEFAULT_MS)), nanoTime);
     datanodes.onBlockReported(safeMode::reported);
     datanodes.setTopology(Topology.fromConf(conf));
-    datanodes.setDecommissions(new Decommissions(nameDir.resolve(DECOMMISSIONED_FILE)));
+    // an HA namesystem has no name directory of its own: its list lives in memory (docs/ha.md)
+    datanodes.setDecommissions(new Decommissions(
+        current == null ? null : current.getParent().resolve(DECOMMISSIONED_FILE)));
     this.replication = new ReplicationMonitor(datanodes, nanoTime,
         millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.REPLICATION_DEAD_INTERVAL_KEY,
             NameNodeConfigKeys.REPLICATION_DEAD_INTERVAL_DEFAULT_MS)),
