@@ -48,6 +48,8 @@ class PipelinedReadTest {
 
   private static Configuration conf() {
     Configuration conf = new Configuration(false);
+    // the fake DataNode speaks the data port only; a client on its host would otherwise ask LOCAL_READ first
+    conf.setBoolean(DataTransferConfigKeys.SHORT_CIRCUIT_KEY, false);
     conf.setInt(DataTransferConfigKeys.READ_REQUEST_SIZE_KEY, REQUEST);
     conf.setInt(DataTransferConfigKeys.READ_REQUESTS_IN_FLIGHT_KEY, 8);
     conf.set(DataTransferConfigKeys.RESPONSE_TIMEOUT_KEY, "20s");

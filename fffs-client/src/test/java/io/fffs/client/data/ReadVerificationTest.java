@@ -13,6 +13,7 @@ import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.ManualPhysicalClock;
 import io.fffs.common.time.TimeSpec;
+import io.fffs.protocol.DataTransferConfigKeys;
 import io.fffs.protocol.frame.ChunkChecksums;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -63,6 +64,8 @@ class ReadVerificationTest {
     byte[] damaged = sent.clone();
     damaged[1500] = 1;
     Configuration conf = new Configuration(false);
+    // the fake DataNode speaks the data port only; a client on its host would otherwise ask LOCAL_READ first
+    conf.setBoolean(DataTransferConfigKeys.SHORT_CIRCUIT_KEY, false);
     try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       HybridLogicalClock clock = new HybridLogicalClock(new ManualPhysicalClock(DN_HLC >>> 10), 250_000);
       DataTransferClient client = DataTransferClients.tcp(conf, clock);
