@@ -118,6 +118,22 @@ public final class BlockTokenIssuer {
     }
   }
 
+  /**
+   * Signs with {@code kept} from now on, if its current key has not expired, without keeping it anywhere (it is
+   * kept already: the keys another NameNode of an HA cluster logged). Returns whether it did.
+   */
+  public boolean adopt(BlockKeySet kept) {
+    synchronized (rolling) {
+      synchronized (this) {
+        if (kept == null || kept.current().expiryMillis() <= nowMillis()) {
+          return false;
+        }
+        install(kept);
+        return true;
+      }
+    }
+  }
+
   /** Whether the current key has signed for its interval (a kept issuer then awaits {@link #roll}). */
   public synchronized boolean rollDue() {
     return nowMillis() >= currentUntil;

@@ -245,17 +245,61 @@ public final class Namesystem implements Closeable {
    * namesystem lock that logging needs).
    */
   private void keepBlockKeys(long intervalMillis) throws IOException {
-    blockTokens.keepIn(keys -> logSecret(EditOpProto.newBuilder().setBlockKeys(BlockKeysOps.toOp(keys)).build()),
-        BlockKeysOps.fromOp(namespace.delegation().blockKeys()));
-    rollBlockKeysIfDue();
+    if (leadership == null) {
+      keptBlockKeys();
+      rollBlockKeysIfDue();
+    }
     long checkMillis = Math.max(10, Math.min(60_000, intervalMillis / 10));
     monitor.scheduleWithFixedDelay(() -> {
       try {
-        rollBlockKeysIfDue();
+        if (leadership == null) {
+          rollBlockKeysIfDue();
+        } else {
+          keepBlockKeysWhileLeading();
+        }
       } catch (IOException | RuntimeException e) {
         LOG.warn("Could not roll the block-token keys (the current key goes on signing): {}", e.toString());
       }
     }, checkMillis, checkMillis, TimeUnit.MILLISECONDS);
+  }
+
+  private void keptBlockKeys() throws IOException {
+    blockTokens.keepIn(keys -> logSecret(EditOpProto.newBuilder().setBlockKeys(BlockKeysOps.toOp(keys)).build()),
+        query(() -> BlockKeysOps.fromOp(namespace.delegation().blockKeys())));
+  }
+
+  /** HA: called once this NameNode is the ready leader; it keeps the block keys at once rather than at the next check. */
+  public void leading() {
+    if (blockTokens.enabled()) {
+      monitor.execute(() -> {
+        try {
+          keepBlockKeysWhileLeading();
+        } catch (IOException | RuntimeException e) {
+          LOG.warn("Could not log the block-token keys (the next check tries again): {}", e.toString());
+        }
+      });
+    }
+  }
+
+  /** HA: whether this NameNode's block keys are the logged ones since it last took the lead. */
+  private volatile boolean blockKeysKept;
+
+  /**
+   * HA: only the leader logs and rolls block keys; every NameNode applies them, and a new leader signs with the
+   * logged ones, so tokens the old leader handed out stay valid on the DataNodes after a failover.
+   */
+  private void keepBlockKeysWhileLeading() throws IOException {
+    try {
+      leadership.checkLeader("keep the block-token keys");
+    } catch (FffsException notLeader) {
+      blockKeysKept = false;
+      return;
+    }
+    if (!blockKeysKept) {
+      keptBlockKeys();
+      blockKeysKept = true;
+    }
+    rollBlockKeysIfDue();
   }
 
   private void rollBlockKeysIfDue() throws IOException {
@@ -429,6 +473,9 @@ public final class Namesystem implements Closeable {
   public void takeLeadership() throws IOException {
     lock.writeLock().lock();
     try {
+      blockKeysKept = false;
+      // sign with the keys the log holds at once; the monitor keeps them (logs a first set, rolls) once this leads
+      blockTokens.adopt(BlockKeysOps.fromOp(namespace.delegation().blockKeys()));
       namespace.forEachLatestFile(namespace.root(), file -> {
         if (file.latest().isUnderConstruction()) {
           leases.add(file.latest().leaseHolder(), file.id());

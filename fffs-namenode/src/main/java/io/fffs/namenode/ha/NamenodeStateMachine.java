@@ -154,6 +154,7 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
       namesystem.takeLeadership();
       ready = true;
       LOG.info("{} leads {}", getId(), nameservice);
+      namesystem.leading();
     } catch (IOException e) {
       LOG.error("Could not take the lead", e);
     }

@@ -13,6 +13,7 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.CreateResponseProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.RenameRequestProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.RenameResponseProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.BlockKeysProto;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.common.time.TimeSpec;
@@ -191,6 +192,16 @@ class HaNameNodesTest {
             });
       }
 
+      // Block keys go through the log: a new leader signs with the keys the old one handed to the DataNodes.
+      await("the leader logged its block keys", () -> {
+        try {
+          return nameNodes[leader].namesystem().delegationState().blockKeys() != null;
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      });
+      BlockKeysProto leadersKeys = nameNodes[leader].namesystem().blockTokens.exportKeys();
+
       FileStatusProto before = client.getFileInfo("/first/renamed", TimeSpec.latest());
       nameNodes[leader].close();
       nameNodes[leader] = null;
@@ -200,6 +211,7 @@ class HaNameNodesTest {
       changes(client, "/second", 12);
       int next = awaitLeader();
       assertThat(next).isNotEqualTo(leader);
+      assertThat(nameNodes[next].namesystem().blockTokens.exportKeys()).isEqualTo(leadersKeys);
 
       // The old leader comes back as a follower: it loads its last snapshot and the log brings it up to date.
       start(leader);
