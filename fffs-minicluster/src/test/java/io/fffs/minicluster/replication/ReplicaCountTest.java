@@ -175,6 +175,12 @@ class ReplicaCountTest {
       try (FSDataInputStream in = fs.open(file, TimeSpec.system(before))) {
         assertThat(in.readAllBytes()).as("before the cut").isEqualTo(content);
       }
+      // A truncate after the file was reopened: the cut carries the file's writer epoch, which the reopen raised
+      // on every replica, so the DataNodes do not take it for a superseded writer.
+      fs.truncate(file, BLOCK + 800);
+      try (FSDataInputStream in = fs.open(file)) {
+        assertThat(in.readAllBytes()).as("after the second cut").isEqualTo(Arrays.copyOf(expected, BLOCK + 800));
+      }
       LocatedBlocksProto blocks = replicas.awaitListed(file.toString(), 3);
       for (LocatedBlockProto block : blocks.getBlocksList()) {
         replicas.assertSameLogs(block);

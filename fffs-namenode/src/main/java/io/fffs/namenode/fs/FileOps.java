@@ -382,7 +382,10 @@ public final class FileOps {
    * Cuts a closed file to {@code newLength}; its past stays readable. Returns the block the client must cut on its
    * DataNode (the one holding the new last byte, or the first block for length 0), or -1 when none is cut.
    */
-  public Logged<Long> truncate(Caller caller, String path, long newLength, String clientName) throws IOException {
+  /** What a truncate cut: its block ({@code -1}: none) and the file's writer epoch, which the cut's token carries. */
+  public record Cut(long block, long writerEpoch) {}
+
+  public Logged<Cut> truncate(Caller caller, String path, long newLength, String clientName) throws IOException {
     return changes.mutate("truncate " + path, () -> {
       ResolvedPath target = resolve(path, Namespace.LATEST, caller).requireExists();
       InodeState state = target.lastState();
@@ -399,13 +402,14 @@ public final class FileOps {
             + state.length() + " to " + newLength + ": the new length must be between 0 and the current length");
       }
       if (newLength == state.length()) {
-        return -1L;
+        return new Cut(-1L, 0);
       }
       long cut = blockHolding(state, Math.max(0, newLength - 1));
       changes.log(EditOpProto.newBuilder().setTruncate(TruncateOp.newBuilder().setInodeId(target.last().id())
           .setNewLength(newLength)).build());
       datanodes.forgetReportedLength(cut);
-      return cut;
+      // the DataNodes fence writers older than the file's last reopen: the cut must not look like one of them
+      return new Cut(cut, target.last().writerEpoch());
     });
   }
 

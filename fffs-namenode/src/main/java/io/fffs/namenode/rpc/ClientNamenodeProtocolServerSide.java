@@ -216,12 +216,13 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
     return call.change(r.getHlc(), caller -> fs.files.truncate(caller, r.getSrc(), r.getNewLength(),
         r.getClientName()).map(cut -> {
           TruncateResponseProto.Builder response = TruncateResponseProto.newBuilder().setResult(true);
-          BlockToken token = cut < 0 ? null : fs.blockTokens.issue(cut, BlockAccessMode.WRITE, caller.user());
+          BlockToken token = cut.block() < 0 ? null
+              : fs.blockTokens.issue(cut.block(), BlockAccessMode.WRITE, caller.user(), cut.writerEpoch());
           if (token != null) {
             response.setCutToken(token.toProto());
           }
-          if (cut >= 0) {
-            response.addAllCutLocations(fs.datanodes().liveHolders(cut));
+          if (cut.block() >= 0) {
+            response.addAllCutLocations(fs.datanodes().liveHolders(cut.block()));
           }
           return response.setHlc(call.now()).build();
         }));
