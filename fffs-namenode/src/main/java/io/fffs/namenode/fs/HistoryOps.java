@@ -194,21 +194,29 @@ public final class HistoryOps {
       List<GcPass.Keep> plan = reads.query(() -> GcPass.plan(namespace, now, rule));
       long versions = 0;
       long names = 0;
-      for (int from = 0; from < plan.size() && ruleChanges.get() == rules; ) {
+      for (int from = 0; from < plan.size(); ) {
         GcBatchOp.Builder batch = GcBatchOp.newBuilder();
         from = fill(batch, plan, from);
         batchHook.run();
         GcPass.Result done = changes.mutate("collect history", () -> {
+          if (ruleChanges.get() != rules) {
+            return null;  // checked under the write lock: no batch of an outdated plan is logged
+          }
           changes.log(EditOpProto.newBuilder().setGcBatch(batch).build());
           return lastGc.get();
         }).await();
+        if (done == null) {
+          break;
+        }
         versions += done.versionsDropped();
         names += done.namesDropped();
       }
+      // Found under the read lock: what nothing binds stays so (no path names it).
+      List<Long> unreachable = reads.query(() -> GcPass.unreachable(namespace));
       batchHook.run();
       GcPass.Result last = changes.mutate("collect history", () -> {
         changes.log(EditOpProto.newBuilder().setGcBatch(GcBatchOp.newBuilder()
-            .addAllRemoveInodeIds(GcPass.unreachable(namespace)).setLast(true)).build());
+            .addAllRemoveInodeIds(unreachable).setLast(true)).build());
         return lastGc.get();
       }).await();
       return new GcPass.Result(last.inodesRemoved(), versions, names, last.removedInodeIds());
