@@ -7,6 +7,7 @@ import io.fffs.client.Pin;
 import io.fffs.client.errors.CodedException;
 import io.fffs.common.conf.GenericArgs;
 import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
 import io.fffs.common.time.TemporalPath;
 import io.fffs.common.time.TimeSpec;
 import java.util.List;
@@ -159,6 +160,9 @@ public final class HistoryCommand {
     } catch (IOException e) {
       if (e instanceof CodedException && ((CodedException) e).code() == ErrorCode.IS_A_DIRECTORY) {
         return "";
+      }
+      if (e instanceof FffsException && ((FffsException) e).code() == ErrorCode.UNSUPPORTED) {
+        return "";  // between user times: no ranges
       }
       throw e;
     }
