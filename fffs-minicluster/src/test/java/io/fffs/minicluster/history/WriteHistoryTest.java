@@ -197,6 +197,25 @@ class WriteHistoryTest {
         .as("before the DataNodes' horizon a change is known to its page").containsExactly(new ByteRange(0, page));
   }
 
+  @Test
+  void aFileReplacedByAnotherListsTheWritesOfBoth() throws Exception {
+    Path file = new Path("/r/data");
+    try (FSDataOutputStream out = fs.create(file, true)) {
+      out.write(bytes(BLOCK + 1_000));  // two blocks
+    }
+    long t1 = pastMoment();
+    try (FSDataOutputStream out = fs.create(file, true)) {  // deletes the old file, creates a new one
+      out.write(bytes(500));
+    }
+    long t2 = pastMoment();
+    WriteHistory history = fs.listWrites(file, Long.MIN_VALUE, Long.MAX_VALUE);
+    assertThat(union(written(history, 0, t1))).as("the first file's blocks")
+        .containsExactly(new ByteRange(0, BLOCK + 1_000));
+    assertThat(written(history, t1, t2)).containsExactly(new ByteRange(0, 500));
+    assertThat(fs.changedRanges(file, TimeSpec.system(t1), TimeSpec.system(t2)))
+        .as("a new file: every byte of it, and the old tail gone").containsExactly(new ByteRange(0, BLOCK + 1_000));
+  }
+
   static List<ByteRange> concat(List<ByteRange> a, List<ByteRange> b) {
     List<ByteRange> all = new ArrayList<>(a);
     all.addAll(b);
