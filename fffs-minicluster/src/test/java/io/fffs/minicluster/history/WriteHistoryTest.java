@@ -214,6 +214,7 @@ class WriteHistoryTest {
     assertThat(written(history, t1, t2)).containsExactly(new ByteRange(0, 500));
     assertThat(fs.changedRanges(file, TimeSpec.system(t1), TimeSpec.system(t2)))
         .as("a new file: every byte of it, and the old tail gone").containsExactly(new ByteRange(0, BLOCK + 1_000));
+    assertThat(fs.listWrites(new Path("/r"), Long.MIN_VALUE, Long.MAX_VALUE).writes()).as("a directory").isEmpty();
   }
 
   static List<ByteRange> concat(List<ByteRange> a, List<ByteRange> b) {
