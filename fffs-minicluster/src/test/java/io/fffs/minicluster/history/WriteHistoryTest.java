@@ -3,6 +3,7 @@ package io.fffs.minicluster.history;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fffs.client.ByteRange;
+import io.fffs.client.DataNodeDiskUsage;
 import io.fffs.client.FffsDataOutputStream;
 import io.fffs.client.FileVersion;
 import io.fffs.client.FileWrite;
@@ -169,16 +170,28 @@ class WriteHistoryTest {
     DiskUsage cleaned = store0.diskUsage();
     assertThat(cleaned.reclaimableBytes()).as("the cleaner freed them").isLessThan(dropped.reclaimableBytes());
     assertThat(cleaned.liveBytes()).isEqualTo(dropped.liveBytes());
-    for (int i = 0; i < 10; i++) {  // the DataNode measures every few heartbeats
-      cluster.getDataNode(0).triggerHeartbeat();
-    }
-    ByteArrayOutputStream report = new ByteArrayOutputStream();
     Configuration client = new Configuration(cluster.getConfiguration());
     client.set("fs.defaultFS", cluster.getURI().toString());
+    // A DataNode measures every tenth heartbeat, on its link's thread: trigger them until the figures are in.
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+    while (fs.dataNodeDiskUsage().segmentBytes() < cleaned.segmentBytes() && System.nanoTime() < deadline) {
+      for (int i = 0; i < 10; i++) {
+        cluster.getDataNode(0).triggerHeartbeat();
+      }
+      Thread.sleep(100);
+    }
+    DataNodeDiskUsage summed = fs.dataNodeDiskUsage();
+    assertThat(summed.datanodes()).isEqualTo(2);
+    assertThat(summed.segmentBytes()).isGreaterThanOrEqualTo(cleaned.segmentBytes());
+    ByteArrayOutputStream report = new ByteArrayOutputStream();
     assertThat(AdminCommand.run(client, new String[] {"-report"}, new PrintStream(report, true),
         new PrintStream(new ByteArrayOutputStream(), true))).isZero();
     assertThat(report.toString(StandardCharsets.UTF_8)).contains("in segment files: live ", ", history ",
         ", reclaimable ");
+    ByteArrayOutputStream du = new ByteArrayOutputStream();
+    assertThat(HistoryCommand.run(client, new String[] {"du", "/w"}, new PrintStream(du, true),
+        new PrintStream(new ByteArrayOutputStream(), true))).isZero();
+    assertThat(du.toString(StandardCharsets.UTF_8)).contains("bytes in the segment files of 2 DataNodes: ");
     int page = ((MultiLogBlockStore) cluster.getDataNode(0).store()).pageSize();
     List<ByteRange> collected = fs.changedRanges(file, v1, v2);
     assertThat(union(concat(exact, collected))).as("what changed is still covered").isEqualTo(union(collected));
