@@ -28,6 +28,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntConsumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -37,6 +38,9 @@ import java.util.function.Supplier;
  * they have a history of their own and replay to the same namespace.
  */
 public final class HistoryOps {
+  /** A batch's table of sets stops growing past this (a fine tier rule keeps many moments). */
+  private static final long MAX_BATCH_SET_BYTES = 1 << 20;
+
   private final MutationPath changes;
   private final QueryPath reads;
   private final Namespace namespace;
@@ -49,8 +53,6 @@ public final class HistoryOps {
   private final Object passes = new Object();
   private final AtomicLong ruleChanges = new AtomicLong();
   private volatile Runnable batchHook = () -> { };
-  /** A batch's table of sets stops growing past this (a fine tier rule keeps many moments). */
-  private static final long MAX_BATCH_SET_BYTES = 1 << 20;
 
   HistoryOps(MutationPath changes, QueryPath reads, Namespace namespace, PermissionChecker permissions,
       Horizon horizon, Supplier<RetentionRule> clusterDefault, LongSupplier nowMicros,
@@ -242,7 +244,7 @@ public final class HistoryOps {
 
   /** Sets the index of {@code set} in the batch's table (added if new); returns the bytes it added. */
   private static long indexOf(GcBatchOp.Builder batch, Map<MomentSet, Integer> index, MomentSet set,
-      java.util.function.IntConsumer setIndex) {
+      IntConsumer setIndex) {
     Integer known = index.get(set);
     if (known != null) {
       setIndex.accept(known);
