@@ -399,6 +399,13 @@ public class FreezeFrameFileSystem extends FileSystem {
     return history.timeOf(path);
   }
 
+  /** What the live DataNodes' segment files hold, summed (per DataNode: {@code bin/fffs admin -report}). */
+  public DataNodeDiskUsage dataNodeDiskUsage() throws IOException {
+    GetStatsResponseProto stats = ClientErrors.translating(() -> nn().getStats());
+    return new DataNodeDiskUsage(stats.getLiveDatanodes(), stats.getSegmentBytes(), stats.getLiveSegmentBytes(),
+        stats.getCurrentBytes());
+  }
+
   /** What the tree at {@code path} holds now and in the history kept of it. */
   public HistoryUsage historyUsage(Path path) throws IOException {
     return history.historyUsage(path);

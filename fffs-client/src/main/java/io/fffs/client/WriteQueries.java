@@ -1,6 +1,7 @@
 package io.fffs.client;
 
 import io.fffs.client.errors.ClientErrors;
+import io.fffs.client.errors.CodedException;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
@@ -61,7 +62,15 @@ final class WriteQueries {
     }
     Map<Long, Listed> blocks = new LinkedHashMap<>();
     for (TimeSpec moment : moments) {
-      LocatedBlocksProto located = located(plain, moment, moment != moments.get(0));
+      LocatedBlocksProto located;
+      try {
+        located = located(plain, moment, moment != moments.get(0));
+      } catch (IOException e) {
+        if (e instanceof CodedException && ((CodedException) e).code() == ErrorCode.IS_A_DIRECTORY) {
+          continue;  // a directory: no bytes of its own
+        }
+        throw e;
+      }
       if (located != null) {
         for (LocatedBlockProto block : located.getBlocksList()) {
           blocks.putIfAbsent(block.getBlock().getBlockId(), new Listed(block, block.getOffset()));

@@ -7,6 +7,7 @@ import io.fffs.client.Pin;
 import io.fffs.client.errors.CodedException;
 import io.fffs.common.conf.GenericArgs;
 import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
 import io.fffs.common.time.TemporalPath;
 import io.fffs.common.time.TimeSpec;
 import java.util.List;
@@ -37,7 +38,7 @@ public final class HistoryCommand {
       "  diff PATH@T1 PATH@T2 [--ranges] what changed in the tree between two moments (either may be plain:",
       "                                 now), with the byte ranges changed of a file (of every modified file",
       "                                 with --ranges); exit 0 when nothing, 1 when something, 2 on trouble",
-      "  du PATH                        what the tree holds now and in its kept history",
+      "  du PATH                        what the tree holds now and in its kept history; the DataNodes' disk",
       "  restore PATH@TIME [--to DEST]  restore a file or tree as it was, as a new version of PATH (or DEST);",
       "                                 the DataNodes copy the blocks",
       "  " + GenericArgs.USAGE);
@@ -130,6 +131,7 @@ public final class HistoryCommand {
       case "du":
         if (args.length == 1) {
           out.println(fs.historyUsage(new Path(args[0])));
+          out.println(fs.dataNodeDiskUsage());
           return 0;
         }
         break;
@@ -159,6 +161,9 @@ public final class HistoryCommand {
     } catch (IOException e) {
       if (e instanceof CodedException && ((CodedException) e).code() == ErrorCode.IS_A_DIRECTORY) {
         return "";
+      }
+      if (e instanceof FffsException && ((FffsException) e).code() == ErrorCode.UNSUPPORTED) {
+        return "";  // between user times: no ranges
       }
       throw e;
     }

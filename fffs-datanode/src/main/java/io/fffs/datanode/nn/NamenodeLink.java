@@ -21,6 +21,7 @@ import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.datanode.DataNodeServiceConfigKeys;
 import io.fffs.datanode.replication.ReplicaTransfers;
 import io.fffs.datanode.server.WriteListener;
+import io.fffs.datanode.store.DiskUsage;
 import io.fffs.datanode.store.BlockStore;
 import io.fffs.datanode.store.ScrubberStatus;
 import io.fffs.datanode.store.BlockSummary;
@@ -91,7 +92,7 @@ public final class NamenodeLink implements AutoCloseable {
   /** Heartbeats between two measurements of the segment files (each walks every block's log). */
   private static final int DISK_USAGE_EVERY = 10;
   private long heartbeats;
-  private io.fffs.datanode.store.DiskUsage diskUsage;
+  private DiskUsage diskUsage;
   private boolean failing;
   private long lastBlockReportNanos;
   private boolean blockReportDue;

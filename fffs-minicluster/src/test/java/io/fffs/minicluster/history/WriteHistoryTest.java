@@ -3,6 +3,7 @@ package io.fffs.minicluster.history;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fffs.client.ByteRange;
+import io.fffs.client.DataNodeDiskUsage;
 import io.fffs.client.FffsDataOutputStream;
 import io.fffs.client.FileVersion;
 import io.fffs.client.FileWrite;
@@ -169,16 +170,28 @@ class WriteHistoryTest {
     DiskUsage cleaned = store0.diskUsage();
     assertThat(cleaned.reclaimableBytes()).as("the cleaner freed them").isLessThan(dropped.reclaimableBytes());
     assertThat(cleaned.liveBytes()).isEqualTo(dropped.liveBytes());
-    for (int i = 0; i < 10; i++) {  // the DataNode measures every few heartbeats
-      cluster.getDataNode(0).triggerHeartbeat();
-    }
-    ByteArrayOutputStream report = new ByteArrayOutputStream();
     Configuration client = new Configuration(cluster.getConfiguration());
     client.set("fs.defaultFS", cluster.getURI().toString());
+    // A DataNode measures every tenth heartbeat, on its link's thread: trigger them until the figures are in.
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+    while (fs.dataNodeDiskUsage().segmentBytes() < cleaned.segmentBytes() && System.nanoTime() < deadline) {
+      for (int i = 0; i < 10; i++) {
+        cluster.getDataNode(0).triggerHeartbeat();
+      }
+      Thread.sleep(100);
+    }
+    DataNodeDiskUsage summed = fs.dataNodeDiskUsage();
+    assertThat(summed.datanodes()).isEqualTo(2);
+    assertThat(summed.segmentBytes()).isGreaterThanOrEqualTo(cleaned.segmentBytes());
+    ByteArrayOutputStream report = new ByteArrayOutputStream();
     assertThat(AdminCommand.run(client, new String[] {"-report"}, new PrintStream(report, true),
         new PrintStream(new ByteArrayOutputStream(), true))).isZero();
     assertThat(report.toString(StandardCharsets.UTF_8)).contains("in segment files: live ", ", history ",
         ", reclaimable ");
+    ByteArrayOutputStream du = new ByteArrayOutputStream();
+    assertThat(HistoryCommand.run(client, new String[] {"du", "/w"}, new PrintStream(du, true),
+        new PrintStream(new ByteArrayOutputStream(), true))).isZero();
+    assertThat(du.toString(StandardCharsets.UTF_8)).contains("bytes in the segment files of 2 DataNodes: ");
     int page = ((MultiLogBlockStore) cluster.getDataNode(0).store()).pageSize();
     List<ByteRange> collected = fs.changedRanges(file, v1, v2);
     assertThat(union(concat(exact, collected))).as("what changed is still covered").isEqualTo(union(collected));
@@ -195,6 +208,26 @@ class WriteHistoryTest {
         .containsExactly(Tuple.tuple(1_000L, 10L));
     assertThat(fs.changedRanges(file, v2, TimeSpec.latest()))
         .as("before the DataNodes' horizon a change is known to its page").containsExactly(new ByteRange(0, page));
+  }
+
+  @Test
+  void aFileReplacedByAnotherListsTheWritesOfBoth() throws Exception {
+    Path file = new Path("/r/data");
+    try (FSDataOutputStream out = fs.create(file, true)) {
+      out.write(bytes(BLOCK + 1_000));  // two blocks
+    }
+    long t1 = pastMoment();
+    try (FSDataOutputStream out = fs.create(file, true)) {  // deletes the old file, creates a new one
+      out.write(bytes(500));
+    }
+    long t2 = pastMoment();
+    WriteHistory history = fs.listWrites(file, Long.MIN_VALUE, Long.MAX_VALUE);
+    assertThat(union(written(history, 0, t1))).as("the first file's blocks")
+        .containsExactly(new ByteRange(0, BLOCK + 1_000));
+    assertThat(written(history, t1, t2)).containsExactly(new ByteRange(0, 500));
+    assertThat(fs.changedRanges(file, TimeSpec.system(t1), TimeSpec.system(t2)))
+        .as("a new file: every byte of it, and the old tail gone").containsExactly(new ByteRange(0, BLOCK + 1_000));
+    assertThat(fs.listWrites(new Path("/r"), Long.MIN_VALUE, Long.MAX_VALUE).writes()).as("a directory").isEmpty();
   }
 
   static List<ByteRange> concat(List<ByteRange> a, List<ByteRange> b) {

@@ -143,6 +143,8 @@ class BlockTokenTest {
     assertDenied(() -> read(dn, blockA, null, data.length),
         "READ of block " + blockA + " refused: the request carries no block access token");
     assertDenied(() -> raw.blockInfo(dn, blockA, null, TimeSpec.latest()), "BLOCK_INFO of block " + blockA);
+    assertDenied(() -> raw.blockLog(dn, blockA, null, 0, 0, 10), "BLOCK_LOG of block " + blockA);
+    assertThat(raw.blockLog(dn, blockA, readA, 0, 0, 10).getEntriesCount()).as("with the token").isPositive();
     assertDenied(() -> raw.sync(dn, List.of(blockA), List.of()), "SYNC of block " + blockA);
     assertDenied(() -> raw.truncate(dn, blockA, null, 0), "TRUNCATE of block " + blockA);
     // Forged: the fields changed, the MAC kept.

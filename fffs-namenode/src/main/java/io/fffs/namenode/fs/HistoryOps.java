@@ -28,6 +28,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntConsumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -37,6 +38,9 @@ import java.util.function.Supplier;
  * they have a history of their own and replay to the same namespace.
  */
 public final class HistoryOps {
+  /** A batch's table of sets stops growing past this (a fine tier rule keeps many moments). */
+  private static final long MAX_BATCH_SET_BYTES = 1 << 20;
+
   private final MutationPath changes;
   private final QueryPath reads;
   private final Namespace namespace;
@@ -49,8 +53,6 @@ public final class HistoryOps {
   private final Object passes = new Object();
   private final AtomicLong ruleChanges = new AtomicLong();
   private volatile Runnable batchHook = () -> { };
-  /** A batch's table of sets stops growing past this (a fine tier rule keeps many moments). */
-  private static final long MAX_BATCH_SET_BYTES = 1 << 20;
 
   HistoryOps(MutationPath changes, QueryPath reads, Namespace namespace, PermissionChecker permissions,
       Horizon horizon, Supplier<RetentionRule> clusterDefault, LongSupplier nowMicros,
@@ -194,21 +196,29 @@ public final class HistoryOps {
       List<GcPass.Keep> plan = reads.query(() -> GcPass.plan(namespace, now, rule));
       long versions = 0;
       long names = 0;
-      for (int from = 0; from < plan.size() && ruleChanges.get() == rules; ) {
+      for (int from = 0; from < plan.size(); ) {
         GcBatchOp.Builder batch = GcBatchOp.newBuilder();
         from = fill(batch, plan, from);
         batchHook.run();
         GcPass.Result done = changes.mutate("collect history", () -> {
+          if (ruleChanges.get() != rules) {
+            return null;  // checked under the write lock: no batch of an outdated plan is logged
+          }
           changes.log(EditOpProto.newBuilder().setGcBatch(batch).build());
           return lastGc.get();
         }).await();
+        if (done == null) {
+          break;
+        }
         versions += done.versionsDropped();
         names += done.namesDropped();
       }
+      // Found under the read lock: what nothing binds stays so (no path names it).
+      List<Long> unreachable = reads.query(() -> GcPass.unreachable(namespace));
       batchHook.run();
       GcPass.Result last = changes.mutate("collect history", () -> {
         changes.log(EditOpProto.newBuilder().setGcBatch(GcBatchOp.newBuilder()
-            .addAllRemoveInodeIds(GcPass.unreachable(namespace)).setLast(true)).build());
+            .addAllRemoveInodeIds(unreachable).setLast(true)).build());
         return lastGc.get();
       }).await();
       return new GcPass.Result(last.inodesRemoved(), versions, names, last.removedInodeIds());
@@ -234,7 +244,7 @@ public final class HistoryOps {
 
   /** Sets the index of {@code set} in the batch's table (added if new); returns the bytes it added. */
   private static long indexOf(GcBatchOp.Builder batch, Map<MomentSet, Integer> index, MomentSet set,
-      java.util.function.IntConsumer setIndex) {
+      IntConsumer setIndex) {
     Integer known = index.get(set);
     if (known != null) {
       setIndex.accept(known);

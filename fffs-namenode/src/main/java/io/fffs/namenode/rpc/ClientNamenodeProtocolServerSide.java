@@ -343,13 +343,18 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
     return call.query(r.getHlc(), caller -> {
       long capacity = 0;
       long used = 0;
+      long[] disk = new long[3];
       for (var datanode : fs.datanodes().datanodes()) {
         if (fs.datanodes().isLive(datanode)) {
           capacity += datanode.capacityBytes();
           used += datanode.memoryUsedBytes();
+          disk[0] += datanode.segmentBytes();
+          disk[1] += datanode.liveSegmentBytes();
+          disk[2] += datanode.currentBytes();
         }
       }
       return GetStatsResponseProto.newBuilder().setCapacity(capacity).setUsed(used)
+          .setSegmentBytes(disk[0]).setLiveSegmentBytes(disk[1]).setCurrentBytes(disk[2])
           .setRemaining(Math.max(0, capacity - used)).setFiles(fs.inodeCount()).setBlocks(fs.blockCount())
           .setLiveDatanodes(fs.datanodes().liveCount()).setHlc(call.now()).build();
     });
