@@ -471,6 +471,21 @@ public final class DatanodeManager {
     return descriptor.adminState.inService() ? near : 3 + near;
   }
 
+  /**
+   * Where a writer reopening a file writes the block: its current replicas (pipeline order), then every other live
+   * holder of an undamaged replica. The writer asks each for its last entry and leaves out those that are behind, so
+   * a replica whose report is only late still takes the writes.
+   */
+  public List<DatanodeIdProto> writerLocations(long blockId) {
+    List<DatanodeIdProto> ids = new ArrayList<>(locations(blockId, true));
+    for (DatanodeIdProto holder : liveHolders(blockId)) {
+      if (ids.stream().noneMatch(id -> id.getDatanodeUuid().equals(holder.getDatanodeUuid()))) {
+        ids.add(holder);
+      }
+    }
+    return ids;
+  }
+
   /** How many current replicas the block has. */
   public int currentReplicas(long blockId) {
     BlockReplicas replicas = blockReplicas.get(blockId);
