@@ -105,7 +105,7 @@ public final class ReplicationMonitor {
    */
   public synchronized void scan(List<Want> wants, List<Long> openBlocks) {
     long now = nanoTime.getAsLong();
-    record Short(Want want, DatanodeManager.ReplicaView view, int have) {}
+    record Short(Want want, ReplicaView view, int have) {}
     List<Short> shortOnes = new ArrayList<>();
     Map<String, Integer> busy = new HashMap<>();
     Set<Long> shortNow = new HashSet<>();
@@ -118,7 +118,7 @@ public final class ReplicationMonitor {
     Map<String, Long> retiringLeft = new HashMap<>();
     int inServiceNodes = datanodes.inServiceLiveCount();
     for (Want want : wants) {
-      DatanodeManager.ReplicaView view = datanodes.replicaView(want.blockId(), lostAfterNanos);
+      ReplicaView view = datanodes.replicaView(want.blockId(), lostAfterNanos);
       if (!view.retiring().isEmpty()
           && view.inService().size() < Math.max(1, Math.min(want.replication(), inServiceNodes))) {
         for (String uuid : view.retiring()) {
@@ -167,7 +167,7 @@ public final class ReplicationMonitor {
     }
     for (DatanodeDescriptor descriptor : datanodes.datanodes()) {
       if (descriptor.adminState() == AdminState.DECOMMISSIONING) {
-        datanodes.decommissionProgress(descriptor, retiringLeft.getOrDefault(descriptor.uuid(), 0L));
+        Decommissions.progress(descriptor, retiringLeft.getOrDefault(descriptor.uuid(), 0L));
       }
     }
     shortBefore = shortNow;
@@ -193,7 +193,7 @@ public final class ReplicationMonitor {
   }
 
   /** Copies the block to {@code needed} more DataNodes; {@code otherRack}: only to one off its replicas' rack. */
-  private void schedule(Want want, DatanodeManager.ReplicaView view, int needed, Map<String, Integer> busy,
+  private void schedule(Want want, ReplicaView view, int needed, Map<String, Integer> busy,
       long now, boolean otherRack) {
     String source = null;
     for (String uuid : view.current()) {
@@ -241,7 +241,7 @@ public final class ReplicationMonitor {
   }
 
   /** Whether the block has enough current replicas and stale ones or current ones beyond its target. */
-  private static boolean hasExtras(Want want, DatanodeManager.ReplicaView view) {
+  private static boolean hasExtras(Want want, ReplicaView view) {
     int inService = view.inService().size();
     return inService >= want.replication()
         && (!view.stale().isEmpty() || !view.corrupt().isEmpty() || inService > want.replication());
@@ -251,7 +251,7 @@ public final class ReplicationMonitor {
    * Drops stale replicas and current ones beyond the target, the last placed first unless that would leave the
    * rest on fewer racks; a decommissioning DataNode's replicas are left to it (read last, never counted).
    */
-  private void dropExtras(Want want, DatanodeManager.ReplicaView view, int racks) {
+  private void dropExtras(Want want, ReplicaView view, int racks) {
     List<String> extra = new ArrayList<>(view.corrupt());
     extra.addAll(view.stale());
     List<String> current = view.inService();
