@@ -389,14 +389,15 @@ public final class DatanodeManager {
   }
 
   /**
-   * Where a writer reopening a file writes the block: its current replicas (pipeline order), then every other live
-   * holder of an undamaged replica. The writer asks each for its last entry and leaves out those that are behind, so
-   * a replica whose report is only late still takes the writes.
+   * Where a writer reopening a file writes the block: its current replicas (pipeline order), then other live
+   * holders of undamaged replicas up to {@code replication} in all. The writer asks each for its last entry and
+   * leaves out those that are behind, so a replica whose report is only late still takes the writes.
    */
-  public List<DatanodeIdProto> writerLocations(long blockId) {
+  public List<DatanodeIdProto> writerLocations(long blockId, int replication) {
     List<DatanodeIdProto> ids = new ArrayList<>(locations(blockId, true));
     for (DatanodeIdProto holder : liveHolders(blockId)) {
-      if (ids.stream().noneMatch(id -> id.getDatanodeUuid().equals(holder.getDatanodeUuid()))) {
+      if (ids.size() < replication
+          && ids.stream().noneMatch(id -> id.getDatanodeUuid().equals(holder.getDatanodeUuid()))) {
         ids.add(holder);
       }
     }

@@ -167,7 +167,7 @@ public final class FileOps {
       for (int i = 0; i < blocks.getBlocksCount(); i++) {
         LocatedBlockProto block = blocks.getBlocks(i);
         blocks.setBlocks(i, block.toBuilder().clearLocations()
-            .addAllLocations(datanodes.writerLocations(block.getBlock().getBlockId())));
+            .addAllLocations(datanodes.writerLocations(block.getBlock().getBlockId(), state.replication())));
       }
       return new OpenFile(latestStatus(path, file), blocks.build());
     });
