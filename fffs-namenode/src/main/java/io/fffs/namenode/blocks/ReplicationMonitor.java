@@ -38,12 +38,19 @@ public final class ReplicationMonitor {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicationMonitor.class);
 
   /**
-   * A closed block, the replication of its file, and the file's path when the block has a damaged replica (null
-   * otherwise: it is named only when no good replica is left).
+   * A block, the replication of its file, and the file's path when the block has a damaged replica (null otherwise:
+   * it is named only when no good replica is left). {@code open}: a block (not the last) of a file being written,
+   * which its writer may still write in place, so a follower whose report lags looks stale for a moment: such a
+   * block is copied only when it has fewer live holders than its replication (a DataNode was lost), and nothing of
+   * it is dropped.
    */
-  public record Want(long blockId, int replication, String path) {
+  public record Want(long blockId, int replication, String path, boolean open) {
+    public Want(long blockId, int replication, String path) {
+      this(blockId, replication, path, false);
+    }
+
     public Want(long blockId, int replication) {
-      this(blockId, replication, null);
+      this(blockId, replication, null, false);
     }
   }
 
@@ -134,18 +141,21 @@ public final class ReplicationMonitor {
       }
       Pending copies = pending.get(want.blockId());
       if (copies != null) {
-        copies.targets().removeAll(view.current());
+        copies.targets().removeAll(want.open() ? view.holders() : view.current());
         if (copies.targets().isEmpty() || now - copies.deadlineNanos() > 0) {
           pending.remove(want.blockId());
           copies = null;
         }
       }
-      int have = view.kept() + (copies == null ? 0 : copies.targets().size());
+      int have = (want.open() ? Math.max(view.kept(), liveHolders(view)) : view.kept())
+          + (copies == null ? 0 : copies.targets().size());
       if (have < want.replication()) {
         shortNow.add(want.blockId());
         if (shortBefore.contains(want.blockId())) {
           shortOnes.add(new Short(want, view, have));
         }
+      } else if (want.open()) {
+        continue;  // its writer's pipeline decides which replicas it keeps
       } else if (copies == null && hasExtras(want, view)) {
         extraNow.add(want.blockId());
         if (extraBefore.contains(want.blockId())) {
@@ -215,7 +225,7 @@ public final class ReplicationMonitor {
         .contains(datanodes.descriptor(targets.get(0).getDatanodeUuid()).rack()))) {
       return;  // no DataNode on another rack is free
     }
-    if (targets.size() < needed && !view.stale().isEmpty() && !otherRack) {
+    if (targets.size() < needed && !view.stale().isEmpty() && !otherRack && !want.open()) {
       // A stale replica's log is a prefix of the current ones': dropped, its DataNode is free for a whole copy.
       drop(want, view.stale(), "no other DataNode to copy to; dropping its stale replicas on");
     }
@@ -238,6 +248,18 @@ public final class ReplicationMonitor {
     copiesScheduled += targets.size();
     LOG.info("Block {} has {} of {} replicas: copying its history from {} to {}", want.blockId(),
         view.kept(), want.replication(), source, targetUuids);
+  }
+
+  /** Live holders in service of an undamaged replica, current or behind. */
+  private int liveHolders(ReplicaView view) {
+    int count = 0;
+    for (String uuid : view.current()) {
+      count += datanodes.inService(uuid) ? 1 : 0;
+    }
+    for (String uuid : view.stale()) {
+      count += datanodes.inService(uuid) ? 1 : 0;
+    }
+    return count;
   }
 
   /** Whether the block has enough current replicas and stale ones or current ones beyond its target. */
