@@ -189,7 +189,7 @@ class ReplicaCountTest {
   }
 
   @Test
-  void aTruncateCutsReplicasWhoseReportsAreLate() throws Exception {
+  void aTruncateAndARewriteReachReplicasWhoseReportsAreLate() throws Exception {
     // Two DataNodes report written blocks 5 s late: right after the file is closed, the NameNode lists only the
     // third, and the cut must still reach all three (else the other two keep the bytes past it and, listed again
     // while the cut's own report is late, serve them).
@@ -214,6 +214,18 @@ class ReplicaCountTest {
       for (int i = 1; i < 3; i++) {
         assertThat(cluster.getDataNode(i).store().info(blockId, TimeSpec.latest())).as("DataNode %d", i)
             .isEqualTo(cut);
+      }
+
+      // A writer reopening the file right away writes to all three as well, not only to the one listed.
+      try (FffsDataOutputStream out = fs.openForWrite(file)) {
+        out.seek(400);
+        out.write(new byte[] {7, 7, 7});
+      }
+      io.fffs.datanode.store.BlockInfo rewritten = cluster.getDataNode(0).store().info(blockId, TimeSpec.latest());
+      assertThat(rewritten.length()).isEqualTo(403);
+      for (int i = 1; i < 3; i++) {
+        assertThat(cluster.getDataNode(i).store().info(blockId, TimeSpec.latest())).as("DataNode %d", i)
+            .isEqualTo(rewritten);
       }
     }
   }

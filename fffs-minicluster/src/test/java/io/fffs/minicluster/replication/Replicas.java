@@ -50,18 +50,34 @@ final class Replicas implements AutoCloseable {
     return nn.getBlockLocations(path, time, 0, Long.MAX_VALUE);
   }
 
-  /** Waits until every block of {@code path} lists {@code replicas} locations (their reports are in). */
+  /**
+   * Waits until every block of {@code path} lists {@code replicas} locations and each listed one has reported (a
+   * replica placed but not yet reported is listed only while none of its block has reported).
+   */
   LocatedBlocksProto awaitListed(String path, int replicas) throws IOException, InterruptedException {
     long deadline = System.nanoTime() + 20_000_000_000L;
     while (true) {
       LocatedBlocksProto blocks = blocks(path, TimeSpec.latest());
-      if (blocks.getBlocksList().stream().allMatch(b -> b.getLocationsCount() == replicas)) {
+      if (blocks.getBlocksList().stream().allMatch(b -> b.getLocationsCount() == replicas) && allReported(path)) {
         return blocks;
       }
       assertThat(System.nanoTime()).as("every block of %s listed on %d DataNodes: %s", path, replicas, blocks)
           .isLessThan(deadline);
       Thread.sleep(20);
     }
+  }
+
+  private boolean allReported(String path) throws IOException {
+    for (io.fffs.common.proto.ClientNamenodeProtocolProtos.FsckFileProto file : nn.fsck(path, TimeSpec.latest())) {
+      for (io.fffs.common.proto.ClientNamenodeProtocolProtos.FsckBlockProto block : file.getBlocksList()) {
+        if (block.getReplicasList().stream().anyMatch(r -> r.getState()
+            == io.fffs.common.proto.ClientNamenodeProtocolProtos.FsckReplicaStateProto.FSCK_CURRENT
+            && r.getLastEntryHlc() == 0)) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   /** [offset, offset + length) of {@code block} as of {@code time}, read directly from {@code datanode}. */

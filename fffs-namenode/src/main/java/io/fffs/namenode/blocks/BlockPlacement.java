@@ -1,12 +1,20 @@
 package io.fffs.namenode.blocks;
 
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.function.IntSupplier;
+import java.util.function.Predicate;
 
 /**
  * HDFS's default block placement over racks, on candidates already filtered (live, healthy, in service, clock
@@ -16,6 +24,73 @@ import java.util.Set;
  */
 final class BlockPlacement {
   private BlockPlacement() {}
+
+  /**
+   * Up to {@code n} distinct live, healthy DataNodes in service of {@code all} for a new block, the primary first, or
+   * {@code NO_DATANODE} saying why none fits. The primary is one on {@code writerAddress} (the writer's IP address,
+   * null: unknown) when there is one, else the next in turn ({@code turn}: a counter, round robin over the DataNodes
+   * by uuid); the others follow {@link #pipeline}, among those whose clock is within {@code maxOffsetMicros} of the
+   * primary's (a follower refuses a stamp further ahead of its own clock).
+   */
+  static List<DatanodeDescriptor> forNewBlock(Collection<DatanodeDescriptor> all, Predicate<DatanodeDescriptor> live,
+      int n, String writerAddress, IntSupplier turn, long maxOffsetMicros) throws FffsException {
+    List<DatanodeDescriptor> candidates = new ArrayList<>();
+    List<String> reasons = new ArrayList<>();
+    for (DatanodeDescriptor descriptor : all) {
+      if (!live.test(descriptor)) {
+        reasons.add(descriptor.address() + " is dead (no heartbeat)");
+      } else if (!descriptor.isHealthy()) {
+        reasons.add(descriptor.address() + ": " + descriptor.unhealthyReason());
+      } else if (!descriptor.adminState.inService()) {
+        reasons.add(descriptor.address() + " is " + descriptor.adminState.text().toLowerCase(Locale.ROOT));
+      } else {
+        candidates.add(descriptor);
+      }
+    }
+    if (candidates.isEmpty()) {
+      throw new FffsException(ErrorCode.NO_DATANODE, "no live, healthy DataNode can take a new block"
+          + (reasons.isEmpty() ? " (none has registered)" : ": " + String.join("; ", reasons)));
+    }
+    candidates.sort(Comparator.comparing(DatanodeDescriptor::uuid));
+    List<DatanodeDescriptor> local = new ArrayList<>();
+    for (DatanodeDescriptor descriptor : candidates) {
+      if (writerAddress != null && writerAddress.equals(descriptor.hostAddress)) {
+        local.add(descriptor);
+      }
+    }
+    int next = turn.getAsInt();
+    DatanodeDescriptor primary = local.isEmpty() ? candidates.get(Math.floorMod(next, candidates.size()))
+        : local.get(Math.floorMod(next, local.size()));
+    int first = candidates.indexOf(primary);
+    List<DatanodeDescriptor> others = new ArrayList<>(candidates.size() - 1);
+    for (int i = 1; i < candidates.size(); i++) {
+      DatanodeDescriptor other = candidates.get((first + i) % candidates.size());
+      if (Math.abs(other.clockOffsetMicros() - primary.clockOffsetMicros()) <= maxOffsetMicros) {
+        others.add(other);
+      }
+    }
+    return pipeline(primary, others, n);
+  }
+
+  /**
+   * Up to {@code n} live, healthy DataNodes in service of {@code all}, not in {@code exclude}, to copy a block from
+   * {@code source} (null: any) to: those whose clock is within {@code maxOffsetMicros} of the source's, the least
+   * loaded (fewest blocks) first, by {@link #copyTargets} over the racks of the block's replicas.
+   */
+  static List<DatanodeDescriptor> forCopy(Collection<DatanodeDescriptor> all, Predicate<DatanodeDescriptor> live,
+      DatanodeDescriptor source, Set<String> exclude, Collection<String> replicaRacks, int n,
+      long maxOffsetMicros) {
+    List<DatanodeDescriptor> candidates = new ArrayList<>();
+    for (DatanodeDescriptor descriptor : all) {
+      if (live.test(descriptor) && descriptor.isHealthy() && descriptor.adminState.inService()
+          && !exclude.contains(descriptor.uuid()) && (source == null
+          || Math.abs(descriptor.clockOffsetMicros() - source.clockOffsetMicros()) <= maxOffsetMicros)) {
+        candidates.add(descriptor);
+      }
+    }
+    candidates.sort(Comparator.comparingLong(DatanodeDescriptor::blockCount).thenComparing(DatanodeDescriptor::uuid));
+    return copyTargets(candidates, replicaRacks, n);
+  }
 
   /** {@code primary}, then up to {@code n - 1} of {@code others} (in their order) by the rules above. */
   static List<DatanodeDescriptor> pipeline(DatanodeDescriptor primary, List<DatanodeDescriptor> others, int n) {
@@ -57,6 +132,24 @@ final class BlockPlacement {
       take(chosen, left, pick);
     }
     return chosen;
+  }
+
+  /**
+   * {@code locations} (stable) by distance from a reader at {@code readerAddress} on {@code readerRack}: in service
+   * before decommissioning, and within each the reader's host, then its rack, then the rest.
+   */
+  static List<DatanodeIdProto> nearestFirst(List<DatanodeIdProto> locations,
+      Function<String, DatanodeDescriptor> descriptors, String readerAddress, String readerRack) {
+    List<DatanodeIdProto> sorted = new ArrayList<>(locations);
+    sorted.sort(Comparator.comparingInt(id -> {
+      DatanodeDescriptor descriptor = descriptors.apply(id.getDatanodeUuid());
+      if (descriptor == null) {
+        return 6;
+      }
+      int near = readerAddress.equals(descriptor.hostAddress) ? 0 : readerRack.equals(descriptor.rack) ? 1 : 2;
+      return descriptor.adminState.inService() ? near : 3 + near;
+    }));
+    return sorted;
   }
 
   /** Whether replicas on {@code replicaRacks} sit on one rack though the cluster has others to spread to. */

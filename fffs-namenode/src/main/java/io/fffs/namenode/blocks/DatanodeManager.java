@@ -55,13 +55,7 @@ public final class DatanodeManager {
     descriptor.hostAddress = addressOf(id.getHost());
     updateClock(descriptor, clockOffsetMicros, null);
     descriptor.lastHeartbeatNanos = nanoTime.getAsLong();
-    if (decommissions.contains(descriptor.address())) {
-      // A node already decommissioned stays so until the next scan checks its blocks again.
-      descriptor.adminState = descriptor.adminState == AdminState.NORMAL ? AdminState.DECOMMISSIONING
-          : descriptor.adminState;
-    } else {
-      descriptor.adminState = AdminState.NORMAL;
-    }
+    decommissions.applyTo(descriptor);
     return descriptor;
   }
 
@@ -160,11 +154,7 @@ public final class DatanodeManager {
   /** Where the list of decommissioned DataNodes is kept (applied to those registered now). */
   public void setDecommissions(Decommissions list) {
     this.decommissions = list;
-    for (DatanodeDescriptor descriptor : datanodes.values()) {
-      if (list.contains(descriptor.address()) && descriptor.adminState == AdminState.NORMAL) {
-        descriptor.adminState = AdminState.DECOMMISSIONING;
-      }
-    }
+    datanodes.values().forEach(list::applyTo);
   }
 
   /**
@@ -173,22 +163,7 @@ public final class DatanodeManager {
    * replication monitor). Returns the registered DataNodes' addresses among them.
    */
   public List<String> decommission(List<String> nodes, boolean recommission) throws java.io.IOException {
-    decommissions.change(nodes, !recommission);
-    List<String> registered = new ArrayList<>();
-    for (DatanodeDescriptor descriptor : datanodes.values()) {
-      for (String node : nodes) {
-        if (Decommissions.matches(node, descriptor.address())) {
-          registered.add(descriptor.address());
-          if (recommission) {
-            descriptor.adminState = AdminState.NORMAL;
-            descriptor.decommissionBlocksLeft = 0;
-          } else if (descriptor.adminState == AdminState.NORMAL) {
-            descriptor.adminState = AdminState.DECOMMISSIONING;
-          }
-        }
-      }
-    }
-    return registered;
+    return decommissions.change(nodes, recommission, datanodes.values());
   }
 
   /** Every DataNode being or already decommissioned, as listed. */
@@ -200,18 +175,6 @@ public final class DatanodeManager {
   public boolean inService(String uuid) {
     DatanodeDescriptor descriptor = datanodes.get(uuid);
     return descriptor != null && descriptor.adminState.inService();
-  }
-
-  /**
-   * Records what the replication monitor found for a decommissioning DataNode: none left (once its full block
-   * report is in) makes it decommissioned.
-   */
-  void decommissionProgress(DatanodeDescriptor descriptor, long blocksLeft) {
-    descriptor.decommissionBlocksLeft = blocksLeft;
-    if (blocksLeft == 0 && descriptor.adminState == AdminState.DECOMMISSIONING
-        && descriptor.reportedSinceRegistration) {
-      descriptor.adminState = AdminState.DECOMMISSIONED;
-    }
   }
 
   /**
@@ -345,42 +308,8 @@ public final class DatanodeManager {
    * of the primary's, since a follower refuses a stamp further ahead of its own clock.
    */
   public synchronized List<DatanodeDescriptor> chooseTargets(int n, String writerAddress) throws FffsException {
-    List<DatanodeDescriptor> candidates = new ArrayList<>();
-    List<String> reasons = new ArrayList<>();
-    for (DatanodeDescriptor descriptor : datanodes.values()) {
-      if (!isLive(descriptor)) {
-        reasons.add(descriptor.address() + " is dead (no heartbeat)");
-      } else if (!descriptor.isHealthy()) {
-        reasons.add(descriptor.address() + ": " + descriptor.unhealthyReason());
-      } else if (!descriptor.adminState.inService()) {
-        reasons.add(descriptor.address() + " is " + descriptor.adminState.text().toLowerCase(java.util.Locale.ROOT));
-      } else {
-        candidates.add(descriptor);
-      }
-    }
-    if (candidates.isEmpty()) {
-      throw new FffsException(ErrorCode.NO_DATANODE, "no live, healthy DataNode can take a new block"
-          + (reasons.isEmpty() ? " (none has registered)" : ": " + String.join("; ", reasons)));
-    }
-    candidates.sort((a, b) -> a.uuid().compareTo(b.uuid()));
-    List<DatanodeDescriptor> local = new ArrayList<>();
-    for (DatanodeDescriptor descriptor : candidates) {
-      if (writerAddress != null && writerAddress.equals(descriptor.hostAddress)) {
-        local.add(descriptor);
-      }
-    }
-    int turn = nextChoice++;
-    DatanodeDescriptor primary = local.isEmpty() ? candidates.get(Math.floorMod(turn, candidates.size()))
-        : local.get(Math.floorMod(turn, local.size()));
-    int first = candidates.indexOf(primary);
-    List<DatanodeDescriptor> others = new ArrayList<>(candidates.size() - 1);
-    for (int i = 1; i < candidates.size(); i++) {
-      DatanodeDescriptor next = candidates.get((first + i) % candidates.size());
-      if (Math.abs(next.clockOffsetMicros() - primary.clockOffsetMicros()) <= maxOffsetMicros) {
-        others.add(next);
-      }
-    }
-    return BlockPlacement.pipeline(primary, others, n);
+    return BlockPlacement.forNewBlock(datanodes.values(), this::isLive, n, writerAddress, () -> nextChoice++,
+        maxOffsetMicros);
   }
 
   /** Records that a new block was placed on {@code uuids}, the primary first. */
@@ -466,19 +395,23 @@ public final class DatanodeManager {
     if (readerAddress == null || locations.size() < 2) {
       return locations;
     }
-    String readerRack = topology.rackOf(readerAddress);
-    List<DatanodeIdProto> sorted = new ArrayList<>(locations);
-    sorted.sort(java.util.Comparator.comparingInt(id -> distance(id, readerAddress, readerRack)));
-    return sorted;
+    return BlockPlacement.nearestFirst(locations, datanodes::get, readerAddress, topology.rackOf(readerAddress));
   }
 
-  private int distance(DatanodeIdProto id, String readerAddress, String readerRack) {
-    DatanodeDescriptor descriptor = datanodes.get(id.getDatanodeUuid());
-    if (descriptor == null) {
-      return 6;
+  /**
+   * Where a writer reopening a file writes the block: its current replicas (pipeline order), then other live
+   * holders of undamaged replicas up to {@code replication} in all. The writer asks each for its last entry and
+   * leaves out those that are behind, so a replica whose report is only late still takes the writes.
+   */
+  public List<DatanodeIdProto> writerLocations(long blockId, int replication) {
+    List<DatanodeIdProto> ids = new ArrayList<>(locations(blockId, true));
+    for (DatanodeIdProto holder : liveHolders(blockId)) {
+      if (ids.size() < replication
+          && ids.stream().noneMatch(id -> id.getDatanodeUuid().equals(holder.getDatanodeUuid()))) {
+        ids.add(holder);
+      }
     }
-    int near = readerAddress.equals(descriptor.hostAddress) ? 0 : readerRack.equals(descriptor.rack) ? 1 : 2;
-    return descriptor.adminState.inService() ? near : 3 + near;
+    return ids;
   }
 
   /** How many current replicas the block has. */
@@ -529,20 +462,6 @@ public final class DatanodeManager {
       }
     }
     return new ReplicaView(current, kept, stale, holders, corrupt, retiring);
-  }
-
-  /** What {@link #replicaView} finds; {@code corrupt}: replicas reported damaged. */
-  public record ReplicaView(List<String> current, int kept, List<String> stale, List<String> holders,
-      List<String> corrupt, List<String> retiring) {
-    /** The current replicas on DataNodes in service. */
-    public List<String> inService() {
-      if (retiring.isEmpty()) {
-        return current;
-      }
-      List<String> in = new ArrayList<>(current);
-      in.removeAll(retiring);
-      return in;
-    }
   }
 
   /**
@@ -618,19 +537,9 @@ public final class DatanodeManager {
    */
   public List<DatanodeIdProto> chooseCopyTargets(int n, String sourceUuid, java.util.Set<String> exclude,
       List<String> replicaUuids) {
-    DatanodeDescriptor source = sourceUuid == null ? null : datanodes.get(sourceUuid);
-    List<DatanodeDescriptor> candidates = new ArrayList<>();
-    for (DatanodeDescriptor descriptor : datanodes.values()) {
-      if (isLive(descriptor) && descriptor.isHealthy() && descriptor.adminState.inService()
-          && !exclude.contains(descriptor.uuid()) && (source == null
-          || Math.abs(descriptor.clockOffsetMicros() - source.clockOffsetMicros()) <= maxOffsetMicros)) {
-        candidates.add(descriptor);
-      }
-    }
-    candidates.sort(java.util.Comparator.comparingLong(DatanodeDescriptor::blockCount)
-        .thenComparing(DatanodeDescriptor::uuid));
     List<DatanodeIdProto> chosen = new ArrayList<>();
-    for (DatanodeDescriptor descriptor : BlockPlacement.copyTargets(candidates, racksOf(replicaUuids), n)) {
+    for (DatanodeDescriptor descriptor : BlockPlacement.forCopy(datanodes.values(), this::isLive,
+        sourceUuid == null ? null : datanodes.get(sourceUuid), exclude, racksOf(replicaUuids), n, maxOffsetMicros)) {
       chosen.add(descriptor.id());
     }
     return chosen;

@@ -41,8 +41,54 @@ public final class Decommissions {
     }
   }
 
-  /** Adds ({@code add}) or removes the nodes and saves the list; returns it. */
-  public synchronized List<String> change(Collection<String> changed, boolean add) throws IOException {
+  /**
+   * Starts decommissioning the nodes (or, with {@code recommission}, ends it), saves the list and moves the
+   * {@code registered} DataNodes they name; returns those DataNodes' addresses.
+   */
+  synchronized List<String> change(List<String> nodes, boolean recommission,
+      Collection<DatanodeDescriptor> registered) throws IOException {
+    save(nodes, !recommission);
+    List<String> named = new java.util.ArrayList<>();
+    for (DatanodeDescriptor descriptor : registered) {
+      if (nodes.stream().anyMatch(node -> matches(node, descriptor.address()))) {
+        named.add(descriptor.address());
+        if (recommission) {
+          descriptor.adminState = AdminState.NORMAL;
+          descriptor.decommissionBlocksLeft = 0;
+        } else if (descriptor.adminState == AdminState.NORMAL) {
+          descriptor.adminState = AdminState.DECOMMISSIONING;
+        }
+      }
+    }
+    return named;
+  }
+
+  /**
+   * Sets a DataNode's state from the list (at registration): a listed one is decommissioning (a decommissioned one
+   * stays so until the next scan checks its blocks again), any other in service.
+   */
+  synchronized void applyTo(DatanodeDescriptor descriptor) {
+    if (!contains(descriptor.address())) {
+      descriptor.adminState = AdminState.NORMAL;
+    } else if (descriptor.adminState == AdminState.NORMAL) {
+      descriptor.adminState = AdminState.DECOMMISSIONING;
+    }
+  }
+
+  /**
+   * Records what the replication monitor found for a decommissioning DataNode: none left (once its full block
+   * report is in) makes it decommissioned.
+   */
+  static void progress(DatanodeDescriptor descriptor, long blocksLeft) {
+    descriptor.decommissionBlocksLeft = blocksLeft;
+    if (blocksLeft == 0 && descriptor.adminState == AdminState.DECOMMISSIONING
+        && descriptor.reportedSinceRegistration) {
+      descriptor.adminState = AdminState.DECOMMISSIONED;
+    }
+  }
+
+  /** Adds ({@code add}) or removes the nodes and saves the list. */
+  private void save(Collection<String> changed, boolean add) throws IOException {
     Set<String> next = new TreeSet<>(nodes);
     if (add) {
       next.addAll(changed);
@@ -58,7 +104,6 @@ public final class Decommissions {
     }
     nodes.clear();
     nodes.addAll(next);
-    return List.copyOf(nodes);
   }
 
   /** Whether the DataNode at {@code address} ({@code host:port}) is listed. */

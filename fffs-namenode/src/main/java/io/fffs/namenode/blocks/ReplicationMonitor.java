@@ -38,12 +38,19 @@ public final class ReplicationMonitor {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicationMonitor.class);
 
   /**
-   * A closed block, the replication of its file, and the file's path when the block has a damaged replica (null
-   * otherwise: it is named only when no good replica is left).
+   * A block, the replication of its file, and the file's path when the block has a damaged replica (null otherwise:
+   * it is named only when no good replica is left). {@code open}: a block (not the last) of a file being written,
+   * which its writer may still write in place, so a follower whose report lags looks stale for a moment: such a
+   * block is copied only when it has fewer live holders than its replication (a DataNode was lost), and nothing of
+   * it is dropped.
    */
-  public record Want(long blockId, int replication, String path) {
+  public record Want(long blockId, int replication, String path, boolean open) {
+    public Want(long blockId, int replication, String path) {
+      this(blockId, replication, path, false);
+    }
+
     public Want(long blockId, int replication) {
-      this(blockId, replication, null);
+      this(blockId, replication, null, false);
     }
   }
 
@@ -105,7 +112,7 @@ public final class ReplicationMonitor {
    */
   public synchronized void scan(List<Want> wants, List<Long> openBlocks) {
     long now = nanoTime.getAsLong();
-    record Short(Want want, DatanodeManager.ReplicaView view, int have) {}
+    record Short(Want want, ReplicaView view, int have) {}
     List<Short> shortOnes = new ArrayList<>();
     Map<String, Integer> busy = new HashMap<>();
     Set<Long> shortNow = new HashSet<>();
@@ -118,7 +125,7 @@ public final class ReplicationMonitor {
     Map<String, Long> retiringLeft = new HashMap<>();
     int inServiceNodes = datanodes.inServiceLiveCount();
     for (Want want : wants) {
-      DatanodeManager.ReplicaView view = datanodes.replicaView(want.blockId(), lostAfterNanos);
+      ReplicaView view = datanodes.replicaView(want.blockId(), lostAfterNanos);
       if (!view.retiring().isEmpty()
           && view.inService().size() < Math.max(1, Math.min(want.replication(), inServiceNodes))) {
         for (String uuid : view.retiring()) {
@@ -134,18 +141,21 @@ public final class ReplicationMonitor {
       }
       Pending copies = pending.get(want.blockId());
       if (copies != null) {
-        copies.targets().removeAll(view.current());
+        copies.targets().removeAll(want.open() ? view.holders() : view.current());
         if (copies.targets().isEmpty() || now - copies.deadlineNanos() > 0) {
           pending.remove(want.blockId());
           copies = null;
         }
       }
-      int have = view.kept() + (copies == null ? 0 : copies.targets().size());
+      int have = (want.open() ? Math.max(view.kept(), liveHolders(view)) : view.kept())
+          + (copies == null ? 0 : copies.targets().size());
       if (have < want.replication()) {
         shortNow.add(want.blockId());
         if (shortBefore.contains(want.blockId())) {
           shortOnes.add(new Short(want, view, have));
         }
+      } else if (want.open()) {
+        continue;  // its writer's pipeline decides which replicas it keeps
       } else if (copies == null && hasExtras(want, view)) {
         extraNow.add(want.blockId());
         if (extraBefore.contains(want.blockId())) {
@@ -167,7 +177,7 @@ public final class ReplicationMonitor {
     }
     for (DatanodeDescriptor descriptor : datanodes.datanodes()) {
       if (descriptor.adminState() == AdminState.DECOMMISSIONING) {
-        datanodes.decommissionProgress(descriptor, retiringLeft.getOrDefault(descriptor.uuid(), 0L));
+        Decommissions.progress(descriptor, retiringLeft.getOrDefault(descriptor.uuid(), 0L));
       }
     }
     shortBefore = shortNow;
@@ -193,7 +203,7 @@ public final class ReplicationMonitor {
   }
 
   /** Copies the block to {@code needed} more DataNodes; {@code otherRack}: only to one off its replicas' rack. */
-  private void schedule(Want want, DatanodeManager.ReplicaView view, int needed, Map<String, Integer> busy,
+  private void schedule(Want want, ReplicaView view, int needed, Map<String, Integer> busy,
       long now, boolean otherRack) {
     String source = null;
     for (String uuid : view.current()) {
@@ -215,7 +225,7 @@ public final class ReplicationMonitor {
         .contains(datanodes.descriptor(targets.get(0).getDatanodeUuid()).rack()))) {
       return;  // no DataNode on another rack is free
     }
-    if (targets.size() < needed && !view.stale().isEmpty() && !otherRack) {
+    if (targets.size() < needed && !view.stale().isEmpty() && !otherRack && !want.open()) {
       // A stale replica's log is a prefix of the current ones': dropped, its DataNode is free for a whole copy.
       drop(want, view.stale(), "no other DataNode to copy to; dropping its stale replicas on");
     }
@@ -240,8 +250,20 @@ public final class ReplicationMonitor {
         view.kept(), want.replication(), source, targetUuids);
   }
 
+  /** Live holders in service of an undamaged replica, current or behind. */
+  private int liveHolders(ReplicaView view) {
+    int count = 0;
+    for (String uuid : view.current()) {
+      count += datanodes.inService(uuid) ? 1 : 0;
+    }
+    for (String uuid : view.stale()) {
+      count += datanodes.inService(uuid) ? 1 : 0;
+    }
+    return count;
+  }
+
   /** Whether the block has enough current replicas and stale ones or current ones beyond its target. */
-  private static boolean hasExtras(Want want, DatanodeManager.ReplicaView view) {
+  private static boolean hasExtras(Want want, ReplicaView view) {
     int inService = view.inService().size();
     return inService >= want.replication()
         && (!view.stale().isEmpty() || !view.corrupt().isEmpty() || inService > want.replication());
@@ -251,7 +273,7 @@ public final class ReplicationMonitor {
    * Drops stale replicas and current ones beyond the target, the last placed first unless that would leave the
    * rest on fewer racks; a decommissioning DataNode's replicas are left to it (read last, never counted).
    */
-  private void dropExtras(Want want, DatanodeManager.ReplicaView view, int racks) {
+  private void dropExtras(Want want, ReplicaView view, int racks) {
     List<String> extra = new ArrayList<>(view.corrupt());
     extra.addAll(view.stale());
     List<String> current = view.inService();

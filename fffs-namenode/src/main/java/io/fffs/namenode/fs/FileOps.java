@@ -162,9 +162,14 @@ public final class FileOps {
         leases.add(clientName, file.id());
       }
       InodeState state = file.latest();
-      return new OpenFile(latestStatus(path, file),
-          Statuses.locatedBlocks(state, file.states().latestHlc(), 0, Long.MAX_VALUE, datanodes).toBuilder()
-              .setWriterEpoch(file.writerEpoch()).build());
+      LocatedBlocksProto.Builder blocks = Statuses.locatedBlocks(state, file.states().latestHlc(), 0,
+          Long.MAX_VALUE, datanodes).toBuilder().setWriterEpoch(file.writerEpoch());
+      for (int i = 0; i < blocks.getBlocksCount(); i++) {
+        LocatedBlockProto block = blocks.getBlocks(i);
+        blocks.setBlocks(i, block.toBuilder().clearLocations()
+            .addAllLocations(datanodes.writerLocations(block.getBlock().getBlockId(), state.replication())));
+      }
+      return new OpenFile(latestStatus(path, file), blocks.build());
     });
   }
 

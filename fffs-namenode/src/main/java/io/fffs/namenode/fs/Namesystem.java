@@ -624,7 +624,10 @@ public final class Namesystem implements Closeable {
     return blockRetention;
   }
 
-  /** One pass of the replication monitor over the closed blocks of every file a path reaches (not in safe mode). */
+  /**
+   * One pass of the replication monitor over the blocks of every file a path reaches but the last block of a file
+   * being written (not in safe mode).
+   */
   private void scanReplication() {
     try {
       if (safeMode.isOn()) {
@@ -642,7 +645,8 @@ public final class Namesystem implements Closeable {
           for (int i = 0; i < closed; i++) {
             long blockId = state.blockId(i);
             all.add(new ReplicationMonitor.Want(blockId, state.replication(),
-                datanodes.corruptReplicas(blockId) > 0 ? namespace.pathOf(file) : null));
+                datanodes.corruptReplicas(blockId) > 0 ? namespace.pathOf(file) : null,
+                state.isUnderConstruction()));
           }
         });
         return all;

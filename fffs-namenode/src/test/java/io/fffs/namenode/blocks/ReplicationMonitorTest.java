@@ -82,6 +82,29 @@ class ReplicationMonitorTest {
   }
 
   @Test
+  void aBlockItsWriterStillWritesKeepsFollowersWhoseReportsLagAndIsCopiedOnlyWhenAHolderIsLost() throws Exception {
+    register("a", "b", "c", "d");
+    datanodes.placed(7, List.of("a", "b", "c"));
+    report(7, 500, "a");
+    report(7, 400, "b", "c");  // their reports of the writer's last entries are still on the way
+    List<ReplicationMonitor.Want> open = List.of(new ReplicationMonitor.Want(7, 3, null, true));
+    scanTwice(open);
+    for (String uuid : List.of("a", "b", "c", "d")) {
+      assertThat(monitor.takeDrops(uuid)).as("nothing dropped on %s", uuid).isEmpty();
+      assertThat(monitor.takeTransfers(uuid)).as("nothing copied from %s", uuid).isEmpty();
+    }
+    assertThat(monitor.counts().underReplicated()).isZero();
+
+    nanos.addAndGet(DEAD_NANOS + LOST_NANOS + SECOND);
+    heartbeat("a", "b", "d");
+    scanTwice(open);
+    List<BlockTransferProto> fromA = monitor.takeTransfers("a");
+    assertThat(fromA).hasSize(1);
+    assertThat(fromA.get(0).getTargetsList()).extracting(DatanodeIdProto::getDatanodeUuid).containsExactly("d");
+    assertThat(monitor.takeDrops("b")).as("the lagging follower is still kept").isEmpty();
+  }
+
+  @Test
   void theBlockWithFewestReplicasIsCopiedFirst() throws Exception {
     register("a", "b", "c", "d", "e");
     datanodes.placed(1, List.of("a", "b"));
