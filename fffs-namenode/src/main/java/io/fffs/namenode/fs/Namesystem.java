@@ -61,7 +61,11 @@ public final class Namesystem implements Closeable {
   private final Namespace namespace;
   private final LeaseManager leases;
   private final DatanodeManager datanodes;
-  private final SafeMode safeMode;
+  /** Replaced when an HA NameNode takes the lead: it waits for the block reports of the DataNodes that follow it. */
+  private volatile SafeMode safeMode;
+  private final LongSupplier safeModeClock;
+  private final float safeModeThreshold;
+  private final long safeModeTimeoutNanos;
   private final NamespaceApplier applier;
   /** The local edit log of a single NameNode; null when the ops go to a Raft log. */
   private final EditLog editLog;
@@ -176,11 +180,13 @@ public final class Namesystem implements Closeable {
         millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.DATANODE_DEAD_INTERVAL_KEY,
             NameNodeConfigKeys.DATANODE_DEAD_INTERVAL_DEFAULT_MS)),
         TimeConfigKeys.maxOffsetMicros(conf));
-    this.safeMode = new SafeMode(liveBlocksAndLeases(),
-        conf.getFloat(NameNodeConfigKeys.SAFEMODE_THRESHOLD_KEY, NameNodeConfigKeys.SAFEMODE_THRESHOLD_DEFAULT),
-        millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.SAFEMODE_TIMEOUT_KEY,
-            NameNodeConfigKeys.SAFEMODE_TIMEOUT_DEFAULT_MS)), nanoTime);
-    datanodes.onBlockReported(safeMode::reported);
+    this.safeModeClock = nanoTime;
+    this.safeModeThreshold = conf.getFloat(NameNodeConfigKeys.SAFEMODE_THRESHOLD_KEY,
+        NameNodeConfigKeys.SAFEMODE_THRESHOLD_DEFAULT);
+    this.safeModeTimeoutNanos = millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.SAFEMODE_TIMEOUT_KEY,
+        NameNodeConfigKeys.SAFEMODE_TIMEOUT_DEFAULT_MS));
+    this.safeMode = new SafeMode(liveBlocksAndLeases(), safeModeThreshold, safeModeTimeoutNanos, nanoTime);
+    datanodes.onBlockReported(blockId -> safeMode.reported(blockId));
     this.replication = new ReplicationMonitor(datanodes, nanoTime,
         millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.REPLICATION_DEAD_INTERVAL_KEY,
             NameNodeConfigKeys.REPLICATION_DEAD_INTERVAL_DEFAULT_MS)),
@@ -385,16 +391,13 @@ public final class Namesystem implements Closeable {
 
   /**
    * Called when this NameNode has become the leader and applied every committed op: gives the writers of open
-   * files their leases here (their clients renew them from now on).
+   * files their leases here (their clients renew them from now on) and waits in safe mode for the block reports of
+   * the DataNodes, which follow the leader and report to it now.
    */
   public void takeLeadership() throws IOException {
     lock.writeLock().lock();
     try {
-      namespace.forEachLatestFile(namespace.root(), file -> {
-        if (file.latest().isUnderConstruction()) {
-          leases.add(file.latest().leaseHolder(), file.id());
-        }
-      });
+      safeMode = new SafeMode(liveBlocksAndLeases(), safeModeThreshold, safeModeTimeoutNanos, safeModeClock);
     } finally {
       lock.writeLock().unlock();
     }
