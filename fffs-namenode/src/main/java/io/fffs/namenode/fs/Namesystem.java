@@ -316,6 +316,9 @@ public final class Namesystem implements Closeable {
    * in safe mode: the token secret manager rolls its keys from the moment the NameNode starts.
    */
   public void logSecret(EditOpProto op) throws IOException {
+    if (leadership != null) {
+      leadership.checkLeader("log a delegation-token secret");  // a follower's append would fail and reload it
+    }
     long txid;
     lock.writeLock().lock();
     try {
