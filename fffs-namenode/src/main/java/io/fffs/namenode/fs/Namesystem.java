@@ -400,6 +400,7 @@ public final class Namesystem implements Closeable {
   public void takeLeadership() throws IOException {
     lock.writeLock().lock();
     try {
+      datanodes.forgetAll();
       safeMode = new SafeMode(liveBlocksAndLeases(), safeModeThreshold, safeModeTimeoutNanos, safeModeClock);
     } finally {
       lock.writeLock().unlock();
