@@ -188,6 +188,11 @@ public final class MiniFffsCluster implements AutoCloseable {
     }
     long deadline = System.nanoTime() + readyTimeoutMs * 1_000_000L;
     while (true) {
+      for (int i = 0; i < haNameNodes.length; i++) {
+        if (haNameNodes[i] != null && haNameNodes[i].reloadWanted()) {
+          restartNameNode(i);  // it stopped itself to load its namespace again, as bin/fffs namenode restarts it
+        }
+      }
       for (NameNode candidate : haNameNodes) {
         if (candidate != null && candidate.ha().isLeader()) {
           return candidate;
