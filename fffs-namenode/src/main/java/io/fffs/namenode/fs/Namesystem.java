@@ -302,6 +302,9 @@ public final class Namesystem implements Closeable {
     long durableAt;
     lock.writeLock().lock();
     try {
+      if (leadership != null) {
+        leadership.checkLeader(what);  // again under the lock: the lead may have moved while this change waited
+      }
       result = change.run();
       durableAt = lastTxid;
     } finally {
@@ -360,6 +363,25 @@ public final class Namesystem implements Closeable {
       lastTxid = txid;
       lastHlc = hlc;
       return true;
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  /** An action run while no change is made. */
+  public interface Paused<T> {
+    T run() throws IOException;
+  }
+
+  /**
+   * Runs {@code action} once every op applied here is durable, holding the write lock so that no change is stamped
+   * meanwhile: a leader hands over the lead this way with nothing uncommitted, so it need not reload.
+   */
+  public <T> T whilePaused(Paused<T> action) throws IOException {
+    lock.writeLock().lock();
+    try {
+      journal.awaitSynced(lastTxid);
+      return action.run();
     } finally {
       lock.writeLock().unlock();
     }
