@@ -18,6 +18,8 @@ public final class MiniClusterMain {
           + " [--no-webhdfs] [-D key=value]...",
       "  --datanodes N     DataNodes in the JVM (default 1)",
       "  --dir DIR         state directory (default ./fffs-data)",
+      "  --namenodes N     NameNodes: 1 (default), or 3 for a highly available cluster fffs://mycluster whose",
+      "                    NameNodes use ports P, P+1, P+2 (RPC) and H, H+1, H+2 (HTTP); see docs/ha.md",
       "  --port P          NameNode RPC port (default 8020; 0: a free one)",
       "  --http-port H     NameNode HTTP port (default 9870)",
       "  --webhdfs-port W  WebHDFS gateway port (default 9860)",
@@ -31,6 +33,7 @@ public final class MiniClusterMain {
     conf.addResource("fffs-site.xml");
     String[] rest = GenericArgs.applyOrExit(conf, args, "minicluster", USAGE, 2);
     int datanodes = 1;
+    int namenodes = 1;
     Path dir = Paths.get("fffs-data");
     int port = 8020;
     int httpPort = 9870;
@@ -40,6 +43,9 @@ public final class MiniClusterMain {
       switch (rest[i]) {
         case "--datanodes":
           datanodes = Integer.parseInt(rest[++i]);
+          break;
+        case "--namenodes":
+          namenodes = Integer.parseInt(rest[++i]);
           break;
         case "--dir":
           dir = Paths.get(rest[++i]);
@@ -76,6 +82,7 @@ public final class MiniClusterMain {
         .baseDir(absolute)
         .memoryDir(memory)
         .numDataNodes(datanodes)
+        .numNameNodes(namenodes)
         .nameNodePort(port)
         .httpPort(httpPort)
         .build();
@@ -91,6 +98,18 @@ public final class MiniClusterMain {
       stopped.countDown();
     }, "fffs-minicluster-shutdown"));
     System.out.println("fs.defaultFS=" + cluster.getURI());
+    if (namenodes > 1) {
+      // What a client outside needs besides fs.defaultFS to find the NameNodes of fffs://mycluster.
+      StringBuilder keys = new StringBuilder();
+      for (java.util.Map.Entry<String, String> entry : cluster.getConfiguration()) {
+        if (entry.getKey().startsWith("fffs.nameservices") || entry.getKey().startsWith("fffs.ha.namenodes.")
+            || entry.getKey().startsWith("fffs.namenode.rpc-address.")) {
+          keys.append(keys.length() == 0 ? "" : " ").append("-D ").append(entry.getKey()).append('=')
+              .append(entry.getValue());
+        }
+      }
+      System.out.println("ha=" + keys);
+    }
     System.out.println("http=" + cluster.getHttpURI());
     if (webHdfs) {
       System.out.println("webhdfs=" + cluster.getWebHdfsURI() + "/webhdfs/v1/");

@@ -7,6 +7,7 @@ import io.fffs.datanode.DataNodeServiceConfigKeys;
 import io.fffs.datanode.store.DataNodeConfigKeys;
 import io.fffs.http.HttpConfigKeys;
 import io.fffs.http.WebHdfsGateway;
+import io.fffs.common.ha.HaConfigKeys;
 import io.fffs.namenode.NameNode;
 import io.fffs.namenode.NameNodeConfigKeys;
 import java.io.IOException;
@@ -45,6 +46,9 @@ public final class MiniFffsCluster implements AutoCloseable {
   private final int numDataNodes;
   private final long readyTimeoutMs;
   private NameNode nameNode;
+  /** The NameNodes of a highly available cluster ({@link Builder#numNameNodes} above 1), else null. */
+  private final NameNode[] haNameNodes;
+  private final List<Configuration> haConfs = new ArrayList<>();
   private final List<DataNode> dataNodes = new ArrayList<>();
   private final List<Configuration> dataNodeConfs = new ArrayList<>();
   private final int webHdfsPort;
@@ -64,6 +68,10 @@ public final class MiniFffsCluster implements AutoCloseable {
     this.ownsMemoryBase = builder.memoryBase == null;
     this.memoryBase = builder.memoryBase != null ? builder.memoryBase
         : Paths.get("/dev/shm", "fffs-mini-" + UUID.randomUUID().toString().substring(0, 8));
+    this.haNameNodes = builder.numNameNodes > 1 ? new NameNode[builder.numNameNodes] : null;
+    if (haNameNodes != null) {
+      configureHa(builder);
+    }
     conf.setIfUnset(NameNodeConfigKeys.NAME_DIR_KEY, baseDir.resolve("name").toString());
     conf.setIfUnset(NameNodeConfigKeys.RPC_ADDRESS_KEY, "127.0.0.1:" + builder.nameNodePort);
     conf.setIfUnset(NameNodeConfigKeys.HTTP_ADDRESS_KEY, "127.0.0.1:" + builder.httpPort);
@@ -76,6 +84,44 @@ public final class MiniFffsCluster implements AutoCloseable {
 
   public static Builder builder() {
     return new Builder();
+  }
+
+  /** The logical name of a highly available mini cluster: {@code fffs://mycluster}. */
+  public static final String NAMESERVICE = "mycluster";
+
+  /**
+   * The keys of HA cluster {@link #NAMESERVICE}: NameNode {@code i} (nn1, nn2, ...) on the RPC port the builder gave
+   * (then the next ones) or free ports, a free Raft port, its own name directory; DataNodes and clients find them by
+   * the logical name.
+   */
+  private void configureHa(Builder builder) throws IOException {
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < haNameNodes.length; i++) {
+      String id = "nn" + (i + 1);
+      ids.add(id);
+      int rpcPort = builder.nameNodePort == 0 ? freePort() : builder.nameNodePort + i;
+      int httpPort = builder.httpPort == 0 ? 0 : builder.httpPort + i;
+      conf.set(HaConfigKeys.RPC_ADDRESS_PREFIX + NAMESERVICE + "." + id, "127.0.0.1:" + rpcPort);
+      conf.set(HaConfigKeys.RATIS_ADDRESS_PREFIX + NAMESERVICE + "." + id, "127.0.0.1:" + freePort());
+      conf.set(HaConfigKeys.HTTP_ADDRESS_PREFIX + NAMESERVICE + "." + id, "127.0.0.1:" + httpPort);
+    }
+    conf.set(HaConfigKeys.NAMESERVICES_KEY, NAMESERVICE);
+    conf.set(HaConfigKeys.NAMENODES_PREFIX + NAMESERVICE, String.join(",", ids));
+    conf.setIfUnset(HaConfigKeys.ELECTION_TIMEOUT_KEY, "500ms");
+    // DataNodes (which read this key) follow the leader of the cluster it names.
+    conf.set(NameNodeConfigKeys.RPC_ADDRESS_KEY, NAMESERVICE);
+    for (int i = 0; i < haNameNodes.length; i++) {
+      Configuration own = new Configuration(conf);
+      own.set(HaConfigKeys.NAMENODE_ID_KEY, ids.get(i));
+      own.set(NameNodeConfigKeys.NAME_DIR_KEY, baseDir.resolve("name-" + ids.get(i)).toString());
+      haConfs.add(own);
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
   }
 
   /** Starts the NameNode and the DataNodes and waits until every DataNode is registered and safe mode is off. */
@@ -119,12 +165,56 @@ public final class MiniFffsCluster implements AutoCloseable {
   }
 
   private void startNameNode() throws IOException {
+    if (haNameNodes != null) {
+      for (int i = 0; i < haNameNodes.length; i++) {
+        if (haNameNodes[i] == null) {
+          startNameNode(i);
+        }
+      }
+      return;
+    }
     nameNode = NameNode.start(conf, nameNodeClock, System::nanoTime);
     // Restarts keep the ports, so clients and DataNodes find the NameNode again.
     conf.set(NameNodeConfigKeys.RPC_ADDRESS_KEY, "127.0.0.1:" + nameNode.rpcAddress().getPort());
     conf.set(NameNodeConfigKeys.HTTP_ADDRESS_KEY, "127.0.0.1:" + nameNode.httpUri().getPort());
     for (Configuration dnConf : dataNodeConfs) {
       dnConf.set(NameNodeConfigKeys.RPC_ADDRESS_KEY, conf.get(NameNodeConfigKeys.RPC_ADDRESS_KEY));
+    }
+  }
+
+  private void startNameNode(int i) throws IOException {
+    haNameNodes[i] = NameNode.start(haConfs.get(i), nameNodeClock, System::nanoTime);
+  }
+
+  /**
+   * The NameNode that takes changes: the only one, or the leader of an HA cluster (waiting for one to be elected,
+   * at most the ready timeout).
+   */
+  private NameNode active() throws IOException {
+    if (haNameNodes == null) {
+      return nameNode;
+    }
+    long deadline = System.nanoTime() + readyTimeoutMs * 1_000_000L;
+    while (true) {
+      for (int i = 0; i < haNameNodes.length; i++) {
+        if (haNameNodes[i] != null && haNameNodes[i].reloadWanted()) {
+          restartNameNode(i);  // it stopped itself to load its namespace again, as bin/fffs namenode restarts it
+        }
+      }
+      for (NameNode candidate : haNameNodes) {
+        if (candidate != null && candidate.ha().isLeader()) {
+          return candidate;
+        }
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IOException("no NameNode of " + NAMESERVICE + " leads after " + readyTimeoutMs + " ms");
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted waiting for a leader", e);
+      }
     }
   }
 
@@ -148,11 +238,12 @@ public final class MiniFffsCluster implements AutoCloseable {
    */
   public void awaitDataNodes(int count) throws IOException {
     long deadline = System.nanoTime() + readyTimeoutMs * 1_000_000L;
-    while (nameNode.namesystem().datanodes().liveCount() < count || nameNode.namesystem().safeMode().isOn()) {
+    for (NameNode active = active(); active.namesystem().datanodes().liveCount() < count
+        || active.namesystem().safeMode().isOn(); active = active()) {
       if (System.nanoTime() > deadline) {
         throw new IOException("cluster not ready after " + readyTimeoutMs + " ms: "
-            + nameNode.namesystem().datanodes().liveCount() + " of " + count + " DataNodes live, safe mode "
-            + nameNode.namesystem().safeMode().describe());
+            + active.namesystem().datanodes().liveCount() + " of " + count + " DataNodes live, safe mode "
+            + active.namesystem().safeMode().describe());
       }
       try {
         Thread.sleep(20);
@@ -163,9 +254,9 @@ public final class MiniFffsCluster implements AutoCloseable {
     }
   }
 
-  /** {@code fffs://127.0.0.1:port}. */
+  /** {@code fffs://127.0.0.1:port}, or {@code fffs://mycluster} for an HA cluster. */
   public URI getURI() {
-    return nameNode.uri();
+    return haNameNodes != null ? URI.create("fffs://" + NAMESERVICE) : nameNode.uri();
   }
 
   /** A configuration whose {@code fs.defaultFS} is this cluster. */
@@ -180,8 +271,36 @@ public final class MiniFffsCluster implements AutoCloseable {
     return (FreezeFrameFileSystem) FileSystem.newInstance(getURI(), getConfiguration());
   }
 
+  /** The NameNode, or the leader of an HA cluster (waiting for one). */
   public NameNode getNameNode() {
-    return nameNode;
+    try {
+      return active();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** NameNode {@code i} of an HA cluster (nn{@code i+1}), or null while it is stopped. */
+  public NameNode getNameNode(int i) {
+    return haNameNodes == null ? nameNode : haNameNodes[i];
+  }
+
+  public int getNumNameNodes() {
+    return haNameNodes == null ? 1 : haNameNodes.length;
+  }
+
+  /** Stops NameNode {@code i} of an HA cluster (its state stays on disk); the others elect a leader. */
+  public void stopNameNode(int i) throws IOException {
+    if (haNameNodes[i] != null) {
+      haNameNodes[i].close();
+      haNameNodes[i] = null;
+    }
+  }
+
+  /** Starts NameNode {@code i} of an HA cluster again, on the same directories and ports. */
+  public void restartNameNode(int i) throws IOException {
+    stopNameNode(i);
+    startNameNode(i);
   }
 
   public DataNode getDataNode(int i) {
@@ -193,7 +312,7 @@ public final class MiniFffsCluster implements AutoCloseable {
   }
 
   public URI getHttpURI() {
-    return nameNode.httpUri();
+    return getNameNode().httpUri();
   }
 
   /** {@code http://host:port} of the WebHDFS gateway beside the NameNode (needs {@link Builder#webHdfs}). */
@@ -219,9 +338,15 @@ public final class MiniFffsCluster implements AutoCloseable {
     return dataNodes.get(i).dataAddress();
   }
 
-  /** Stops the NameNode and starts it again on the same directory and port. */
+  /** Stops the NameNode (of an HA cluster: every one) and starts it again on the same directory and port. */
   public void restartNameNode() throws IOException {
-    nameNode.close();
+    if (haNameNodes != null) {
+      for (int i = 0; i < haNameNodes.length; i++) {
+        stopNameNode(i);
+      }
+    } else {
+      nameNode.close();
+    }
     startNameNode();
     waitActive();
   }
@@ -267,6 +392,11 @@ public final class MiniFffsCluster implements AutoCloseable {
     if (nameNode != null) {
       nameNode.close();
     }
+    if (haNameNodes != null) {
+      for (int i = 0; i < haNameNodes.length; i++) {
+        stopNameNode(i);
+      }
+    }
     if (ownsMemoryBase) {
       deleteRecursively(memoryBase);
     }
@@ -298,6 +428,7 @@ public final class MiniFffsCluster implements AutoCloseable {
     private Path baseDir;
     private Path memoryBase;
     private int numDataNodes = 1;
+    private int numNameNodes = 1;
     private int nameNodePort;
     private int httpPort;
     private boolean webHdfs;
@@ -308,6 +439,15 @@ public final class MiniFffsCluster implements AutoCloseable {
     private final Map<Integer, PhysicalClock> dataNodeClocks = new HashMap<>();
     private final Map<Integer, String> dataNodeHosts = new HashMap<>();
     private final Map<Integer, Map<String, String>> dataNodeSettings = new HashMap<>();
+
+    /**
+     * NameNodes: 1 (the default) runs one; 3 (or another odd number) runs a highly available cluster,
+     * {@code fffs://mycluster}, its NameNodes in one Raft group (docs/ha.md).
+     */
+    public Builder numNameNodes(int n) {
+      this.numNameNodes = n;
+      return this;
+    }
 
     public Builder numDataNodes(int n) {
       this.numDataNodes = n;

@@ -50,7 +50,8 @@ final class LocalSide implements MetadataSide {
     return switch (name) {
       case "FFFS" -> fffs(clients, baseDir);
       case "HDFS" -> hdfs(clients, baseDir);
-      default -> throw new IllegalArgumentException("no side named " + name + "; FFFS or HDFS");
+      case "FFFS-HA" -> fffsHa(clients, baseDir);
+      default -> throw new IllegalArgumentException("no side named " + name + "; FFFS, FFFS-HA or HDFS");
     };
   }
 
@@ -61,6 +62,18 @@ final class LocalSide implements MetadataSide {
     conf.setInt(NameNodeConfigKeys.RPC_HANDLERS_KEY, HANDLERS);
     MiniFffsCluster fffs = MiniFffsCluster.builder().baseDir(baseDir).numDataNodes(1).conf(conf).build();
     LocalSide side = new LocalSide("FFFS", fffs, baseDir);
+    return side.connect(clients, () -> FileSystem.newInstance(fffs.getURI(), fffs.getConfiguration()));
+  }
+
+  /** FFFS with three NameNodes in a Raft group ({@code fffs://mycluster}), set up as {@link #fffs} otherwise. */
+  static LocalSide fffsHa(int clients, Path baseDir) throws IOException {
+    Configuration conf = new Configuration();
+    conf.setLong(NameNodeConfigKeys.BLOCK_SIZE_KEY, BLOCK_SIZE);
+    conf.setInt(NameNodeConfigKeys.REPLICATION_KEY, 1);
+    conf.setInt(NameNodeConfigKeys.RPC_HANDLERS_KEY, HANDLERS);
+    MiniFffsCluster fffs = MiniFffsCluster.builder().baseDir(baseDir).numNameNodes(3).numDataNodes(1).conf(conf)
+        .build();
+    LocalSide side = new LocalSide("FFFS-HA", fffs, baseDir);
     return side.connect(clients, () -> FileSystem.newInstance(fffs.getURI(), fffs.getConfiguration()));
   }
 

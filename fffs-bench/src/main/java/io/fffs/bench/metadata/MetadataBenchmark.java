@@ -27,6 +27,8 @@ import java.util.Locale;
 public final class MetadataBenchmark {
   private static final int[] THREADS = {1, 8};
   static final String JVM_PROPERTY = "fffs.bench.metadata.jvm";
+  /** {@code -Dfffs.bench.metadata.ha=true}: also changes per second with three HA NameNodes against one. */
+  static final String HA_PROPERTY = "fffs.bench.metadata.ha";
 
   private final BenchSettings settings;
   private final MetadataSide fffs;
@@ -54,9 +56,16 @@ public final class MetadataBenchmark {
     long started = System.nanoTime();
     Path base = Files.createTempDirectory("fffs-metabench-");
     ResultTable table = null;
+    String haTable = null;
     try (MetadataSide fffs = start("FFFS", separate, base.resolve("fffs"));
         MetadataSide hdfs = start("HDFS", separate, base.resolve("hdfs"))) {
-      table = new MetadataBenchmark(settings, fffs, hdfs).run();
+      MetadataBenchmark benchmark = new MetadataBenchmark(settings, fffs, hdfs);
+      table = benchmark.run();
+      if (Boolean.getBoolean(HA_PROPERTY)) {
+        try (MetadataSide ha = start("FFFS-HA", separate, base.resolve("fffs-ha"))) {
+          haTable = benchmark.runHa(ha);
+        }
+      }
     } catch (Exception | LinkageError e) {
       e.printStackTrace();
     } finally {
@@ -73,6 +82,9 @@ public final class MetadataBenchmark {
         : "full", Instant.now(), System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(), jvms,
         settings.jitWarmupMillis(), settings.warmupMillis(), settings.rounds(), settings.measureMillis());
     table.print(System.out);
+    if (haTable != null) {
+      System.out.print(haTable);
+    }
     BenchArgs report = settings.report();
     table.writeCsv(report.csv());
     table.plot(report.png(), jvms);
@@ -123,6 +135,26 @@ public final class MetadataBenchmark {
       add("listStatus (1,000 entries)", threads, m[0], m[1], null);
     }
     return table;
+  }
+
+  /**
+   * Changes per second of FFFS with three NameNodes (every change committed by two of them through Raft) against one
+   * NameNode (every change fsync'd to its own edit log), measured in alternating rounds: a Markdown table.
+   */
+  private String runHa(MetadataSide ha) throws IOException {
+    ha.prepare();
+    StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "%nHA: changes per second, 3 NameNodes (Raft)"
+        + " vs 1 NameNode%n%n| op | threads | FFFS, 1 NameNode | FFFS, 3 NameNodes | 3 / 1 |%n|---|---:|---:|---:|---:|%n"));
+    for (Measured op : new Measured[] {Measured.CREATE, Measured.MKDIRS}) {
+      ha.run(op, max(THREADS), settings.jitWarmupNanos());
+      for (int threads : THREADS) {
+        Measurement[] m = measure(threads, new Contender(fffs, op), new Contender(ha, op));
+        out.append(String.format(Locale.ROOT, "| %s | %d | %.0f | %.0f | %.2f |%n",
+            op == Measured.CREATE ? "create+close" : "mkdirs", threads, m[0].opsPerSecond(), m[1].opsPerSecond(),
+            m[1].opsPerSecond() / m[0].opsPerSecond()));
+      }
+    }
+    return out.toString();
   }
 
   private record Contender(MetadataSide side, Measured op) {}

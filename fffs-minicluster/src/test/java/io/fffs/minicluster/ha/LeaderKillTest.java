@@ -34,63 +34,6 @@ class LeaderKillTest {
   @TempDir
   Path dir;
 
-  /** One client's changes in its own directory, each answer checked; the names its directory must hold. */
-  private static final class Storm implements Runnable {
-    final int client;
-    final NamenodeClient nn;
-    final TreeSet<String> model = new TreeSet<>();
-    final AtomicBoolean stop;
-    final AtomicInteger acknowledged = new AtomicInteger();
-    final CountDownLatch warmedUp;
-    volatile Throwable failure;
-
-    Storm(int client, NamenodeClient nn, AtomicBoolean stop, CountDownLatch warmedUp) {
-      this.client = client;
-      this.nn = nn;
-      this.stop = stop;
-      this.warmedUp = warmedUp;
-    }
-
-    String dir() {
-      return "/storm/c" + client;
-    }
-
-    @Override
-    public void run() {
-      try {
-        for (int n = 0; !stop.get(); n++) {
-          String file = dir() + "/f" + n;
-          FileStatusProto created = nn.create(file, 0644, "client-" + client, false, true, 1, 1 << 20, null);
-          check(created != null && created.getPath().equals(file), "create " + file + " answered " + created);
-          nn.complete(file, created.getInodeId(), "client-" + client, null);
-          model.add("f" + n);
-          if (n % 3 == 1) {
-            check(nn.rename(file, dir() + "/r" + n), "rename of " + file + " answered false");
-            model.remove("f" + n);
-            model.add("r" + n);
-          }
-          if (n % 5 == 2) {
-            String name = model.contains("f" + n) ? "f" + n : "r" + n;
-            check(nn.delete(dir() + "/" + name, false), "delete of " + name + " answered false");
-            model.remove(name);
-          }
-          if (acknowledged.incrementAndGet() == 20) {
-            warmedUp.countDown();
-          }
-        }
-      } catch (Throwable t) {
-        failure = t;
-        warmedUp.countDown();
-      }
-    }
-
-    private static void check(boolean ok, String what) {
-      if (!ok) {
-        throw new AssertionError(what);
-      }
-    }
-  }
-
   private static List<String> names(NamenodeClient nn, String dir, TimeSpec time) throws IOException {
     GetListingResponseProto listing = nn.getListing(dir, time, "", 100_000);
     List<String> names = new ArrayList<>();
@@ -112,10 +55,10 @@ class LeaderKillTest {
 
       AtomicBoolean stop = new AtomicBoolean();
       CountDownLatch warmedUp = new CountDownLatch(CLIENTS);
-      List<Storm> storms = new ArrayList<>();
+      List<MetadataStorm> storms = new ArrayList<>();
       List<Thread> threads = new ArrayList<>();
       for (int c = 0; c < CLIENTS; c++) {
-        Storm storm = new Storm(c, NamenodeClient.connectHa(HaProcessCluster.NAMESERVICE, conf,
+        MetadataStorm storm = new MetadataStorm(c, NamenodeClient.connectHa(HaProcessCluster.NAMESERVICE, conf,
             new HybridLogicalClock(PhysicalClock.system(), conf)), stop, warmedUp);
         storms.add(storm);
         Thread thread = new Thread(storm, "storm-" + c);
@@ -143,7 +86,7 @@ class LeaderKillTest {
       for (Thread thread : threads) {
         thread.join(60_000);
       }
-      for (Storm storm : storms) {
+      for (MetadataStorm storm : storms) {
         assertThat(storm.failure).as("client %d (cluster log:\n%s)", storm.client, cluster.logTail()).isNull();
       }
       int acknowledged = storms.stream().mapToInt(s -> s.acknowledged.get()).sum();
@@ -151,7 +94,7 @@ class LeaderKillTest {
       System.out.printf("leader nn%d killed: first change on the new leader after %d ms; %d rounds acknowledged%n",
           leader + 1, failoverMs, acknowledged);
 
-      for (Storm storm : storms) {
+      for (MetadataStorm storm : storms) {
         List<String> now = new ArrayList<>();
         for (String entry : names(admin, storm.dir(), TimeSpec.latest())) {
           now.add(entry.substring(0, entry.indexOf('#')));
@@ -173,7 +116,7 @@ class LeaderKillTest {
         Thread.sleep(50);
       }
       assertThat(cluster.lastTxid(leader)).as("the restarted NameNode caught up").isGreaterThanOrEqualTo(target);
-      for (Storm storm : storms) {
+      for (MetadataStorm storm : storms) {
         storm.nn.close();
       }
       admin.close();

@@ -43,6 +43,15 @@ public final class DatanodeManager {
     this.blockReported = listener;
   }
 
+  /**
+   * Forgets every DataNode and replica (a NameNode taking the lead of an HA cluster): each DataNode is asked to
+   * register again on its next heartbeat and reports its blocks afresh to this leader.
+   */
+  public void forgetAll() {
+    datanodes.clear();
+    blockReplicas.clear();
+  }
+
   /** Registers (or re-registers) a DataNode; returns its descriptor. */
   public DatanodeDescriptor register(DatanodeIdProto id, long capacityBytes, long clockOffsetMicros) {
     DatanodeDescriptor descriptor = datanodes.computeIfAbsent(id.getDatanodeUuid(), u -> new DatanodeDescriptor(id));

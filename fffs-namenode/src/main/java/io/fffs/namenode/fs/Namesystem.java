@@ -67,7 +67,11 @@ public final class Namesystem implements Closeable {
   private final Namespace namespace;
   private final LeaseManager leases;
   private final DatanodeManager datanodes;
-  private final SafeMode safeMode;
+  /** Replaced when an HA NameNode takes the lead: it waits for the block reports of the DataNodes that follow it. */
+  private volatile SafeMode safeMode;
+  private final LongSupplier safeModeClock;
+  private final float safeModeThreshold;
+  private final long safeModeTimeoutNanos;
   private final NamespaceApplier applier;
   /** The local edit log of a single NameNode; null when the ops go to a Raft log. */
   private final EditLog editLog;
@@ -182,11 +186,13 @@ public final class Namesystem implements Closeable {
         millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.DATANODE_DEAD_INTERVAL_KEY,
             NameNodeConfigKeys.DATANODE_DEAD_INTERVAL_DEFAULT_MS)),
         TimeConfigKeys.maxOffsetMicros(conf));
-    this.safeMode = new SafeMode(liveBlocksAndLeases(),
-        conf.getFloat(NameNodeConfigKeys.SAFEMODE_THRESHOLD_KEY, NameNodeConfigKeys.SAFEMODE_THRESHOLD_DEFAULT),
-        millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.SAFEMODE_TIMEOUT_KEY,
-            NameNodeConfigKeys.SAFEMODE_TIMEOUT_DEFAULT_MS)), nanoTime);
-    datanodes.onBlockReported(safeMode::reported);
+    this.safeModeClock = nanoTime;
+    this.safeModeThreshold = conf.getFloat(NameNodeConfigKeys.SAFEMODE_THRESHOLD_KEY,
+        NameNodeConfigKeys.SAFEMODE_THRESHOLD_DEFAULT);
+    this.safeModeTimeoutNanos = millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.SAFEMODE_TIMEOUT_KEY,
+        NameNodeConfigKeys.SAFEMODE_TIMEOUT_DEFAULT_MS));
+    this.safeMode = new SafeMode(liveBlocksAndLeases(), safeModeThreshold, safeModeTimeoutNanos, nanoTime);
+    datanodes.onBlockReported(blockId -> safeMode.reported(blockId));
     datanodes.setTopology(Topology.fromConf(conf));
     // an HA namesystem has no name directory of its own: its list lives in memory (docs/ha.md)
     datanodes.setDecommissions(new Decommissions(
@@ -379,6 +385,9 @@ public final class Namesystem implements Closeable {
     long durableAt;
     lock.writeLock().lock();
     try {
+      if (leadership != null) {
+        leadership.checkLeader(what);  // again under the lock: the lead may have moved while this change waited
+      }
       result = change.run();
       durableAt = lastTxid;
     } finally {
@@ -393,6 +402,9 @@ public final class Namesystem implements Closeable {
    * in safe mode: the token secret manager rolls its keys from the moment the NameNode starts.
    */
   public void logSecret(EditOpProto op) throws IOException {
+    if (leadership != null) {
+      leadership.checkLeader("log a delegation-token secret");  // a follower's append would fail and reload it
+    }
     long txid;
     lock.writeLock().lock();
     try {
@@ -439,6 +451,25 @@ public final class Namesystem implements Closeable {
     }
   }
 
+  /** An action run while no change is made. */
+  public interface Paused<T> {
+    T run() throws IOException;
+  }
+
+  /**
+   * Runs {@code action} once every op applied here is durable, holding the write lock so that no change is stamped
+   * meanwhile: a leader hands over the lead this way with nothing uncommitted, so it need not reload.
+   */
+  public <T> T whilePaused(Paused<T> action) throws IOException {
+    lock.writeLock().lock();
+    try {
+      journal.awaitSynced(lastTxid);
+      return action.run();
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
   /**
    * Saves the namespace as an image to {@code target} if every op it holds is durable (on a leader, ops it stamped
    * may not be committed yet: an image of them could hold a change the cluster never made); returns the txid of
@@ -468,7 +499,8 @@ public final class Namesystem implements Closeable {
 
   /**
    * Called when this NameNode has become the leader and applied every committed op: gives the writers of open
-   * files their leases here (their clients renew them from now on).
+   * files their leases here (their clients renew them from now on) and waits in safe mode for the block reports of
+   * the DataNodes, which follow the leader and report to it now.
    */
   public void takeLeadership() throws IOException {
     lock.writeLock().lock();
@@ -476,11 +508,8 @@ public final class Namesystem implements Closeable {
       blockKeysKept = false;
       // sign with the keys the log holds at once; the monitor keeps them (logs a first set, rolls) once this leads
       blockTokens.adopt(BlockKeysOps.fromOp(namespace.delegation().blockKeys()));
-      namespace.forEachLatestFile(namespace.root(), file -> {
-        if (file.latest().isUnderConstruction()) {
-          leases.add(file.latest().leaseHolder(), file.id());
-        }
-      });
+      datanodes.forgetAll();
+      safeMode = new SafeMode(liveBlocksAndLeases(), safeModeThreshold, safeModeTimeoutNanos, safeModeClock);
     } finally {
       lock.writeLock().unlock();
     }

@@ -186,14 +186,27 @@ public final class HaNode implements Closeable {
     return info.getCurrentRole() + " term " + info.getCurrentTerm() + " applied " + info.getLastAppliedIndex();
   }
 
-  /** Asks the cluster to move the lead to NameNode {@code to}; returns once it moved or {@code timeoutMs} passed. */
+  /**
+   * Moves the lead from this NameNode, which must be the leader, to NameNode {@code to}; returns once it moved or
+   * {@code timeoutMs} passed. No change is stamped meanwhile, and every one stamped before is committed first, so
+   * this leader hands over with nothing uncommitted (the changes that waited get {@code NOT_LEADER} and go to the
+   * new leader).
+   */
   public void transferLeadership(String to, long timeoutMs) throws IOException {
-    try (RaftClient client = RaftClient.newBuilder().setProperties(properties).setRaftGroup(group).build()) {
-      RaftClientReply reply = client.admin().transferLeadership(RaftPeerId.valueOf(to), timeoutMs);
-      if (!reply.isSuccess()) {
-        throw new FffsException(ErrorCode.IO_ERROR, "the lead did not move to " + to + ": " + reply.getException());
+    stateMachine.checkLeader("move the lead");
+    namesystem().whilePaused(() -> {
+      // Bounded: a NameNode that is down must not keep the caller retrying forever.
+      try (RaftClient client = RaftClient.newBuilder().setProperties(properties).setRaftGroup(group)
+          .setLeaderId(self).setRetryPolicy(org.apache.ratis.retry.RetryPolicies
+              .retryUpToMaximumCountWithFixedSleep(20, TimeDuration.valueOf(100, TimeUnit.MILLISECONDS))).build()) {
+        RaftClientReply reply = client.admin().transferLeadership(RaftPeerId.valueOf(to), timeoutMs);
+        if (!reply.isSuccess()) {
+          throw new FffsException(ErrorCode.IO_ERROR, "the lead did not move to " + to + ": "
+              + reply.getException());
+        }
       }
-    }
+      return null;
+    });
   }
 
   /** The Raft group's storage directory on this NameNode (tests look at its snapshots). */

@@ -87,9 +87,21 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
     return Math.max(0, datanodeMicros - clock.physicalClock().currentTimeMicros());
   }
 
+  /** DataNodes register with and heartbeat to the leader of an HA cluster only (they follow it). */
+  private void checkLeader() throws ServiceException {
+    if (fs.leadership() != null) {
+      try {
+        fs.leadership().checkLeader("a DataNode call");
+      } catch (io.fffs.common.error.FffsException e) {
+        throw io.fffs.common.ipc.RemoteErrors.toServiceException(e);
+      }
+    }
+  }
+
   @Override
   public RegisterDatanodeResponseProto registerDatanode(RpcController c, RegisterDatanodeRequestProto r)
       throws ServiceException {
+    checkLeader();
     try {
       datanodes.hosts().check(r.getId());
     } catch (io.fffs.common.error.FffsException e) {
@@ -139,6 +151,7 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
 
   @Override
   public HeartbeatResponseProto heartbeat(RpcController c, HeartbeatRequestProto r) throws ServiceException {
+    checkLeader();
     String skew = mergeOrExplain(r.getHlc());
     long offset = offsetOf(r.getPhysicalMicros(), r.hasMeasuredOffsetMicros(), r.getMeasuredOffsetMicros(),
         r.getRoundTripMicros());
