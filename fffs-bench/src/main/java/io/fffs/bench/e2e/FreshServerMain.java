@@ -10,8 +10,8 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
 
 /**
  * The cluster of one {@link FreshBenchmark} configuration in a JVM of its own: {@code FreshServerMain FFFS|HDFS DIR
- * ARENA_BYTES [KEY=VALUE]...} starts an FFFS {@code MiniFffsCluster} (persistence on, the default) or an HDFS {@code MiniDFSCluster}
- * with one DataNode (and those settings) and serves ({@link io.fffs.bench.child.ChildLoop}):
+ * ARENA_BYTES [KEY=VALUE]...} starts an FFFS {@code MiniFffsCluster} (persistence on, the default) or an HDFS
+ * {@code MiniDFSCluster} with one DataNode (and those settings) and serves ({@link io.fffs.bench.child.ChildLoop}):
  * <pre>
  *   uri        → ok URI                        (the file system clients connect to)
  *   quiet      → ok                            (FFFS: waits until persistence has gone quiet)

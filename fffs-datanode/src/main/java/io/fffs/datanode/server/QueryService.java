@@ -35,8 +35,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * READ, LOCAL_READ (where a READ's bytes are, for a short-circuit reader on this host), BLOCK_INFO, SYNC, TRUNCATE and the pipeline's REPLICA_OPEN and REPLICA_END, served on a pool of handler threads because they may wait: for the clock to pass a
- * time (at most the max offset) or for the disk. A READ answer is the header, with a CRC32C per 512-byte chunk of
+ * READ, LOCAL_READ (where a READ's bytes are, for a short-circuit reader on this host), BLOCK_INFO, SYNC, TRUNCATE
+ * and the pipeline's REPLICA_OPEN and REPLICA_END, served on a pool of handler threads because they may wait: for the
+ * clock to pass a time (at most the max offset) or for the disk. A READ answer is the header, with a CRC32C per 512-byte chunk of
  * the payload, followed by the view's runs (arena pages, and evicted pages the store loaded and checked) with plain
  * writes; the whole frame is written in one event-loop task so it never interleaves
  * with an ack, and the view (which pins its pages) is closed once the last run is on the wire.
