@@ -232,10 +232,10 @@ final class QueryService {
     LocalView view = store.locate(read.getBlockId(), read.getOffset(), read.getLength(),
         TimeSpec.fromProto(read.getTime()));
     LocalReadResponseProto.Builder answer = LocalReadResponseProto.newBuilder().setBlockLength(view.blockLength())
-        .setResolvedHlc(view.hlc().toProto()).setArenaEpochFile(view.epochFile().toString())
+        .setResolvedHlc(view.hlc().toProto()).setArenaEpochFile(view.epochFile().toAbsolutePath().toString())
         .setArenaInstance(view.instance());
     for (LocalView.Extent extent : view.extents()) {
-      LocalExtentProto.Builder e = answer.addExtentsBuilder().setPath(extent.path().toString())
+      LocalExtentProto.Builder e = answer.addExtentsBuilder().setPath(extent.path().toAbsolutePath().toString())
           .setPosition(extent.position()).setLength(extent.length());
       if (extent.inArena()) {
         e.setFirstSeq(extent.firstSeq());
