@@ -58,6 +58,20 @@ public final class UcxProbe {
     return TransportProbe.available(preferred, detail);
   }
 
+  /**
+   * Why {@code fffs.transport=auto} would not choose UCX, known without loading it: no RDMA device while
+   * {@code fffs.rdma.require-device} is true; else null. (Loading jucx and UCX and starting a context costs a fresh
+   * JVM 0.2–0.5 s, and jucx unpacks its JNI library even where UCX is missing.)
+   */
+  public static String notPreferred(Configuration conf) {
+    if (!RdmaConfigKeys.requireDevice(conf) || devices(RdmaConfigKeys.deviceDir(conf)).length > 0) {
+      return null;
+    }
+    return "no RDMA device in " + RdmaConfigKeys.deviceDir(conf) + "; auto uses UCX only with one ("
+        + RdmaConfigKeys.REQUIRE_DEVICE_KEY + "=false or fffs.transport=ucx to use UCX's tcp and shared-memory"
+        + " transports)";
+  }
+
   public static UcpParams contextParams() {
     return new UcpParams().requestRmaFeature().requestWakeupFeature();
   }

@@ -65,6 +65,7 @@ final class ShortCircuitCopy {
       hook.run();
     }
     long lowestSeq = Long.MAX_VALUE;
+    MappedByteBuffer epoch = null;
     int copied = 0;
     int fromSegments = 0;
     long at = 0;
@@ -80,6 +81,10 @@ final class ShortCircuitCopy {
       int from = (int) Math.max(0, skip - at);
       int take = (int) Math.min(extent.getLength() - from, dst.remaining());
       if (extent.hasFirstSeq()) {
+        if (epoch == null) {
+          // Before any arena copy: a restarted DataNode's new files replace the mappings of the old ones first.
+          epoch = files.epoch(answer.getArenaEpochFile(), answer.getArenaInstance());
+        }
         MappedByteBuffer map = files.arenaFile(extent.getPath());
         dst.put(dst.position(), map, (int) (extent.getPosition() + from), take);
         dst.position(dst.position() + take);
@@ -91,8 +96,7 @@ final class ShortCircuitCopy {
       copied += take;
       at = extentEnd;
     }
-    if (lowestSeq != Long.MAX_VALUE) {
-      MappedByteBuffer epoch = files.epoch(answer.getArenaEpochFile(), answer.getArenaInstance());
+    if (epoch != null) {
       long frontier = ShortCircuitFiles.frontier(epoch);
       if (frontier > lowestSeq) {
         throw new ShortCircuitStale("arena pages from " + lowestSeq + " were evicted (frontier " + frontier

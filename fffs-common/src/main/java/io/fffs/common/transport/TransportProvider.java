@@ -18,4 +18,13 @@ public interface TransportProvider {
    * may take some milliseconds (it may open and close a native context).
    */
   TransportProbe probe(Configuration conf);
+
+  /**
+   * Why {@code fffs.transport=auto} would not choose this transport, if that is known without loading or starting
+   * anything (for UCX: no RDMA device); null when only {@link #probe} can tell. Lets {@code auto} skip a probe that
+   * costs a fresh client or DataNode a native library load for nothing.
+   */
+  default String notPreferred(Configuration conf) {
+    return null;
+  }
 }

@@ -73,6 +73,10 @@ public final class TransportSelection {
     if (provider == null) {
       return refuseOrTcp(wanted, "no UCX transport on the class path (the fffs-rdma module)");
     }
+    String skip = wanted.equals(UCX) ? null : provider.notPreferred(conf);
+    if (skip != null) {
+      return new Choice<>(TCP, null, skip);
+    }
     TransportProbe probe = provider.probe(conf);
     boolean take = wanted.equals(UCX) ? probe.available() : probe.preferred();
     if (take) {

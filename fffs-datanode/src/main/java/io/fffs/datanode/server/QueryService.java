@@ -36,8 +36,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * READ, LOCAL_READ (where a READ's bytes are, for a short-circuit reader on this host), BLOCK_INFO, BLOCK_LOG, SYNC, TRUNCATE and the pipeline's REPLICA_OPEN and REPLICA_END, served on a pool of handler threads because they may wait: for the clock to pass a
- * time (at most the max offset) or for the disk. A READ answer is the header, with a CRC32C per 512-byte chunk of
+ * READ, LOCAL_READ (where a READ's bytes are, for a short-circuit reader on this host), BLOCK_INFO, BLOCK_LOG, SYNC,
+ * TRUNCATE and the pipeline's REPLICA_OPEN and REPLICA_END, served on a pool of handler threads because they may wait: for the
+ * clock to pass a time (at most the max offset) or for the disk. A READ answer is the header, with a CRC32C per 512-byte chunk of
  * the payload, followed by the view's runs (arena pages, and evicted pages the store loaded and checked) with plain
  * writes; the whole frame is written in one event-loop task so it never interleaves
  * with an ack, and the view (which pins its pages) is closed once the last run is on the wire.
@@ -236,10 +237,10 @@ final class QueryService {
     LocalView view = store.locate(read.getBlockId(), read.getOffset(), read.getLength(),
         TimeSpec.fromProto(read.getTime()));
     LocalReadResponseProto.Builder answer = LocalReadResponseProto.newBuilder().setBlockLength(view.blockLength())
-        .setResolvedHlc(view.hlc().toProto()).setArenaEpochFile(view.epochFile().toString())
+        .setResolvedHlc(view.hlc().toProto()).setArenaEpochFile(view.epochFile().toAbsolutePath().toString())
         .setArenaInstance(view.instance());
     for (LocalView.Extent extent : view.extents()) {
-      LocalExtentProto.Builder e = answer.addExtentsBuilder().setPath(extent.path().toString())
+      LocalExtentProto.Builder e = answer.addExtentsBuilder().setPath(extent.path().toAbsolutePath().toString())
           .setPosition(extent.position()).setLength(extent.length());
       if (extent.inArena()) {
         e.setFirstSeq(extent.firstSeq());

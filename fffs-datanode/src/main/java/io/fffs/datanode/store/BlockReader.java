@@ -88,6 +88,8 @@ final class BlockReader {
       ArenaFiles files = arena.files();
       long at = offset;
       long end = offset + r.count;
+      long segmentFile = -1;
+      java.nio.file.Path segmentPath = null;
       for (PageRef ref : r.refs) {
         long pageStart = (long) ref.page * pageSize;
         int from = (int) (at - pageStart);
@@ -97,7 +99,11 @@ final class BlockReader {
           int slot = arena.slot(ref.seq);
           extent = LocalView.Extent.arena(files.path(slot), files.offsetInFile(slot) + from, to - from, ref.seq);
         } else {
-          extent = LocalView.Extent.segment(disk.pathOf(ref.diskLoc), disk.pagePosition(ref.diskLoc, ref.pageInEntry),
+          if (io.fffs.datanode.store.persist.SegmentFormat.fileOf(ref.diskLoc) != segmentFile) {
+            segmentFile = io.fffs.datanode.store.persist.SegmentFormat.fileOf(ref.diskLoc);
+            segmentPath = disk.pathOf(ref.diskLoc);  // formatting a file name per page would cost more than the rest
+          }
+          extent = LocalView.Extent.segment(segmentPath, disk.pagePosition(ref.diskLoc, ref.pageInEntry),
               from, to - from, disk.pageCrcPosition(ref.diskLoc, ref.pageInEntry, ref.entryPages), pageSize);
         }
         int last = extents.size() - 1;

@@ -21,6 +21,11 @@ public final class UcxClientTransport implements ClientTransportProvider {
   }
 
   @Override
+  public String notPreferred(Configuration conf) {
+    return UcxProbe.notPreferred(conf);
+  }
+
+  @Override
   public DataTransport newTransport(Configuration conf) throws IOException {
     return new UcxTransport(conf);
   }

@@ -23,6 +23,11 @@ public final class UcxServerTransport implements ServerTransportProvider {
   }
 
   @Override
+  public String notPreferred(Configuration conf) {
+    return UcxProbe.notPreferred(conf);
+  }
+
+  @Override
   public Server start(Configuration conf, String host, BlockStore store, WriteRules rules,
       BlockTokenVerifier blockKeys) throws IOException {
     return UcxDataServer.start(conf, host, store, rules, blockKeys);
