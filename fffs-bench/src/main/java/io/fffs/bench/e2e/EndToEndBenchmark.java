@@ -12,7 +12,7 @@ import java.util.List;
  */
 public final class EndToEndBenchmark {
   static final List<String> NAMES = List.of("throughput", "latency", "snapshots", "persistence", "memory", "scaling",
-      "history", "fresh");
+      "history", "fresh", "tls");
 
   /** One benchmark: runs in {@code tmp}, writes its CSV and PNG, returns the one-line summary. */
   interface Run {
@@ -44,6 +44,7 @@ public final class EndToEndBenchmark {
       case "scaling" -> new ScalingBenchmark();
       case "history" -> new HistoryBenchmark();
       case "fresh" -> new FreshBenchmark();
+      case "tls" -> new TlsBenchmark();
       default -> throw new AssertionError(args.name());
     };
     Path tmp = null;
