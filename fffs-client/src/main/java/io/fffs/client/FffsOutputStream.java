@@ -380,6 +380,30 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
         break;
       }
     }
+    try {
+      syncUnsynced();
+    } catch (FffsException e) {
+      if (e.code() != ErrorCode.ACCESS_DENIED || resending) {
+        throw e;
+      }
+      // A SYNC changes no byte, so asking again with fresh tokens is safe; the flushed writers carry the old ones.
+      LOG.info("A DataNode refused the token of a SYNC of {}; asking the NameNode for fresh tokens: {}", path,
+          e.getMessage());
+      closeWriters();
+      fetchTokens();
+      resending = true;
+      try {
+        syncUnsynced();
+      } catch (FffsException again) {
+        again.addSuppressed(e);
+        throw again;
+      } finally {
+        resending = false;
+      }
+    }
+  }
+
+  private void syncUnsynced() throws IOException {
     Map<DatanodeIdProto, List<Long>> byDatanode = new HashMap<>();
     Map<DatanodeIdProto, List<BlockToken>> tokens = new HashMap<>();
     Map<DatanodeIdProto, List<Long>> lengths = new HashMap<>();

@@ -93,4 +93,27 @@ class RefusedTokenWriterTest {
     assertThat(back).isEqualTo(data);
     assertThat(fs.getFileStatus(file).getLen()).isEqualTo(data.length);
   }
+
+  @Test
+  void anHsyncRefusedForItsKeyIsAskedAgainWithFreshTokens() throws Exception {
+    byte[] data = new byte[BLOCK + 3000];
+    new Random(35).nextBytes(data);
+    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/refused-sync");
+    try (FSDataOutputStream out = fs.create(file)) {
+      int signedWith = issuer().currentKeyId();
+      out.write(data, 0, 70_000);
+      out.hflush();
+      replaceKeysEverywhere(signedWith);
+      // Nothing is left to send: the SYNC is the first request with the old token.
+      out.hsync();
+      assertThat(fs.getFileStatus(file).getLen()).isEqualTo(70_000);
+      out.write(data, 70_000, data.length - 70_000);
+      out.hsync();
+    }
+    byte[] back = new byte[data.length];
+    try (FSDataInputStream in = fs.open(file)) {
+      in.readFully(back);
+    }
+    assertThat(back).isEqualTo(data);
+  }
 }
