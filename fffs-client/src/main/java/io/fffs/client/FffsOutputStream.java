@@ -56,9 +56,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   private final List<Long> blockIds = new ArrayList<>();
   /** Per block: the DataNodes to write it to, the primary first (a follower dropped by a writer is removed). */
   private final List<List<DatanodeIdProto>> blockLocations = new ArrayList<>();
-  /** Per block: the NameNode's WRITE token (null when it issues none) and when to ask for a fresh one. */
-  private final List<BlockToken> blockTokens = new ArrayList<>();
-  private final List<Long> renewAtMillis = new ArrayList<>();
+  private final WriteTokens blockTokens;
   private final Map<Long, BlockWriter> writers = new HashMap<>();
   /** Per open writer that carries a token: its writes not acknowledged yet. */
   private final Map<Long, UnackedWrites> unacked = new HashMap<>();
@@ -85,13 +83,12 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     this.fileId = fileId;
     this.blockSize = blockSize;
     this.options = new WriteOptions(blockSize, userTimePlugin);
+    this.blockTokens = new WriteTokens(client.clock().physicalClock());
     this.repair = new PipelineRepair(client.conf(), nn, path, fileId, client.clientName());
     for (LocatedBlockProto block : existing) {
       blockIds.add(block.getBlock().getBlockId());
       blockLocations.add(List.copyOf(block.getLocationsList()));
-      blockTokens.add(null);
-      renewAtMillis.add(0L);
-      setToken(blockTokens.size() - 1, block);
+      blockTokens.add(block);
     }
     this.length = length;
     this.reportedLength = length;
@@ -194,7 +191,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     }
     long blockId = blockIds.get(index);
     BlockWriter writer = writers.get(blockId);
-    if (tokenDue(index)) {
+    if (blockTokens.due(index)) {
       // Its packets would outlive the token: go on with a fresh token (renewing drains and closes the writers).
       renewTokens();
       writer = writers.get(blockId);
@@ -245,24 +242,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     LocatedBlockProto block = call(() -> nn.addBlock(path, fileId, client.clientName(), full));
     blockIds.add(block.getBlock().getBlockId());
     blockLocations.add(List.copyOf(block.getLocationsList()));
-    blockTokens.add(null);
-    renewAtMillis.add(0L);
-    setToken(blockTokens.size() - 1, block);
-  }
-
-  /**
-   * Keeps the block's token and when to renew it: halfway through the life it had when it arrived (the NameNode's
-   * clock sets the expiry, ours the arrival, so the margin also absorbs a skew between the two).
-   */
-  private void setToken(int index, LocatedBlockProto block) {
-    BlockToken token = FileLayout.tokenOf(block);
-    blockTokens.set(index, token);
-    long now = nowMillis();
-    renewAtMillis.set(index, token == null ? Long.MAX_VALUE : now + (token.expiryMillis() - now) / 2);
-  }
-
-  private boolean tokenDue(int index) {
-    return nowMillis() >= renewAtMillis.get(index);
+    blockTokens.add(block);
   }
 
   /**
@@ -303,13 +283,9 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     for (LocatedBlockProto block : located.getBlocksList()) {
       int index = blockIds.indexOf(block.getBlock().getBlockId());
       if (index >= 0) {
-        setToken(index, block);
+        blockTokens.set(index, block);
       }
     }
-  }
-
-  private long nowMillis() {
-    return client.clock().physicalClock().currentTimeMicros() / 1000;
   }
 
   private BlockProto lastBlock() {
@@ -375,7 +351,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
 
   private void syncBlocks() throws IOException {
     for (long blockId : unsynced) {
-      if (tokenDue(blockIds.indexOf(blockId))) {
+      if (blockTokens.due(blockIds.indexOf(blockId))) {
         renewTokens();
         break;
       }
