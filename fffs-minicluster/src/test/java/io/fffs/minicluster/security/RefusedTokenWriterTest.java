@@ -3,10 +3,21 @@ package io.fffs.minicluster.security;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fffs.client.FreezeFrameFileSystem;
+import io.fffs.client.data.DataTransferClient;
+import io.fffs.client.data.DataTransferClients;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
+import io.fffs.common.security.BlockAccessMode;
 import io.fffs.common.security.BlockTokenIssuer;
+import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.common.time.PhysicalClock;
+import io.fffs.common.time.TimeSpec;
+import io.fffs.namenode.permission.Caller;
 import io.fffs.minicluster.MiniFffsCluster;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
@@ -30,6 +41,7 @@ class RefusedTokenWriterTest {
   static Path base;
   static MiniFffsCluster cluster;
   static FreezeFrameFileSystem fs;
+  static DataTransferClient raw;
 
   @BeforeAll
   static void start() throws IOException {
@@ -38,10 +50,14 @@ class RefusedTokenWriterTest {
     conf.setInt("fffs.replication", 2);
     cluster = MiniFffsCluster.builder().baseDir(base).conf(conf).numDataNodes(2).build();
     fs = cluster.getFileSystem();
+    raw = DataTransferClients.tcp(conf, new HybridLogicalClock(PhysicalClock.system(), conf));
   }
 
   @AfterAll
   static void stop() throws IOException {
+    if (raw != null) {
+      raw.close();
+    }
     if (fs != null) {
       fs.close();
     }
@@ -70,6 +86,26 @@ class RefusedTokenWriterTest {
     }
   }
 
+  /** Every replica of every block of {@code path} holds exactly its part of {@code data}: none missed a resend. */
+  private static void assertEveryReplicaHolds(String path, byte[] data) throws IOException {
+    long offset = 0;
+    for (LocatedBlockProto block : cluster.getNameNode().namesystem().queries.getBlockLocations(Caller.current(),
+        path, TimeSpec.latest(), 0, Long.MAX_VALUE).getBlocksList()) {
+      long blockId = block.getBlock().getBlockId();
+      int length = (int) Math.min(BLOCK, data.length - offset);
+      assertThat(block.getLocationsCount()).isEqualTo(2);
+      for (DatanodeIdProto replica : block.getLocationsList()) {
+        ByteBuffer dst = ByteBuffer.allocate(length + 1);
+        raw.read(replica, blockId, issuer().issue(blockId, BlockAccessMode.READ, "test"), 0, dst,
+            TimeSpec.latest());
+        assertThat(Arrays.copyOf(dst.array(), dst.position()))
+            .isEqualTo(Arrays.copyOfRange(data, (int) offset, (int) offset + length));
+      }
+      offset += length;
+    }
+    assertThat(offset).isEqualTo(data.length);
+  }
+
   @Test
   void aWriterWhoseKeyTheDataNodesDroppedGetsFreshTokensAndLosesNoByte() throws Exception {
     byte[] data = new byte[2 * BLOCK + 5000];
@@ -92,6 +128,7 @@ class RefusedTokenWriterTest {
     }
     assertThat(back).isEqualTo(data);
     assertThat(fs.getFileStatus(file).getLen()).isEqualTo(data.length);
+    assertEveryReplicaHolds("/refused", data);
   }
 
   @Test
