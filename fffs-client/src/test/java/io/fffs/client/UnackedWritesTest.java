@@ -40,4 +40,18 @@ class UnackedWritesTest {
     packet[0] = 9;
     assertThat(bytes(writes.after(0).get(0).bytes())).containsExactly(1, 2, 3);
   }
+
+  @Test
+  void anAcknowledgedWritesArrayHoldsTheNextCopyWithoutChangingWhatIsUnacknowledged() {
+    UnackedWrites writes = new UnackedWrites();
+    writes.add(0, new byte[] {1, 1}, 0, 2, 0);
+    writes.add(2, new byte[] {2, 2}, 0, 2, 0);
+    writes.add(4, new byte[] {3, 3}, 0, 2, 2);  // the first write's array is reused here
+    writes.add(6, new byte[] {4, 4}, 0, 2, 2);
+    List<UnackedWrites.Remainder> rest = writes.after(2);
+    assertThat(rest).hasSize(3);
+    assertThat(bytes(rest.get(0).bytes())).containsExactly(2, 2);
+    assertThat(bytes(rest.get(1).bytes())).containsExactly(3, 3);
+    assertThat(bytes(rest.get(2).bytes())).containsExactly(4, 4);
+  }
 }
