@@ -29,6 +29,8 @@ import java.util.concurrent.CompletionException;
 import org.apache.hadoop.fs.FSExceptionMessages;
 import org.apache.hadoop.fs.StreamCapabilities;
 import org.apache.hadoop.fs.Syncable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Writes a file at any position up to its length: bytes gather into a packet, and a full packet (or a
@@ -40,9 +42,11 @@ import org.apache.hadoop.fs.Syncable;
  * becomes one block-log entry: reads by user time then resolve to exactly the writes stamped up to the time.
  * Every packet carries the block's WRITE token; halfway through a token's life the writer drains the block and
  * asks the NameNode for fresh ones (as the lease holder), so a long write never sends a packet with a token that
- * expires on the way.
+ * expires on the way. A DataNode that refuses a token anyway (its key unknown after a NameNode upgrade or failover,
+ * or expired) makes the writer ask for fresh tokens once and send again what was not applied ({@link UnackedWrites}).
  */
 final class FffsOutputStream extends OutputStream implements Syncable, StreamCapabilities {
+  private static final Logger LOG = LoggerFactory.getLogger(FffsOutputStream.class);
   private final FffsClient client;
   private final NamenodeClient nn;
   private final String path;
@@ -52,10 +56,12 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   private final List<Long> blockIds = new ArrayList<>();
   /** Per block: the DataNodes to write it to, the primary first (a follower dropped by a writer is removed). */
   private final List<List<DatanodeIdProto>> blockLocations = new ArrayList<>();
-  /** Per block: the NameNode's WRITE token (null when it issues none) and when to ask for a fresh one. */
-  private final List<BlockToken> blockTokens = new ArrayList<>();
-  private final List<Long> renewAtMillis = new ArrayList<>();
+  private final WriteTokens blockTokens;
   private final Map<Long, BlockWriter> writers = new HashMap<>();
+  /** Per open writer that carries a token: its writes not acknowledged yet. */
+  private final Map<Long, UnackedWrites> unacked = new HashMap<>();
+  /** True while sending again after a refused token: a second refusal fails the write. */
+  private boolean resending;
   private final Set<Long> unsynced = new LinkedHashSet<>();
   /** Per block: how many DataNodes its pipeline started with (a repair adds DataNodes up to it). */
   private final Map<Long, Integer> wanted = new HashMap<>();
@@ -77,13 +83,12 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     this.fileId = fileId;
     this.blockSize = blockSize;
     this.options = new WriteOptions(blockSize, userTimePlugin);
+    this.blockTokens = new WriteTokens(client.clock().physicalClock());
     this.repair = new PipelineRepair(client.conf(), nn, path, fileId, client.clientName());
     for (LocatedBlockProto block : existing) {
       blockIds.add(block.getBlock().getBlockId());
       blockLocations.add(List.copyOf(block.getLocationsList()));
-      blockTokens.add(null);
-      renewAtMillis.add(0L);
-      setToken(blockTokens.size() - 1, block);
+      blockTokens.add(block);
     }
     this.length = length;
     this.reportedLength = length;
@@ -164,7 +169,15 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       long inBlock = at - index * blockSize;
       int n = (int) Math.min(count - sent, blockSize - inBlock);
       BlockWriter writer = writerFor(index);
-      writer.write(inBlock, ByteBuffer.wrap(bytes, from + sent, n));
+      UnackedWrites copies = unacked.get(blockIds.get(index));
+      if (copies != null) {
+        copies.add(inBlock, bytes, from + sent, n, writer.acknowledgedBytes());
+      }
+      try {
+        writer.write(inBlock, ByteBuffer.wrap(bytes, from + sent, n));
+      } catch (FffsException e) {
+        resendRefused(e);  // this write is among the copies: sent again
+      }
       unsynced.add(blockIds.get(index));
       sent += n;
     }
@@ -178,10 +191,10 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     }
     long blockId = blockIds.get(index);
     BlockWriter writer = writers.get(blockId);
-    if (tokenDue(index)) {
+    if (blockTokens.due(index)) {
       // Its packets would outlive the token: go on with a fresh token (renewing drains and closes the writers).
       renewTokens();
-      writer = null;
+      writer = writers.get(blockId);
     }
     if (writer == null) {
       List<DatanodeIdProto> locations = blockLocations.get(index);
@@ -191,6 +204,11 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       }
       writer = client.data().openWriter(locations, blockId, blockTokens.get(index), options);
       writers.put(blockId, writer);
+      if (blockTokens.get(index) != null && writer.acknowledgedBytes() >= 0) {
+        unacked.put(blockId, new UnackedWrites());
+      } else {
+        unacked.remove(blockId);
+      }
       wanted.putIfAbsent(blockId, locations.size());
       keepMembers(blockId, writer);
     }
@@ -212,7 +230,11 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       long last = blockIds.get(blockIds.size() - 1);
       BlockWriter writer = writers.get(last);
       if (writer != null) {
-        writer.flush();
+        try {
+          writer.flush();
+        } catch (FffsException e) {
+          resendRefused(e);
+        }
       }
       previous = BlockProto.newBuilder().setBlockId(last).setNumBytes(blockSize).build();
     }
@@ -220,24 +242,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     LocatedBlockProto block = call(() -> nn.addBlock(path, fileId, client.clientName(), full));
     blockIds.add(block.getBlock().getBlockId());
     blockLocations.add(List.copyOf(block.getLocationsList()));
-    blockTokens.add(null);
-    renewAtMillis.add(0L);
-    setToken(blockTokens.size() - 1, block);
-  }
-
-  /**
-   * Keeps the block's token and when to renew it: halfway through the life it had when it arrived (the NameNode's
-   * clock sets the expiry, ours the arrival, so the margin also absorbs a skew between the two).
-   */
-  private void setToken(int index, LocatedBlockProto block) {
-    BlockToken token = FileLayout.tokenOf(block);
-    blockTokens.set(index, token);
-    long now = nowMillis();
-    renewAtMillis.set(index, token == null ? Long.MAX_VALUE : now + (token.expiryMillis() - now) / 2);
-  }
-
-  private boolean tokenDue(int index) {
-    return nowMillis() >= renewAtMillis.get(index);
+    blockTokens.add(block);
   }
 
   /**
@@ -246,13 +251,30 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
    */
   private void renewTokens() throws IOException {
     try {
+      for (BlockWriter writer : writers.values()) {
+        writer.flush();
+      }
+    } catch (FffsException e) {
+      resendRefused(e);  // leaves flushed writers with fresh tokens
+      return;
+    }
+    closeWriters();
+    fetchTokens();
+  }
+
+  private void closeWriters() throws IOException {
+    try {
       for (Map.Entry<Long, BlockWriter> writer : writers.entrySet()) {
         writer.getValue().close();
         keepMembers(writer.getKey(), writer.getValue());
       }
     } finally {
       writers.clear();
+      unacked.clear();
     }
+  }
+
+  private void fetchTokens() throws IOException {
     LocatedBlocksProto located = call(() -> nn.getBlockLocations(path, TimeSpec.latest(), 0, Long.MAX_VALUE,
         client.clientName()));
     if (located == null) {
@@ -261,13 +283,9 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     for (LocatedBlockProto block : located.getBlocksList()) {
       int index = blockIds.indexOf(block.getBlock().getBlockId());
       if (index >= 0) {
-        setToken(index, block);
+        blockTokens.set(index, block);
       }
     }
-  }
-
-  private long nowMillis() {
-    return client.clock().physicalClock().currentTimeMicros() / 1000;
   }
 
   private BlockProto lastBlock() {
@@ -280,8 +298,14 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
 
   private void drain() throws IOException {
     sendPacket();
+    try {
+      for (BlockWriter writer : writers.values()) {
+        writer.flush();
+      }
+    } catch (FffsException e) {
+      resendRefused(e);
+    }
     for (Map.Entry<Long, BlockWriter> writer : writers.entrySet()) {
-      writer.getValue().flush();
       if (writer.getKey().equals(blockIds.get(blockIds.size() - 1))) {
         repair.repair(writer.getKey(), writer.getValue(), wanted.getOrDefault(writer.getKey(), 0));
       }
@@ -327,11 +351,35 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
 
   private void syncBlocks() throws IOException {
     for (long blockId : unsynced) {
-      if (tokenDue(blockIds.indexOf(blockId))) {
+      if (blockTokens.due(blockIds.indexOf(blockId))) {
         renewTokens();
         break;
       }
     }
+    try {
+      syncUnsynced();
+    } catch (FffsException e) {
+      if (e.code() != ErrorCode.ACCESS_DENIED || resending) {
+        throw e;
+      }
+      // A SYNC changes no byte, so asking again with fresh tokens is safe; the flushed writers carry the old ones.
+      LOG.info("A DataNode refused the token of a SYNC of {}; asking the NameNode for fresh tokens: {}", path,
+          e.getMessage());
+      closeWriters();
+      fetchTokens();
+      resending = true;
+      try {
+        syncUnsynced();
+      } catch (FffsException again) {
+        again.addSuppressed(e);
+        throw again;
+      } finally {
+        resending = false;
+      }
+    }
+  }
+
+  private void syncUnsynced() throws IOException {
     Map<DatanodeIdProto, List<Long>> byDatanode = new HashMap<>();
     Map<DatanodeIdProto, List<BlockToken>> tokens = new HashMap<>();
     Map<DatanodeIdProto, List<Long>> lengths = new HashMap<>();
@@ -371,6 +419,72 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       }
     }
     unsynced.clear();
+  }
+
+  /**
+   * A DataNode refused a write with {@code ACCESS_DENIED} (the key of its token unknown to it or expired): asks the
+   * NameNode for fresh tokens once, and sends every write the DataNodes did not apply again, in order, through new
+   * writers, which it flushes. Anything else, a writer that cannot tell what was applied, or a second refusal, is
+   * thrown.
+   */
+  private void resendRefused(FffsException refusal) throws IOException {
+    if (refusal.code() != ErrorCode.ACCESS_DENIED || resending) {
+      throw refusal;
+    }
+    Map<Long, List<UnackedWrites.Remainder>> resend = new HashMap<>();
+    for (Map.Entry<Long, BlockWriter> entry : writers.entrySet()) {
+      BlockWriter writer = entry.getValue();
+      try {
+        writer.flush();  // the writers that were not refused finish what they have in flight
+      } catch (FffsException e) {
+        if (e.code() != ErrorCode.ACCESS_DENIED) {
+          e.addSuppressed(refusal);
+          throw e;
+        }
+      }
+      UnackedWrites copies = unacked.get(entry.getKey());
+      long acknowledged = writer.acknowledgedBytes();
+      if (copies == null || acknowledged < 0) {
+        throw refusal;
+      }
+      resend.put(entry.getKey(), copies.after(acknowledged));
+    }
+    LOG.info("A DataNode refused the token of a writer of {}; asking the NameNode for fresh tokens and sending {}"
+        + " unapplied writes again: {}", path, resend.values().stream().mapToInt(List::size).sum(),
+        refusal.getMessage());
+    for (Map.Entry<Long, BlockWriter> writer : writers.entrySet()) {
+      try {
+        writer.getValue().close();
+      } catch (IOException e) {
+        // A refused writer reports its refusal again on closing; closing only releases its connections.
+      }
+      keepMembers(writer.getKey(), writer.getValue());
+    }
+    writers.clear();
+    unacked.clear();
+    resending = true;
+    try {
+      fetchTokens();
+      for (Map.Entry<Long, List<UnackedWrites.Remainder>> blockWrites : resend.entrySet()) {
+        int index = blockIds.indexOf(blockWrites.getKey());
+        BlockWriter writer = writerFor(index);
+        UnackedWrites copies = unacked.get(blockWrites.getKey());
+        for (UnackedWrites.Remainder write : blockWrites.getValue()) {
+          ByteBuffer bytes = write.bytes();
+          if (copies != null) {
+            copies.add(write.offset(), bytes.array(), bytes.position(), bytes.remaining(),
+                writer.acknowledgedBytes());
+          }
+          writer.write(write.offset(), bytes);
+        }
+        writer.flush();
+      }
+    } catch (FffsException e) {
+      e.addSuppressed(refusal);
+      throw e;
+    } finally {
+      resending = false;
+    }
   }
 
   /** A follower that failed a SYNC leaves the pipelines of {@code blocks}: it gets no more packets or SYNCs. */

@@ -12,7 +12,7 @@ import java.util.List;
  */
 public final class EndToEndBenchmark {
   static final List<String> NAMES = List.of("throughput", "latency", "snapshots", "persistence", "memory", "scaling",
-      "history", "fresh", "replication");
+      "history", "fresh", "replication", "tls");
 
   /** One benchmark: runs in {@code tmp}, writes its CSV and PNG, returns the one-line summary. */
   interface Run {
@@ -45,6 +45,7 @@ public final class EndToEndBenchmark {
       case "history" -> new HistoryBenchmark();
       case "fresh" -> new FreshBenchmark();
       case "replication" -> new ReplicationBenchmark();
+      case "tls" -> new TlsBenchmark();
       default -> throw new AssertionError(args.name());
     };
     Path tmp = null;

@@ -51,7 +51,10 @@ public final class Report {
 
   /** The end of a benchmark run: where its CSV and plot are, its summary appended to the run log, "done". */
   public static void finish(BenchArgs args, String summary) {
-    System.out.printf(Locale.ROOT, "%nCSV: %s%nPlot: %s%n", args.csv(), args.png());
+    System.out.printf(Locale.ROOT, "%nCSV: %s%n", args.csv());
+    if (Files.exists(args.png())) {
+      System.out.printf(Locale.ROOT, "Plot: %s%n", args.png());
+    }
     appendSummary(args, summary);
     Progress.say("done");
   }

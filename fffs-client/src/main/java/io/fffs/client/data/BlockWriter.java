@@ -22,6 +22,15 @@ public interface BlockWriter extends Closeable {
   /** Waits until every write sent so far is acknowledged; returns the block length after the last one. */
   long flush() throws IOException;
 
+  /**
+   * How many bytes of this writer's writes, counted in the order they were sent, the DataNode applied; -1 when the
+   * writer does not count them. A DataNode applies nothing of a stream after a refused packet, so after a failure
+   * the writes past this count are exactly the ones to send again through a new writer.
+   */
+  default long acknowledgedBytes() {
+    return -1;
+  }
+
   /** The HLC the last acknowledged write was stamped with in the block log ({@code ZERO} before any). */
   HlcTimestamp lastEntryHlc();
 

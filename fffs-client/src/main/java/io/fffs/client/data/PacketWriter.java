@@ -51,6 +51,8 @@ final class PacketWriter implements BlockWriter {
   private CompletableFuture<?> lastAck = CompletableFuture.completedFuture(null);
   private final WriteFailure failure = new WriteFailure();
   private volatile long blockLength;
+  /** Written only by the thread that takes the answers, which come in order. */
+  private volatile long acknowledgedBytes;
   private volatile HlcTimestamp lastEntryHlc = HlcTimestamp.ZERO;
   private boolean closed;
 
@@ -164,7 +166,7 @@ final class PacketWriter implements BlockWriter {
         .setHlc(clock.last().toProto()).setWrite(write), payload, flush);
     CompletableFuture<ResponseHeaderProto> taken = ack.handle((response, error) -> {
       try {
-        onAck(response, error);
+        onAck(response, error, n);
       } finally {
         window.release();
       }
@@ -189,7 +191,7 @@ final class PacketWriter implements BlockWriter {
     return sums.finish();
   }
 
-  private void onAck(ResponseHeaderProto response, Throwable error) {
+  private void onAck(ResponseHeaderProto response, Throwable error, int bytes) {
     if (error != null) {
       Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
           ? error.getCause() : error;
@@ -204,6 +206,9 @@ final class PacketWriter implements BlockWriter {
       clock.observe(entry);
       lastEntryHlc = entry;
       blockLength = response.getWrite().getBlockLength();
+      if (!failure.failed()) {
+        acknowledgedBytes += bytes;
+      }
     }
   }
 
@@ -216,6 +221,11 @@ final class PacketWriter implements BlockWriter {
     }
     failure.awaitAck(lastAck, timeoutMillis, "the writes of block " + blockId + " to " + channel.peer());
     return blockLength;
+  }
+
+  @Override
+  public long acknowledgedBytes() {
+    return acknowledgedBytes;
   }
 
   @Override

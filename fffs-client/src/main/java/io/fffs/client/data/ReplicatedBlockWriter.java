@@ -84,9 +84,30 @@ final class ReplicatedBlockWriter implements BlockWriter {
     }
   }
 
-  /** Forwards, in order, the packets whose primary answer is in. */
+  /**
+   * The bytes the primary applied. The followers are first sent every packet the primary applied before a failure,
+   * so that a new writer resuming after this count finds every member at the same point.
+   */
+  @Override
+  public long acknowledgedBytes() {
+    try {
+      forwardAnswered(false);
+    } catch (IOException e) {
+      // Not thrown when not failing: forwarding stops at the first packet the primary refused.
+    }
+    return primary.acknowledgedBytes();
+  }
+
   private void forwardAnswered() throws IOException {
+    forwardAnswered(true);
+  }
+
+  /** Forwards, in order, the packets whose primary answer is in; at a refused one throws, or stops when not failing. */
+  private void forwardAnswered(boolean failing) throws IOException {
     while (!pending.isEmpty() && pending.peek().answer().isDone()) {
+      if (!failing && pending.peek().answer().getNow(null) == null) {
+        return;
+      }
       Pending next = pending.poll();
       ResponseHeaderProto answer = next.answer().getNow(null);
       if (answer == null) {

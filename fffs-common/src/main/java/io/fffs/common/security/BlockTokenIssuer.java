@@ -144,11 +144,28 @@ public final class BlockTokenIssuer {
    * store, the new set is kept first: if that fails nothing changes.
    */
   public void roll() throws IOException {
+    change(this::rolled);
+  }
+
+  /**
+   * Replaces every key with new ones now (an operator's answer to a leaked key): tokens signed before stop working
+   * at each DataNode's next heartbeat, and their holders ask the NameNode for new ones. With a store, the new set is
+   * kept first: if that fails nothing changes.
+   */
+  public void replaceAllKeys() throws IOException {
+    change(now -> {
+      long until = now + intervalMillis;
+      BlockKey fresh = newKey(until + lifetimeMillis);
+      return new BlockKeySet(List.of(), fresh, newKey(until + intervalMillis + lifetimeMillis), until);
+    });
+  }
+
+  private void change(java.util.function.LongFunction<BlockKeySet> change) throws IOException {
     synchronized (rolling) {
       BlockKeySet after;
       BlockKeySet.Store keeper;
       synchronized (this) {
-        after = rolled(nowMillis());
+        after = change.apply(nowMillis());
         keeper = store;
         if (keeper == null) {
           install(after);

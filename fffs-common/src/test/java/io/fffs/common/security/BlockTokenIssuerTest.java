@@ -63,4 +63,20 @@ class BlockTokenIssuerTest {
     assertThat(restarted.keys()).isNotEqualTo(old);
     assertThat(kept).containsExactly(restarted.keys());
   }
+
+  @Test
+  void replacingAllKeysKeepsTheNewSetFirstAndExportsNoOldKey() throws IOException {
+    issuer.keepIn(kept::add, null);
+    BlockKeySet before = issuer.keys();
+    issuer.replaceAllKeys();
+    BlockKeySet after = issuer.keys();
+    assertThat(kept).hasSize(2).last().isEqualTo(after);
+    assertThat(after.retired()).isEmpty();
+    java.util.Set<Integer> exported = new java.util.HashSet<>();
+    issuer.exportKeys().getKeysList().forEach(key -> exported.add(key.getKeyId()));
+    assertThat(exported).containsExactlyInAnyOrder(after.current().keyId(), after.next().keyId())
+        .doesNotContain(before.current().keyId(), before.next().keyId());
+    assertThat(issuer.issue(1, BlockAccessMode.READ, "bob").keyId()).isEqualTo(after.current().keyId());
+    assertThat(issuer.rollDue()).isFalse();
+  }
 }

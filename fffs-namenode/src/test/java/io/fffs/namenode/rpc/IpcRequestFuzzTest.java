@@ -49,7 +49,6 @@ class IpcRequestFuzzTest {
   static {
     try {
       Path dir = Files.createTempDirectory("fffs-ipc-fuzz");
-      dir.toFile().deleteOnExit();
       Configuration conf = new Configuration(false);
       conf.set(NameNodeConfigKeys.NAME_DIR_KEY, dir.resolve("name").toString());
       conf.set(NameNodeConfigKeys.RPC_ADDRESS_KEY, "127.0.0.1:0");
@@ -58,6 +57,7 @@ class IpcRequestFuzzTest {
       // A request that hangs is a finding too: no answer within 10 s fails the input.
       conf.setInt("ipc.client.rpc-timeout.ms", 10_000);
       NAME_NODE = NameNode.start(conf, PhysicalClock.system(), System::nanoTime);
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(dir)));
       for (Class<?> protocol : List.of(ClientNamenodeProtocolPB.class, DatanodeProtocolPB.class,
           NamenodeAdminProtocolPB.class)) {
         Configuration rpcConf = new Configuration(conf);
@@ -78,6 +78,18 @@ class IpcRequestFuzzTest {
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /** At the JVM's exit: the NameNode stops and its name directory goes. */
+  private static void stop(Path dir) {
+    try {
+      NAME_NODE.close();
+      try (var paths = Files.walk(dir)) {
+        paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    } catch (IOException | RuntimeException e) {
+      System.err.println("could not clean up " + dir + ": " + e);
     }
   }
 

@@ -178,8 +178,8 @@ final class PersistenceWorker implements Runnable {
 
   private void writeBatch(List<Task> batch, long bytes) throws IOException {
     // O_DIRECT: room for a padding record before each entry written in place.
-    writer.ensureRoom(writer.direct()
-        ? bytes + batch.size() * (writer.alignment() + (long) SegmentFormat.PAD_MIN_BYTES) : bytes);
+    writer.ensureRoom(SegmentFormat.COMMIT_BYTES + (writer.direct()
+        ? bytes + batch.size() * (writer.alignment() + (long) SegmentFormat.PAD_MIN_BYTES) : bytes));
     if (writer.direct()) {
       writeBatchDirect(batch, bytes);
       return;
@@ -189,6 +189,7 @@ final class PersistenceWorker implements Runnable {
     List<ByteBuffer> buffers = new ArrayList<>();
     long[] locations = new long[batch.size()];
     long position = writer.position();
+    long batchStart = position;
     for (int t = 0; t < batch.size(); t++) {
       EntryMeta meta = batch.get(t).meta();
       locations[t] = SegmentFormat.location(writer.fileNumber(), position);
@@ -210,9 +211,8 @@ final class PersistenceWorker implements Runnable {
       }
       position += SegmentFormat.recordBytes(meta.pageCount(), arena.pageSize());
     }
-    if (!piecewise) {
-      writer.write(buffers.toArray(new ByteBuffer[0]));
-    }
+    buffers.add(SegmentFormat.commitMark(batchStart));  // fsync'd with the batch: marks it whole
+    writer.write(buffers.toArray(new ByteBuffer[0]));
     writer.countEntries(batch.size());
     injector.beforeFsync(writer.path());
     writer.force();
@@ -256,6 +256,7 @@ final class PersistenceWorker implements Runnable {
         writer.stage(body);
       }
     }
+    writer.stage(SegmentFormat.commitMark(start));
     writer.endBatch();
     writer.countEntries(batch.size());
     injector.beforeFsync(writer.path());

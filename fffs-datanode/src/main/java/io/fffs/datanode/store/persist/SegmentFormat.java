@@ -49,6 +49,14 @@ import java.util.zip.CRC32C;
  *  |        | the record) u32  |                      |                             |
  *  +--------+------------------+----------------------+-----------------------------+
  *
+ * Commit mark (version 3): a padding record of 28 bytes whose filler is not zeros but marks the end of a batch,
+ * written with the batch and fsync'd with it, so that a damaged last entry of a batch is followed by a valid record
+ * (damage) while a batch torn before its fsync ends without one (a torn tail). Readers that skip padding skip it.
+ *   0        4            8                      12       16                  24
+ *  +--------+------------+----------------------+--------+-------------------+-----------------------------+
+ *  | "FFPD" | 28 u32     | CRC32C of bytes 0..7 | "FFCM" | batch start u64   | CRC32C of bytes 0..23       |
+ *  +--------+------------+----------------------+--------+-------------------+-----------------------------+
+ *
  * Footer (20 bytes), written when a file is closed cleanly; in a file with an alignment a padding record before
  * it makes the footer end on a boundary
  *   0        4            8                    16        20
@@ -57,21 +65,24 @@ import java.util.zip.CRC32C;
  *  +--------+------------+--------------------+---------+
  * </pre>
  * A file without a footer was being written when the process stopped: a record at its end that is incomplete or
- * fails its CRC is a torn tail and is cut. In a file with a footer every failure is corruption, a padding record
- * that fails its CRC or holds a non-zero filler byte included.
+ * fails its CRC, with no valid record anywhere after it, is a torn tail and is cut. In a file with a footer every
+ * failure is corruption, a padding record that fails its CRC or holds a non-zero filler byte (but a commit mark's)
+ * included.
  *
  * <p>A record's place is a <em>disk location</em>: {@code fileNumber << 40 | byte offset}.
  */
 public final class SegmentFormat {
   public static final long FILE_MAGIC = 0x0047455353464646L; // "FFFSSEG\0" little-endian
   /** The version written; {@link #MIN_VERSION} to this one are read. */
-  public static final int VERSION = 2;
+  public static final int VERSION = 3;
   public static final int MIN_VERSION = 1;
   public static final int HEADER_BYTES = 32;
   public static final int ENTRY_MAGIC = 0x4e454646; // "FFEN"
   public static final int FOOTER_MAGIC = 0x54464646; // "FFFT"
   public static final int PAD_MAGIC = 0x44504646; // "FFPD"
   public static final int PAD_MIN_BYTES = 12;
+  public static final int COMMIT_MAGIC = 0x4d434646; // "FFCM"
+  public static final int COMMIT_BYTES = 28;
   public static final int PREFIX_BYTES = 8;
   public static final int BODY_FIXED_BYTES = 56;
   public static final int FOOTER_BYTES = 20;
@@ -185,6 +196,20 @@ public final class SegmentFormat {
     pad.putInt(PAD_MAGIC).putInt(bytes);
     pad.putInt(crc(pad.array(), 0, 8));
     return pad.clear();
+  }
+
+  /** The commit mark that ends a batch whose first record starts at {@code batchStart}. */
+  public static ByteBuffer commitMark(long batchStart) {
+    ByteBuffer mark = ByteBuffer.allocate(COMMIT_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    mark.put(paddingHeader(COMMIT_BYTES)).putInt(COMMIT_MAGIC).putLong(batchStart);
+    mark.putInt(crc(mark.array(), 0, COMMIT_BYTES - 4));
+    return mark.flip();
+  }
+
+  /** Whether the filler of a {@link #COMMIT_BYTES} padding record (its bytes from 12 on) makes it a commit mark. */
+  public static boolean isCommitMark(ByteBuffer record) {
+    return record.getInt(PAD_MIN_BYTES) == COMMIT_MAGIC
+        && record.getInt(COMMIT_BYTES - 4) == crc(record.array(), 0, COMMIT_BYTES - 4);
   }
 
   public static ByteBuffer footer(long entryCount) {

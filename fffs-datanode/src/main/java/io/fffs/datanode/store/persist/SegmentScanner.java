@@ -17,8 +17,10 @@ import java.util.zip.CRC32C;
 
 /**
  * Reads one segment file front to back at recovery ({@link SegmentFormat}), handing each valid entry to a sink, and
- * decides what a bad record means: in a file with a footer, or followed by a valid record, it is corruption
- * ({@code CORRUPT} with file and offset); at the end of a file without a footer it is a torn tail, which is cut off
+ * decides what a bad record means: in a file with a footer, or with a valid record anywhere after it (each batch
+ * ends with a commit mark, so the last entry of a batch that was fsync'd has one), it is corruption ({@code CORRUPT}
+ * with file and offset, or skipped to the next valid record for quarantine); at the end of a file without a footer,
+ * with nothing valid after it, it is a torn tail, which is cut off
  * (the file is truncated there and closed with a footer). Page CRCs are checked for files without a footer, the only
  * ones a crash can have torn; pages of cleanly closed files are checked when they are reloaded. Padding records
  * (files written with O_DIRECT) are checked — CRC and zero filler — and skipped.
@@ -156,7 +158,8 @@ final class SegmentScanner implements AutoCloseable {
           if (next < 0) {
             throw corrupt(pos, record.problem);
           }
-          damage.damaged(file, pos, record.problem, record.suspectBlock);
+          damage.damaged(file, pos, record.problem, record.suspectBlock >= 0 ? record.suspectBlock
+              : suspectEndingAt(pos, next));
           pos = next;
           continue;
         }
@@ -305,6 +308,18 @@ final class SegmentScanner implements AutoCloseable {
       result.problem = "a padding record of " + length + " bytes runs past the end of the file";
       return result;
     }
+    if (length == SegmentFormat.COMMIT_BYTES) {
+      ByteBuffer record = read(pos, length);
+      if (record.getInt(SegmentFormat.PAD_MIN_BYTES) != 0) {
+        if (!SegmentFormat.isCommitMark(record)) {
+          stats.crcFailures.increment();
+          result.problem = "the commit mark fails its CRC32C";
+          return result;
+        }
+        result.padding = true;
+        return result;
+      }
+    }
     ByteBuffer filler = read(pos + SegmentFormat.PAD_MIN_BYTES, length - SegmentFormat.PAD_MIN_BYTES);
     for (int i = 0; i < filler.capacity(); i++) {
       if (filler.get(i) != 0) {
@@ -323,40 +338,69 @@ final class SegmentScanner implements AutoCloseable {
    * boundaries (a padding record may run past the first).
    */
   private boolean followedByValidRecord(Parsed bad, long pos) throws IOException {
-    if (bad.bytes >= 0) {
-      return pos + bad.bytes < size && parse(pos + bad.bytes, false).valid();
+    if (bad.bytes >= 0 && pos + bad.bytes < size && parse(pos + bad.bytes, false).valid()) {
+      return true;
     }
-    if (alignment <= 0) {
-      return false;
-    }
-    long boundary = (pos / alignment + 1) * alignment;
-    for (long at = boundary; at <= boundary + alignment && at < size; at += alignment) {
-      if (parse(at, false).valid()) {
-        return true;
+    // A bad record whose length is wrong, or whose successor is bad too: any valid record after it (a batch's
+    // commit mark at the least) shows it was written whole.
+    return validRecordAfter(pos, size) >= 0;
+  }
+
+  /**
+   * The offset of the first valid record after {@code pos} and before {@code end}, or -1: the next batch's records
+   * after damage whose length cannot be trusted. Looks for the magic of an entry or padding record at every
+   * offset, then parses there (a valid record's CRC rules out a chance match).
+   */
+  private long validRecordAfter(long pos, long end) throws IOException {
+    int chunk = 1 << 20;
+    for (long from = pos + 1; from + SegmentFormat.PREFIX_BYTES <= end; from += chunk) {
+      ByteBuffer bytes = read(from, (int) Math.min(chunk + 3, end - from));
+      for (int i = 0; i + 4 <= bytes.capacity() && i < chunk; i++) {
+        int magic = bytes.getInt(i);
+        if ((magic == SegmentFormat.ENTRY_MAGIC || magic == SegmentFormat.PAD_MAGIC)
+            && parse(from + i, false).valid()) {
+          return from + i;
+        }
       }
     }
-    return false;
+    return -1;
+  }
+
+  /**
+   * The block an entry record at {@code pos} whose magic is damaged names (unchecked), when its page count says it
+   * ends where a valid record starts; else -1.
+   */
+  private long suspectEndingAt(long pos, long next) throws IOException {
+    if (next - pos < SegmentFormat.PREFIX_BYTES) {
+      return -1;
+    }
+    int pageCount = read(pos, SegmentFormat.PREFIX_BYTES).getInt(4);
+    long end = pageCount < 0 ? -1 : pos + SegmentFormat.recordBytes(pageCount, pageSize);
+    if (end < 0 || end > next || end != next && !parse(end, false).valid()) {
+      return -1;
+    }
+    return read(pos + SegmentFormat.bodyOffset(pageCount, pageSize), 8).getLong(0);
   }
 
   /**
    * Where scanning can go on after the damaged record at {@code pos}: its end when its length is known, else the
-   * first of the next two alignment boundaries a valid record starts on; -1 when neither is known.
+   * first of the next two alignment boundaries a valid record starts on, else the next valid record found
+   * anywhere after it; -1 when there is none.
    */
   private long nextValidRecord(Parsed bad, long pos, boolean footer) throws IOException {
     long end = footer ? size - SegmentFormat.FOOTER_BYTES : size;
-    if (bad.bytes >= 0) {
-      return pos + bad.bytes <= end ? pos + bad.bytes : -1;
+    if (bad.bytes >= 0 && pos + bad.bytes <= end) {
+      return pos + bad.bytes;
     }
-    if (alignment <= 0) {
-      return -1;
-    }
-    long boundary = (pos / alignment + 1) * alignment;
-    for (long at = boundary; at <= boundary + alignment && at < end; at += alignment) {
-      if (parse(at, false).valid()) {
-        return at;
+    if (alignment > 0) {
+      long boundary = (pos / alignment + 1) * alignment;
+      for (long at = boundary; at <= boundary + alignment && at < end; at += alignment) {
+        if (parse(at, false).valid()) {
+          return at;
+        }
       }
     }
-    return -1;
+    return validRecordAfter(pos, end);
   }
 
   /**

@@ -20,8 +20,8 @@ import java.util.Arrays;
  * Whatever a segment file holds, recovery's scan gives its valid entries in order (and cuts a torn tail) or refuses
  * the file with {@code CORRUPT} naming it; the scrubber's verify reports damage as text; nothing else escapes. The
  * harness writes segments from the fuzzer's bytes the way the persistence thread does — header, entry records
- * (pages, body, page and record CRCs), padding records, a footer — and then damages them as the fuzzer says, so the
- * fuzzer gets behind the checksums. Fuzzed by {@code dev-support/fuzz.sh}.
+ * (pages, body, page and record CRCs), padding records, commit marks, a footer — and then damages them as the
+ * fuzzer says, so the fuzzer gets behind the checksums. Fuzzed by {@code dev-support/fuzz.sh}.
  */
 class SegmentScannerFuzzTest {
   private static final int PAGE = 512;
@@ -67,7 +67,12 @@ class SegmentScannerFuzzTest {
     int records = data.consumeInt(0, 6);
     long entries = 0;
     for (int i = 0; i < records; i++) {
-      if (data.consumeInt(0, 3) == 0) {
+      int kind = data.consumeInt(0, 4);
+      if (kind == 4) {  // a batch's commit mark
+        put(out, SegmentFormat.commitMark(data.consumeBoolean() ? out.size() : data.consumeLong()));
+        continue;
+      }
+      if (kind == 0) {
         int length = data.consumeInt(SegmentFormat.PAD_MIN_BYTES, 64);
         put(out, SegmentFormat.paddingHeader(length));
         out.write(new byte[length - SegmentFormat.PAD_MIN_BYTES], 0, length - SegmentFormat.PAD_MIN_BYTES);
