@@ -14,9 +14,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.PriorityQueue;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.Consumer;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -73,16 +70,8 @@ public final class EditLog implements Journal {
   private long written;
   private long allocated;
   private final Thread writer;
-  /** Callers that asked to be told when their txid is on disk ({@link #whenSynced}), lowest txid first. */
-  private final PriorityQueue<Notice> notices = new PriorityQueue<>((a, b) -> Long.compare(a.txid, b.txid));
-  /** Runs the notices, so that the writer thread goes back to the disk at once. */
-  private final ExecutorService notifier = Executors.newSingleThreadExecutor(r -> {
-    Thread thread = new Thread(r, "fffs-edit-log-notifier");
-    thread.setDaemon(true);
-    return thread;
-  });
-
-  private record Notice(long txid, Runnable synced, Consumer<IOException> failed) {}
+  /** Callers that asked to be told when their txid is on disk ({@link #whenSynced}). */
+  private final DurabilityNotices notices = new DurabilityNotices("fffs-edit-log-notifier");
 
   /** Set once close has answered every notice: later ones are refused. */
   private boolean noticesEnded;
@@ -181,7 +170,7 @@ public final class EditLog implements Journal {
         refused = failure != null ? unsyncable() : noticesEnded
             ? new FffsException(ErrorCode.IO_ERROR, "the NameNode is shutting down") : null;
         if (refused == null) {
-          notices.add(new Notice(txid, synced, failed));
+          notices.add(txid, synced, failed);
           return;
         }
       }
@@ -214,32 +203,7 @@ public final class EditLog implements Journal {
   private void releaseNotices(boolean ending) {
     IOException refused = failure != null ? unsyncable()
         : ending ? new FffsException(ErrorCode.IO_ERROR, "the NameNode is shutting down") : null;
-    List<Notice> due = new ArrayList<>();
-    while (!notices.isEmpty() && (refused != null || notices.peek().txid <= syncedTxid)) {
-      due.add(notices.poll());
-    }
-    if (due.isEmpty()) {
-      return;
-    }
-    long syncedAt = syncedTxid;
-    Runnable run = () -> {
-      for (Notice notice : due) {
-        try {
-          if (notice.txid <= syncedAt) {
-            notice.synced.run();
-          } else {
-            notice.failed.accept(refused);
-          }
-        } catch (RuntimeException e) {
-          LOG.error("An edit-log durability notice failed", e);
-        }
-      }
-    };
-    try {
-      notifier.execute(run);
-    } catch (java.util.concurrent.RejectedExecutionException e) {
-      run.run(); // closing: answer on this thread
-    }
+    notices.release(syncedTxid, refused);
   }
 
   /** Ends the current segment after everything queued and starts {@code edits_<next txid>}; waits for it. */
@@ -437,7 +401,7 @@ public final class EditLog implements Journal {
     } finally {
       lock.unlock();
     }
-    notifier.shutdown();
+    notices.shutdown();
     if (failure == null) {
       closeSegment();
     } else {

@@ -4,15 +4,11 @@ import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.NamenodeEditsProtos.EditOpProto;
 import io.fffs.common.time.HlcTimestamp;
+import io.fffs.namenode.edits.DurabilityNotices;
 import io.fffs.namenode.edits.Journal;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -37,8 +33,6 @@ import org.slf4j.LoggerFactory;
 final class RatisJournal implements Journal {
   private static final Logger LOG = LoggerFactory.getLogger(RatisJournal.class);
 
-  private record Notice(long txid, Runnable synced, Consumer<IOException> failed) {}
-
   private final RaftServer server;
   private final RaftGroupId group;
   private final RaftPeerId self;
@@ -47,12 +41,7 @@ final class RatisJournal implements Journal {
   private final AtomicLong callIds = new AtomicLong();
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition advanced = lock.newCondition();
-  private final PriorityQueue<Notice> notices = new PriorityQueue<>((a, b) -> Long.compare(a.txid, b.txid));
-  private final ExecutorService notifier = Executors.newSingleThreadExecutor(r -> {
-    Thread thread = new Thread(r, "fffs-raft-journal-notifier");
-    thread.setDaemon(true);
-    return thread;
-  });
+  private final DurabilityNotices notices = new DurabilityNotices("fffs-raft-journal-notifier");
   /** The last txid appended here or applied from the log; written under the lock. */
   private volatile long lastQueuedTxid;
   private long committedTxid;
@@ -156,33 +145,7 @@ final class RatisJournal implements Journal {
 
   /** Hands the notices that are due to the notifier. Caller holds the lock. */
   private void release() {
-    List<Notice> due = new ArrayList<>();
-    while (!notices.isEmpty() && (failure != null || notices.peek().txid <= committedTxid)) {
-      due.add(notices.poll());
-    }
-    if (due.isEmpty()) {
-      return;
-    }
-    long committedAt = committedTxid;
-    IOException refused = failure;
-    Runnable run = () -> {
-      for (Notice notice : due) {
-        try {
-          if (notice.txid <= committedAt) {
-            notice.synced.run();
-          } else {
-            notice.failed.accept(refused);
-          }
-        } catch (RuntimeException e) {
-          LOG.error("A commit notice failed", e);
-        }
-      }
-    };
-    try {
-      notifier.execute(run);
-    } catch (java.util.concurrent.RejectedExecutionException e) {
-      run.run();
-    }
+    notices.release(committedTxid, failure);
   }
 
   @Override
@@ -225,7 +188,7 @@ final class RatisJournal implements Journal {
       } else if (failure != null) {
         refused = failure;
       } else {
-        notices.add(new Notice(txid, synced, failed));
+        notices.add(txid, synced, failed);
         return;
       }
     } finally {
@@ -266,6 +229,6 @@ final class RatisJournal implements Journal {
     } finally {
       lock.unlock();
     }
-    notifier.shutdown();
+    notices.shutdown();
   }
 }
