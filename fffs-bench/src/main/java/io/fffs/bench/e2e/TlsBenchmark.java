@@ -1,6 +1,7 @@
 package io.fffs.bench.e2e;
 
 import io.fffs.minicluster.MiniFffsCluster;
+import io.fffs.protocol.DataTransferConfigKeys;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -19,7 +20,8 @@ import org.apache.hadoop.fs.FileSystem;
  * in 1 MiB writes and reads it twice (the order of the two clusters alternates), and the table gives GB/s of each
  * phase, totals over the repetitions, and TLS as a fraction of plain TCP. The DataNode's key is a fresh EC P-256
  * pair made with the JDK's keytool; the JDK picks the cipher suite. File: 256 MiB full, 64 MiB quick, both fitting
- * the arena, so persistence and the page cache are alike on both sides. Writes its CSV; no plot.
+ * the arena, so persistence and the page cache are alike on both sides. Reads go through the data port (short-circuit
+ * reads off). Writes its CSV; no plot.
  */
 final class TlsBenchmark implements EndToEndBenchmark.Run {
   private static final String PASSWORD = "bench-tls";
@@ -33,6 +35,8 @@ final class TlsBenchmark implements EndToEndBenchmark.Run {
     long arena = (reps + 2) * fileSize + (64L << 20);
     Configuration plain = new Configuration();
     plain.set("fffs.transport", "tcp");
+    // a client on the DataNode's host would copy from its files and send no byte through the data port's TLS
+    plain.setBoolean(DataTransferConfigKeys.SHORT_CIRCUIT_KEY, false);
     Configuration tls = new Configuration(plain);
     tls.set("fffs.data.transfer.protection", "privacy");
     keys(tmp, tls);
