@@ -1,10 +1,10 @@
 package io.fffs.bench.e2e;
 
 import io.fffs.minicluster.MiniFffsCluster;
+import io.fffs.minicluster.TlsKeys;
 import io.fffs.protocol.DataTransferConfigKeys;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -39,7 +39,7 @@ final class TlsBenchmark implements EndToEndBenchmark.Run {
     plain.setBoolean(DataTransferConfigKeys.SHORT_CIRCUIT_KEY, false);
     Configuration tls = new Configuration(plain);
     tls.set("fffs.data.transfer.protection", "privacy");
-    keys(tmp, tls);
+    TlsKeys.create(tmp, PASSWORD, tls);
     Progress.say("file %d MiB, %d repetition(s), arena %d MiB per cluster; starting both clusters", fileSize >> 20,
         reps, arena >> 20);
     double[][] seconds = new double[2][PHASES.length];
@@ -105,34 +105,5 @@ final class TlsBenchmark implements EndToEndBenchmark.Run {
       }
     }
     return took;
-  }
-
-  /** A DataNode key pair and a client truststore that trusts it, in {@code dir}, set in {@code conf}. */
-  private static void keys(Path dir, Configuration conf) throws Exception {
-    Path keystore = dir.resolve("dn.p12");
-    Path certificate = dir.resolve("dn.crt");
-    Path truststore = dir.resolve("trust.p12");
-    keytool("-genkeypair", "-alias", "dn", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
-        "-validity", "2", "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-keystore", keystore.toString(),
-        "-storetype", "PKCS12", "-storepass", PASSWORD, "-keypass", PASSWORD);
-    keytool("-exportcert", "-alias", "dn", "-keystore", keystore.toString(), "-storetype", "PKCS12",
-        "-storepass", PASSWORD, "-file", certificate.toString());
-    keytool("-importcert", "-noprompt", "-alias", "dn", "-file", certificate.toString(), "-keystore",
-        truststore.toString(), "-storetype", "PKCS12", "-storepass", PASSWORD);
-    conf.set("fffs.data.transfer.tls.keystore", keystore.toString());
-    conf.set("fffs.data.transfer.tls.keystore.password", PASSWORD);
-    conf.set("fffs.data.transfer.tls.truststore", truststore.toString());
-    conf.set("fffs.data.transfer.tls.truststore.password", PASSWORD);
-  }
-
-  private static void keytool(String... arguments) throws Exception {
-    List<String> command = new ArrayList<>();
-    command.add(Paths.get(System.getProperty("java.home"), "bin", "keytool").toString());
-    command.addAll(List.of(arguments));
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String output = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-    if (process.waitFor() != 0) {
-      throw new IOException("keytool " + arguments[0] + " failed: " + output);
-    }
   }
 }

@@ -14,6 +14,7 @@ import io.fffs.common.time.PhysicalClock;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.minicluster.MiniFffsCluster;
 import io.fffs.minicluster.RandomFiles;
+import io.fffs.minicluster.TlsKeys;
 import io.fffs.namenode.permission.Caller;
 import io.fffs.protocol.DataTransferTls;
 import java.io.IOException;
@@ -21,7 +22,6 @@ import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.AfterAll;
@@ -44,24 +44,11 @@ class DataTransferTlsTest {
 
   @BeforeAll
   static void start() throws Exception {
-    Path keystore = base.resolve("dn.p12");
-    Path certificate = base.resolve("dn.crt");
-    Path truststore = base.resolve("trust.p12");
-    keytool("-genkeypair", "-alias", "dn", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
-        "-validity", "2", "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-keystore", keystore.toString(),
-        "-storetype", "PKCS12", "-storepass", PASSWORD, "-keypass", PASSWORD);
-    keytool("-exportcert", "-alias", "dn", "-keystore", keystore.toString(), "-storetype", "PKCS12",
-        "-storepass", PASSWORD, "-file", certificate.toString());
-    keytool("-importcert", "-noprompt", "-alias", "dn", "-file", certificate.toString(), "-keystore",
-        truststore.toString(), "-storetype", "PKCS12", "-storepass", PASSWORD);
     tls = new Configuration();
     tls.setLong("fffs.blocksize", 1 << 20);
     tls.set("fffs.transport", "tcp");
     tls.set(DataTransferTls.PROTECTION_KEY, "privacy");
-    tls.set(DataTransferTls.KEYSTORE_KEY, keystore.toString());
-    tls.set(DataTransferTls.KEYSTORE_PASSWORD_KEY, PASSWORD);
-    tls.set(DataTransferTls.TRUSTSTORE_KEY, truststore.toString());
-    tls.set(DataTransferTls.TRUSTSTORE_PASSWORD_KEY, PASSWORD);
+    TlsKeys.create(base, PASSWORD, tls);
     // An arena smaller than the data: some reads come from segment files (copied into buffers for TLS).
     cluster = MiniFffsCluster.builder().baseDir(base.resolve("cluster")).conf(tls).numDataNodes(1)
         .memoryCapacity(4L << 20).build();
@@ -122,14 +109,5 @@ class DataTransferTlsTest {
           TimeSpec.latest())).isInstanceOf(IOException.class);
       assertThat(into.position()).isZero();
     }
-  }
-
-  private static void keytool(String... arguments) throws Exception {
-    List<String> command = new java.util.ArrayList<>();
-    command.add(Paths.get(System.getProperty("java.home"), "bin", "keytool").toString());
-    command.addAll(List.of(arguments));
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String output = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-    assertThat(process.waitFor()).as("keytool %s: %s", arguments[0], output).isZero();
   }
 }
