@@ -195,7 +195,7 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
       return null;
     }
     FileLayout.firstLocation(layout.path, block.blockId, block.locations);  // none: NOT_FOUND, saying why
-    DatanodeIdProto replica = ReplicaOrder.order(block.locations, failedReplicas).get(0);
+    DatanodeIdProto replica = ReplicaOrder.order(block.locations, failedReplicas, data::skewedAhead).get(0);
     try {
       return new PositionalReadAhead.Opened(data.openStream(replica, block.blockId, block.token, at - block.offset,
           block.length, layout.time), block.offset, replica);
@@ -298,7 +298,7 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
   /** Reads {@code want} bytes from the block's replicas in turn ({@link ReplicaFailover}): a short answer is one's. */
   private ReadResult readBlock(FileLayout.Block block, long at, ByteBuffer dst, int want) throws IOException {
     FileLayout.firstLocation(layout.path, block.blockId, block.locations);  // none: NOT_FOUND, saying why
-    return ReplicaFailover.run(layout.path, block.blockId, ReplicaOrder.order(block.locations, failedReplicas),
+    return ReplicaFailover.run(layout.path, block.blockId, ReplicaOrder.order(block.locations, failedReplicas, data::skewedAhead),
         failedReplicas, replica -> {
           ByteBuffer window = dst.duplicate();
           window.limit(window.position() + want);

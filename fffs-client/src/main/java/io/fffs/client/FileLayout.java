@@ -74,7 +74,7 @@ final class FileLayout {
       if (ask) {
         firstLocation(path, block);  // none: NOT_FOUND, saying why
         BlockInfo info = ReplicaFailover.run(path, block.getBlock().getBlockId(),
-            ReplicaOrder.order(block.getLocationsList(), Set.of()), new HashSet<>(),
+            ReplicaOrder.order(block.getLocationsList(), Set.of(), data::skewedAhead), new HashSet<>(),
             replica -> data.blockInfo(replica, block.getBlock().getBlockId(), token, time));
         length = info.exists() ? info.length() : 0;
       }

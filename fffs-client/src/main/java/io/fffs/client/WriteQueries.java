@@ -226,7 +226,7 @@ final class WriteQueries {
     while (true) {
       long from = after;
       BlockLogResponseProto page = ReplicaFailover.run(plain, blockId,
-          ReplicaOrder.order(block.getLocationsList(), failed), failed,
+          ReplicaOrder.order(block.getLocationsList(), failed, client.data()::skewedAhead), failed,
           replica -> client.data().blockLog(replica, blockId, FileLayout.tokenOf(block), from, toHlc, PAGE));
       entries.addAll(page.getEntriesList());
       completeFrom = Math.max(completeFrom, page.getCompleteFromMicros());

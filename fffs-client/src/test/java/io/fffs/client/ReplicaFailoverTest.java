@@ -51,8 +51,19 @@ class ReplicaFailoverTest {
       assertThat(tried).containsExactly("a", "b");
       assertThat(failed).containsExactly("a");
     }
-    assertThat(ReplicaOrder.order(REPLICAS, failed)).extracting(DatanodeIdProto::getDatanodeUuid)
+    assertThat(ReplicaOrder.order(REPLICAS, failed, replica -> false)).extracting(DatanodeIdProto::getDatanodeUuid)
         .as("a replica that failed is tried last").containsExactly("b", "c", "a");
+  }
+
+  @Test
+  void aDataNodeSeenWithAClockBeyondTheMaxOffsetIsReadAfterTheOthersButBeforeFailedOnes() {
+    assertThat(ReplicaOrder.order(REPLICAS, Set.of("a"), replica -> replica.getDatanodeUuid().equals("b")))
+        .extracting(DatanodeIdProto::getDatanodeUuid).containsExactly("c", "b", "a");
+    List<DatanodeIdProto> localSkewed = List.of(dn("far", "10.0.0.4"), dn("local", "127.0.0.1"));
+    assertThat(ReplicaOrder.order(localSkewed, Set.of(), replica -> replica.getDatanodeUuid().equals("local")))
+        .as("even on this host").extracting(DatanodeIdProto::getDatanodeUuid).containsExactly("far", "local");
+    assertThat(ReplicaOrder.order(localSkewed, Set.of(), replica -> false))
+        .extracting(DatanodeIdProto::getDatanodeUuid).containsExactly("local", "far");
   }
 
   @Test

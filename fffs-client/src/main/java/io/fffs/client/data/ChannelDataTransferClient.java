@@ -39,13 +39,15 @@ import org.slf4j.LoggerFactory;
  * ({@link PacketWriter}), reads ({@link PipelinedRead}) and read streams ({@link PipelinedReadStream}) go over the
  * data transport — UCX where a provider was chosen and the DataNode agrees, else TCP — and the requests without
  * payload (BLOCK_INFO, SYNC, TRUNCATE) over TCP. Requests carry the client clock's largest HLC and every answer's
- * HLCs are observed into it; reads are checked end to end against the DataNode's chunk CRCs. Reads of a replica on
+ * HLCs are taken into it unless beyond the max offset ({@link DataNodeClocks}: an answer to a read is used without
+ * its HLC, one to a change is refused); reads are checked end to end against the DataNode's chunk CRCs. Reads of a replica on
  * this host copy the bytes from its DataNode's files instead ({@link ShortCircuit}) unless that is turned off.
  * Thread-safe.
  */
 final class ChannelDataTransferClient implements DataTransferClient {
   private static final Logger LOG = LoggerFactory.getLogger(ChannelDataTransferClient.class);
   private final HybridLogicalClock clock;
+  private final DataNodeClocks clocks;
   private final NettyTransport tcp;
   /** The transport for block data, or null for TCP. */
   private final DataTransport data;
@@ -64,6 +66,7 @@ final class ChannelDataTransferClient implements DataTransferClient {
   /** Owns both transports from now on (closes them). */
   ChannelDataTransferClient(Configuration conf, HybridLogicalClock clock, NettyTransport tcp, DataTransport data) {
     this.clock = clock;
+    this.clocks = new DataNodeClocks(clock);
     this.tcp = tcp;
     this.data = data;
     this.window = DataTransferConfigKeys.writeWindow(conf);
@@ -96,7 +99,7 @@ final class ChannelDataTransferClient implements DataTransferClient {
 
   private PacketWriter packetWriter(DatanodeIdProto datanode, long blockId, BlockToken token, WriteOptions options)
       throws IOException {
-    return new PacketWriter(channel(datanode), datanode, clock, blockId, token, options,
+    return new PacketWriter(channel(datanode), datanode, clocks, blockId, token, options,
         nextStreamId.getAndIncrement(), window, packetSize, flushBytes, latencyMode, timeoutMillis);
   }
 
@@ -143,7 +146,7 @@ final class ChannelDataTransferClient implements DataTransferClient {
     try {
       RequestHeaderProto.Builder primaryCut = truncateRequest(token, blockId, newLength);
       primaryCut.getTruncateBuilder().setPipelineEpoch(pipeline.epoch());
-      ResponseHeaderProto cut = call(pipeline.primary(), primaryCut);
+      ResponseHeaderProto cut = callWithinOffset(pipeline.primary(), primaryCut);
       ReplicaStampProto stamp = ReplicaStampProto.newBuilder().setEntryHlc(cut.getWrite().getEntryHlc())
           .setUserTime(cut.getWrite().getUserTime()).setLengthAfter(cut.getWrite().getBlockLength())
           .setFrontierHlc(cut.getHlc()).build();
@@ -151,7 +154,7 @@ final class ChannelDataTransferClient implements DataTransferClient {
         try {
           RequestHeaderProto.Builder request = truncateRequest(token, blockId, newLength);
           request.getTruncateBuilder().setReplica(stamp).setPipelineEpoch(pipeline.epoch());
-          call(follower, request);
+          callWithinOffset(follower, request);
         } catch (IOException e) {
           followers.remove(follower);
           LOG.warn("Could not cut block {} on DataNode {}: {}; that replica is stale from here on", blockId,
@@ -183,8 +186,8 @@ final class ChannelDataTransferClient implements DataTransferClient {
       ByteBuffer dst, TimeSpec time) throws IOException {
     DataChannel channel = channel(datanode);
     try {
-      return new PipelinedRead(channel, clock, readRequestSize, readsInFlight).read(blockId, token, offset, dst,
-          time);
+      return new PipelinedRead(channel, datanode, clocks, readRequestSize, readsInFlight).read(blockId, token, offset,
+          dst, time);
     } finally {
       channel.release();
     }
@@ -195,11 +198,16 @@ final class ChannelDataTransferClient implements DataTransferClient {
       long end, TimeSpec time) throws IOException {
     if (shortCircuit != null && shortCircuit.applies(datanode)) {
       return new ShortCircuitStream(shortCircuit, datanode, blockId, token, time, offset, end,
-          at -> new PipelinedReadStream(channel(datanode), clock, blockId, token, time, at, end, readRequestSize,
-              readsInFlight));
+          at -> new PipelinedReadStream(channel(datanode), datanode, clocks, blockId, token, time, at, end,
+              readRequestSize, readsInFlight));
     }
-    return new PipelinedReadStream(channel(datanode), clock, blockId, token, time, offset, end, readRequestSize,
-        readsInFlight);
+    return new PipelinedReadStream(channel(datanode), datanode, clocks, blockId, token, time, offset, end,
+        readRequestSize, readsInFlight);
+  }
+
+  @Override
+  public boolean skewedAhead(DatanodeIdProto datanode) {
+    return clocks.skewed(datanode);
   }
 
   @Override
@@ -228,7 +236,7 @@ final class ChannelDataTransferClient implements DataTransferClient {
   @Override
   public long truncate(DatanodeIdProto datanode, long blockId, BlockToken token, long newLength)
       throws IOException {
-    return call(datanode, truncateRequest(token, blockId, newLength)).getWrite().getBlockLength();
+    return callWithinOffset(datanode, truncateRequest(token, blockId, newLength)).getWrite().getBlockLength();
   }
 
   @Override
@@ -238,10 +246,10 @@ final class ChannelDataTransferClient implements DataTransferClient {
     for (BlockToken token : tokens) {
       RequestHeaders.withToken(token, request);
     }
-    ResponseHeaderProto response = call(datanode, request.setOp(OpProto.SYNC)
+    ResponseHeaderProto response = callWithinOffset(datanode, request.setOp(OpProto.SYNC)
         .setSync(SyncRequestProto.newBuilder().addAllBlockIds(blockIds).addAllMinLengths(minLengths)));
     HlcTimestamp durable = HlcTimestamp.fromProto(response.getSync().getDurableHlc());
-    clock.observe(durable);
+    clocks.observeChange(datanode, durable);
     return durable;
   }
 
@@ -255,38 +263,43 @@ final class ChannelDataTransferClient implements DataTransferClient {
     request.setOp(OpProto.SYNC).setHlc(clock.last().toProto())
         .setSync(SyncRequestProto.newBuilder().addAllBlockIds(blockIds).addAllMinLengths(minLengths));
     return tcp.callAsync(datanode, request).orTimeout(timeoutMillis, TimeUnit.MILLISECONDS).thenApply(response -> {
-      clock.observe(HlcTimestamp.fromProto(response.getHlc()));
-      if (response.hasError()) {
-        throw new CompletionException(FffsException.fromProto(response.getError()));
+      try {
+        clocks.observeChange(datanode, HlcTimestamp.fromProto(response.getHlc()));
+        if (response.hasError()) {
+          throw FffsException.fromProto(response.getError());
+        }
+        HlcTimestamp durable = HlcTimestamp.fromProto(response.getSync().getDurableHlc());
+        clocks.observeChange(datanode, durable);
+        return durable;
+      } catch (FffsException e) {
+        throw new CompletionException(e);
       }
-      HlcTimestamp durable = HlcTimestamp.fromProto(response.getSync().getDurableHlc());
-      clock.observe(durable);
-      return durable;
     });
   }
 
   /**
-   * {@link #call}, but an answer whose HLC is more than the max offset ahead of this client's clock is refused
-   * ({@code CLOCK_SKEW}) before it is taken in: a pipeline leaves that replica out rather than carry its clock to
-   * the others, which would refuse every write.
+   * A request that changes the DataNode (a cut, a sync, joining a pipeline): like {@link #call}, but an answer whose
+   * HLC is more than the max offset ahead of this client's clock is refused ({@code CLOCK_SKEW}) before it is taken
+   * in: a pipeline leaves that replica out rather than carry its clock to the others, which would refuse every write.
    */
   private ResponseHeaderProto callWithinOffset(DatanodeIdProto datanode, RequestHeaderProto.Builder request)
       throws IOException {
     ResponseHeaderProto response = tcp.call(datanode, request.setHlc(clock.last().toProto()));
-    HlcTimestamp hlc = HlcTimestamp.fromProto(response.getHlc());
-    clock.checkSkew(hlc);
-    clock.observe(hlc);
+    clocks.observeChange(datanode, HlcTimestamp.fromProto(response.getHlc()));
     if (response.hasError()) {
       throw FffsException.fromProto(response.getError());
     }
     return response;
   }
 
-  /** One request without payload over TCP; observes the answer's HLC and throws its error, typed. */
+  /**
+   * One query without payload over TCP (BLOCK_INFO, BLOCK_LOG, LOCAL_READ); takes in the answer's HLC as a read's
+   * ({@link DataNodeClocks#observeRead}) and throws its error, typed.
+   */
   private ResponseHeaderProto call(DatanodeIdProto datanode, RequestHeaderProto.Builder request)
       throws IOException {
     ResponseHeaderProto response = tcp.call(datanode, request.setHlc(clock.last().toProto()));
-    clock.observe(HlcTimestamp.fromProto(response.getHlc()));
+    clocks.observeRead(datanode, HlcTimestamp.fromProto(response.getHlc()));
     if (response.hasError()) {
       throw FffsException.fromProto(response.getError());
     }

@@ -75,6 +75,14 @@ public interface DataTransferClient extends Closeable {
   BlockReadStream openStream(DatanodeIdProto datanode, long blockId, BlockToken token, long offset, long end,
       TimeSpec time) throws IOException;
 
+  /**
+   * Whether {@code datanode} lately answered with a clock beyond the max offset ({@link DataNodeClocks}): readers try
+   * its replicas last.
+   */
+  default boolean skewedAhead(DatanodeIdProto datanode) {
+    return false;
+  }
+
   /** Counters of short-circuit reads (of replicas on this host, from their DataNode's files); null when off. */
   default ShortCircuitStats shortCircuitStats() {
     return null;

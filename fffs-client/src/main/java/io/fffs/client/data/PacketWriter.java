@@ -10,7 +10,6 @@ import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.WriteRequestProto;
 import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HlcTimestamp;
-import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.protocol.frame.ChunkChecksums;
 import io.fffs.protocol.transport.DataChannel;
 import io.fffs.protocol.transport.PacketBuffer;
@@ -23,7 +22,8 @@ import java.util.concurrent.CompletableFuture;
  * {@code fffs.client.write.packet-size} (and the channel's largest), each copied once into a buffer the transport
  * owns with a CRC32C per 512-byte chunk computed in the same pass, and sent as a WRITE carrying the client's HLC
  * and the block's WRITE token. Up to a {@link WriteWindow} of packets are in flight; acks come back in order, each
- * one's HLCs are observed into the client clock and frees a window slot. The first failure is kept and thrown by
+ * one's HLCs are taken into the client clock ({@link DataNodeClocks#observeChange}: one beyond the max offset fails
+ * the writer) and frees a window slot. The first failure is kept and thrown by
  * the next call; the DataNode refuses a stream's packets after a failed one ({@code streamId}), so nothing after a
  * failure is applied.
  *
@@ -40,7 +40,7 @@ final class PacketWriter implements BlockWriter {
   private long pipelineEpoch;
   private final DataChannel channel;
   private final DatanodeIdProto datanode;
-  private final HybridLogicalClock clock;
+  private final DataNodeClocks clocks;
   private final long blockId;
   private final BlockTokenProto token;
   private final WriteOptions options;
@@ -65,12 +65,12 @@ final class PacketWriter implements BlockWriter {
     this.pipelineEpoch = epoch;
   }
 
-  PacketWriter(DataChannel channel, DatanodeIdProto datanode, HybridLogicalClock clock, long blockId,
+  PacketWriter(DataChannel channel, DatanodeIdProto datanode, DataNodeClocks clocks, long blockId,
       BlockToken token, WriteOptions options, long streamId, int window, int packetSize, int flushBytes,
       boolean latencyMode, long timeoutMillis) {
     this.channel = channel;
     this.datanode = datanode;
-    this.clock = clock;
+    this.clocks = clocks;
     this.blockId = blockId;
     this.token = token == null ? null : token.toProto();
     this.options = options;
@@ -163,7 +163,7 @@ final class PacketWriter implements BlockWriter {
       write.setWriterEpoch(token.getWriterEpoch());
     }
     CompletableFuture<ResponseHeaderProto> ack = channel.write(request.setOp(OpProto.WRITE)
-        .setHlc(clock.last().toProto()).setWrite(write), payload, flush);
+        .setHlc(clocks.clock().last().toProto()).setWrite(write), payload, flush);
     CompletableFuture<ResponseHeaderProto> taken = ack.handle((response, error) -> {
       try {
         onAck(response, error, n);
@@ -198,12 +198,19 @@ final class PacketWriter implements BlockWriter {
       failure.fail(cause instanceof IOException ? (IOException) cause : new IOException(cause.toString(), cause));
       return;
     }
-    clock.observe(HlcTimestamp.fromProto(response.getHlc()));
+    try {
+      clocks.observeChange(datanode, HlcTimestamp.fromProto(response.getHlc()));
+      if (!response.hasError()) {
+        clocks.observeChange(datanode, HlcTimestamp.fromProto(response.getWrite().getEntryHlc()));
+      }
+    } catch (FffsException e) {
+      failure.fail(e);  // stamped in the cluster's future: this replica failed
+      return;
+    }
     if (response.hasError()) {
       failure.fail(FffsException.fromProto(response.getError()));
     } else {
       HlcTimestamp entry = HlcTimestamp.fromProto(response.getWrite().getEntryHlc());
-      clock.observe(entry);
       lastEntryHlc = entry;
       blockLength = response.getWrite().getBlockLength();
       if (!failure.failed()) {

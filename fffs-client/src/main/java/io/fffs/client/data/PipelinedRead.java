@@ -2,12 +2,12 @@ package io.fffs.client.data;
 
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.DataTransferProtos.ReadResponseProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HlcTimestamp;
-import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.protocol.transport.DataChannel;
 import io.fffs.protocol.transport.ReadAnswer;
@@ -28,13 +28,16 @@ import java.util.concurrent.CompletableFuture;
  */
 final class PipelinedRead {
   private final DataChannel channel;
-  private final HybridLogicalClock clock;
+  private final DatanodeIdProto datanode;
+  private final DataNodeClocks clocks;
   private final int requestSize;
   private final int inFlightMax;
 
-  PipelinedRead(DataChannel channel, HybridLogicalClock clock, int requestSize, int inFlightMax) {
+  PipelinedRead(DataChannel channel, DatanodeIdProto datanode, DataNodeClocks clocks, int requestSize,
+      int inFlightMax) {
     this.channel = channel;
-    this.clock = clock;
+    this.datanode = datanode;
+    this.clocks = clocks;
     this.requestSize = Math.min(requestSize, channel.maxRead());
     this.inFlightMax = inFlightMax;
   }
@@ -57,7 +60,7 @@ final class PipelinedRead {
         while ((sent < wanted || requests == 0) && inFlight.size() < inFlightMax) {
           int asked = Math.min(wanted - sent, requestSize);
           long at = offset + sent;
-          RequestHeaderProto.Builder request = RequestHeaders.of(token, blockId, at, asked, time, clock.last());
+          RequestHeaderProto.Builder request = RequestHeaders.of(token, blockId, at, asked, time, clocks.clock().last());
           CompletableFuture<ReadAnswer> answer = channel.read(request, asked, inFlight.isEmpty(), false);
           if (answer == null) {
             break;  // no room for another answer now: consume one first
@@ -77,7 +80,7 @@ final class PipelinedRead {
         ReadAnswer answer = channel.await(next.answer());
         try {
           if (answer.header().hasError() && resolved != null && next.at() >= blockLength) {
-            clock.observe(HlcTimestamp.fromProto(answer.header().getHlc()));
+            clocks.observeRead(datanode, HlcTimestamp.fromProto(answer.header().getHlc()));
             drain(inFlight);  // sent ahead past the block's end as of then
             return new ReadResult(total, blockLength, resolved);
           }
@@ -120,12 +123,12 @@ final class PipelinedRead {
   }
 
   /**
-   * Observes the answer's HLC and returns its read fields; throws the error it carries, or {@code INTERNAL} when it
+   * Takes in the answer's HLC ({@link DataNodeClocks#observeRead}) and returns its read fields; throws the error it carries, or {@code INTERNAL} when it
    * holds more bytes than were asked for.
    */
   ReadResponseProto checked(ReadAnswer answer, long blockId, Pending request) throws FffsException {
     ResponseHeaderProto header = answer.header();
-    clock.observe(HlcTimestamp.fromProto(header.getHlc()));
+    clocks.observeRead(datanode, HlcTimestamp.fromProto(header.getHlc()));
     if (header.hasError()) {
       throw FffsException.fromProto(header.getError());
     }

@@ -2,8 +2,8 @@ package io.fffs.client.data;
 
 import io.fffs.common.proto.DataTransferProtos.ReadResponseProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.security.BlockToken;
-import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.protocol.transport.DataChannel;
 import io.fffs.protocol.transport.ReadAnswer;
@@ -27,7 +27,7 @@ import java.util.concurrent.CompletableFuture;
 final class PipelinedReadStream implements BlockReadStream {
   private final DataChannel channel;
   private final PipelinedRead reads;
-  private final HybridLogicalClock clock;
+  private final DataNodeClocks clocks;
   private final long blockId;
   private final BlockToken token;
   private final TimeSpec time;
@@ -48,11 +48,11 @@ final class PipelinedReadStream implements BlockReadStream {
   private boolean ended;
   private boolean closed;
 
-  PipelinedReadStream(DataChannel channel, HybridLogicalClock clock, long blockId, BlockToken token, TimeSpec time,
-      long offset, long end, int requestSize, int inFlightMax) {
+  PipelinedReadStream(DataChannel channel, DatanodeIdProto datanode, DataNodeClocks clocks, long blockId,
+      BlockToken token, TimeSpec time, long offset, long end, int requestSize, int inFlightMax) {
     this.channel = channel;
-    this.clock = clock;
-    this.reads = new PipelinedRead(channel, clock, requestSize, inFlightMax);
+    this.clocks = clocks;
+    this.reads = new PipelinedRead(channel, datanode, clocks, requestSize, inFlightMax);
     this.blockId = blockId;
     this.token = token;
     this.time = time;
@@ -159,7 +159,7 @@ final class PipelinedReadStream implements BlockReadStream {
     boolean sent = false;
     while (!ended && nextAsk < end && inFlight.size() < inFlightMax) {
       int asked = (int) Math.min(end - nextAsk, requestSize);
-      RequestHeaderProto.Builder request = RequestHeaders.of(token, blockId, nextAsk, asked, time, clock.last());
+      RequestHeaderProto.Builder request = RequestHeaders.of(token, blockId, nextAsk, asked, time, clocks.clock().last());
       CompletableFuture<ReadAnswer> answer = channel.read(request, asked, inFlight.isEmpty(), false);
       if (answer == null) {
         break;  // no room for another answer until the caller consumes one

@@ -10,6 +10,7 @@ import io.fffs.common.proto.CommonProtos.HlcProto;
 import io.fffs.common.proto.DataTransferProtos.ReadResponseProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
+import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.ManualPhysicalClock;
 import io.fffs.common.time.TimeSpec;
@@ -27,6 +28,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 
@@ -94,9 +96,12 @@ class PipelinedReadTest {
             RequestHeaderProto request = requests.get(i);
             asked.add(request.getRead().getOffset());
             List<byte[]> payload = new ArrayList<>();
-            byte[] response = script.answer(i, request.getRead().getOffset(), request.getRead().getLength(), payload)
-                .setCallId(request.getCallId()).setHlc(HlcProto.newBuilder().setPacked(DN_HLC)).build()
-                .toByteArray();
+            ResponseHeaderProto.Builder answer =
+                script.answer(i, request.getRead().getOffset(), request.getRead().getLength(), payload);
+            if (!answer.hasHlc()) {
+              answer.setHlc(HlcProto.newBuilder().setPacked(DN_HLC));
+            }
+            byte[] response = answer.setCallId(request.getCallId()).build().toByteArray();
             byte[] body = payload.isEmpty() ? new byte[0] : payload.get(0);
             out.writeInt(4 + response.length + body.length);
             out.writeInt(response.length);
@@ -142,6 +147,39 @@ class PipelinedReadTest {
       assertThat(dst.array()).isEqualTo(java.util.Arrays.copyOfRange(data, REQUEST, 6 * REQUEST - 100));
       client.close();
       assertThat(served.get(30, TimeUnit.SECONDS)).containsExactly(4096L, 8192L, 12288L, 16384L, 20480L);
+    }
+  }
+
+  /**
+   * A DataNode whose clock runs 5 s ahead (max offset 250 ms) is still read from, but its HLC is not taken into the
+   * client's clock (which the client would carry to the NameNode and healthy DataNodes), and its replicas are read
+   * last until it answers within the offset again.
+   */
+  @Test
+  void aReadFromADataNodeBeyondTheMaxOffsetIsServedWithoutTakingInItsClock() throws Exception {
+    byte[] data = block(2 * REQUEST);
+    long clientMicros = DN_HLC >>> HlcTimestamp.LOGICAL_BITS;
+    HybridLogicalClock clock = new HybridLogicalClock(new ManualPhysicalClock(clientMicros), 250_000);
+    long ahead = HlcTimestamp.of(clientMicros + 5_000_000, 0).packed();
+    AtomicInteger answers = new AtomicInteger();
+    try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        DataTransferClient client = DataTransferClients.tcp(conf(), clock)) {
+      serve(server, 2, 2, (i, offset, length, payload) -> {
+        byte[] piece = java.util.Arrays.copyOfRange(data, (int) offset, (int) offset + length);
+        payload.add(piece);
+        ResponseHeaderProto.Builder answer = readAnswer(piece, data.length);
+        return answers.getAndIncrement() < 2 ? answer.setHlc(HlcProto.newBuilder().setPacked(ahead)) : answer;
+      });
+      ByteBuffer dst = ByteBuffer.allocate(2 * REQUEST);
+      assertThat(client.read(dn(server), BLOCK, 0, dst, TimeSpec.latest()).bytesRead()).isEqualTo(2 * REQUEST);
+      assertThat(dst.array()).isEqualTo(data);
+      assertThat(clock.last().packed()).as("the skewed clock was not taken in").isLessThan(DN_HLC);
+      assertThat(client.skewedAhead(dn(server))).isTrue();
+
+      dst.clear();
+      assertThat(client.read(dn(server), BLOCK, 0, dst, TimeSpec.latest()).bytesRead()).isEqualTo(2 * REQUEST);
+      assertThat(clock.last().packed()).as("an answer within the offset is taken in").isEqualTo(DN_HLC);
+      assertThat(client.skewedAhead(dn(server))).as("forgiven once within the offset").isFalse();
     }
   }
 

@@ -117,14 +117,21 @@ final class RecordingChannel implements DataChannel {
   /** Acknowledges the oldest WRITEs not acknowledged yet, {@code count} of them, as applied. */
   void ack(int count) {
     for (int i = 0; i < count; i++) {
-      Sent next;
-      synchronized (this) {
-        next = sent.get(acked++);
-        length = Math.max(length, next.request().getWrite().getOffset() + next.length());
-      }
-      next.ack().complete(ResponseHeaderProto.newBuilder().setCallId(0).setHlc(hlc(acked))
-          .setWrite(WriteResponseProto.newBuilder().setEntryHlc(hlc(acked)).setBlockLength(length)).build());
+      ackAt(null);
     }
+  }
+
+  /** Acknowledges the oldest WRITE not acknowledged yet as applied at {@code stamp} (null: the next test stamp). */
+  void ackAt(HlcProto stamp) {
+    Sent next;
+    HlcProto at;
+    synchronized (this) {
+      next = sent.get(acked++);
+      length = Math.max(length, next.request().getWrite().getOffset() + next.length());
+      at = stamp != null ? stamp : hlc(acked);
+    }
+    next.ack().complete(ResponseHeaderProto.newBuilder().setCallId(0).setHlc(at)
+        .setWrite(WriteResponseProto.newBuilder().setEntryHlc(at).setBlockLength(length)).build());
   }
 
   /** Fails the oldest WRITE not acknowledged yet, as a broken connection does. */

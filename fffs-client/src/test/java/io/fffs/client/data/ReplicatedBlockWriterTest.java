@@ -10,6 +10,7 @@ import io.fffs.common.proto.DataTransferProtos.OpProto;
 import io.fffs.common.proto.DataTransferProtos.ReplicaStampProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
+import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.ManualPhysicalClock;
 import java.io.IOException;
@@ -25,7 +26,8 @@ import org.junit.jupiter.api.Test;
  * The fan-out of a replicated block writer over channels that only record and answer when told
  * ({@link RecordingChannel}): followers get each packet at the primary's stamps, in order, only after the primary
  * answered; flush waits for every replica; a failed follower is dropped, a failed primary fails the writer; END
- * goes out only after every ack, and a replica with an older last entry gets no data.
+ * goes out only after every ack, and a replica with an older last entry gets no data; a follower whose ack comes
+ * from a clock beyond the max offset is dropped without moving the client's clock.
  */
 class ReplicatedBlockWriterTest {
   private static final long BLOCK = 7;
@@ -66,7 +68,7 @@ class ReplicatedBlockWriterTest {
         null, clock);
     List<PacketWriter> writers = new ArrayList<>();
     for (DatanodeIdProto member : pipeline.members()) {
-      writers.add(new PacketWriter(channels.get(member.getDatanodeUuid()), member, clock, BLOCK, null, OPTIONS,
+      writers.add(new PacketWriter(channels.get(member.getDatanodeUuid()), member, new DataNodeClocks(clock), BLOCK, null, OPTIONS,
           writers.size() + 1, 8, 64 << 10, 256 << 10, false, 60_000));
     }
     return new ReplicatedBlockWriter(pipeline, writers, clock, BLOCK, datanode -> {
@@ -137,6 +139,28 @@ class ReplicatedBlockWriterTest {
     assertThatThrownBy(writer::flush).isInstanceOf(IOException.class).hasMessageContaining("primary gone");
     assertThat(channels.get("b").sent()).hasSize(1);
     assertThat(channels.get("c").sent()).as("nothing the primary did not apply").hasSize(1);
+  }
+
+  @Test
+  void aFollowerAckingFromAClockBeyondTheMaxOffsetIsDroppedAndTheClientClockStays() throws Exception {
+    ReplicatedBlockWriter writer = writer(Map.of("a", 0L, "b", 0L, "c", 0L));
+    writer.write(0, bytes(100));
+    channels.get("a").ack(1);
+    CompletableFuture<Long> flushed = CompletableFuture.supplyAsync(() -> {
+      try {
+        return writer.flush();
+      } catch (IOException e) {
+        throw new RuntimeException(e);
+      }
+    });
+    channels.get("b").awaitSent(1);
+    channels.get("c").awaitSent(1);
+    long secondAhead = clock.physicalClock().currentTimeMicros() + 1_000_000;  // max offset 250 ms
+    channels.get("b").ackAt(HlcProto.newBuilder().setPacked(HlcTimestamp.of(secondAhead, 0).packed()).build());
+    channels.get("c").ack(1);
+    assertThat(flushed.get(10, TimeUnit.SECONDS)).isEqualTo(100);
+    assertThat(writer.replicas()).extracting(DatanodeIdProto::getDatanodeUuid).containsExactly("a", "c");
+    assertThat(clock.last().physicalMicros()).as("the skewed ack was not taken in").isLessThan(secondAhead - 500_000);
   }
 
   @Test

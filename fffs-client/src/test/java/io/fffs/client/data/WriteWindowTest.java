@@ -37,7 +37,7 @@ class WriteWindowTest {
 
   private static PacketWriter writer(RecordingChannel channel, Configuration conf) {
     return new PacketWriter(channel, null,
-        new HybridLogicalClock(new ManualPhysicalClock(1_800_000_000_000_000L), 250_000), 7, null, OPTIONS, 1, DataTransferConfigKeys.writeWindow(conf), DataTransferConfigKeys.writePacketSize(conf),
+        new DataNodeClocks(new HybridLogicalClock(new ManualPhysicalClock(1_800_000_000_000_000L), 250_000)), 7, null, OPTIONS, 1, DataTransferConfigKeys.writeWindow(conf), DataTransferConfigKeys.writePacketSize(conf),
         DataTransferConfigKeys.writeFlushBytes(conf), DataTransferConfigKeys.latencyMode(conf), 60_000);
   }
 

@@ -135,8 +135,9 @@ final class BlockPlacement {
   }
 
   /**
-   * {@code locations} (stable) by distance from a reader at {@code readerAddress} on {@code readerRack}: in service
-   * before decommissioning, and within each the reader's host, then its rack, then the rest.
+   * {@code locations} (stable) by distance from a reader at {@code readerAddress} on {@code readerRack}: healthy and
+   * in service, then healthy and decommissioning, then unhealthy ({@link #readRank}); within each the reader's host,
+   * then its rack, then the rest.
    */
   static List<DatanodeIdProto> nearestFirst(List<DatanodeIdProto> locations,
       Function<String, DatanodeDescriptor> descriptors, String readerAddress, String readerRack) {
@@ -147,9 +148,18 @@ final class BlockPlacement {
         return 6;
       }
       int near = readerAddress.equals(descriptor.hostAddress) ? 0 : readerRack.equals(descriptor.rack) ? 1 : 2;
-      return descriptor.adminState.inService() ? near : 3 + near;
+      return 3 * readRank(descriptor) + near;
     }));
     return sorted;
+  }
+
+  /**
+   * Which group a replica is read in: 0 healthy and in service, 1 healthy and decommissioning (read last, as HDFS
+   * does), 2 unhealthy — its clock may be beyond the max offset, so a reader that gets its answer cannot take in its
+   * clock; it serves reads only when no other replica does.
+   */
+  static int readRank(DatanodeDescriptor descriptor) {
+    return !descriptor.isHealthy() ? 2 : descriptor.adminState.inService() ? 0 : 1;
   }
 
   /** Whether replicas on {@code replicaRacks} sit on one rack though the cluster has others to spread to. */

@@ -9,6 +9,7 @@ import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.TimeText;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -339,7 +340,7 @@ public final class DatanodeManager {
   /**
    * The block's current replicas. {@code pipelineOrder} keeps placement order, the primary first (the block is
    * being written, and the primary knows its newest entries); otherwise the list is rotated by the block id to
-   * spread reads.
+   * spread reads, in read order ({@link #readOrder}: unhealthy DataNodes last).
    */
   public List<DatanodeIdProto> locations(long blockId, boolean pipelineOrder) {
     BlockReplicas replicas = blockReplicas.get(blockId);
@@ -353,7 +354,7 @@ public final class DatanodeManager {
       ordered.add(current.get((i + shift) % current.size()));
     }
     List<DatanodeIdProto> ids = new ArrayList<>(current.size());
-    for (String uuid : pipelineOrder ? ordered : inServiceFirst(ordered)) {
+    for (String uuid : pipelineOrder ? ordered : readOrder(ordered)) {
       DatanodeDescriptor descriptor = datanodes.get(uuid);
       if (descriptor != null) {
         ids.add(descriptor.id());
@@ -362,18 +363,17 @@ public final class DatanodeManager {
     return ids;
   }
 
-  /** Replicas on DataNodes in service first, then decommissioning ones (read last, as HDFS does), each in order. */
-  private List<String> inServiceFirst(List<String> uuids) {
-    List<String> inService = new ArrayList<>(uuids.size());
-    List<String> retiring = new ArrayList<>();
-    for (String uuid : uuids) {
-      (inService(uuid) ? inService : retiring).add(uuid);
-    }
-    if (retiring.isEmpty()) {
-      return uuids;
-    }
-    inService.addAll(retiring);
-    return inService;
+  /**
+   * Replicas on healthy DataNodes in service first, then decommissioning ones (read last, as HDFS does), then
+   * unhealthy ones ({@link BlockPlacement#readRank}), each group in order.
+   */
+  private List<String> readOrder(List<String> uuids) {
+    List<String> sorted = new ArrayList<>(uuids);
+    sorted.sort(Comparator.comparingInt(uuid -> {
+      DatanodeDescriptor descriptor = datanodes.get(uuid);
+      return descriptor == null ? 3 : BlockPlacement.readRank(descriptor);
+    }));
+    return sorted;
   }
 
   /**
@@ -397,7 +397,8 @@ public final class DatanodeManager {
 
   /**
    * {@code locations} in the order a reader at {@code readerAddress} should try them, as HDFS sorts by network
-   * distance: DataNodes in service before decommissioning ones, and within each a DataNode on the reader's host,
+   * distance: healthy DataNodes in service, then decommissioning ones, then unhealthy ones, and within each a
+   * DataNode on the reader's host,
    * then those on its rack, then the rest, each group in the order given. Unknown reader (null): unchanged.
    */
   public List<DatanodeIdProto> nearestFirst(List<DatanodeIdProto> locations, String readerAddress) {

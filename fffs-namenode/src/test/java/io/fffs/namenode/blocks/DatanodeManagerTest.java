@@ -102,6 +102,29 @@ class DatanodeManagerTest {
   }
 
   @Test
+  void anUnhealthyDataNodesReplicasAreReadLastEvenByAReaderOnItsHost() {
+    for (String n : List.of("1", "2", "3")) {
+      datanodes.register(id("dn-" + n, "10.0.0." + n), 1L << 30, 0);
+    }
+    datanodes.placed(7, List.of("dn-1", "dn-2", "dn-3"));
+    assertThat(datanodes.locations(7, false)).extracting(DatanodeIdProto::getDatanodeUuid)
+        .as("rotated by the block id").containsExactly("dn-2", "dn-3", "dn-1");
+    heartbeat("dn-2", MAX_OFFSET_MICROS + 1, null);  // its clock runs ahead beyond the max offset
+    List<DatanodeIdProto> located = datanodes.locations(7, false);
+    assertThat(located).extracting(DatanodeIdProto::getDatanodeUuid).containsExactly("dn-3", "dn-1", "dn-2");
+    assertThat(datanodes.nearestFirst(located, "10.0.0.2")).extracting(DatanodeIdProto::getDatanodeUuid)
+        .containsExactly("dn-3", "dn-1", "dn-2");
+    assertThat(datanodes.nearestFirst(located, "10.0.0.1")).extracting(DatanodeIdProto::getDatanodeUuid)
+        .containsExactly("dn-1", "dn-3", "dn-2");
+    assertThat(datanodes.locations(7, true)).as("a writer's pipeline order is the placement's")
+        .extracting(DatanodeIdProto::getDatanodeUuid).containsExactly("dn-1", "dn-2", "dn-3");
+
+    heartbeat("dn-2", 0, null);
+    assertThat(datanodes.locations(7, false)).extracting(DatanodeIdProto::getDatanodeUuid)
+        .as("healthy again").containsExactly("dn-2", "dn-3", "dn-1");
+  }
+
+  @Test
   void withNoDataNodeTheRefusalSaysNoneRegistered() {
     assertThatThrownBy(datanodes::chooseTarget).isInstanceOfSatisfying(FffsException.class, e -> {
       assertThat(e.code()).isEqualTo(ErrorCode.NO_DATANODE);
