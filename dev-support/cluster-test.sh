@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The multi-host test alone: a NameNode and four DataNodes, each in a network namespace of its own on a bridge,
 # started with bin/fffs --daemon from the tarball, then faults (a link cut mid-write, kill -9, a NameNode restart,
-# a DataNode on a clock 2 s ahead). It is fffs-dist's MultiHostClusterIT, which `dev-support/test.sh` also runs;
+# a DataNode's clock moved 2 s ahead). It is fffs-dist's MultiHostClusterIT, which `dev-support/test.sh` also runs;
 # it needs root and `ip netns` (else it is skipped, saying why) and libfaketime for the clock part (installed here
 # when missing). Extra arguments go to Maven. Namespaces, bridge and arenas are removed even when it fails.
 set -euo pipefail

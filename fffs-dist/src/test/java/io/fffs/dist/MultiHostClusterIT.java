@@ -5,11 +5,21 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fffs.client.FffsDataOutputStream;
 import io.fffs.client.FreezeFrameFileSystem;
+import io.fffs.client.data.DataTransferClient;
+import io.fffs.client.data.DataTransferClients;
+import io.fffs.client.rpc.NamenodeClient;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
+import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.common.time.PhysicalClock;
 import io.fffs.common.time.TimeSpec;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -39,9 +49,10 @@ import org.junit.jupiter.api.io.TempDir;
  * FFFS on several hosts: a NameNode and four DataNodes, each in its own network namespace with its own address on
  * one bridge, started with {@code bin/fffs --daemon} from the unpacked tarball (dev-support/cluster-test.sh runs
  * this alone). From the host namespace: temporal and random-write behaviour, FsShell and {@code bin/fffs admin};
- * then faults — a DataNode's link cut mid-write, a DataNode killed with -9, the NameNode restarted, a DataNode on a
- * clock 2 s ahead (libfaketime) — after which nothing acknowledged is lost, past reads are unchanged, and the
- * skewed DataNode is reported unhealthy and given no writes. Runs when this machine allows network namespaces (root
+ * then faults — a DataNode's link cut mid-write, a DataNode killed with -9, the NameNode restarted, a DataNode's
+ * clock moved 2 s ahead (libfaketime) — after which nothing acknowledged is lost, past reads are unchanged, and the
+ * skewed DataNode is reported unhealthy, given no writes, read last, and its clock not taken in by a client that
+ * reads from it. Runs when this machine allows network namespaces (root
  * and {@code ip netns}), else is skipped saying why.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -51,6 +62,8 @@ class MultiHostClusterIT {
   private static final int SKEWED = 4;
 
   private java.nio.file.Path work;
+  /** The offset libfaketime gives the skewed DataNode's clock, re-read every second. */
+  private java.nio.file.Path skewedClock;
 
   private java.nio.file.Path home;
   private NetnsCluster cluster;
@@ -69,15 +82,18 @@ class MultiHostClusterIT {
     cluster = NetnsCluster.create(home, work.resolve("nodes"), DATANODES);
     Tarball.Result nameNode = cluster.daemon(0, "start");
     assertThat(nameNode.exit()).as(nameNode.output()).isZero();
+    skewedClock = Files.writeString(work.resolve("skewed-clock"), "+0s\n");
     ExecutorService starters = Executors.newFixedThreadPool(DATANODES);
     try {
       List<Future<Tarball.Result>> started = new ArrayList<>();
       for (int node = 1; node <= DATANODES; node++) {
         int n = node;
-        // The last DataNode runs 2 s ahead from the start (libfaketime, the library itself: the faketime wrapper
-        // waits for every process it started to end), so that no write of the whole test may reach it.
+        // The last DataNode runs on the true clock, taking replicas like the others, until the skew test moves it
+        // 2 s ahead through the file libfaketime reads (the library itself: the faketime wrapper waits for every
+        // process it started to end).
         Map<String, String> clock = n == SKEWED && libfaketime() != null ? Map.of("LD_PRELOAD",
-            libfaketime().toString(), "FAKETIME", "+2s", "FAKETIME_DONT_FAKE_MONOTONIC", "1") : Map.of();
+            libfaketime().toString(), "FAKETIME_TIMESTAMP_FILE", skewedClock.toString(), "FAKETIME_CACHE_DURATION",
+            "1", "FAKETIME_DONT_FAKE_MONOTONIC", "1") : Map.of();
         started.add(starters.submit(() -> cluster.daemon(n, "start", List.of(), clock)));
       }
       for (Future<Tarball.Result> result : started) {
@@ -305,6 +321,7 @@ class MultiHostClusterIT {
     assumeTrue(libfaketime != null, "clock-skew part skipped: no libfaketime.so.1 under /usr/lib/*/faketime"
         + " (Debian package faketime; dev-support/test.sh installs it)");
     int skewed = SKEWED;
+    Files.writeString(skewedClock, "+2s\n");
     String node = awaitStatus(skewed, "\"healthy\":false");
     assertThat(node).contains("ahead");
     // The offset the NameNode judges by, and the DataNode's own estimate once one came back quickly enough to
@@ -315,14 +332,63 @@ class MultiHostClusterIT {
       assertThat(number(node, "measuredOffsetMicros")).isCloseTo(2_000_000L,
           org.assertj.core.data.Offset.offset(error + 1_000));
     }
-    write(new Path("/skew/f"), bytes(50_000, 10));
+    String skewedName = cluster.ip(skewed) + ":";
+    int heldBySkewed = 0;
     for (Path file : acknowledged.keySet()) {
       FileStatus status = fs.getFileStatus(file);
       for (BlockLocation location : fs.getFileBlockLocations(status, 0, Math.max(1, status.getLen()))) {
-        assertThat(location.getNames()).as("%s", file)
-            .noneMatch(name -> name.startsWith(cluster.ip(skewed) + ":"));
+        String[] names = location.getNames();
+        for (int i = 0; i < names.length - 1; i++) {
+          assertThat(names[i]).as("%s: the unhealthy DataNode is read last", file).doesNotStartWith(skewedName);
+        }
+        heldBySkewed += names.length > 1 && names[names.length - 1].startsWith(skewedName) ? 1 : 0;
       }
     }
+    assertThat(heldBySkewed).as("blocks written before the skew with a replica on it").isPositive();
+    assertSkewedReplicaServesWithoutDraggingTheClock(skewed);
     assertNothingAcknowledgedIsLost();
+
+    write(new Path("/skew/f"), bytes(50_000, 10));
+    FileStatus status = fs.getFileStatus(new Path("/skew/f"));
+    for (BlockLocation location : fs.getFileBlockLocations(status, 0, status.getLen())) {
+      assertThat(location.getNames()).as("no new block on it").noneMatch(name -> name.startsWith(skewedName));
+    }
+    assertNothingAcknowledgedIsLost();
+  }
+
+  /**
+   * Reads a replica straight from the skewed DataNode with a client clock of its own: the bytes are the file's, and
+   * the client's clock stays within the max offset of the true time (taking in the DataNode's would put it 2 s ahead,
+   * and the NameNode and healthy DataNodes would refuse the client's changes).
+   */
+  private void assertSkewedReplicaServesWithoutDraggingTheClock(int skewed) throws Exception {
+    Configuration conf = new Configuration();
+    HybridLogicalClock clock = new HybridLogicalClock(PhysicalClock.system(), conf);
+    URI nameNode = URI.create(cluster.nameNodeUri());
+    try (NamenodeClient nn = NamenodeClient.connect(new InetSocketAddress(nameNode.getHost(), nameNode.getPort()),
+            conf, clock);
+        DataTransferClient data = DataTransferClients.tcp(conf, clock)) {
+      for (Map.Entry<Path, byte[]> file : acknowledged.entrySet()) {
+        for (LocatedBlockProto block : nn.getBlockLocations(file.getKey().toUri().getPath(), TimeSpec.latest(), 0,
+            Long.MAX_VALUE).getBlocksList()) {
+          for (DatanodeIdProto replica : block.getLocationsList()) {
+            if (!replica.getHost().equals(cluster.ip(skewed))) {
+              continue;
+            }
+            ByteBuffer dst = ByteBuffer.allocate((int) block.getBlock().getNumBytes());
+            data.read(replica, block.getBlock().getBlockId(),
+                block.hasToken() ? BlockToken.fromProto(block.getToken()) : null, 0, dst, TimeSpec.latest());
+            int from = (int) block.getOffset();
+            assertThat(dst.array()).as("%s read from the skewed DataNode", file.getKey())
+                .isEqualTo(Arrays.copyOfRange(file.getValue(), from, from + dst.capacity()));
+            assertThat(clock.last().physicalMicros() - PhysicalClock.system().currentTimeMicros())
+                .as("the client's clock was not dragged ahead").isLessThan(clock.maxOffsetMicros());
+            assertThat(data.skewedAhead(replica)).as("remembered, so its replicas are read last").isTrue();
+            return;
+          }
+        }
+      }
+    }
+    throw new AssertionError("no block with a replica on the skewed DataNode");
   }
 }
