@@ -93,11 +93,14 @@ public final class NameNodeConfigKeys {
   /** How often garbage collection of history runs (0: never on its own; {@code bin/fffs history gc} runs it). */
   public static final String HISTORY_GC_INTERVAL_KEY = "fffs.history.gc.interval";
   public static final long HISTORY_GC_INTERVAL_DEFAULT_MS = 60_000;
-  /** Whether a garbage-collection pass that dropped something is followed by a checkpoint (old edits go). */
-  /** Inodes per batch of a garbage-collection pass: the write lock is held for one batch at a time. */
+  /**
+   * Inodes per step of a garbage-collection pass: its plan reads this many under the read lock at a time, and each
+   * batch applies this many under the write lock.
+   */
   public static final String HISTORY_GC_BATCH_INODES_KEY = "fffs.history.gc.batch-inodes";
   public static final int HISTORY_GC_BATCH_INODES_DEFAULT = 1000;
 
+  /** Whether a garbage-collection pass that dropped something is followed by a checkpoint (old edits go). */
   public static final String HISTORY_GC_CHECKPOINT_KEY = "fffs.history.gc.checkpoint";
   public static final boolean HISTORY_GC_CHECKPOINT_DEFAULT = true;
 

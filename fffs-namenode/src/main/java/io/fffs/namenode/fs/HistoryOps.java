@@ -53,6 +53,7 @@ public final class HistoryOps {
   private final Object passes = new Object();
   private final AtomicLong ruleChanges = new AtomicLong();
   private volatile Runnable batchHook = () -> { };
+  private volatile Runnable planHook = () -> { };
 
   HistoryOps(MutationPath changes, QueryPath reads, Namespace namespace, PermissionChecker permissions,
       Horizon horizon, Supplier<RetentionRule> clusterDefault, LongSupplier nowMicros,
@@ -178,12 +179,13 @@ public final class HistoryOps {
   }
 
   /**
-   * Runs a garbage-collection pass now ({@code caller} null: the NameNode's own schedule), without holding the write
-   * lock for the whole pass: what every inode keeps is planned under the read lock (reads go on; changes wait for
-   * the plan), then applied {@code batchInodes} inodes at a time, each batch one logged {@code GcBatchOp} under the
-   * write lock, so changes go on between batches; a last batch removes the inodes nothing binds any more. A rule set
-   * while a pass runs ends its keeping batches early (the next pass follows the new rule). Passes run one at a time.
-   * Returns what the whole pass dropped.
+   * Runs a garbage-collection pass now ({@code caller} null: the NameNode's own schedule), holding no lock for the
+   * whole pass: what every inode keeps is planned reading {@code batchInodes} inodes at a time under the read lock
+   * ({@link GcPass#plan}), so changes go on between those steps and reads beside them; then applied
+   * {@code batchInodes} inodes at a time, each batch one logged {@code GcBatchOp} under the write lock (the one
+   * mutation path), so changes go on between batches; a last batch removes the inodes nothing binds any more, found
+   * in one read of the namespace. A rule set while a pass runs ends its keeping batches early (the next pass follows
+   * the new rule). Passes run one at a time. Returns what the whole pass dropped.
    */
   public GcPass.Result collect(Caller caller) throws IOException {
     if (caller != null) {
@@ -193,7 +195,13 @@ public final class HistoryOps {
       long rules = ruleChanges.get();
       RetentionRule rule = clusterDefault.get();
       long now = nowMicros.getAsLong();
-      List<GcPass.Keep> plan = reads.query(() -> GcPass.plan(namespace, now, rule));
+      List<GcPass.Keep> plan = GcPass.plan(namespace, now, rule, batchInodes, step -> {
+        planHook.run();
+        reads.query(() -> {
+          step.run();
+          return null;
+        });
+      });
       long versions = 0;
       long names = 0;
       for (int from = 0; from < plan.size(); ) {
@@ -261,6 +269,11 @@ public final class HistoryOps {
   /** For tests: runs before each batch of a pass is logged (a latch holds a pass between batches). */
   void setBatchHook(Runnable hook) {
     batchHook = hook == null ? () -> { } : hook;
+  }
+
+  /** For tests: runs before each step of a pass's plan takes the read lock (a latch holds a plan between steps). */
+  void setPlanHook(Runnable hook) {
+    planHook = hook == null ? () -> { } : hook;
   }
 
   /** Whether any rule (a directory's or the default) bounds history: else a pass cannot drop anything. */

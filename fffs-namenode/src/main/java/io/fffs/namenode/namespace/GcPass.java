@@ -3,12 +3,16 @@ package io.fffs.namenode.namespace;
 import io.fffs.common.history.MomentSet;
 import io.fffs.common.history.RetentionRule;
 import io.fffs.common.time.HlcTimestamp;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * One garbage-collection pass of the namespace (docs/history.md): drops the versions, names and inodes that no
@@ -57,27 +61,57 @@ public final class GcPass {
   /** What one inode is to keep: the moments of its states and, for a directory, of its names (else null). */
   public record Keep(long inodeId, MomentSet states, MomentSet names) {}
 
+  /** Runs each step of a plan under the namespace's read lock, or directly where the caller holds a lock already. */
+  @FunctionalInterface
+  public interface Locked {
+    void run(Runnable step) throws IOException;
+  }
+
   /** Runs a whole pass as of {@code stamp} (its physical part is "now"): a {@code GcOp} of an older log. */
   static Result run(Namespace namespace, HlcTimestamp stamp, RetentionRule clusterDefault) {
-    Result kept = apply(namespace, plan(namespace, stamp.physicalMicros(), clusterDefault));
+    List<Keep> plan;
+    try {
+      plan = plan(namespace, stamp.physicalMicros(), clusterDefault, Integer.MAX_VALUE, Runnable::run);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);  // cannot happen: the steps run directly
+    }
+    Result kept = apply(namespace, plan);
     List<Long> removed = remove(namespace, unreachable(namespace));
     namespace.setLastGcHlc(stamp.packed());
     return new Result(removed.size(), kept.versionsDropped(), kept.namesDropped(), removed);
   }
 
   /**
-   * What every inode of the namespace is to keep as of {@code nowMicros}; changes nothing, so it may run under the
-   * read lock. Applied later, after other changes, it keeps what they added too: whatever a change stamps after
-   * {@code nowMicros} lies in every rule's window.
+   * What every inode of the namespace is to keep as of {@code nowMicros}; changes nothing. What it reads of the
+   * namespace it reads in steps run by {@code locked} (under the read lock), {@code sliceInodes} inodes per step, so
+   * changes go on between steps; the rest is computed on what the steps gathered, holding no lock. Changes made
+   * meanwhile, or before the plan is applied, are kept whatever it says, since whatever a change stamps after
+   * {@code nowMicros} lies in every rule's window: an inode created meanwhile is not planned (nothing of it is
+   * dropped), a binding made meanwhile adds nothing a rule does not keep, and one ended meanwhile is kept to its end.
    */
-  public static List<Keep> plan(Namespace namespace, long nowMicros, RetentionRule clusterDefault) {
-    return new GcPass(namespace, nowMicros, clusterDefault).plan();
+  public static List<Keep> plan(Namespace namespace, long nowMicros, RetentionRule clusterDefault, int sliceInodes,
+      Locked locked) throws IOException {
+    return new GcPass(namespace, nowMicros, clusterDefault).plan(Math.max(1, sliceInodes), locked);
   }
 
-  private List<Keep> plan() {
-    List<Inode> inodes = new ArrayList<>(namespace.inodes());
-    ownMoments(inodes);
-    List<Link> links = links(inodes);
+  private List<Keep> plan(int sliceInodes, Locked locked) throws IOException {
+    List<Inode> inodes = new ArrayList<>();
+    locked.run(() -> inodes.addAll(namespace.inodes()));  // references only: quick, whatever the namespace's size
+    Set<Inode> planned = Collections.newSetFromMap(new IdentityHashMap<>());
+    planned.addAll(inodes);
+    Map<RetentionRule, MomentSet> byRule = new HashMap<>();
+    List<Link> links = new ArrayList<>();
+    for (int from = 0; from < inodes.size(); ) {
+      List<Inode> slice = inodes.subList(from, (int) Math.min(inodes.size(), (long) from + sliceInodes));
+      locked.run(() -> {
+        for (Inode inode : slice) {
+          ownMoments(inode, byRule);
+          links(inode, planned, links);
+        }
+      });
+      from += slice.size();
+    }
+    locked.run(this::pinnedMoments);
     propagateUp(inodes);  // needed: what resolution through an inode and its own rule need
     Map<Inode, MomentSet> states = new IdentityHashMap<>(needed);
     for (Link link : links) {
@@ -136,25 +170,24 @@ public final class GcPass {
     return before == null ? wanted : wanted.intersect(before);
   }
 
-  /** Every inode's own moments: its rule's, its names' newest versions', its pins'. */
-  private void ownMoments(List<Inode> inodes) {
-    Map<RetentionRule, MomentSet> byRule = new HashMap<>();
-    for (Inode inode : inodes) {
-      RetentionRule rule = retention.ruleOf(inode, clusterDefault).rule();
-      needed.put(inode, byRule.computeIfAbsent(rule, r -> r.moments(nowMicros)));
+  /**
+   * An inode's own moments: its rule's (set even when empty: every planned inode has an entry), and for a directory
+   * the newest versions its rule keeps of each name's inodes.
+   */
+  private void ownMoments(Inode inode, Map<RetentionRule, MomentSet> byRule) {
+    RetentionRule rule = retention.ruleOf(inode, clusterDefault).rule();
+    needed.merge(inode, byRule.computeIfAbsent(rule, r -> r.moments(nowMicros)), MomentSet::union);
+    int versions = inode.isDirectory() ? rule.keepVersions() : 0;
+    if (versions == 0) {
+      return;
     }
-    for (Inode directory : inodes) {
-      if (!directory.isDirectory()) {
-        continue;
-      }
-      int versions = retention.ruleOf(directory, clusterDefault).rule().keepVersions();
-      if (versions == 0) {
-        continue;
-      }
-      for (String name : directory.children().keySet()) {
-        retention.newestVersions(directory, name, versions, (micros, inode) -> add(inode, MomentSet.point(micros)));
-      }
+    for (String name : inode.children().keySet()) {
+      retention.newestVersions(inode, name, versions, (micros, child) -> add(child, MomentSet.point(micros)));
     }
+  }
+
+  /** The moment of every pin, for each inode of its subtree then. */
+  private void pinnedMoments() {
     for (Pin pin : namespace.pins().values()) {
       long limit = Namespace.limitForMicros(pin.micros());
       Inode top;
@@ -185,28 +218,27 @@ public final class GcPass {
     }
   }
 
-  /** Every binding of an inode under a directory, with the moments it was visible. */
-  private List<Link> links(List<Inode> inodes) {
-    List<Link> links = new ArrayList<>();
-    for (Inode parent : inodes) {
-      for (ChildHistory history : parent.children().values()) {
-        for (int i = 0; i < history.size(); i++) {
-          Inode child = history.inodeId(i) == Namespace.TOMBSTONE ? null : namespace.inode(history.inodeId(i));
-          if (child == null) {
-            continue;
-          }
-          long from = HlcTimestamp.valueOf(history.hlc(i)).physicalMicros();
-          long to = i + 1 < history.size() ? HlcTimestamp.valueOf(history.hlc(i + 1)).physicalMicros()
-              : MomentSet.END;
-          if (from < to) {
-            Link link = new Link(child, parent, from, to);
-            links.add(link);
-            linksOfChild.computeIfAbsent(child, c -> new ArrayList<>()).add(link);
-          }
+  /**
+   * Adds every binding of a planned inode under {@code parent}, with the moments it was visible, to {@code links}. An
+   * inode created since the plan began is left out: it needs nothing before the plan's time.
+   */
+  private void links(Inode parent, Set<Inode> planned, List<Link> links) {
+    for (ChildHistory history : parent.children().values()) {
+      for (int i = 0; i < history.size(); i++) {
+        Inode child = history.inodeId(i) == Namespace.TOMBSTONE ? null : namespace.inode(history.inodeId(i));
+        if (child == null || !planned.contains(child)) {
+          continue;
+        }
+        long from = HlcTimestamp.valueOf(history.hlc(i)).physicalMicros();
+        long to = i + 1 < history.size() ? HlcTimestamp.valueOf(history.hlc(i + 1)).physicalMicros()
+            : MomentSet.END;
+        if (from < to) {
+          Link link = new Link(child, parent, from, to);
+          links.add(link);
+          linksOfChild.computeIfAbsent(child, c -> new ArrayList<>()).add(link);
         }
       }
     }
-    return links;
   }
 
   /** Adds each inode's needed moments to its parents' while it was bound under them, until nothing changes. */

@@ -210,17 +210,7 @@ class HistoryGcTest extends NamesystemTestBase {
     conf.setInt(NameNodeConfigKeys.HISTORY_GC_BATCH_INODES_KEY, 2);
     conf.setBoolean(NameNodeConfigKeys.HISTORY_GC_CHECKPOINT_KEY, false);  // replay goes through the batches
     try (NamesystemFixture batched = new NamesystemFixture(dir.resolve("batched"), conf)) {
-      long[] moments = new long[4];
-      for (int i = 0; i < moments.length; i++) {
-        for (int f = 0; f < 4; f++) {
-          batched.writeFile("/b/d" + f + "/f", 10 * i + f);
-        }
-        batched.advance(SECOND);
-        moments[i] = batched.now();
-        batched.advance(SECOND);
-      }
-      batched.fs.history.setRetention(ADMIN, "/b", RetentionRule.parse("3s")).await();
-      batched.advance(SECOND);
+      long[] moments = fourGenerationsKeepingThreeSeconds(batched);
       CountDownLatch held = new CountDownLatch(1);
       CountDownLatch release = new CountDownLatch(1);
       AtomicInteger batches = new AtomicInteger();
@@ -249,12 +239,7 @@ class HistoryGcTest extends NamesystemTestBase {
         release.countDown();
         pool.shutdownNow();
       }
-      List<String> after = new ArrayList<>();
-      for (long moment : moments) {
-        for (int f = 0; f < 4; f++) {
-          after.add(answer(batched, "/b/d" + f + "/f", moment));
-        }
-      }
+      List<String> after = answers(batched, moments);
       assertThat(after.subList(0, 8)).containsOnly("HISTORY_EXPIRED");
       assertThat(after.subList(12, 16)).doesNotContain("HISTORY_EXPIRED");
       assertThat(batched.fs.queries.getFileInfo(ADMIN, "/b/created-during-the-pass", TimeSpec.latest()).getLength())
@@ -262,13 +247,94 @@ class HistoryGcTest extends NamesystemTestBase {
       int inodes = batched.fs.inodeCount();
       batched.restart();
       assertThat(batched.fs.inodeCount()).isEqualTo(inodes);
-      List<String> replayed = new ArrayList<>();
-      for (long moment : moments) {
-        for (int f = 0; f < 4; f++) {
-          replayed.add(answer(batched, "/b/d" + f + "/f", moment));
-        }
+      assertThat(answers(batched, moments)).isEqualTo(after);
+    }
+  }
+
+  /**
+   * Four generations of /b/d0..d3/f two seconds apart, then a rule keeping three seconds on /b; returns the moment
+   * of each generation.
+   */
+  private static long[] fourGenerationsKeepingThreeSeconds(NamesystemFixture fixture) throws Exception {
+    long[] moments = new long[4];
+    for (int i = 0; i < moments.length; i++) {
+      for (int f = 0; f < 4; f++) {
+        fixture.writeFile("/b/d" + f + "/f", 10 * i + f);
       }
-      assertThat(replayed).isEqualTo(after);
+      fixture.advance(SECOND);
+      moments[i] = fixture.now();
+      fixture.advance(SECOND);
+    }
+    fixture.fs.history.setRetention(ADMIN, "/b", RetentionRule.parse("3s")).await();
+    fixture.advance(SECOND);
+    return moments;
+  }
+
+  /** What a status of each /b/dN/f answers at each moment, moment by moment. */
+  private static List<String> answers(NamesystemFixture fixture, long[] moments) throws Exception {
+    List<String> answers = new ArrayList<>();
+    for (long moment : moments) {
+      for (int f = 0; f < 4; f++) {
+        answers.add(answer(fixture, "/b/d" + f + "/f", moment));
+      }
+    }
+    return answers;
+  }
+
+  /**
+   * A pass reads the namespace for its plan a few inodes at a time under the read lock: held by a latch in the middle
+   * of its plan, it lets a create (in a directory not read yet), a rename and a read of a kept moment go on, and then
+   * drops what the same pass without them drops.
+   */
+  @Test
+  void aCreateARenameAndAReadGoOnWhileAPassIsPlanningAndItDropsTheSame() throws Exception {
+    Configuration conf = NamesystemFixture.conf();
+    conf.setInt(NameNodeConfigKeys.HISTORY_GC_BATCH_INODES_KEY, 2);
+    List<String> reference;
+    try (NamesystemFixture quiet = new NamesystemFixture(dir.resolve("quiet"), conf)) {
+      long[] moments = fourGenerationsKeepingThreeSeconds(quiet);
+      assertThat(quiet.fs.collectHistory(null).versionsDropped()).isGreaterThan(0);
+      reference = answers(quiet, moments);
+    }
+    try (NamesystemFixture planned = new NamesystemFixture(dir.resolve("planned"), conf)) {
+      long[] moments = fourGenerationsKeepingThreeSeconds(planned);
+      CountDownLatch held = new CountDownLatch(1);
+      CountDownLatch release = new CountDownLatch(1);
+      AtomicInteger steps = new AtomicInteger();
+      planned.fs.history.setPlanHook(() -> {
+        if (steps.incrementAndGet() == 3) {  // the inodes listed and the first two read
+          held.countDown();
+          try {
+            release.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+      });
+      ExecutorService pool = Executors.newFixedThreadPool(2);
+      try {
+        Future<GcPass.Result> pass = pool.submit(() -> planned.fs.collectHistory(null));
+        assertThat(held.await(30, TimeUnit.SECONDS)).isTrue();
+        // On a thread of its own: were the plan holding the lock, the wait below would fail, not hang.
+        Future<String> beside = pool.submit(() -> {
+          planned.writeFile("/b/d3/created-during-the-plan", 99);
+          planned.fs.directories.rename(ADMIN, "/b/d2/f", "/b/d3/renamed-during-the-plan").await();
+          return answer(planned, "/b/d3/f", moments[3]);
+        });
+        assertThat(beside.get(30, TimeUnit.SECONDS)).as("a kept moment read while the plan is held").startsWith("33@");
+        assertThat(pass.isDone()).as("still held in its plan").isFalse();
+        release.countDown();
+        assertThat(pass.get(30, TimeUnit.SECONDS).versionsDropped()).isGreaterThan(0);
+        assertThat(steps.get()).as("the plan read the namespace in several steps").isGreaterThan(5);
+      } finally {
+        release.countDown();
+        pool.shutdownNow();
+      }
+      assertThat(answers(planned, moments)).isEqualTo(reference);
+      assertThat(planned.fs.queries.getFileInfo(ADMIN, "/b/d3/created-during-the-plan", TimeSpec.latest())
+          .getLength()).isEqualTo(99);
+      assertThat(planned.fs.queries.getFileInfo(ADMIN, "/b/d3/renamed-during-the-plan", TimeSpec.latest())
+          .getLength()).isEqualTo(32);
     }
   }
 
