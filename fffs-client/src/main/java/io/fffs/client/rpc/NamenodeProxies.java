@@ -38,6 +38,8 @@ final class NamenodeProxies implements Closeable {
   private final List<ClientNamenodeProtocolPB> proxies = new ArrayList<>();
   private final long failoverTimeoutNanos;
   private volatile int current;
+  /** The NameNode past reads go to first, or -1 without follower reads. */
+  private volatile int reader = -1;
 
   private NamenodeProxies(String nameservice, long failoverTimeoutMs) {
     this.nameservice = nameservice;
@@ -62,6 +64,16 @@ final class NamenodeProxies implements Closeable {
     for (HaConfigKeys.NamenodeAddress nn : HaConfigKeys.namenodes(conf, nameservice)) {
       ha.add(nn.id(), nn.rpc(), rpcConf);
     }
+    if (conf.getBoolean(HaConfigKeys.CLIENT_FOLLOWER_READS_KEY, HaConfigKeys.CLIENT_FOLLOWER_READS_DEFAULT)) {
+      String named = conf.getTrimmed(HaConfigKeys.CLIENT_FOLLOWER_READS_NAMENODE_KEY);
+      int index = named == null ? -1 : ha.ids.indexOf(named);
+      if (named != null && index < 0) {
+        throw new IllegalArgumentException(HaConfigKeys.CLIENT_FOLLOWER_READS_NAMENODE_KEY + "=" + named
+            + " is not one of " + ha.ids);
+      }
+      // Spread over the NameNodes: each client reads the past from its own pick.
+      ha.reader = index >= 0 ? index : java.util.concurrent.ThreadLocalRandom.current().nextInt(ha.ids.size());
+    }
     return ha;
   }
 
@@ -80,6 +92,20 @@ final class NamenodeProxies implements Closeable {
 
   ClientNamenodeProtocolPB current() {
     return proxies.get(current);
+  }
+
+  /** The NameNode a query of a past time goes to first, or null when this client reads only from the leader. */
+  ClientNamenodeProtocolPB reader() {
+    int index = reader;
+    return index < 0 ? null : proxies.get(index);
+  }
+
+  /** The reader did not answer (a broken connection): past reads go to the next NameNode from now on. */
+  void readerUnreachable() {
+    int index = reader;
+    if (index >= 0) {
+      reader = (index + 1) % proxies.size();
+    }
   }
 
   /** The NameNode calls go to now (named in error messages). */
