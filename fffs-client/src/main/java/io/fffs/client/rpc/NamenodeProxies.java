@@ -24,7 +24,8 @@ import org.apache.hadoop.ipc.RPC;
  * The NameNode proxies of one client and which one it talks to: one NameNode, or the NameNodes of a highly available
  * cluster ({@code fffs://mycluster}), of which it follows the leader. A call that a follower refuses
  * ({@code NOT_LEADER}, naming the leader when it knows it) or that meets a broken or refused connection is tried on
- * the leader named, else on the next NameNode, until {@code fffs.client.failover.timeout}; every proxy shares one
+ * the leader named, else on the next NameNode, and one a new leader refuses while it waits for block reports
+ * ({@code LEADER_STARTING}) again on it, until {@code fffs.client.failover.timeout}; every proxy shares one
  * Hadoop IPC client, so retries carry the same client id and call id and the retry caches answer them once.
  */
 final class NamenodeProxies implements Closeable {
@@ -125,8 +126,12 @@ final class NamenodeProxies implements Closeable {
       return connection && attempt + 1 < SINGLE_ATTEMPTS ? 100L * (attempt + 1) : -1;
     }
     boolean notLeader = failure instanceof FffsException coded && coded.code() == ErrorCode.NOT_LEADER;
-    if (!(notLeader || connection) || System.nanoTime() - startNanos > failoverTimeoutNanos) {
+    boolean starting = failure instanceof FffsException coded && coded.code() == ErrorCode.LEADER_STARTING;
+    if (!(notLeader || connection || starting) || System.nanoTime() - startNanos > failoverTimeoutNanos) {
       return -1;
+    }
+    if (starting) {
+      return 100;  // the leader it is: ask it again once more DataNodes have reported
     }
     int named = notLeader ? leaderNamed(failure.getMessage()) : -1;
     if (named >= 0 && named != current) {
