@@ -66,6 +66,7 @@ final class RemoteError {
         return new RemoteError(400, UnsupportedOperationException.class, code, message);
       case NO_DATANODE:
       case NODE_UNHEALTHY:
+      case LEADER_STARTING:  // a failover's pause: retried shortly
         return new RemoteError(503, FffsException.class, code, message);
       default:
         return new RemoteError(500, FffsException.class, code, message);

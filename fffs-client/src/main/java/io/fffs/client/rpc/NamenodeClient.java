@@ -117,6 +117,44 @@ public final class NamenodeClient implements Closeable {
     return failure;
   }
 
+  private interface PastRpc<T> {
+    T call(ClientNamenodeProtocolPB namenode, HlcProto hlc) throws ServiceException;
+  }
+
+  /**
+   * A query of the namespace as of {@code time}. With follower reads on ({@code fffs.client.follower-reads}), a
+   * past system time goes first to this client's reader, a follower that answers exactly as the leader would; one
+   * that has not applied that far, or does not answer, leaves the query to the leader. Every other query goes to the
+   * leader.
+   */
+  private <T> T queryAt(TimeSpec time, PastRpc<T> rpc, java.util.function.Function<T, HlcProto> hlcOf)
+      throws IOException {
+    ClientNamenodeProtocolPB reader = time.kind() == TimeSpec.Kind.SYSTEM ? proxies.reader() : null;
+    if (reader != null) {
+      try {
+        T response = rpc.call(reader, clock.last().toProto());
+        clock.observe(HlcTimestamp.fromProto(hlcOf.apply(response)));
+        return response;
+      } catch (ServiceException e) {
+        IOException failure = RemoteErrors.unwrap(e);
+        boolean refused = failure instanceof io.fffs.common.error.FffsException coded
+            && coded.code() == io.fffs.common.error.ErrorCode.NOT_LEADER;
+        if (!refused && !isConnectionFailure(failure)) {
+          throw explainAuthentication(failure);
+        }
+        if (!refused) {
+          proxies.readerUnreachable();
+        }
+      }
+    }
+    return call(h -> rpc.call(proxies.current(), h), hlcOf);
+  }
+
+  private static boolean isConnectionFailure(IOException failure) {
+    return failure instanceof java.io.EOFException || failure instanceof java.net.SocketException
+        || failure instanceof java.net.SocketTimeoutException;
+  }
+
   /** A query: {@link #call}, named apart so that the calls that change nothing read as such. */
   private <T> T query(Rpc<T> rpc, java.util.function.Function<T, HlcProto> hlcOf) throws IOException {
     return call(rpc, hlcOf);
@@ -246,14 +284,15 @@ public final class NamenodeClient implements Closeable {
 
   /** The status at {@code time}, or null when the path did not exist then. */
   public FileStatusProto getFileInfo(String src, TimeSpec time) throws IOException {
-    GetFileInfoResponseProto response = query(h -> proxies.current().getFileInfo(null, GetFileInfoRequestProto.newBuilder()
-        .setHlc(h).setSrc(src).setTime(time.toProto()).build()), GetFileInfoResponseProto::getHlc);
+    GetFileInfoResponseProto response = queryAt(time, (nn, h) -> nn.getFileInfo(null,
+        GetFileInfoRequestProto.newBuilder().setHlc(h).setSrc(src).setTime(time.toProto()).build()),
+        GetFileInfoResponseProto::getHlc);
     return response.hasStatus() ? response.getStatus() : null;
   }
 
   public GetListingResponseProto getListing(String src, TimeSpec time, String startAfter, int limit)
       throws IOException {
-    return query(h -> proxies.current().getListing(null, GetListingRequestProto.newBuilder().setHlc(h).setSrc(src)
+    return queryAt(time, (nn, h) -> nn.getListing(null, GetListingRequestProto.newBuilder().setHlc(h).setSrc(src)
         .setTime(time.toProto()).setStartAfter(startAfter).setLimit(limit).build()),
         GetListingResponseProto::getHlc);
   }
@@ -281,7 +320,7 @@ public final class NamenodeClient implements Closeable {
   }
 
   public ContentSummaryProto getContentSummary(String path, TimeSpec time) throws IOException {
-    return query(h -> proxies.current().getContentSummary(null, GetContentSummaryRequestProto.newBuilder().setHlc(h)
+    return queryAt(time, (nn, h) -> nn.getContentSummary(null, GetContentSummaryRequestProto.newBuilder().setHlc(h)
         .setPath(path).setTime(time.toProto()).build()), GetContentSummaryResponseProto::getHlc).getSummary();
   }
 

@@ -24,7 +24,8 @@ import org.apache.hadoop.ipc.RPC;
  * The NameNode proxies of one client and which one it talks to: one NameNode, or the NameNodes of a highly available
  * cluster ({@code fffs://mycluster}), of which it follows the leader. A call that a follower refuses
  * ({@code NOT_LEADER}, naming the leader when it knows it) or that meets a broken or refused connection is tried on
- * the leader named, else on the next NameNode, until {@code fffs.client.failover.timeout}; every proxy shares one
+ * the leader named, else on the next NameNode, and one a new leader refuses while it waits for block reports
+ * ({@code LEADER_STARTING}) again on it, until {@code fffs.client.failover.timeout}; every proxy shares one
  * Hadoop IPC client, so retries carry the same client id and call id and the retry caches answer them once.
  */
 final class NamenodeProxies implements Closeable {
@@ -38,6 +39,8 @@ final class NamenodeProxies implements Closeable {
   private final List<ClientNamenodeProtocolPB> proxies = new ArrayList<>();
   private final long failoverTimeoutNanos;
   private volatile int current;
+  /** The NameNode past reads go to first, or -1 without follower reads. */
+  private volatile int reader = -1;
 
   private NamenodeProxies(String nameservice, long failoverTimeoutMs) {
     this.nameservice = nameservice;
@@ -62,6 +65,16 @@ final class NamenodeProxies implements Closeable {
     for (HaConfigKeys.NamenodeAddress nn : HaConfigKeys.namenodes(conf, nameservice)) {
       ha.add(nn.id(), nn.rpc(), rpcConf);
     }
+    if (conf.getBoolean(HaConfigKeys.CLIENT_FOLLOWER_READS_KEY, HaConfigKeys.CLIENT_FOLLOWER_READS_DEFAULT)) {
+      String named = conf.getTrimmed(HaConfigKeys.CLIENT_FOLLOWER_READS_NAMENODE_KEY);
+      int index = named == null ? -1 : ha.ids.indexOf(named);
+      if (named != null && index < 0) {
+        throw new IllegalArgumentException(HaConfigKeys.CLIENT_FOLLOWER_READS_NAMENODE_KEY + "=" + named
+            + " is not one of " + ha.ids);
+      }
+      // Spread over the NameNodes: each client reads the past from its own pick.
+      ha.reader = index >= 0 ? index : java.util.concurrent.ThreadLocalRandom.current().nextInt(ha.ids.size());
+    }
     return ha;
   }
 
@@ -82,6 +95,20 @@ final class NamenodeProxies implements Closeable {
     return proxies.get(current);
   }
 
+  /** The NameNode a query of a past time goes to first, or null when this client reads only from the leader. */
+  ClientNamenodeProtocolPB reader() {
+    int index = reader;
+    return index < 0 ? null : proxies.get(index);
+  }
+
+  /** The reader did not answer (a broken connection): past reads go to the next NameNode from now on. */
+  void readerUnreachable() {
+    int index = reader;
+    if (index >= 0) {
+      reader = (index + 1) % proxies.size();
+    }
+  }
+
   /** The NameNode calls go to now (named in error messages). */
   String describe() {
     return nameservice == null ? addresses.get(0).toString()
@@ -99,8 +126,12 @@ final class NamenodeProxies implements Closeable {
       return connection && attempt + 1 < SINGLE_ATTEMPTS ? 100L * (attempt + 1) : -1;
     }
     boolean notLeader = failure instanceof FffsException coded && coded.code() == ErrorCode.NOT_LEADER;
-    if (!(notLeader || connection) || System.nanoTime() - startNanos > failoverTimeoutNanos) {
+    boolean starting = failure instanceof FffsException coded && coded.code() == ErrorCode.LEADER_STARTING;
+    if (!(notLeader || connection || starting) || System.nanoTime() - startNanos > failoverTimeoutNanos) {
       return -1;
+    }
+    if (starting) {
+      return 100;  // the leader it is: ask it again once more DataNodes have reported
     }
     int named = notLeader ? leaderNamed(failure.getMessage()) : -1;
     if (named >= 0 && named != current) {

@@ -71,7 +71,13 @@ public enum ErrorCode {
    * The message names the leader when this NameNode knows it ({@code leader=nn2}); the client's failover proxy
    * tries the others.
    */
-  NOT_LEADER(40);
+  NOT_LEADER(40),
+  /**
+   * A NameNode that has just taken the lead of a highly available cluster refuses changes until the DataNodes have
+   * reported their blocks to it (its safe mode after a failover, usually well under a second): clients of the
+   * cluster retry the change shortly, as a failover's pause.
+   */
+  LEADER_STARTING(41);
 
   private final int number;
 

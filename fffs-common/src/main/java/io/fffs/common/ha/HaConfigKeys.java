@@ -36,6 +36,21 @@ public final class HaConfigKeys {
   public static final String CLIENT_FAILOVER_TIMEOUT_KEY = "fffs.client.failover.timeout";
   public static final long CLIENT_FAILOVER_TIMEOUT_DEFAULT_MS = 20_000;
 
+  /**
+   * On a NameNode: whether it answers queries of past system times while it follows, for the times its applied log
+   * covers (the others go to the leader).
+   */
+  public static final String FOLLOWER_READS_KEY = "fffs.ha.follower-reads";
+  public static final boolean FOLLOWER_READS_DEFAULT = true;
+  /**
+   * On a client: whether it sends queries of past system times (status, listings, content summaries) to a
+   * follower first; the follower answers as the leader would, or sends the query on to the leader.
+   */
+  public static final String CLIENT_FOLLOWER_READS_KEY = "fffs.client.follower-reads";
+  public static final boolean CLIENT_FOLLOWER_READS_DEFAULT = false;
+  /** On a client with follower reads: the NameNode (e.g. {@code nn2}) it asks first; unset, one picked at random. */
+  public static final String CLIENT_FOLLOWER_READS_NAMENODE_KEY = "fffs.client.follower-reads.namenode";
+
   /** One NameNode of a cluster: its id and addresses. */
   public record NamenodeAddress(String id, InetSocketAddress rpc, String ratis) {}
 

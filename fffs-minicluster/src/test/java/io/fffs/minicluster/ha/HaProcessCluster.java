@@ -17,7 +17,8 @@ import org.apache.hadoop.conf.Configuration;
 
 /**
  * The NameNodes of a highly available cluster {@code mycluster}, each in a JVM of its own, that a test kills with
- * SIGKILL and restarts on the same directories and ports.
+ * SIGKILL and restarts on the same directories and ports; and, if asked for, DataNode processes that follow the
+ * leader.
  */
 final class HaProcessCluster implements AutoCloseable {
   static final String NAMESERVICE = "mycluster";
@@ -29,14 +30,22 @@ final class HaProcessCluster implements AutoCloseable {
   private final int[] ratisPorts;
   private final int[] httpPorts;
   private final NodeProcess[] nameNodes;
+  private final NodeProcess[] dataNodes;
+  private final Path[] arenas;
 
   HaProcessCluster(Path base, int count) throws IOException {
+    this(base, count, 0);
+  }
+
+  HaProcessCluster(Path base, int count, int dataNodeCount) throws IOException {
     this.base = base;
     this.log = Path.of("target", "ha-nodes-" + ProcessHandle.current().pid() + ".log").toAbsolutePath();
     this.rpcPorts = new int[count];
     this.ratisPorts = new int[count];
     this.httpPorts = new int[count];
     this.nameNodes = new NodeProcess[count];
+    this.dataNodes = new NodeProcess[dataNodeCount];
+    this.arenas = new Path[dataNodeCount];
     for (int i = 0; i < count; i++) {
       rpcPorts[i] = freePort();
       ratisPorts[i] = freePort();
@@ -55,10 +64,24 @@ final class HaProcessCluster implements AutoCloseable {
     }
     try {
       CompletableFuture.allOf(starts.toArray(new CompletableFuture<?>[0])).join();
-    } catch (RuntimeException e) {
+      for (int i = 0; i < dataNodeCount; i++) {
+        arenas[i] = Path.of("/dev/shm", "fffs-ha-" + ProcessHandle.current().pid() + "-" + i);
+        dataNodes[i] = startDataNode(i);
+      }
+    } catch (IOException | RuntimeException e) {
       close();
       throw e;
     }
+  }
+
+  private NodeProcess startDataNode(int i) throws IOException {
+    List<String> options = sharedOptions();
+    options.add("fffs.datanode.data.dir=" + base.resolve("data-" + i));
+    options.add("fffs.datanode.memory.dir=" + arenas[i]);
+    options.add("fffs.datanode.memory.capacity=" + (64 << 20));
+    options.add("fffs.datanode.data-address=127.0.0.1:" + freePort());
+    options.add("fffs.datanode.heartbeat.interval=200ms");
+    return NodeProcess.start("io.fffs.datanode.DataNodeMain", "-Xmx256m", log, options.toArray(new String[0]));
   }
 
   private String id(int i) {
@@ -87,6 +110,7 @@ final class HaProcessCluster implements AutoCloseable {
     options.add(HaConfigKeys.ELECTION_TIMEOUT_KEY + "=700ms");
     options.add(HaConfigKeys.SNAPSHOT_ENTRIES_KEY + "=400");
     options.add("fffs.namenode.safemode.timeout=5s");
+    options.add("fffs.datanode.heartbeat.interval=200ms");
     return NodeProcess.start("io.fffs.namenode.NameNodeMain", "-Xmx256m", log, options.toArray(new String[0]));
   }
 
@@ -161,9 +185,23 @@ final class HaProcessCluster implements AutoCloseable {
 
   @Override
   public void close() {
+    for (NodeProcess dataNode : dataNodes) {
+      if (dataNode != null) {
+        dataNode.close();
+      }
+    }
     for (NodeProcess nameNode : nameNodes) {
       if (nameNode != null) {
         nameNode.close();
+      }
+    }
+    for (Path arena : arenas) {
+      if (arena != null && java.nio.file.Files.exists(arena)) {
+        try (var paths = java.nio.file.Files.walk(arena)) {
+          paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+          // best effort: the directory is named after this JVM's pid
+        }
       }
     }
   }

@@ -1,9 +1,19 @@
 package io.fffs.namenode.fs;
 
 import io.fffs.common.error.FffsException;
+import io.fffs.common.time.TimeSpec;
 
 /** Whether a NameNode of a highly available cluster may change the namespace now: only the ready leader may. */
 public interface Leadership {
   /** Returns if this NameNode leads and has applied every committed op; else {@code NOT_LEADER} naming the leader. */
   void checkLeader(String what) throws FffsException;
+
+  /**
+   * Returns if this NameNode may answer a query of the namespace at {@code time}: the leader always, a follower
+   * (serving follower reads) a system time below the frontier of the committed ops it applied, where its answer is
+   * the leader's; else {@code NOT_LEADER} naming the leader.
+   */
+  default void checkReadable(TimeSpec time, String what) throws FffsException {
+    checkLeader(what);
+  }
 }

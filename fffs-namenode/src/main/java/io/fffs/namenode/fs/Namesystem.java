@@ -509,7 +509,7 @@ public final class Namesystem implements Closeable {
       // sign with the keys the log holds at once; the monitor keeps them (logs a first set, rolls) once this leads
       blockTokens.adopt(BlockKeysOps.fromOp(namespace.delegation().blockKeys()));
       datanodes.forgetAll();
-      safeMode = new SafeMode(liveBlocksAndLeases(), safeModeThreshold, safeModeTimeoutNanos, safeModeClock);
+      safeMode = new SafeMode(liveBlocksAndLeases(), safeModeThreshold, safeModeTimeoutNanos, safeModeClock, true);
     } finally {
       lock.writeLock().unlock();
     }

@@ -119,7 +119,8 @@ public final class HaNode implements Closeable {
     Files.createDirectories(storage);
     RaftProperties properties = properties(conf, storage, ownAddress);
     boolean existing = Files.isDirectory(storage.resolve(group.getGroupId().getUuid().toString()));
-    NamenodeStateMachine stateMachine = new NamenodeStateMachine(nameservice, loader, onStale);
+    NamenodeStateMachine stateMachine = new NamenodeStateMachine(nameservice, loader, onStale,
+        conf.getBoolean(HaConfigKeys.FOLLOWER_READS_KEY, HaConfigKeys.FOLLOWER_READS_DEFAULT));
     RaftServer server = RaftServer.newBuilder()
         .setServerId(RaftPeerId.valueOf(selfId))
         .setGroup(group)
@@ -172,6 +173,16 @@ public final class HaNode implements Closeable {
   /** Whether this NameNode leads and takes changes now. */
   public boolean isLeader() {
     return stateMachine.isLeader();
+  }
+
+  /** Queries of past times this NameNode answered while it followed (the leader answers the rest). */
+  public long pastReadsServed() {
+    return stateMachine.pastReadsServed();
+  }
+
+  /** The stamp of the last committed op this NameNode applied: it answers queries of the times before it. */
+  public io.fffs.common.time.HlcTimestamp committedFrontier() {
+    return io.fffs.common.time.HlcTimestamp.valueOf(stateMachine.committedHlc());
   }
 
   /** The leader this NameNode knows of, or null. */

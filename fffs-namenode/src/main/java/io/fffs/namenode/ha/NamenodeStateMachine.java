@@ -5,7 +5,10 @@ import io.fffs.common.error.FffsException;
 import io.fffs.namenode.edits.Journal;
 import io.fffs.namenode.fs.Leadership;
 import io.fffs.namenode.fs.Namesystem;
+import io.fffs.namenode.namespace.Namespace;
 import io.fffs.namenode.namespace.NamespaceImage;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.TimeSpec;
 import java.io.File;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
@@ -36,6 +39,10 @@ import org.slf4j.LoggerFactory;
  * When it stops leading while ops it applied wait for a commit — or a snapshot from the leader replaces its state —
  * its namespace may hold changes the cluster never made: {@code onStale} is told, and the NameNode reloads from its
  * snapshot and the committed log. It never acknowledges such ops: answers wait for their commit.
+ *
+ * <p>Follower reads: the committed ops are applied in log order, and their stamps grow with the log, so once a
+ * NameNode has applied the committed op stamped {@code h} it holds every op stamped before {@code h}: a query at a
+ * system time whose physical part is below {@code h}'s answers here exactly as on the leader ({@link #checkReadable}).
  */
 final class NamenodeStateMachine extends BaseStateMachine implements Leadership {
   private static final Logger LOG = LoggerFactory.getLogger(NamenodeStateMachine.class);
@@ -54,11 +61,17 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
   private volatile RaftPeerId leader;
   private volatile boolean ready;
   private volatile boolean leading;
+  /** Whether this NameNode answers queries of past system times while it follows ({@code fffs.ha.follower-reads}). */
+  private final boolean followerReads;
+  /** The packed HLC of the last committed op applied here: the frontier of follower reads. */
+  private volatile long committedHlc;
+  private final java.util.concurrent.atomic.LongAdder pastReadsServed = new java.util.concurrent.atomic.LongAdder();
 
-  NamenodeStateMachine(String nameservice, Loader loader, Runnable onStale) {
+  NamenodeStateMachine(String nameservice, Loader loader, Runnable onStale, boolean followerReads) {
     this.nameservice = nameservice;
     this.loader = loader;
     this.onStale = onStale;
+    this.followerReads = followerReads;
   }
 
   @Override
@@ -77,6 +90,7 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
       LOG.info("Loaded snapshot {} (txid {})", file.getName(), image.lastTxid);
     }
     long lastTxid = image == null ? 0 : image.lastTxid;
+    committedHlc = image == null ? 0 : image.lastHlc.packed();
     journal = new RatisJournal(server, groupId, server.getId(), lastTxid, this::stale);
     namesystem = loader.load(image, journal, this);
   }
@@ -99,6 +113,7 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
         namesystem.retryAnswers.recordMadeElsewhere(op.clientId(), op.callId());
       }
       journal.committed(op.txid());
+      committedHlc = op.hlc().packed();  // after the op is applied: a follower read below it finds it
       updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
       return CompletableFuture.completedFuture(Message.EMPTY);
     } catch (IOException | RuntimeException e) {
@@ -169,6 +184,44 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
     throw new FffsException(ErrorCode.NOT_LEADER, getId() + " is not the leader of " + nameservice
         + (known == null || known.equals(getId()) ? "; no leader is known yet" : "; leader=" + known)
         + " (" + what + ")");
+  }
+
+  /**
+   * A follower answers a query at system time {@code t} when {@code t} is below the physical part of the last
+   * committed op it applied (an op stamped later in that microsecond could still come) and it holds no op of its own
+   * waiting for a commit (a deposed leader's namespace may hold changes the cluster never made). Otherwise the
+   * query goes to the leader: waiting here for the log to pass {@code t} would hold an IPC handler for as long as the
+   * cluster makes no change, where the leader answers in one more round trip.
+   */
+  @Override
+  public void checkReadable(TimeSpec time, String what) throws FffsException {
+    if (ready && leading) {
+      return;
+    }
+    if (!followerReads || time.kind() != TimeSpec.Kind.SYSTEM) {
+      checkLeader(what);
+      return;
+    }
+    long frontier = committedHlc;
+    RatisJournal log = journal;
+    if (frontier > Namespace.limitForMicros(time.micros()) && log != null && !log.hasUncommitted()) {
+      pastReadsServed.increment();
+      return;
+    }
+    RaftPeerId known = leader;
+    throw new FffsException(ErrorCode.NOT_LEADER, getId() + " has applied the changes of " + nameservice
+        + " up to " + HlcTimestamp.valueOf(frontier) + " only; " + what + " at " + time + " goes to the leader"
+        + (known == null || known.equals(getId()) ? "; no leader is known yet" : "; leader=" + known));
+  }
+
+  /** Queries of past times this NameNode answered while it followed. */
+  long pastReadsServed() {
+    return pastReadsServed.sum();
+  }
+
+  /** The packed HLC of the last committed op applied here. */
+  long committedHlc() {
+    return committedHlc;
   }
 
   boolean isLeader() {

@@ -256,8 +256,9 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   @Override
   public GetFileInfoResponseProto getFileInfo(RpcController c, GetFileInfoRequestProto r)
       throws ServiceException {
-    return call.query(r.getHlc(), caller -> {
-      FileStatusProto status = fs.queries.getFileInfo(caller, r.getSrc(), TimeSpec.fromProto(r.getTime()));
+    TimeSpec time = TimeSpec.fromProto(r.getTime());
+    return call.queryAt(r.getHlc(), time, caller -> {
+      FileStatusProto status = fs.queries.getFileInfo(caller, r.getSrc(), time);
       GetFileInfoResponseProto.Builder response = GetFileInfoResponseProto.newBuilder().setHlc(call.now());
       return (status == null ? response : response.setStatus(status)).build();
     });
@@ -265,9 +266,10 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
 
   @Override
   public GetListingResponseProto getListing(RpcController c, GetListingRequestProto r) throws ServiceException {
-    return call.query(r.getHlc(), caller -> {
-      NamespaceQueries.Listing listing = fs.queries.getListing(caller, r.getSrc(),
-          TimeSpec.fromProto(r.getTime()), r.getStartAfter(), r.getLimit());
+    TimeSpec time = TimeSpec.fromProto(r.getTime());
+    return call.queryAt(r.getHlc(), time, caller -> {
+      NamespaceQueries.Listing listing = fs.queries.getListing(caller, r.getSrc(), time, r.getStartAfter(),
+          r.getLimit());
       return GetListingResponseProto.newBuilder().addAllEntries(listing.entries)
           .setRemainingEntries(listing.remaining).setHlc(call.now()).build();
     });
@@ -295,8 +297,9 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   @Override
   public GetContentSummaryResponseProto getContentSummary(RpcController c, GetContentSummaryRequestProto r)
       throws ServiceException {
-    return call.query(r.getHlc(), caller -> GetContentSummaryResponseProto.newBuilder()
-        .setSummary(fs.queries.getContentSummary(caller, r.getPath(), TimeSpec.fromProto(r.getTime())))
+    TimeSpec time = TimeSpec.fromProto(r.getTime());
+    return call.queryAt(r.getHlc(), time, caller -> GetContentSummaryResponseProto.newBuilder()
+        .setSummary(fs.queries.getContentSummary(caller, r.getPath(), time))
         .setHlc(call.now()).build());
   }
 

@@ -5,6 +5,7 @@ import io.fffs.common.ipc.RemoteErrors;
 import io.fffs.common.proto.CommonProtos.HlcProto;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.common.time.TimeSpec;
 import io.fffs.namenode.fs.Leadership;
 import io.fffs.namenode.fs.Logged;
 import io.fffs.namenode.fs.RetryAnswers;
@@ -106,14 +107,30 @@ final class ServedCall {
 
   /** A query: a caller's HLC too far ahead is ignored rather than refused (reads need no causal merge). */
   <T> T query(HlcProto callerHlc, Work<T> work) throws ServiceException {
-    return run(callerHlc, false, work);
+    return run(callerHlc, false, null, work);
+  }
+
+  /**
+   * A query of the namespace as of {@code time}: as {@link #query}, but a follower answers it too when its applied
+   * log covers {@code time} ({@link Leadership#checkReadable}).
+   */
+  <T> T queryAt(HlcProto callerHlc, TimeSpec time, Work<T> work) throws ServiceException {
+    return run(callerHlc, false, time, work);
   }
 
   private <T> T run(HlcProto callerHlc, boolean changes, Work<T> work) throws ServiceException {
+    return run(callerHlc, changes, null, work);
+  }
+
+  private <T> T run(HlcProto callerHlc, boolean changes, TimeSpec time, Work<T> work) throws ServiceException {
     try {
       if (leadership != null) {
         // Followers may lag the leader: a latest-state answer from one could be older than one already given.
-        leadership.checkLeader(changes ? "a change" : "a query");
+        if (time == null) {
+          leadership.checkLeader(changes ? "a change" : "a query");
+        } else {
+          leadership.checkReadable(time, "a query");
+        }
       }
       if (changes) {
         clock.merge(HlcTimestamp.fromProto(callerHlc));

@@ -30,8 +30,19 @@ public final class SafeMode {
   private volatile boolean on;
   /** Entered by an administrator: only an administrator ends it. */
   private volatile boolean manual;
+  private final boolean takingLead;
 
   public SafeMode(Set<Long> expectedBlocks, float threshold, long timeoutNanos, LongSupplier nanoTime) {
+    this(expectedBlocks, threshold, timeoutNanos, nanoTime, false);
+  }
+
+  /**
+   * @param takingLead the safe mode of a NameNode that just took the lead of an HA cluster: its refusals are
+   *     {@code LEADER_STARTING}, which clients retry
+   */
+  public SafeMode(Set<Long> expectedBlocks, float threshold, long timeoutNanos, LongSupplier nanoTime,
+      boolean takingLead) {
+    this.takingLead = takingLead;
     this.expected = expectedBlocks;
     this.threshold = threshold;
     // In decimal: the float 0.999f is a hair above 0.999, and 1000 × it would round up to all 1000 blocks.
@@ -100,10 +111,11 @@ public final class SafeMode {
           + ": an administrator entered it (bin/fffs admin -safemode leave ends it)");
     }
     if (isOn()) {
-      throw new FffsException(ErrorCode.SAFE_MODE, "the NameNode is in safe mode and refuses " + what + ": "
-          + reported.size() + " of " + expected.size() + " blocks reported so far; it leaves when "
-          + Math.round(threshold * 1000) / 10.0 + "% are reported or after "
-          + TimeText.duration(timeoutNanos / 1000) + " — retry shortly");
+      throw new FffsException(takingLead ? ErrorCode.LEADER_STARTING : ErrorCode.SAFE_MODE, (takingLead
+          ? "the NameNode took the lead and waits for the DataNodes' block reports; it refuses "
+          : "the NameNode is in safe mode and refuses ") + what + ": " + reported.size() + " of " + expected.size()
+          + " blocks reported so far; it leaves when " + Math.round(threshold * 1000) / 10.0
+          + "% are reported or after " + TimeText.duration(timeoutNanos / 1000) + " — retry shortly");
     }
   }
 

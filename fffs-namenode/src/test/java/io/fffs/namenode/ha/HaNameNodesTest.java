@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fffs.client.rpc.NamenodeClient;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
-import io.fffs.common.ha.HaConfigKeys;
 import io.fffs.common.ipc.ClientNamenodeProtocolPB;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.CreateRequestProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.CreateResponseProto;
@@ -15,15 +14,10 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.RenameResponseProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.BlockKeysProto;
 import io.fffs.common.time.HybridLogicalClock;
-import io.fffs.common.time.PhysicalClock;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.namenode.NameNode;
-import io.fffs.namenode.NameNodeConfigKeys;
 import java.io.IOException;
-import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import org.apache.hadoop.conf.Configuration;
@@ -41,114 +35,48 @@ import org.junit.jupiter.api.io.TempDir;
  * the log.
  */
 class HaNameNodesTest {
-  private static final int NAMENODES = 3;
+  private static final int NAMENODES = ThreeNameNodes.COUNT;
 
   @TempDir
   Path dir;
 
-  private final List<Configuration> confs = new ArrayList<>();
-  private final NameNode[] nameNodes = new NameNode[NAMENODES];
-  private final HybridLogicalClock clientClock = new HybridLogicalClock(PhysicalClock.system(), 250_000);
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
-  }
+  private ThreeNameNodes cluster;
+  private NameNode[] nameNodes;
+  private List<Configuration> confs;
+  private HybridLogicalClock clientClock;
 
   private void startCluster() throws Exception {
-    Configuration shared = new Configuration(false);
-    shared.set(HaConfigKeys.NAMESERVICES_KEY, "mycluster");
-    shared.set(HaConfigKeys.NAMENODES_PREFIX + "mycluster", "nn1,nn2,nn3");
-    for (int i = 1; i <= NAMENODES; i++) {
-      shared.set(HaConfigKeys.RPC_ADDRESS_PREFIX + "mycluster.nn" + i, "127.0.0.1:" + freePort());
-      shared.set(HaConfigKeys.RATIS_ADDRESS_PREFIX + "mycluster.nn" + i, "127.0.0.1:" + freePort());
-    }
-    shared.set(NameNodeConfigKeys.HTTP_ADDRESS_KEY, "127.0.0.1:0");
-    shared.set(HaConfigKeys.SNAPSHOT_ENTRIES_KEY, "16");
-    shared.set(HaConfigKeys.ELECTION_TIMEOUT_KEY, "500ms");
-    for (int i = 0; i < NAMENODES; i++) {
-      Configuration conf = new Configuration(shared);
-      conf.set(HaConfigKeys.NAMENODE_ID_KEY, "nn" + (i + 1));
-      conf.set(NameNodeConfigKeys.NAME_DIR_KEY, dir.resolve("nn" + (i + 1)).toString());
-      confs.add(conf);
-    }
-    for (int i = 0; i < NAMENODES; i++) {
-      start(i);
-    }
+    cluster = new ThreeNameNodes(dir).startAll();
+    nameNodes = cluster.nameNodes;
+    confs = cluster.confs;
+    clientClock = cluster.clientClock;
   }
 
   private void start(int i) throws IOException {
-    nameNodes[i] = NameNode.start(confs.get(i), PhysicalClock.system(), System::nanoTime);
+    cluster.start(i);
   }
 
   @AfterEach
   void stop() throws IOException {
-    for (NameNode nameNode : nameNodes) {
-      if (nameNode != null) {
-        nameNode.close();
-      }
+    if (cluster != null) {
+      cluster.close();
     }
   }
 
   private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + 30_000_000_000L;
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting until " + what);
-      }
-      Thread.sleep(20);
-    }
+    ThreeNameNodes.await(what, condition);
   }
 
   private int awaitLeader() throws InterruptedException {
-    int[] leader = {-1};
-    await("one NameNode leads", () -> {
-      for (int i = 0; i < NAMENODES; i++) {
-        if (nameNodes[i] != null && nameNodes[i].ha().isLeader()) {
-          leader[0] = i;
-          return true;
-        }
-      }
-      return false;
-    });
-    return leader[0];
+    return cluster.awaitLeader();
   }
 
   private NamenodeClient client(int i) throws IOException {
-    return NamenodeClient.connect(nameNodes[i].rpcAddress(), confs.get(i), clientClock);
+    return cluster.client(i);
   }
 
-  /** Waits until every running NameNode has applied as far as {@code leader}, then compares their images. */
   private void assertSameNamespaces(int leader) throws Exception {
-    long txid = nameNodes[leader].namesystem().lastTxid();
-    await("every NameNode applied txid " + txid, () -> {
-      for (NameNode nameNode : nameNodes) {
-        if (nameNode != null && nameNode.namesystem().lastTxid() < txid) {
-          return false;
-        }
-      }
-      return true;
-    });
-    Path leaderImage = image(leader);
-    for (int i = 0; i < NAMENODES; i++) {
-      if (nameNodes[i] != null && i != leader) {
-        assertThat(Files.mismatch(leaderImage, image(i))).as("image of nn%d vs the leader's", i + 1).isEqualTo(-1);
-      }
-    }
-  }
-
-  private Path image(int i) throws Exception {
-    Path target = dir.resolve("compare-nn" + (i + 1) + "-" + System.nanoTime());
-    await("nn" + (i + 1) + " has every op it applied committed",
-        () -> {
-          try {
-            return nameNodes[i].namesystem().saveImageIfSettled(target) >= 0;
-          } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-          }
-        });
-    return target;
+    cluster.assertSameNamespaces(leader);
   }
 
   private static void changes(NamenodeClient client, String dir, int files) throws IOException {

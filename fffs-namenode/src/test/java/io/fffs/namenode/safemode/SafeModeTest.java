@@ -86,4 +86,17 @@ class SafeModeTest {
     assertThat(safeMode.describe()).isEqualTo("off");
     assertThatCode(() -> safeMode.checkOff("mkdirs /b")).doesNotThrowAnyException();
   }
+
+  @Test
+  void aNewLeadersSafeModeRefusesWithTheCodeClientsRetry() {
+    SafeMode safeMode = new SafeMode(Set.of(1L, 2L), 0.999f, TIMEOUT_NANOS, nanos::get, true);
+    assertThatThrownBy(() -> safeMode.checkOff("addBlock /a")).isInstanceOfSatisfying(FffsException.class, e -> {
+      assertThat(e.code()).isEqualTo(ErrorCode.LEADER_STARTING);
+      assertThat(e.detail()).startsWith("the NameNode took the lead and waits for the DataNodes' block reports; it"
+          + " refuses addBlock /a: 0 of 2 blocks reported so far");
+    });
+    safeMode.enter("admin");  // entered by an administrator: not a failover's pause, so not retried
+    assertThatThrownBy(() -> safeMode.checkOff("addBlock /a")).isInstanceOfSatisfying(FffsException.class,
+        e -> assertThat(e.code()).isEqualTo(ErrorCode.SAFE_MODE));
+  }
 }
