@@ -2,7 +2,8 @@
 # The long crash-consistency loops (not run by CI), nodes as separate processes killed with SIGKILL:
 #  - ProcessCrashTest: one NameNode and one DataNode, a writer hsyncing; each kill lands after the writer is done.
 #  - InFlightCrashTest: one NameNode and three DataNodes (replication 2); the NameNode, a DataNode or both are killed
-#    while two writers append and hsync and a third client creates, renames, deletes and truncates; a killed
+#    while two writers append and hsync, a third client creates, renames, deletes and truncates, and a fourth writes
+#    and deletes files under a 0s retention rule (history collection and the segment cleaner at work); a killed
 #    DataNode stays down long enough at times for re-replication to start. Its second method makes every kill a
 #    power loss of the killed node: its arena is dropped and each edit-log and segment file is cut back to its last
 #    fsync, sometimes keeping a torn part of the rest.

@@ -43,7 +43,9 @@ import org.slf4j.LoggerFactory;
  * Every packet carries the block's WRITE token; halfway through a token's life the writer drains the block and
  * asks the NameNode for fresh ones (as the lease holder), so a long write never sends a packet with a token that
  * expires on the way. A DataNode that refuses a token anyway (its key unknown after a NameNode upgrade or failover,
- * or expired) makes the writer ask for fresh tokens once and send again what was not applied ({@link UnackedWrites}).
+ * or expired) makes the writer ask for fresh tokens once and send again what was not applied: a replicated pipeline
+ * keeps its unapplied packets itself ({@link BlockWriter#renewToken}), a single-DataNode writer's are copies kept
+ * here ({@link UnackedWrites}).
  */
 final class FffsOutputStream extends OutputStream implements Syncable, StreamCapabilities {
   private static final Logger LOG = LoggerFactory.getLogger(FffsOutputStream.class);
@@ -204,7 +206,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       }
       writer = client.data().openWriter(locations, blockId, blockTokens.get(index), options);
       writers.put(blockId, writer);
-      if (blockTokens.get(index) != null && writer.acknowledgedBytes() >= 0) {
+      if (blockTokens.get(index) != null && !writer.renewsInPlace() && writer.acknowledgedBytes() >= 0) {
         unacked.put(blockId, new UnackedWrites());
       } else {
         unacked.remove(blockId);
@@ -265,12 +267,39 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   private void closeWriters() throws IOException {
     try {
       for (Map.Entry<Long, BlockWriter> writer : writers.entrySet()) {
-        writer.getValue().close();
+        closeWriter(writer.getKey(), writer.getValue());
         keepMembers(writer.getKey(), writer.getValue());
       }
     } finally {
       writers.clear();
       unacked.clear();
+    }
+  }
+
+  /**
+   * Closes a writer; a refusal of its token on the way (a follower refusing to end the pipeline, say) is met once
+   * with fresh tokens from the NameNode and a second close.
+   */
+  private void closeWriter(long blockId, BlockWriter writer) throws IOException {
+    try {
+      writer.close();
+    } catch (FffsException e) {
+      if (e.code() != ErrorCode.ACCESS_DENIED || resending || !writer.renewsInPlace()) {
+        throw e;
+      }
+      LOG.info("A DataNode refused the token of the writer of block {} of {} as it closed; asking the NameNode for"
+          + " fresh tokens: {}", blockId, path, e.getMessage());
+      resending = true;
+      try {
+        fetchTokens();
+        writer.renewToken(blockTokens.get(blockIds.indexOf(blockId)));
+        writer.close();
+      } catch (IOException again) {
+        again.addSuppressed(e);
+        throw again;
+      } finally {
+        resending = false;
+      }
     }
   }
 
@@ -412,7 +441,9 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
         IOException cause = e.getCause() instanceof IOException ? (IOException) e.getCause()
             : new IOException("SYNC to " + sync.getKey().getHost() + ":" + sync.getKey().getDataPort() + " failed: "
                 + e.getCause(), e.getCause());
-        if (primaries.contains(sync.getKey())) {
+        // A refused token is asked again with fresh ones (syncBlocks); any other failure drops a follower.
+        boolean refused = cause instanceof FffsException typed && typed.code() == ErrorCode.ACCESS_DENIED;
+        if (primaries.contains(sync.getKey()) || (refused && !resending)) {
           throw cause;
         }
         dropFollower(sync.getKey(), byDatanode.get(sync.getKey()), cause);
@@ -423,51 +454,59 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
 
   /**
    * A DataNode refused a write with {@code ACCESS_DENIED} (the key of its token unknown to it or expired): asks the
-   * NameNode for fresh tokens once, and sends every write the DataNodes did not apply again, in order, through new
-   * writers, which it flushes. Anything else, a writer that cannot tell what was applied, or a second refusal, is
-   * thrown.
+   * NameNode for fresh tokens once; a writer that keeps its unapplied writes itself (a replicated pipeline) carries
+   * on with the fresh token, any other is replaced by a new writer sent again every write its DataNode did not
+   * apply, in order, from this stream's copies. Every writer is then flushed, so that a second refusal fails the
+   * write here. Anything else, or a writer that cannot tell what was applied, is thrown.
    */
   private void resendRefused(FffsException refusal) throws IOException {
     if (refusal.code() != ErrorCode.ACCESS_DENIED || resending) {
       throw refusal;
     }
-    Map<Long, List<UnackedWrites.Remainder>> resend = new HashMap<>();
-    for (Map.Entry<Long, BlockWriter> entry : writers.entrySet()) {
-      BlockWriter writer = entry.getValue();
-      try {
-        writer.flush();  // the writers that were not refused finish what they have in flight
-      } catch (FffsException e) {
-        if (e.code() != ErrorCode.ACCESS_DENIED) {
-          e.addSuppressed(refusal);
-          throw e;
-        }
-      }
-      UnackedWrites copies = unacked.get(entry.getKey());
-      long acknowledged = writer.acknowledgedBytes();
-      if (copies == null || acknowledged < 0) {
-        throw refusal;
-      }
-      resend.put(entry.getKey(), copies.after(acknowledged));
-    }
-    LOG.info("A DataNode refused the token of a writer of {}; asking the NameNode for fresh tokens and sending {}"
-        + " unapplied writes again: {}", path, resend.values().stream().mapToInt(List::size).sum(),
-        refusal.getMessage());
-    for (Map.Entry<Long, BlockWriter> writer : writers.entrySet()) {
-      try {
-        writer.getValue().close();
-      } catch (IOException e) {
-        // A refused writer reports its refusal again on closing; closing only releases its connections.
-      }
-      keepMembers(writer.getKey(), writer.getValue());
-    }
-    writers.clear();
-    unacked.clear();
     resending = true;
     try {
+      Map<Long, List<UnackedWrites.Remainder>> resend = new HashMap<>();
+      for (Map.Entry<Long, BlockWriter> entry : writers.entrySet()) {
+        BlockWriter writer = entry.getValue();
+        if (writer.renewsInPlace()) {
+          continue;
+        }
+        try {
+          writer.flush();  // the writers that were not refused finish what they have in flight
+        } catch (FffsException e) {
+          if (e.code() != ErrorCode.ACCESS_DENIED) {
+            throw e;
+          }
+        }
+        UnackedWrites copies = unacked.get(entry.getKey());
+        long acknowledged = writer.acknowledgedBytes();
+        if (copies == null || acknowledged < 0) {
+          throw refusal;
+        }
+        resend.put(entry.getKey(), copies.after(acknowledged));
+      }
+      LOG.info("A DataNode refused the token of a writer of {}; asking the NameNode for fresh tokens ({} writers"
+          + " resume, {} unapplied writes sent again through new ones): {}", path, writers.size() - resend.size(),
+          resend.values().stream().mapToInt(List::size).sum(), refusal.getMessage());
       fetchTokens();
+      for (Map.Entry<Long, BlockWriter> entry : List.copyOf(writers.entrySet())) {
+        long blockId = entry.getKey();
+        BlockWriter writer = entry.getValue();
+        if (writer.renewsInPlace()) {
+          writer.renewToken(blockTokens.get(blockIds.indexOf(blockId)));
+        } else {
+          try {
+            writer.close();
+          } catch (IOException e) {
+            // A refused writer reports its refusal again on closing; closing only releases its connections.
+          }
+          writers.remove(blockId);
+          unacked.remove(blockId);
+        }
+        keepMembers(blockId, writer);
+      }
       for (Map.Entry<Long, List<UnackedWrites.Remainder>> blockWrites : resend.entrySet()) {
-        int index = blockIds.indexOf(blockWrites.getKey());
-        BlockWriter writer = writerFor(index);
+        BlockWriter writer = writerFor(blockIds.indexOf(blockWrites.getKey()));
         UnackedWrites copies = unacked.get(blockWrites.getKey());
         for (UnackedWrites.Remainder write : blockWrites.getValue()) {
           ByteBuffer bytes = write.bytes();
@@ -477,10 +516,14 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
           }
           writer.write(write.offset(), bytes);
         }
+      }
+      for (BlockWriter writer : writers.values()) {
         writer.flush();
       }
     } catch (FffsException e) {
-      e.addSuppressed(refusal);
+      if (e != refusal) {
+        e.addSuppressed(refusal);
+      }
       throw e;
     } finally {
       resending = false;
@@ -509,8 +552,8 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     IOException failed = null;
     try {
       drain();
-      for (BlockWriter writer : writers.values()) {
-        writer.close();
+      for (Map.Entry<Long, BlockWriter> writer : writers.entrySet()) {
+        closeWriter(writer.getKey(), writer.getValue());
       }
       BlockProto last = lastBlock();
       call(() -> nn.complete(path, fileId, client.clientName(), last));

@@ -6,8 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Copies of the writes handed to one block writer that its DataNode has not acknowledged yet, oldest first, so that
- * after the DataNode refuses the writer's token they can be sent again, once, through a writer with a fresh token.
+ * Copies of the writes handed to one single-DataNode block writer that its DataNode has not acknowledged yet, oldest
+ * first, so that after the DataNode refuses the writer's token they can be sent again, once, through a writer with a
+ * fresh token (a replicated writer keeps its own packets: {@link io.fffs.client.data.BlockWriter#renewsInPlace}).
  * Acknowledged writes are dropped as new ones come, so it holds about a write window; their arrays take the next
  * copies of the same size (no allocation and zeroing per packet). Not thread-safe.
  */

@@ -1,6 +1,7 @@
 package io.fffs.client.data;
 
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HlcTimestamp;
 import java.io.Closeable;
 import java.io.IOException;
@@ -29,6 +30,24 @@ public interface BlockWriter extends Closeable {
    */
   default long acknowledgedBytes() {
     return -1;
+  }
+
+  /**
+   * Whether this writer keeps every write its DataNodes have not applied yet (by reference: the copies it sends from)
+   * and, after one of them refused its token, sends those again itself once given a fresh one ({@link #renewToken});
+   * when not, the caller keeps what it may have to send again.
+   */
+  default boolean renewsInPlace() {
+    return false;
+  }
+
+  /**
+   * After this writer threw a refusal of its token ({@code ACCESS_DENIED}, by any of its DataNodes): carries on with
+   * {@code fresh}, sending again every write a DataNode that refused did not apply, in order, through a new stream to
+   * it. Writes still go on to the DataNodes that did not refuse. Only when {@link #renewsInPlace()}.
+   */
+  default void renewToken(BlockToken fresh) throws IOException {
+    throw new UnsupportedOperationException("this block writer cannot renew its token in place");
   }
 
   /** The HLC the last acknowledged write was stamped with in the block log ({@code ZERO} before any). */

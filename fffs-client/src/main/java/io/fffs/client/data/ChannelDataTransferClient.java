@@ -127,8 +127,8 @@ final class ChannelDataTransferClient implements DataTransferClient {
     for (PacketWriter writer : writers) {
       writer.pipelineEpoch(pipeline.epoch());
     }
-    return new ReplicatedBlockWriter(pipeline, writers, clock, blockId, datanode -> {
-      PacketWriter writer = packetWriter(datanode, blockId, token, options);
+    return new ReplicatedBlockWriter(pipeline, writers, clock, blockId, token, (datanode, current) -> {
+      PacketWriter writer = packetWriter(datanode, blockId, current, options);
       writer.pipelineEpoch(pipeline.epoch());
       return writer;
     });

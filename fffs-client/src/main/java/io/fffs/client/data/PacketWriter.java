@@ -14,8 +14,12 @@ import io.fffs.protocol.frame.ChunkChecksums;
 import io.fffs.protocol.transport.DataChannel;
 import io.fffs.protocol.transport.PacketBuffer;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * {@link BlockWriter} over one {@link DataChannel}, whatever moves its bytes: data is cut into packets of at most
@@ -129,6 +133,48 @@ final class PacketWriter implements BlockWriter {
   /** Whether a write of this writer failed (it sends nothing more). */
   boolean failed() {
     return failure.failed();
+  }
+
+  /**
+   * Takes over the block length and last entry {@code previous} saw, as the next writer to the same DataNode after
+   * it (before its first packet), so that a flush or {@link #lastEntryHlc()} with no answer of its own reports them.
+   */
+  void continueFrom(PacketWriter previous) {
+    blockLength = previous.blockLength;
+    lastEntryHlc = previous.lastEntryHlc;
+  }
+
+  /** The kept failure's message, or null. */
+  String failureMessage() {
+    try {
+      failure.throwIfFailed();
+      return null;
+    } catch (IOException e) {
+      return e.getMessage();
+    }
+  }
+
+  /** Whether this writer failed because its DataNode refused its token (a fresh token may cure that). */
+  boolean refusedToken() {
+    return failure.refusedToken();
+  }
+
+  /**
+   * Waits until every packet sent has its answer, whatever it is, so that {@link #acknowledgedBytes()} is final
+   * (after a refused packet the DataNode refuses the rest of the stream, and answers each).
+   */
+  void settle() throws IOException {
+    try {
+      lastAck.get(timeoutMillis, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      // Not thrown: an answer's failure is kept by the writer that takes it in.
+    } catch (TimeoutException e) {
+      throw new IOException("the writes of block " + blockId + " to " + channel.peer() + " were not answered within "
+          + timeoutMillis + " ms");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted waiting for the answers of the writes of block " + blockId);
+    }
   }
 
   private CompletableFuture<ResponseHeaderProto> sendPacket(long offset, ByteBuffer piece, ReplicaStampProto stamp)

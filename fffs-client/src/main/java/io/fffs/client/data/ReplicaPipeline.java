@@ -33,7 +33,7 @@ final class ReplicaPipeline {
 
   private final DataNodeCalls calls;
   private final long blockId;
-  private final BlockToken token;
+  private BlockToken token;
   private final List<DatanodeIdProto> members;
   private long epoch;
 
@@ -111,17 +111,34 @@ final class ReplicaPipeline {
   /**
    * Ends the pipeline on {@code followers} (those still in it) at {@code frontier}, the client's clock after the
    * last answer; a follower that cannot be told keeps following at its last frontier (it serves older times only).
+   * Returns the followers that refused the token: a fresh one may end the pipeline there after all.
    */
-  void end(List<DatanodeIdProto> followers, HlcTimestamp frontier) {
+  List<DatanodeIdProto> end(List<DatanodeIdProto> followers, HlcTimestamp frontier) {
+    List<DatanodeIdProto> refused = new ArrayList<>();
     for (DatanodeIdProto follower : followers) {
       try {
         calls.call(follower, request(OpProto.REPLICA_END).setReplicaEnd(ReplicaEndRequestProto.newBuilder()
             .setBlockId(blockId).setFrontierHlc(frontier.toProto()).setEpoch(epoch)));
+      } catch (FffsException e) {
+        if (e.code() == ErrorCode.ACCESS_DENIED) {
+          refused.add(follower);
+        } else {
+          warnNotEnded(follower, e);
+        }
       } catch (IOException e) {
-        LOG.warn("Could not end the pipeline of block {} on DataNode {}: {}", blockId, address(follower),
-            e.getMessage());
+        warnNotEnded(follower, e);
       }
     }
+    return refused;
+  }
+
+  private void warnNotEnded(DatanodeIdProto follower, IOException e) {
+    LOG.warn("Could not end the pipeline of block {} on DataNode {}: {}", blockId, address(follower), e.getMessage());
+  }
+
+  /** The token of every later request (after a DataNode refused the one the pipeline was opened with). */
+  void token(BlockToken fresh) {
+    this.token = fresh;
   }
 
   /**

@@ -1,16 +1,21 @@
 package io.fffs.client.data;
 
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.DataTransferProtos.ReplicaStampProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.WriteResponseProto;
+import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,37 +31,62 @@ import org.slf4j.LoggerFactory;
  * <p>A follower that fails (an error, a broken connection, a timeout) is dropped with a warning and gets nothing
  * more: the block is under-replicated, and the NameNode stops listing that replica once its older last entry is
  * reported. {@link #addFollower} brings in a replacement with the history so far. A primary that fails fails the
- * writer. Not thread-safe (one writer thread).
+ * writer. A refusal of the token, by the primary or a follower, is thrown instead, and after {@link #renewToken}
+ * the member that refused resumes where it stopped: the packets are kept by reference (the copy each is sent from)
+ * until every member applied them. Not thread-safe (one writer thread).
  */
 final class ReplicatedBlockWriter implements BlockWriter {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicatedBlockWriter.class);
+  /** The answer of a packet the primary was not sent: it refused an earlier one, and gets it after a renewal. */
+  private static final CompletableFuture<ResponseHeaderProto> NOT_SENT = CompletableFuture.completedFuture(null);
 
   /** A packet the primary was sent and whose answer is not yet forwarded. */
   private record Pending(long offset, ByteBuffer bytes, CompletableFuture<ResponseHeaderProto> answer) {}
 
+  /**
+   * A packet forwarded to the followers, kept (the same bytes, not a copy) until each has applied it: what a follower
+   * that refused the token is sent again. {@code end}: the bytes forwarded up to and including it.
+   */
+  private record Forwarded(long offset, ByteBuffer bytes, ReplicaStampProto stamp, long end) {}
+
   private final ReplicaPipeline pipeline;
-  private final PacketWriter primary;
+  private PacketWriter primary;
   private final List<PacketWriter> followers;
+  /** Followers that refused the token: sent nothing until {@link #renewToken}, their packets kept meanwhile. */
+  private final List<PacketWriter> refused = new ArrayList<>();
+  /** Per follower writer: the forwarded bytes counted before its first packet (its applied bytes start there). */
+  private final Map<PacketWriter, Long> startedAt = new IdentityHashMap<>();
   private final HybridLogicalClock clock;
   private final long blockId;
   private final int packetSize;
   private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+  private final ArrayDeque<Forwarded> forwarded = new ArrayDeque<>();
+  private long forwardedBytes;
+  /** A follower's refusal not yet thrown to the caller. */
+  private FffsException unreportedRefusal;
+  /** The followers a REPLICA_END was refused by at a close, to be ended after a renewal; null before. */
+  private List<DatanodeIdProto> endRefusedBy;
   private final List<DatanodeIdProto> dropped = new ArrayList<>();
   private final WriterFactory factory;
+  private BlockToken token;
+  /** Whether a close met a refused token already: the next one closes, whatever it meets. */
+  private boolean refusedAtClose;
   private boolean closed;
 
-  /** Opens a writer of the block to one more DataNode. */
+  /** Opens a writer of the block to one more DataNode, with the given token. */
   interface WriterFactory {
-    PacketWriter open(DatanodeIdProto datanode) throws IOException;
+    PacketWriter open(DatanodeIdProto datanode, BlockToken token) throws IOException;
   }
 
-  /** {@code writers}: one per pipeline member, the primary's first. */
+  /** {@code writers}: one per pipeline member, the primary's first, all opened with {@code token}. */
   ReplicatedBlockWriter(ReplicaPipeline pipeline, List<PacketWriter> writers, HybridLogicalClock clock,
-      long blockId, WriterFactory factory) {
+      long blockId, BlockToken token, WriterFactory factory) {
     this.pipeline = pipeline;
     this.factory = factory;
+    this.token = token;
     this.primary = writers.get(0);
     this.followers = new ArrayList<>(writers.subList(1, writers.size()));
+    followers.forEach(follower -> startedAt.put(follower, 0L));
     this.clock = clock;
     this.blockId = blockId;
     int smallest = Integer.MAX_VALUE;
@@ -73,14 +103,50 @@ final class ReplicatedBlockWriter implements BlockWriter {
     }
     ByteBuffer rest = data.duplicate();
     long at = offset;
+    FffsException refusal = null;
     while (rest.hasRemaining()) {
       int n = Math.min(packetSize, rest.remaining());
-      // Kept until the primary's answer is in and the followers have their copies.
+      // Kept until every member applied it: sent to the primary, forwarded to the followers, sent again after a
+      // refused token.
       ByteBuffer bytes = ByteBuffer.allocate(n).put(rest.slice(rest.position(), n)).flip();
-      pending.add(new Pending(at, bytes, primary.send(at, bytes.duplicate(), null)));
+      CompletableFuture<ResponseHeaderProto> answer = NOT_SENT;
+      if (refusal == null) {
+        try {
+          answer = primary.send(at, bytes.duplicate(), null);
+        } catch (FffsException e) {
+          refusal = refusalOrThrow(e);
+        }
+      }
+      pending.add(new Pending(at, bytes, answer));
       rest.position(rest.position() + n);
       at += n;
-      forwardAnswered();
+      if (refusal == null) {
+        try {
+          forwardAnswered();
+        } catch (FffsException e) {
+          refusal = refusalOrThrow(e);
+        }
+      }
+    }
+    if (refusal != null) {
+      throw refusal;  // every byte of this write is kept: renewToken sends it
+    }
+    throwFollowerRefusal();
+  }
+
+  private static FffsException refusalOrThrow(FffsException e) throws FffsException {
+    if (e.code() != ErrorCode.ACCESS_DENIED) {
+      throw e;
+    }
+    return e;
+  }
+
+  /** Throws a follower's refusal of the token that the caller has not seen yet. */
+  private void throwFollowerRefusal() throws FffsException {
+    FffsException refusal = unreportedRefusal;
+    if (refusal != null) {
+      unreportedRefusal = null;
+      throw new FffsException(refusal.code(), refusal.detail(), refusal);
     }
   }
 
@@ -95,7 +161,67 @@ final class ReplicatedBlockWriter implements BlockWriter {
     } catch (IOException e) {
       // Not thrown when not failing: forwarding stops at the first packet the primary refused.
     }
-    return primary.acknowledgedBytes();
+    return forwardedBytes;
+  }
+
+  @Override
+  public boolean renewsInPlace() {
+    return true;
+  }
+
+  /**
+   * Waits for every member's answers on their way (a refusal may still be among them), then reopens every member
+   * with {@code fresh} — a member that accepted the old token may not accept it for long — and sends each what it
+   * did not apply: the primary the packets it refused or was not sent, a follower the forwarded packets from its
+   * first unapplied one, at the primary's stamps. A follower that failed otherwise, or cannot be reached, is dropped.
+   */
+  @Override
+  public void renewToken(BlockToken fresh) throws IOException {
+    token = fresh;
+    pipeline.token(fresh);
+    primary.settle();
+    if (primary.failed() && !primary.refusedToken()) {
+      primary.throwIfFailed();
+    }
+    forwardAnswered(false);  // what the primary applied goes on to the followers first
+    List<PacketWriter> members = new ArrayList<>(followers);
+    members.addAll(refused);
+    followers.clear();
+    refused.clear();
+    for (PacketWriter old : members) {
+      old.settle();
+      long applied = startedAt.remove(old) + old.acknowledgedBytes();
+      closeQuietly(old);
+      if (old.failed() && !old.refusedToken()) {
+        recordDrop(old.datanode(), "it failed: " + old.failureMessage());
+        continue;
+      }
+      PacketWriter follower;
+      try {
+        follower = factory.open(old.datanode(), fresh);
+      } catch (IOException e) {
+        recordDrop(old.datanode(), "it cannot be reached: " + e.getMessage());
+        continue;
+      }
+      startedAt.put(follower, applied);
+      followers.add(follower);
+      for (Forwarded packet : forwarded) {
+        if (packet.end() > applied) {
+          sendTo(follower, packet);
+        }
+      }
+    }
+    PacketWriter old = primary;
+    primary = factory.open(old.datanode(), fresh);
+    primary.continueFrom(old);
+    closeQuietly(old);
+    List<Pending> again = new ArrayList<>(pending);
+    pending.clear();
+    for (Pending packet : again) {
+      pending.add(new Pending(packet.offset(), packet.bytes(), primary.send(packet.offset(),
+          packet.bytes().duplicate(), null)));
+    }
+    unreportedRefusal = null;
   }
 
   private void forwardAnswered() throws IOException {
@@ -105,25 +231,60 @@ final class ReplicatedBlockWriter implements BlockWriter {
   /** Forwards, in order, the packets whose primary answer is in; at a refused one throws, or stops when not failing. */
   private void forwardAnswered(boolean failing) throws IOException {
     while (!pending.isEmpty() && pending.peek().answer().isDone()) {
-      if (!failing && pending.peek().answer().getNow(null) == null) {
-        return;
+      ResponseHeaderProto answer = pending.peek().answer().getNow(null);
+      if (answer == null) {
+        if (!failing) {
+          return;
+        }
+        primary.throwIfFailed();
+        throw new IOException("the write of block " + blockId + " at offset " + pending.peek().offset()
+            + " to its primary " + ReplicaPipeline.address(primary.datanode()) + " failed");
       }
       Pending next = pending.poll();
-      ResponseHeaderProto answer = next.answer().getNow(null);
-      if (answer == null) {
-        primary.throwIfFailed();
-        throw new IOException("the write of block " + blockId + " at offset " + next.offset() + " to its primary "
-            + ReplicaPipeline.address(primary.datanode()) + " failed");
-      }
-      ReplicaStampProto stamp = stampOf(answer);
+      forwardedBytes += next.bytes().remaining();
+      Forwarded packet = new Forwarded(next.offset(), next.bytes(), stampOf(answer), forwardedBytes);
+      forwarded.add(packet);
       for (PacketWriter follower : List.copyOf(followers)) {
-        try {
-          follower.send(next.offset(), next.bytes().duplicate(), stamp);
-        } catch (IOException e) {
-          drop(follower, e);
-        }
+        sendTo(follower, packet);
       }
     }
+    forget();
+  }
+
+  private void sendTo(PacketWriter follower, Forwarded packet) {
+    try {
+      follower.send(packet.offset(), packet.bytes().duplicate(), packet.stamp());
+    } catch (IOException e) {
+      failed(follower, e);
+    }
+  }
+
+  /** Forgets the forwarded packets every follower (refused ones too) has applied. */
+  private void forget() {
+    long applied = forwardedBytes;
+    for (PacketWriter follower : followers) {
+      applied = Math.min(applied, startedAt.get(follower) + follower.acknowledgedBytes());
+    }
+    for (PacketWriter follower : refused) {
+      applied = Math.min(applied, startedAt.get(follower) + follower.acknowledgedBytes());
+    }
+    while (!forwarded.isEmpty() && forwarded.peek().end() <= applied) {
+      forwarded.poll();
+    }
+  }
+
+  /** A follower failed: one that refused the token waits for a fresh one, any other is dropped. */
+  private void failed(PacketWriter follower, IOException cause) {
+    if (cause instanceof FffsException refusal && refusal.code() == ErrorCode.ACCESS_DENIED) {
+      if (followers.remove(follower)) {
+        refused.add(follower);
+        LOG.info("DataNode {} refused the token of the write pipeline of block {}: {}",
+            ReplicaPipeline.address(follower.datanode()), blockId, refusal.getMessage());
+        unreportedRefusal = refusal;
+      }
+      return;
+    }
+    drop(follower, cause);
   }
 
   private static ReplicaStampProto stampOf(ResponseHeaderProto answer) {
@@ -137,16 +298,25 @@ final class ReplicatedBlockWriter implements BlockWriter {
   }
 
   private void drop(PacketWriter follower, IOException cause) {
-    if (!followers.remove(follower)) {
+    if (!followers.remove(follower) && !refused.remove(follower)) {
       return;
     }
-    dropped.add(follower.datanode());
+    startedAt.remove(follower);
+    recordDrop(follower.datanode(), cause.getMessage());
+    closeQuietly(follower);
+  }
+
+  private void recordDrop(DatanodeIdProto datanode, String why) {
+    dropped.add(datanode);
     LOG.warn("Dropped DataNode {} from the write pipeline of block {}: {}; the block is under-replicated until a"
-        + " replacement joins", ReplicaPipeline.address(follower.datanode()), blockId, cause.getMessage());
+        + " replacement joins", ReplicaPipeline.address(datanode), blockId, why);
+  }
+
+  private void closeQuietly(PacketWriter writer) {
     try {
-      follower.close();
+      writer.close();
     } catch (IOException e) {
-      // Its failure was just reported; closing only releases its connection.
+      // Its failure was reported already; closing only releases its connection.
     }
   }
 
@@ -158,9 +328,11 @@ final class ReplicatedBlockWriter implements BlockWriter {
       try {
         follower.flush();
       } catch (IOException e) {
-        drop(follower, e);
+        failed(follower, e);
       }
     }
+    forget();
+    throwFollowerRefusal();
     return length;
   }
 
@@ -169,11 +341,15 @@ final class ReplicatedBlockWriter implements BlockWriter {
     return primary.lastEntryHlc();
   }
 
+  /** The primary and the followers, those waiting for a fresh token too. */
   @Override
   public List<DatanodeIdProto> replicas() {
-    List<DatanodeIdProto> replicas = new ArrayList<>(followers.size() + 1);
+    List<DatanodeIdProto> replicas = new ArrayList<>(followers.size() + refused.size() + 1);
     replicas.add(primary.datanode());
     for (PacketWriter follower : followers) {
+      replicas.add(follower.datanode());
+    }
+    for (PacketWriter follower : refused) {
       replicas.add(follower.datanode());
     }
     return replicas;
@@ -181,7 +357,9 @@ final class ReplicatedBlockWriter implements BlockWriter {
 
   @Override
   public void drop(DatanodeIdProto datanode, IOException cause) {
-    for (PacketWriter follower : List.copyOf(followers)) {
+    List<PacketWriter> members = new ArrayList<>(followers);
+    members.addAll(refused);
+    for (PacketWriter follower : members) {
       if (follower.datanode().equals(datanode)) {
         drop(follower, cause);
       }
@@ -201,39 +379,61 @@ final class ReplicatedBlockWriter implements BlockWriter {
     pipeline.addFollower(primary.datanode(), datanode);
     PacketWriter writer;
     try {
-      writer = factory.open(datanode);
+      writer = factory.open(datanode, token);
     } catch (IOException e) {
       pipeline.end(List.of(datanode), clock.last());
       throw e;
     }
     followers.add(writer);
+    startedAt.put(writer, forwardedBytes);
     LOG.info("DataNode {} joined the write pipeline of block {} with its history so far",
         ReplicaPipeline.address(datanode), blockId);
   }
 
+  /**
+   * Flushes and ends the pipeline on the followers. The first refusal of the token on the way (a packet, or a
+   * follower's REPLICA_END) is thrown with the writer left open: after {@link #renewToken} a second close finishes,
+   * ending the pipeline where it was refused. A second refusal of a REPLICA_END leaves that follower serving only
+   * the times it was told of, as any other failure to end there does.
+   */
   @Override
   public void close() throws IOException {
     if (closed) {
       return;
     }
-    closed = true;
+    boolean keepOpen = false;
     try {
       flush();
       List<DatanodeIdProto> remaining = replicas();
-      pipeline.end(remaining.subList(1, remaining.size()), clock.last());
+      List<DatanodeIdProto> toEnd = endRefusedBy != null ? endRefusedBy : remaining.subList(1, remaining.size());
+      List<DatanodeIdProto> refusedEnd = pipeline.end(toEnd, clock.last());
+      if (!refusedEnd.isEmpty() && endRefusedBy == null && !refusedAtClose) {
+        endRefusedBy = refusedEnd;
+        throw new FffsException(ErrorCode.ACCESS_DENIED, "DataNodes " + refusedEnd.stream()
+            .map(ReplicaPipeline::address).toList() + " refused the token of the REPLICA_END of block " + blockId);
+      }
+      for (DatanodeIdProto follower : refusedEnd) {
+        LOG.warn("Could not end the pipeline of block {} on DataNode {}: it refused a fresh token too", blockId,
+            ReplicaPipeline.address(follower));
+      }
+    } catch (FffsException e) {
+      keepOpen = e.code() == ErrorCode.ACCESS_DENIED && !refusedAtClose;
+      refusedAtClose = true;
+      throw e;
     } finally {
-      closeAll();
+      if (!keepOpen) {
+        closed = true;
+        closeAll();
+      }
     }
   }
 
   private void closeAll() throws IOException {
     for (PacketWriter follower : followers) {
-      try {
-        follower.close();
-      } catch (IOException e) {
-        LOG.debug("Closing the writer of block {} to {}: {}", blockId,
-            ReplicaPipeline.address(follower.datanode()), e.getMessage());
-      }
+      closeQuietly(follower);
+    }
+    for (PacketWriter follower : refused) {
+      closeQuietly(follower);
     }
     primary.close();
   }

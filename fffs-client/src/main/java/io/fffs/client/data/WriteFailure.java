@@ -1,5 +1,6 @@
 package io.fffs.client.data;
 
+import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -36,6 +37,11 @@ public final class WriteFailure {
       throw new FffsException(typed.code(), typed.detail(), typed);
     }
     throw new IOException(cause.getMessage(), cause);
+  }
+
+  /** Whether the kept failure is a DataNode's refusal of the writer's token ({@code ACCESS_DENIED}). */
+  public boolean refusedToken() {
+    return failure instanceof FffsException typed && typed.code() == ErrorCode.ACCESS_DENIED;
   }
 
   /** Whether a failure is kept. */

@@ -1,5 +1,7 @@
 package io.fffs.client.data;
 
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.CommonProtos.HlcProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
@@ -132,6 +134,16 @@ final class RecordingChannel implements DataChannel {
     }
     next.ack().complete(ResponseHeaderProto.newBuilder().setCallId(0).setHlc(at)
         .setWrite(WriteResponseProto.newBuilder().setEntryHlc(at).setBlockLength(length)).build());
+  }
+
+  /** Answers the oldest WRITE not acknowledged yet with a refusal of its token, as a DataNode that lost the key. */
+  void refuse() {
+    Sent next;
+    synchronized (this) {
+      next = sent.get(acked++);
+    }
+    next.ack().complete(ResponseHeaderProto.newBuilder().setCallId(0).setHlc(hlc(acked)).setError(
+        new FffsException(ErrorCode.ACCESS_DENIED, "block token refused: key unknown").toProto()).build());
   }
 
   /** Fails the oldest WRITE not acknowledged yet, as a broken connection does. */

@@ -3,6 +3,8 @@ package io.fffs.client.data;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.CommonProtos.HlcProto;
 import io.fffs.common.proto.DataTransferProtos.BlockInfoResponseProto;
@@ -11,6 +13,9 @@ import io.fffs.common.proto.DataTransferProtos.ReplicaStampProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.security.BlockAccessMode;
+import io.fffs.common.security.BlockKey;
+import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.ManualPhysicalClock;
 import java.io.IOException;
@@ -18,7 +23,9 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -27,7 +34,8 @@ import org.junit.jupiter.api.Test;
  * ({@link RecordingChannel}): followers get each packet at the primary's stamps, in order, only after the primary
  * answered; flush waits for every replica; a failed follower is dropped, a failed primary fails the writer; END
  * goes out only after every ack, and a replica with an older last entry gets no data; a follower whose ack comes
- * from a clock beyond the max offset is dropped without moving the client's clock.
+ * from a clock beyond the max offset is dropped without moving the client's clock; a member that refuses the
+ * token (a packet or a REPLICA_END) gets exactly what it did not apply again, with the fresh token.
  */
 class ReplicatedBlockWriterTest {
   private static final long BLOCK = 7;
@@ -39,6 +47,12 @@ class ReplicatedBlockWriterTest {
       new RecordingChannel(true), "c", new RecordingChannel(true));
   /** The pipeline requests sent (op and DataNode), in order. */
   private final List<String> calls = new ArrayList<>();
+  /** The channel of the newest writer the block writer opened to a DataNode after the pipeline's start. */
+  private final Map<String, RecordingChannel> reopened = new ConcurrentHashMap<>();
+  /** DataNodes that refuse the next REPLICA_END (once each). */
+  private final Set<String> refuseEnd = ConcurrentHashMap.newKeySet();
+  private static final BlockToken FRESH = BlockToken.sign(new BlockKey(2, new byte[BlockKey.SECRET_BYTES],
+      Long.MAX_VALUE), BLOCK, BlockAccessMode.WRITE, "writer", Long.MAX_VALUE);
 
   private static DatanodeIdProto dn(String name) {
     return DatanodeIdProto.newBuilder().setDatanodeUuid(name).setHost(name).setDataPort(1).setIpcPort(0).build();
@@ -52,6 +66,9 @@ class ReplicatedBlockWriterTest {
       synchronized (calls) {
         calls.add(built.getOp() + (built.hasReplicaOpen() ? "(" + built.getReplicaOpen().getRole() + ")" : "")
             + " " + name);
+      }
+      if (built.getOp() == OpProto.REPLICA_END && refuseEnd.remove(name)) {
+        throw new FffsException(ErrorCode.ACCESS_DENIED, "block token refused: key unknown");
       }
       ResponseHeaderProto.Builder answer = ResponseHeaderProto.newBuilder().setCallId(0)
           .setHlc(RecordingChannel.hlc(0));
@@ -68,11 +85,14 @@ class ReplicatedBlockWriterTest {
         null, clock);
     List<PacketWriter> writers = new ArrayList<>();
     for (DatanodeIdProto member : pipeline.members()) {
-      writers.add(new PacketWriter(channels.get(member.getDatanodeUuid()), member, new DataNodeClocks(clock), BLOCK, null, OPTIONS,
-          writers.size() + 1, 8, 64 << 10, 256 << 10, false, 60_000));
+      writers.add(new PacketWriter(channels.get(member.getDatanodeUuid()), member, new DataNodeClocks(clock), BLOCK,
+          null, OPTIONS, writers.size() + 1, 8, 64 << 10, 256 << 10, false, 60_000));
     }
-    return new ReplicatedBlockWriter(pipeline, writers, clock, BLOCK, datanode -> {
-      throw new IOException("no DataNode joins in this test");
+    return new ReplicatedBlockWriter(pipeline, writers, clock, BLOCK, null, (datanode, token) -> {
+      RecordingChannel channel = new RecordingChannel(true);
+      reopened.put(datanode.getDatanodeUuid(), channel);
+      return new PacketWriter(channel, datanode, new DataNodeClocks(clock), BLOCK, token, OPTIONS,
+          100 + reopened.size(), 8, 64 << 10, 256 << 10, false, 60_000);
     });
   }
 
@@ -184,5 +204,121 @@ class ReplicatedBlockWriterTest {
     closed.get(10, TimeUnit.SECONDS);
     assertThat(calls).endsWith("REPLICA_END b");
     assertThat(channels.get("c").sent()).isEmpty();
+  }
+
+  private static long flushOf(ReplicatedBlockWriter writer) {
+    try {
+      return writer.flush();
+    } catch (IOException e) {
+      throw new RuntimeException(e);
+    }
+  }
+
+  private static List<Long> offsets(RecordingChannel channel) {
+    return channel.sent().stream().map(sent -> sent.request().getWrite().getOffset()).toList();
+  }
+
+  /** Renews on another thread: a renewal waits for the answers the test gives meanwhile. */
+  private static CompletableFuture<Void> renew(ReplicatedBlockWriter writer) {
+    return CompletableFuture.runAsync(() -> {
+      try {
+        writer.renewToken(FRESH);
+      } catch (IOException e) {
+        throw new RuntimeException(e);
+      }
+    });
+  }
+
+  @Test
+  void aFollowerThatRefusesTheTokenGetsWhatItDidNotApplyAgainAtThePrimarysStamps() throws Exception {
+    ReplicatedBlockWriter writer = writer(Map.of("a", 0L, "b", 0L, "c", 0L));
+    for (int i = 0; i < 3; i++) {
+      writer.write(i * 100, bytes(100));
+    }
+    channels.get("a").ack(3);
+    writer.write(300, bytes(100));  // forwards the three answered packets
+    channels.get("b").awaitSent(3);
+    channels.get("b").ack(1);
+    channels.get("b").refuse();  // the DataNode refuses the rest of the stream too
+    channels.get("b").refuse();
+    channels.get("c").ack(3);
+    channels.get("a").ack(1);
+    assertThatThrownBy(() -> writer.write(400, bytes(100))).isInstanceOfSatisfying(FffsException.class,
+        e -> assertThat(e.code()).isEqualTo(ErrorCode.ACCESS_DENIED));
+    assertThat(writer.replicas()).as("still a member").extracting(DatanodeIdProto::getDatanodeUuid)
+        .containsExactlyInAnyOrder("a", "b", "c");
+    assertThat(offsets(channels.get("b"))).as("nothing more after the refusal").hasSize(3);
+
+    channels.get("a").ack(1);
+    CompletableFuture<Void> renewed = renew(writer);
+    channels.get("c").awaitSent(5);  // the last answered packet goes on to c before the renewal
+    channels.get("c").ack(2);
+    renewed.get(10, TimeUnit.SECONDS);
+    RecordingChannel again = reopened.get("b");
+    assertThat(offsets(again)).as("what b did not apply, in order").containsExactly(100L, 200L, 300L, 400L);
+    for (int i = 0; i < 4; i++) {
+      RequestHeaderProto request = again.sent().get(i).request();
+      assertThat(request.getTokensList()).containsExactly(FRESH.toProto());
+      assertThat(request.getWrite().getReplica().getEntryHlc())
+          .isEqualTo(channels.get("a").sent().get(i + 1).ack().get().getWrite().getEntryHlc());
+    }
+    assertThat(reopened.get("c").sent()).as("c applied everything").isEmpty();
+    assertThat(reopened.get("a").sent()).as("and so did the primary").isEmpty();
+    CompletableFuture<Long> flushed = CompletableFuture.supplyAsync(() -> flushOf(writer));
+    again.ack(4);
+    assertThat(flushed.get(10, TimeUnit.SECONDS)).isEqualTo(500);
+  }
+
+  @Test
+  void aPrimaryThatRefusesTheTokenGetsWhatItDidNotApplyAgainAndTheFollowersFollow() throws Exception {
+    ReplicatedBlockWriter writer = writer(Map.of("a", 0L, "b", 0L, "c", 0L));
+    writer.write(0, bytes(100));
+    writer.write(100, bytes(100));
+    channels.get("a").ack(1);
+    channels.get("a").refuse();
+    assertThatThrownBy(() -> writer.write(200, bytes(100))).isInstanceOfSatisfying(FffsException.class,
+        e -> assertThat(e.code()).isEqualTo(ErrorCode.ACCESS_DENIED));
+    assertThat(channels.get("a").sent()).as("nothing after the refusal").hasSize(2);
+
+    CompletableFuture<Void> renewed = renew(writer);
+    for (String follower : List.of("b", "c")) {
+      channels.get(follower).awaitSent(1);  // what the primary applied before the refusal
+      channels.get(follower).ack(1);
+    }
+    renewed.get(10, TimeUnit.SECONDS);
+    RecordingChannel again = reopened.get("a");
+    assertThat(offsets(again)).as("the refused packet and the one not sent").containsExactly(100L, 200L);
+    assertThat(again.sent().get(0).request().getTokensList()).containsExactly(FRESH.toProto());
+    assertThat(again.sent().get(0).request().getWrite().hasReplica()).as("the primary stamps").isFalse();
+    again.ack(2);
+    CompletableFuture<Long> flushed = CompletableFuture.supplyAsync(() -> flushOf(writer));
+    for (String follower : List.of("b", "c")) {
+      reopened.get(follower).awaitSent(2);
+      reopened.get(follower).ack(2);
+      assertThat(offsets(channels.get(follower))).containsExactly(0L);
+      assertThat(offsets(reopened.get(follower))).containsExactly(100L, 200L);
+    }
+    assertThat(flushed.get(10, TimeUnit.SECONDS)).isEqualTo(300);
+  }
+
+  @Test
+  void aFollowerThatRefusesToEndThePipelineIsEndedAfterTheRenewal() throws Exception {
+    ReplicatedBlockWriter writer = writer(Map.of("a", 0L, "b", 0L, "c", 0L));
+    writer.write(0, bytes(100));
+    channels.get("a").ack(1);
+    CompletableFuture<Long> flushed = CompletableFuture.supplyAsync(() -> flushOf(writer));
+    channels.get("b").awaitSent(1);
+    channels.get("c").awaitSent(1);
+    channels.get("b").ack(1);
+    channels.get("c").ack(1);
+    flushed.get(10, TimeUnit.SECONDS);
+    refuseEnd.add("c");
+    assertThatThrownBy(writer::close).isInstanceOfSatisfying(FffsException.class,
+        e -> assertThat(e.code()).isEqualTo(ErrorCode.ACCESS_DENIED));
+    writer.renewToken(FRESH);
+    writer.close();
+    synchronized (calls) {
+      assertThat(calls).endsWith("REPLICA_END b", "REPLICA_END c", "REPLICA_END c");
+    }
   }
 }

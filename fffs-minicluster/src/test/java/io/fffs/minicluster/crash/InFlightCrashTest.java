@@ -3,6 +3,7 @@ package io.fffs.minicluster.crash;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fffs.client.FreezeFrameFileSystem;
+import io.fffs.common.history.RetentionRule;
 import io.fffs.common.time.TimeSpec;
 import java.io.IOException;
 import java.net.URI;
@@ -20,8 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Kill -9 at any instant: a NameNode and three DataNodes in processes of their own, files with two replicas, and
- * while two writers append and hsync and a third client creates, renames, deletes and truncates, the NameNode, a
- * DataNode or both are killed at a random moment. A killed DataNode stays down for a random while (its replicas are
+ * while two writers append and hsync, a third client creates, renames, deletes and truncates, and a fourth writes
+ * and deletes files whose history is collected at once (so that collection passes and the segment cleaner run), the
+ * NameNode, a DataNode or both are killed at a random moment. A killed DataNode stays down for a random while (its replicas are
  * re-replicated after 3 s) before it restarts. After every round: every hsync'd byte and every acknowledged
  * namespace change is there, the one call each client had in flight left one of its possible outcomes, and every
  * read at a past time answered before any crash answers the same. {@code FFFS_CRASH_ROUNDS} sets the number of
@@ -58,13 +60,21 @@ class InFlightCrashTest {
       conf.setInt("fffs.replication", 2);
       conf.setBoolean("fs.fffs.impl.disable.cache", true);
       NamespaceChurn churn = new NamespaceChurn(conf, random.nextLong());
+      HistoryChurn collected = new HistoryChurn(conf, random.nextLong());
+      try (FreezeFrameFileSystem fs = (FreezeFrameFileSystem) FileSystem.newInstance(URI.create(
+          cluster.defaultFs()), conf)) {
+        fs.mkdirs(HistoryChurn.DIR);
+        fs.setRetention(HistoryChurn.DIR, RetentionRule.parse(HistoryChurn.RULE));
+      }
       List<HsyncWriter> writers = new ArrayList<>();
       int[] outcomes = new int[2];  // calls interrupted, rounds in which every call was acknowledged
       for (int round = 0; round < rounds; round++) {
         List<HsyncWriter> active = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         churn.reset();
+        collected.reset();
         threads.add(new Thread(churn, "churn"));
+        threads.add(new Thread(collected, "collected"));
         for (int w = 0; w < WRITERS; w++) {
           HsyncWriter writer = new HsyncWriter(conf, "/w/r" + round + "-" + w, random.nextLong());
           active.add(writer);
@@ -98,6 +108,7 @@ class InFlightCrashTest {
         Thread.sleep(random.nextInt(800));  // work resumes where the clients can; re-replication may run
         active.forEach(writer -> writer.stop = true);
         churn.stop = true;
+        collected.stop = true;
         for (Thread thread : threads) {
           thread.join(120_000);
           assertThat(thread.isAlive()).as("%s ended within 120 s after killing %s in round %d", thread.getName(),
@@ -106,7 +117,7 @@ class InFlightCrashTest {
         String when = "after killing " + what + " in round " + round;
         System.out.printf("round %d: killed %s; work ran %d ms%n", round, what,
             (System.nanoTime() - started) / 1_000_000);
-        for (Worker worker : concat(active, churn)) {
+        for (Worker worker : concat(active, churn, collected)) {
           if (worker.bug != null) {
             throw new AssertionError("a wrong answer while work was in flight " + when, worker.bug);
           }
@@ -117,25 +128,28 @@ class InFlightCrashTest {
         }
         writers.addAll(active);
         try {
-          verify(conf, writers, churn, when, cluster);
+          verify(conf, writers, churn, collected, when, cluster);
         } catch (Exception | AssertionError e) {
           throw new AssertionError("checks failed " + when + "; the nodes' log: " + cluster.logPath(), e);
         }
       }
-      System.out.printf("in-flight crash loop%s: %d rounds, %d calls interrupted, %d workers unhurt%s%n",
+      System.out.printf("in-flight crash loop%s: %d rounds, %d calls interrupted, %d workers unhurt%s; "
+          + "%d collection passes dropped history, %d cleaner passes copied live records, %d blocks re-replicated%n",
           powerLoss ? " with power loss" : "", rounds, outcomes[0], outcomes[1],
-          powerLoss ? ", " + cluster.filesCut() + " log files cut back to their last fsync" : "");
+          powerLoss ? ", " + cluster.filesCut() + " log files cut back to their last fsync" : "",
+          cluster.logged("History garbage collection:", ": 0 inodes removed, 0 versions and 0 names"),
+          cluster.logged("Segment cleaner:", ", 0 live records"), cluster.logged("copying its history from", "\n"));
     }
   }
 
-  private static List<Worker> concat(List<HsyncWriter> writers, NamespaceChurn churn) {
+  private static List<Worker> concat(List<HsyncWriter> writers, Worker... others) {
     List<Worker> all = new ArrayList<>(writers);
-    all.add(churn);
+    all.addAll(List.of(others));
     return all;
   }
 
-  private static void verify(Configuration conf, List<HsyncWriter> writers, NamespaceChurn churn, String when,
-      ProcessCluster cluster) throws Exception {
+  private static void verify(Configuration conf, List<HsyncWriter> writers, NamespaceChurn churn,
+      HistoryChurn collected, String when, ProcessCluster cluster) throws Exception {
     try (FreezeFrameFileSystem fs = (FreezeFrameFileSystem) FileSystem.newInstance(URI.create(
         conf.get("fs.defaultFS")), conf)) {
       awaitServing(fs, when, cluster);
@@ -155,9 +169,8 @@ class InFlightCrashTest {
         }
       }
       churn.verify(fs, when);
-      List<Worker> all = new ArrayList<>(writers);
-      all.add(churn);
-      for (Worker worker : all) {
+      collected.verify(fs, when);
+      for (Worker worker : concat(writers, churn)) {
         for (Worker.PastRead read : worker.pastReads) {
           assertThat(readAt(fs, read)).as("%s at %d %s", read.path(), read.micros(), when).isEqualTo(read.bytes());
         }

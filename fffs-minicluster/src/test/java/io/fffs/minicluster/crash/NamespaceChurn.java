@@ -57,12 +57,6 @@ final class NamespaceChurn extends Worker {
     this.random = new Random(seed);
   }
 
-  /** Makes the worker runnable for another round. */
-  void reset() {
-    stop = false;
-    interrupted = null;
-  }
-
   @Override
   void work(FreezeFrameFileSystem fs) throws IOException {
     while (!stop) {

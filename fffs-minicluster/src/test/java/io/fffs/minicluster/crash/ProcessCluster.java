@@ -14,7 +14,9 @@ import java.util.Random;
 /**
  * A NameNode and several DataNodes, each in a JVM of its own, that a test kills with SIGKILL and restarts on the
  * same directories and ports. Replicas of a DataNode silent for 3 s are copied elsewhere, so re-replication runs
- * while a killed DataNode is down and drops the extra replicas once it is back.
+ * while a killed DataNode is down and drops the extra replicas once it is back. History is collected every 300 ms
+ * where a rule says so, and the segment cleaner copies slowly out of small segment files, so both are often in
+ * flight at a kill.
  */
 final class ProcessCluster implements AutoCloseable {
   private final Path base;
@@ -116,7 +118,8 @@ final class ProcessCluster implements AutoCloseable {
         "fffs.datanode.heartbeat.interval=200ms",
         "fffs.namenode.datanode.dead-interval=2s",
         "fffs.namenode.replication.dead-interval=3s",
-        "fffs.namenode.replication.interval=200ms");
+        "fffs.namenode.replication.interval=200ms",
+        "fffs.history.gc.interval=300ms");
   }
 
   private NodeProcess startDataNode(int i) throws IOException {
@@ -126,7 +129,11 @@ final class ProcessCluster implements AutoCloseable {
         "fffs.datanode.memory.dir=" + arenas[i],
         "fffs.datanode.memory.capacity=" + (64 << 20),
         "fffs.datanode.data-address=127.0.0.1:" + dataPorts[i],
-        "fffs.datanode.heartbeat.interval=200ms");
+        "fffs.datanode.heartbeat.interval=200ms",
+        "fffs.datanode.retention.interval=300ms",
+        "fffs.datanode.cleaner.interval=300ms",
+        "fffs.datanode.segment.file.size=128k",
+        "fffs.datanode.cleaner.bytes-per-second=1m");
   }
 
   private static int freePort() throws IOException {
@@ -137,6 +144,13 @@ final class ProcessCluster implements AutoCloseable {
 
   Path logPath() {
     return log;
+  }
+
+  /** How many lines of the nodes' log contain {@code text} but not {@code unless}: how often a task did work. */
+  long logged(String text, String unless) throws IOException {
+    try (var lines = Files.lines(log)) {
+      return lines.filter(line -> line.contains(text) && !line.contains(unless)).count();
+    }
   }
 
   /** The nodes' stderr, for a failure message. */

@@ -47,6 +47,12 @@ abstract class Worker implements Runnable {
     }
   }
 
+  /** Makes the worker runnable for another round (a worker that keeps a model from round to round). */
+  void reset() {
+    stop = false;
+    interrupted = null;
+  }
+
   /** Runs until {@link #stop} or the first failed call (which it records as unacknowledged before rethrowing). */
   abstract void work(FreezeFrameFileSystem fs) throws IOException;
 

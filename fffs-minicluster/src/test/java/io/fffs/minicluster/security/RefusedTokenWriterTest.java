@@ -7,6 +7,7 @@ import io.fffs.client.data.DataTransferClient;
 import io.fffs.client.data.DataTransferClients;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.BlockKeysProto;
 import io.fffs.common.security.BlockAccessMode;
 import io.fffs.common.security.BlockTokenIssuer;
 import io.fffs.common.time.HybridLogicalClock;
@@ -32,7 +33,11 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A writer whose token the DataNodes no longer accept (the NameNode replaced every key, as one upgraded from a
  * release that kept no keys does) asks for fresh tokens and sends again what was not applied: the write completes
- * with every byte once.
+ * with every byte once. So it does wherever in the replicated pipeline the refusal comes: when only one DataNode has
+ * dropped the key — the primary or the follower, each in turn on the same pipeline — it gets exactly what it did
+ * not apply again and stays a member; a follower that refuses to end the pipeline at close is ended with the fresh
+ * token, so that it serves the present. Heartbeats are slowed so that the test alone decides which DataNode knows
+ * which keys.
  */
 class RefusedTokenWriterTest {
   private static final int BLOCK = 256 * 1024;
@@ -48,6 +53,8 @@ class RefusedTokenWriterTest {
     Configuration conf = new Configuration();
     conf.setLong("fffs.blocksize", BLOCK);
     conf.setInt("fffs.replication", 2);
+    conf.set("fffs.datanode.heartbeat.interval", "10m");
+    conf.set("fffs.namenode.datanode.dead-interval", "30m");
     cluster = MiniFffsCluster.builder().baseDir(base).conf(conf).numDataNodes(2).build();
     fs = cluster.getFileSystem();
     raw = DataTransferClients.tcp(conf, new HybridLogicalClock(PhysicalClock.system(), conf));
@@ -86,9 +93,31 @@ class RefusedTokenWriterTest {
     }
   }
 
-  /** Every replica of every block of {@code path} holds exactly its part of {@code data}: none missed a resend. */
+  /**
+   * The NameNode replaces its keys; DataNode {@code refuser} learns only the new ones, the other keeps the old ones
+   * too (as one whose heartbeat has not come yet would). Returns the refuser's refusals so far.
+   */
+  private static long replaceKeysOn(int refuser) throws IOException {
+    BlockKeysProto before = issuer().exportKeys();
+    issuer().replaceAllKeys();
+    BlockKeysProto after = issuer().exportKeys();
+    cluster.getDataNode(refuser).blockKeys().update(after);
+    cluster.getDataNode(1 - refuser).blockKeys().update(after.toBuilder().addAllKeys(before.getKeysList()).build());
+    return refusals(refuser);
+  }
+
+  private static long refusals(int datanode) {
+    return cluster.getDataNode(datanode).serverStats().accessDenied.sum();
+  }
+
+  /**
+   * Both replicas of every block of {@code path} hold exactly their part of {@code data} (none missed a resend),
+   * read at the present system time: a follower still following (its pipeline not ended) would refuse that time as
+   * past its frontier.
+   */
   private static void assertEveryReplicaHolds(String path, byte[] data) throws IOException {
     long offset = 0;
+    long now = PhysicalClock.system().currentTimeMicros();
     for (LocatedBlockProto block : cluster.getNameNode().namesystem().queries.getBlockLocations(Caller.current(),
         path, TimeSpec.latest(), 0, Long.MAX_VALUE).getBlocksList()) {
       long blockId = block.getBlock().getBlockId();
@@ -97,8 +126,8 @@ class RefusedTokenWriterTest {
       for (DatanodeIdProto replica : block.getLocationsList()) {
         ByteBuffer dst = ByteBuffer.allocate(length + 1);
         raw.read(replica, blockId, issuer().issue(blockId, BlockAccessMode.READ, "test"), 0, dst,
-            TimeSpec.latest());
-        assertThat(Arrays.copyOf(dst.array(), dst.position()))
+            TimeSpec.system(now));
+        assertThat(Arrays.copyOf(dst.array(), dst.position())).as("block %d on %s", blockId, replica.getHost())
             .isEqualTo(Arrays.copyOfRange(data, (int) offset, (int) offset + length));
       }
       offset += length;
@@ -152,5 +181,59 @@ class RefusedTokenWriterTest {
       in.readFully(back);
     }
     assertThat(back).isEqualTo(data);
+  }
+
+  @Test
+  void theDataNodeThatAloneRefusesTheTokenPrimaryOrFollowerGetsWhatItMissedAgain() throws Exception {
+    byte[] data = new byte[BLOCK - 10_000];  // one block: one pipeline, its primary and follower throughout
+    new Random(36).nextBytes(data);
+    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/refused-by-one");
+    try (FSDataOutputStream out = fs.create(file)) {
+      out.write(data, 0, 50_000);
+      out.hflush();
+      int at = 50_000;
+      // Each DataNode in turn refuses while the other accepts: one is the pipeline's primary, the other its follower.
+      for (int refuser = 0; refuser < 2; refuser++) {
+        long refused = replaceKeysOn(refuser);
+        out.write(data, at, 70_000);  // two packets, then a flush
+        out.hflush();
+        at += 70_000;
+        assertThat(refusals(refuser)).as("DataNode %d refused the old token", refuser).isGreaterThan(refused);
+      }
+      // A SYNC, the first request with the old token: refused by one DataNode, then by the other.
+      for (int refuser = 0; refuser < 2; refuser++) {
+        out.write(data, at, 20_000);
+        out.hflush();
+        at += 20_000;
+        long refused = replaceKeysOn(refuser);
+        out.hsync();
+        assertThat(refusals(refuser)).as("DataNode %d refused the SYNC", refuser).isGreaterThan(refused);
+      }
+      out.write(data, at, data.length - at);
+    }
+    byte[] back = new byte[data.length];
+    try (FSDataInputStream in = fs.open(file)) {
+      in.readFully(back);
+    }
+    assertThat(back).isEqualTo(data);
+    assertEveryReplicaHolds("/refused-by-one", data);
+  }
+
+  @Test
+  void aPipelineEndRefusedAtCloseIsSentAgainWithAFreshToken() throws Exception {
+    byte[] data = new byte[100_000];
+    new Random(37).nextBytes(data);
+    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/refused-at-close");
+    long refused;
+    try (FSDataOutputStream out = fs.create(file)) {
+      out.write(data);
+      out.hflush();
+      // Both DataNodes drop the old key: nothing is left to send, so the follower's REPLICA_END meets it first.
+      refused = refusals(0) + refusals(1);
+      replaceKeysEverywhere(issuer().currentKeyId());
+    }
+    assertThat(refusals(0) + refusals(1)).as("a REPLICA_END was refused").isGreaterThan(refused);
+    assertThat(fs.getFileStatus(file).getLen()).isEqualTo(data.length);
+    assertEveryReplicaHolds("/refused-at-close", data);
   }
 }

@@ -1,0 +1,70 @@
+package io.fffs.bench.e2e;
+
+import io.fffs.minicluster.MiniFffsCluster;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.Locale;
+import java.util.Random;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
+
+/**
+ * What a replicated write costs the writing thread: one in-process cluster of three DataNodes, files of replication 3
+ * written in 1 MiB calls; per round the writer thread's CPU time per GiB (what the client spends copying,
+ * checksumming and sending, which a shared machine's load changes little) and the wall-clock rate. Prints the
+ * median of the rounds.
+ * {@code java -cp ... io.fffs.bench.e2e.PipelineWriteCpu [MIB_PER_ROUND] [ROUNDS]} (defaults 256, 7).
+ */
+public final class PipelineWriteCpu {
+  private PipelineWriteCpu() {}
+
+  public static void main(String[] args) throws Exception {
+    int mib = args.length > 0 ? Integer.parseInt(args[0]) : 256;
+    int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 7;
+    Path base = Files.createTempDirectory("fffs-pipeline-cpu");
+    Configuration conf = new Configuration();
+    conf.setInt("fffs.replication", 3);
+    conf.setLong("fffs.blocksize", 64L << 20);
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    byte[] chunk = new byte[1 << 20];
+    new Random(30).nextBytes(chunk);
+    double[] cpuMsPerGib = new double[rounds];
+    double[] gbps = new double[rounds];
+    try (MiniFffsCluster cluster = MiniFffsCluster.builder().baseDir(base).conf(conf).numDataNodes(3)
+        .memoryCapacity((long) mib * 3 / 2 << 20).build();
+        FileSystem fs = cluster.getFileSystem()) {
+      for (int round = -1; round < rounds; round++) {  // round -1 warms the JIT up
+        org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/cpu-" + round);
+        long cpu = threads.getCurrentThreadCpuTime();
+        long start = System.nanoTime();
+        try (FSDataOutputStream out = fs.create(file)) {
+          for (int i = 0; i < mib; i++) {
+            out.write(chunk);
+          }
+        }
+        long wall = System.nanoTime() - start;
+        cpu = threads.getCurrentThreadCpuTime() - cpu;
+        fs.delete(file, false);
+        if (round >= 0) {
+          cpuMsPerGib[round] = cpu / 1e6 / (mib / 1024.0);
+          gbps[round] = ((long) mib << 20) / (double) wall;
+          System.out.printf(Locale.ROOT, "round %d: writer thread %.0f ms CPU per GiB, %.3f GB/s%n", round,
+              cpuMsPerGib[round], gbps[round]);
+        }
+      }
+    } finally {
+      try (var paths = Files.walk(base)) {
+        paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+    Arrays.sort(cpuMsPerGib);
+    Arrays.sort(gbps);
+    System.out.printf(Locale.ROOT, "median of %d rounds of %d MiB: writer thread %.0f ms CPU per GiB, %.3f GB/s%n",
+        rounds, mib, cpuMsPerGib[rounds / 2], gbps[rounds / 2]);
+  }
+}
