@@ -39,6 +39,8 @@ final class FffsClient implements Closeable {
   /** Pin name → moment (µs): a {@code @pin-<name>} marker is looked up once per client. */
   private final java.util.concurrent.ConcurrentMap<String, Long> pins = new java.util.concurrent.ConcurrentHashMap<>();
   private DataTransferClient data;
+  /** Set by {@link #close}; guarded by this. */
+  private boolean closed;
 
   FffsClient(URI uri, Configuration conf) throws IOException {
     this.conf = conf;
@@ -78,6 +80,13 @@ final class FffsClient implements Closeable {
       data = DataTransferClients.create(conf, clock);
     }
     return data;
+  }
+
+  /** Creates the data-transfer client ahead of the first read, unless this client was closed ({@link ClientWarmUp}). */
+  synchronized void prepareData() throws IOException {
+    if (!closed) {
+      data();
+    }
   }
 
   void opened(FffsOutputStream stream) {
@@ -232,6 +241,7 @@ final class FffsClient implements Closeable {
   public void close() throws IOException {
     renewer.close();
     synchronized (this) {
+      closed = true;
       if (data != null) {
         data.close();
       }

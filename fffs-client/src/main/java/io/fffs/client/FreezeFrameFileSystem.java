@@ -64,6 +64,7 @@ public class FreezeFrameFileSystem extends FileSystem {
     setConf(conf);
     this.uri = URI.create(SCHEME + "://" + name.getAuthority());
     this.client = new FffsClient(name, conf);
+    ClientWarmUp.start(client);
     this.history = new HistoryCalls(client, this::qualify);
     this.workingDirectory = makeQualified(getHomeDirectory());
   }

@@ -17,7 +17,9 @@ import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.TimeSpec;
+import io.fffs.common.transport.TransportSelection;
 import io.fffs.protocol.DataTransferConfigKeys;
+import io.fffs.protocol.DataTransferTls;
 import io.fffs.protocol.transport.DataChannel;
 import io.fffs.protocol.transport.DataTransport;
 import java.io.IOException;
@@ -41,14 +43,27 @@ import org.slf4j.LoggerFactory;
  * payload (BLOCK_INFO, SYNC, TRUNCATE) over TCP. Requests carry the client clock's largest HLC and every answer's
  * HLCs are taken into it unless beyond the max offset ({@link DataNodeClocks}: an answer to a read is used without
  * its HLC, one to a change is refused); reads are checked end to end against the DataNode's chunk CRCs. Reads of a replica on
- * this host copy the bytes from its DataNode's files instead ({@link ShortCircuit}) unless that is turned off.
- * Thread-safe.
+ * this host copy the bytes from its DataNode's files instead ({@link ShortCircuit}) unless that is turned off; their
+ * LOCAL_READ requests go over plain blocking connections ({@link BlockingCalls}) where the data port runs without
+ * TLS. The TCP transport (Netty's event loops and buffer pools) is started on first use, so a fresh client that reads
+ * only through the short circuit never pays for it. Thread-safe.
  */
 final class ChannelDataTransferClient implements DataTransferClient {
   private static final Logger LOG = LoggerFactory.getLogger(ChannelDataTransferClient.class);
+
+  /** Starts the TCP transport. */
+  @FunctionalInterface
+  interface TcpFactory {
+    NettyTransport start() throws FffsException;
+  }
+
   private final HybridLogicalClock clock;
   private final DataNodeClocks clocks;
-  private final NettyTransport tcp;
+  private final TcpFactory tcpFactory;
+  /** The TCP transport once started; guarded by this. */
+  private NettyTransport tcp;
+  /** LOCAL_READ requests without Netty; null where the data port runs TLS (they go over {@link #tcp}). */
+  private final BlockingCalls blocking;
   /** The transport for block data, or null for TCP. */
   private final DataTransport data;
   private final int window;
@@ -65,8 +80,19 @@ final class ChannelDataTransferClient implements DataTransferClient {
 
   /** Owns both transports from now on (closes them). */
   ChannelDataTransferClient(Configuration conf, HybridLogicalClock clock, NettyTransport tcp, DataTransport data) {
+    this(conf, clock, null, tcp, data);
+  }
+
+  /** Starts the TCP transport with {@code tcpFactory} on first use; owns both transports (closes them). */
+  ChannelDataTransferClient(Configuration conf, HybridLogicalClock clock, TcpFactory tcpFactory, DataTransport data) {
+    this(conf, clock, tcpFactory, null, data);
+  }
+
+  private ChannelDataTransferClient(Configuration conf, HybridLogicalClock clock, TcpFactory tcpFactory,
+      NettyTransport tcp, DataTransport data) {
     this.clock = clock;
     this.clocks = new DataNodeClocks(clock);
+    this.tcpFactory = tcpFactory;
     this.tcp = tcp;
     this.data = data;
     this.window = DataTransferConfigKeys.writeWindow(conf);
@@ -77,18 +103,31 @@ final class ChannelDataTransferClient implements DataTransferClient {
     this.latencyMode = DataTransferConfigKeys.latencyMode(conf);
     this.timeoutMillis = DataTransferConfigKeys.responseTimeoutMillis(conf);
     this.shortCircuit = DataTransferConfigKeys.shortCircuit(conf)
-        ? new ShortCircuit(DataTransferConfigKeys.shortCircuitRequestSize(conf), this::call) : null;
+        ? new ShortCircuit(DataTransferConfigKeys.shortCircuitRequestSize(conf), this::localCall) : null;
+    this.blocking = shortCircuit != null && !DataTransferTls.enabled(conf)
+        ? new BlockingCalls(timeoutMillis, DataTransferConfigKeys.maxFrameSize(conf)) : null;
+  }
+
+  /** The TCP transport, started now if it was not. */
+  private synchronized NettyTransport tcp() throws IOException {
+    if (tcp == null) {
+      if (closed.get()) {
+        throw new IOException("the data-transfer client is closed");
+      }
+      tcp = tcpFactory.start();
+    }
+    return tcp;
   }
 
   /** A channel for block data to {@code datanode}: over the data transport if it reaches it, else over TCP. */
   private DataChannel channel(DatanodeIdProto datanode) throws IOException {
     DataChannel channel = data == null ? null : data.open(datanode);
-    return channel != null ? channel : tcp.open(datanode);
+    return channel != null ? channel : tcp().open(datanode);
   }
 
   @Override
   public String transport() {
-    return (data != null ? data : tcp).name();
+    return data != null ? data.name() : TransportSelection.TCP;
   }
 
   @Override
@@ -262,7 +301,13 @@ final class ChannelDataTransferClient implements DataTransferClient {
     }
     request.setOp(OpProto.SYNC).setHlc(clock.last().toProto())
         .setSync(SyncRequestProto.newBuilder().addAllBlockIds(blockIds).addAllMinLengths(minLengths));
-    return tcp.callAsync(datanode, request).orTimeout(timeoutMillis, TimeUnit.MILLISECONDS).thenApply(response -> {
+    NettyTransport transport;
+    try {
+      transport = tcp();
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return transport.callAsync(datanode, request).orTimeout(timeoutMillis, TimeUnit.MILLISECONDS).thenApply(response -> {
       try {
         clocks.observeChange(datanode, HlcTimestamp.fromProto(response.getHlc()));
         if (response.hasError()) {
@@ -284,7 +329,7 @@ final class ChannelDataTransferClient implements DataTransferClient {
    */
   private ResponseHeaderProto callWithinOffset(DatanodeIdProto datanode, RequestHeaderProto.Builder request)
       throws IOException {
-    ResponseHeaderProto response = tcp.call(datanode, request.setHlc(clock.last().toProto()));
+    ResponseHeaderProto response = tcp().call(datanode, request.setHlc(clock.last().toProto()));
     clocks.observeChange(datanode, HlcTimestamp.fromProto(response.getHlc()));
     if (response.hasError()) {
       throw FffsException.fromProto(response.getError());
@@ -298,7 +343,19 @@ final class ChannelDataTransferClient implements DataTransferClient {
    */
   private ResponseHeaderProto call(DatanodeIdProto datanode, RequestHeaderProto.Builder request)
       throws IOException {
-    ResponseHeaderProto response = tcp.call(datanode, request.setHlc(clock.last().toProto()));
+    return answered(datanode, tcp().call(datanode, request.setHlc(clock.last().toProto())));
+  }
+
+  /** A LOCAL_READ: over a blocking connection where there are, else as {@link #call}. */
+  private ResponseHeaderProto localCall(DatanodeIdProto datanode, RequestHeaderProto.Builder request)
+      throws IOException {
+    return blocking == null ? call(datanode, request)
+        : answered(datanode, blocking.call(datanode, request.setHlc(clock.last().toProto())));
+  }
+
+  /** Takes in the answer's HLC as a read's ({@link DataNodeClocks#observeRead}) and throws its error, typed. */
+  private ResponseHeaderProto answered(DatanodeIdProto datanode, ResponseHeaderProto response)
+      throws FffsException {
     clocks.observeRead(datanode, HlcTimestamp.fromProto(response.getHlc()));
     if (response.hasError()) {
       throw FffsException.fromProto(response.getError());
@@ -315,11 +372,18 @@ final class ChannelDataTransferClient implements DataTransferClient {
       if (shortCircuit != null) {
         shortCircuit.close();
       }
+      if (blocking != null) {
+        blocking.close();
+      }
       if (data != null) {
         data.close();
       }
     } finally {
-      tcp.close();
+      synchronized (this) {
+        if (tcp != null) {
+          tcp.close();
+        }
+      }
     }
   }
 }

@@ -28,11 +28,13 @@ public final class DataTransferClients {
   public static DataTransferClient create(Configuration conf, HybridLogicalClock clock) throws FffsException {
     TransportSelection.Choice<ClientTransportProvider> choice =
         TransportSelection.select(conf, ClientTransportProvider.class);
-    NettyTransport tcp = new NettyTransport(conf);
     if (choice.tcp()) {
       LOG.debug("Data transfer over TCP: {}", choice.reason());
-      return new ChannelDataTransferClient(conf, clock, tcp, null);
+      // With TLS the transport is needed for every request and its settings are checked now; else on first use.
+      return tlsEnabled(conf) ? new ChannelDataTransferClient(conf, clock, new NettyTransport(conf), null)
+          : new ChannelDataTransferClient(conf, clock, () -> new NettyTransport(conf), null);
     }
+    NettyTransport tcp = new NettyTransport(conf);
     try {
       DataTransport data = choice.provider().newTransport(conf);
       return new ChannelDataTransferClient(conf, clock, tcp, data);
@@ -40,6 +42,14 @@ public final class DataTransferClients {
       tcp.close();
       throw new FffsException(ErrorCode.INTERNAL, "the " + choice.transport() + " data transport failed to start: "
           + e, e);
+    }
+  }
+
+  private static boolean tlsEnabled(Configuration conf) throws FffsException {
+    try {
+      return io.fffs.protocol.DataTransferTls.enabled(conf);
+    } catch (IllegalArgumentException e) {
+      throw new FffsException(ErrorCode.INVALID_ARGUMENT, e.getMessage());
     }
   }
 

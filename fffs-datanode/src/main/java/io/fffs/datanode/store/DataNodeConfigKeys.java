@@ -81,12 +81,14 @@ public final class DataNodeConfigKeys {
   public static final long PERSISTENCE_CHUNK_CRC_BUDGET_DEFAULT = 16L << 20;
 
   /**
-   * How segment files are written: {@code auto} with O_DIRECT (no page-cache copy, no writeback) where the data
+   * How segment files are written: {@code false} (default) through the page cache, as HDFS writes its block files,
+   * so that the first read of an evicted page finds it in memory; {@code auto} with O_DIRECT (no page-cache copy, no
+   * writeback: less DataNode CPU per byte written, but first reads of evicted data go to the disk) where the data
    * directory's file system takes it and through the page cache where it does not; {@code true} O_DIRECT or refuse
-   * to start; {@code false} always through the page cache.
+   * to start. Durability is the same in every mode: an entry is durable once its batch is fsync'd.
    */
   public static final String PERSISTENCE_DIRECT_IO_KEY = "fffs.datanode.persistence.direct-io";
-  public static final String PERSISTENCE_DIRECT_IO_DEFAULT = "auto";
+  public static final String PERSISTENCE_DIRECT_IO_DEFAULT = "false";
 
   /** Size at which a segment file is closed (footer, fsync) and the next one started. */
   public static final String SEGMENT_FILE_SIZE_KEY = "fffs.datanode.segment.file.size";

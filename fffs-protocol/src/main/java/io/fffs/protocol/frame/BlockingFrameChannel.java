@@ -22,6 +22,8 @@ public final class BlockingFrameChannel implements AutoCloseable {
   private final DataOutputStream out;
   private final DataInputStream in;
   private final int maxFrameBytes;
+  /** The header length of the frame being received. */
+  private int headerLength;
 
   private BlockingFrameChannel(Socket socket, int maxFrameBytes) throws IOException {
     this.socket = socket;
@@ -73,6 +75,31 @@ public final class BlockingFrameChannel implements AutoCloseable {
 
   /** Receives one frame: its header parsed with {@code parser}, and its payload (empty when it has none). */
   public <H> Frame<H> receive(Parser<H> parser) throws IOException {
+    int payloadLength = receiveLengths();
+    byte[] header = new byte[headerLength];
+    in.readFully(header);
+    byte[] payload = new byte[payloadLength];
+    in.readFully(payload);
+    return new Frame<>(parser.parseFrom(header), io.netty.buffer.Unpooled.wrappedBuffer(payload));
+  }
+
+  /**
+   * Receives one frame of a call whose answer has no payload, and returns its header parsed with {@code parser}:
+   * touches no buffer library, for a caller that has none loaded yet. A payload is an error.
+   */
+  public <H> H receiveHeader(Parser<H> parser) throws IOException {
+    int payloadLength = receiveLengths();
+    if (payloadLength != 0) {
+      throw new IOException("the peer " + socket.getRemoteSocketAddress() + " answered with a payload of "
+          + payloadLength + " bytes where none was expected");
+    }
+    byte[] header = new byte[headerLength];
+    in.readFully(header);
+    return parser.parseFrom(header);
+  }
+
+  /** Reads a frame's two length fields; keeps the header's, returns the payload's. */
+  private int receiveLengths() throws IOException {
     int frameLength;
     try {
       frameLength = in.readInt();
@@ -83,16 +110,12 @@ public final class BlockingFrameChannel implements AutoCloseable {
       throw new IOException("the peer " + socket.getRemoteSocketAddress() + " sent a frame length of "
           + Integer.toUnsignedString(frameLength) + " bytes (at most " + maxFrameBytes + ")");
     }
-    int headerLength = in.readInt();
+    headerLength = in.readInt();
     if (headerLength < 0 || headerLength > frameLength - FrameFormat.HEADER_LENGTH_FIELD_BYTES) {
       throw new IOException("the peer " + socket.getRemoteSocketAddress() + " sent a header length of "
           + Integer.toUnsignedString(headerLength) + " bytes in a frame of " + frameLength);
     }
-    byte[] header = new byte[headerLength];
-    in.readFully(header);
-    byte[] payload = new byte[frameLength - FrameFormat.HEADER_LENGTH_FIELD_BYTES - headerLength];
-    in.readFully(payload);
-    return new Frame<>(parser.parseFrom(header), io.netty.buffer.Unpooled.wrappedBuffer(payload));
+    return frameLength - FrameFormat.HEADER_LENGTH_FIELD_BYTES - headerLength;
   }
 
   @Override
