@@ -7,6 +7,7 @@ import io.fffs.client.rpc.NamenodeClient;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.BlockProto;
+import io.fffs.common.proto.CommonProtos.BlockLastEntryProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
@@ -75,6 +76,8 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   private long packetStart;
   private long length;
   private long reportedLength = -1;
+  /** Per block, the last entry the NameNode was told of (fsync). */
+  private final Map<Long, Long> reportedEntries = new HashMap<>();
   private boolean closed;
 
   FffsOutputStream(FffsClient client, String path, long fileId, long blockSize, String userTimePlugin,
@@ -317,6 +320,27 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     }
   }
 
+  /**
+   * The last entry of each block written through this stream, with the pipeline members that hold it (they all
+   * acknowledged it) and the block's length: the NameNode lists no replica reporting an older one. Only those not
+   * told yet when {@code onlyNew}.
+   */
+  private List<BlockLastEntryProto> lastEntries(boolean onlyNew) {
+    List<BlockLastEntryProto> entries = new ArrayList<>();
+    for (Map.Entry<Long, BlockWriter> e : writers.entrySet()) {
+      long hlc = e.getValue().lastEntryHlc().packed();
+      int index = blockIds.indexOf(e.getKey());
+      if (hlc == 0 || index < 0 || (onlyNew && reportedEntries.getOrDefault(e.getKey(), 0L) >= hlc)) {
+        continue;
+      }
+      BlockLastEntryProto.Builder entry = BlockLastEntryProto.newBuilder().setBlockId(e.getKey())
+          .setLastEntryHlc(hlc).setLength(Math.max(0, Math.min(blockSize, length - index * blockSize)));
+      e.getValue().replicas().forEach(datanode -> entry.addDatanodeUuids(datanode.getDatanodeUuid()));
+      entries.add(entry.build());
+    }
+    return entries;
+  }
+
   private BlockProto lastBlock() {
     if (blockIds.isEmpty()) {
       return null;
@@ -369,12 +393,14 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     hflush();
     syncBlocks();
     BlockProto last = lastBlock();
-    if (last != null && length != reportedLength) {
+    List<BlockLastEntryProto> entries = lastEntries(true);
+    if (last != null && (length != reportedLength || !entries.isEmpty())) {
       call(() -> {
-        nn.fsync(path, fileId, client.clientName(), last);
+        nn.fsync(path, fileId, client.clientName(), last, entries);
         return null;
       });
       reportedLength = length;
+      entries.forEach(e -> reportedEntries.put(e.getBlockId(), e.getLastEntryHlc()));
     }
   }
 
@@ -556,7 +582,8 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
         closeWriter(writer.getKey(), writer.getValue());
       }
       BlockProto last = lastBlock();
-      call(() -> nn.complete(path, fileId, client.clientName(), last));
+      List<BlockLastEntryProto> entries = lastEntries(false);
+      call(() -> nn.complete(path, fileId, client.clientName(), last, entries));
     } catch (IOException e) {
       failed = e;
       throw e;

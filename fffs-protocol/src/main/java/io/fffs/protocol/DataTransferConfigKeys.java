@@ -56,6 +56,14 @@ public final class DataTransferConfigKeys {
   public static final String WRITE_FLUSH_BYTES_KEY = "fffs.client.write.flush-bytes";
   public static final long WRITE_FLUSH_BYTES_DEFAULT = 256 * 1024;
 
+  /**
+   * How a replicated block is written: {@code chain} — the client sends each packet once, to the primary, and every
+   * member forwards it to the next (as HDFS does) — or {@code fan-out} — the client sends it to every replica itself.
+   * UCX and TLS clusters write by fan-out whatever is set (DataNodes link to each other over plain TCP).
+   */
+  public static final String WRITE_PIPELINE_KEY = "fffs.client.write.pipeline";
+  public static final String WRITE_PIPELINE_DEFAULT = "chain";
+
   /** Latency mode: {@code TCP_NODELAY} and every packet flushed at once (else packets are batched per flush). */
   public static final String LATENCY_MODE_KEY = "fffs.client.latency-mode";
   public static final boolean LATENCY_MODE_DEFAULT = false;
@@ -197,6 +205,16 @@ public final class DataTransferConfigKeys {
       throw new IllegalArgumentException(READ_REQUESTS_IN_FLIGHT_KEY + " must be at least 1, got " + n);
     }
     return n;
+  }
+
+  /** Whether replicated blocks are written as a chain ({@link #WRITE_PIPELINE_KEY}); else by fan-out. */
+  public static boolean chainPipeline(Configuration conf) {
+    String value = conf.getTrimmed(WRITE_PIPELINE_KEY, WRITE_PIPELINE_DEFAULT);
+    return switch (value) {
+      case "chain" -> true;
+      case "fan-out" -> false;
+      default -> throw new IllegalArgumentException(WRITE_PIPELINE_KEY + " must be chain or fan-out, got " + value);
+    };
   }
 
   public static boolean latencyMode(Configuration conf) {

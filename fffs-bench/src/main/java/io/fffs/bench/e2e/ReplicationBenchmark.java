@@ -8,6 +8,7 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.FsckBlockProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.FsckFileProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.FsckReplicaStateProto;
 import io.fffs.minicluster.MiniFffsCluster;
+import io.fffs.protocol.DataTransferConfigKeys;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,7 +19,8 @@ import org.knowm.xchart.CategoryChart;
 /**
  * What replication costs and how fast it repairs, FFFS beside HDFS in the same run, on one machine:
  * <ol>
- *   <li>write and read at replication 1 and 3 (full: also 2) on 3 DataNodes: for each system and replication a
+ *   <li>write and read at replication 1 and 3 (full: also 2) on 3 DataNodes — FFFS above one replica by each of
+ *       its write pipelines, chain and fan-out: for each system and replication a
  *       cluster in a JVM of its own ({@link FreshServerMain}); a fresh client JVM ({@link FreshClientMain}) writes
  *       the file in 1 MiB calls (timed, until {@code close} returns), a second fresh client reads it to the end;</li>
  *   <li>repair (FFFS): 4 DataNodes, replication 3; the file is written, DataNode 0 is stopped, and the time until
@@ -32,6 +34,10 @@ final class ReplicationBenchmark implements EndToEndBenchmark.Run {
   private static final int IO = 1 << 20;
   private static final int DATANODES = 3;
   private static final double DEAD_SECONDS = 1.0;
+  private static final String FFFS = "FFFS";
+  /** FFFS at more than one replica, by each write pipeline ({@code fffs.client.write.pipeline}). */
+  private static final String CHAIN = "FFFS chain";
+  private static final String FAN_OUT = "FFFS fan-out";
 
   /** One measured figure. */
   record Row(String system, int replication, String kind, double value, String unit) {}
@@ -43,8 +49,8 @@ final class ReplicationBenchmark implements EndToEndBenchmark.Run {
     long size = args.quick() ? 128L << 20 : 512L << 20;
     int[] replications = args.quick() ? new int[] {1, 3} : new int[] {1, 2, 3};
     for (int replication : replications) {
-      for (String system : List.of("FFFS", "HDFS")) {
-        Path dir = tmp.resolve(system + "-r" + replication);
+      for (String system : systems(replication)) {
+        Path dir = tmp.resolve(system.replace(' ', '-') + "-r" + replication);
         writeAndRead(system, replication, dir, size);
         Clusters.deleteRecursively(dir);
       }
@@ -56,7 +62,7 @@ final class ReplicationBenchmark implements EndToEndBenchmark.Run {
     Report report = new Report("system", "replication", "case", "value", "unit");
     for (Row row : rows) {
       report.row(row.system(), row.replication(), row.kind(), row.value(), row.unit());
-      System.out.printf(Locale.ROOT, "%-5s r=%d  %-12s %8.3f %s%n", row.system(), row.replication(), row.kind(),
+      System.out.printf(Locale.ROOT, "%-12s r=%d  %-12s %8.3f %s%n", row.system(), row.replication(), row.kind(),
           row.value(), row.unit());
     }
     report.writeCsv(args.csv());
@@ -64,18 +70,24 @@ final class ReplicationBenchmark implements EndToEndBenchmark.Run {
     return summarize(size);
   }
 
+  /** The contenders at a replication: FFFS's two write pipelines where there is more than one replica. */
+  private static List<String> systems(int replication) {
+    return replication == 1 ? List.of(FFFS, "HDFS") : List.of(CHAIN, FAN_OUT, "HDFS");
+  }
+
   private void writeAndRead(String system, int replication, Path dir, long size) throws IOException {
     Progress.say("%s, %d DataNodes, replication %d, %d MiB: starting the cluster", system, DATANODES, replication,
         size >> 20);
     long arena = size + size / 4 + (64L << 20);
     String path = "/replication/file";
-    try (ChildJvm server = ChildJvm.start(system + " cluster", "3g", FreshServerMain.class, system, dir.toString(),
+    String server = system.startsWith(FFFS) ? FFFS : system;
+    try (ChildJvm cluster = ChildJvm.start(server + " cluster", "3g", FreshServerMain.class, server, dir.toString(),
         String.valueOf(arena), String.valueOf(DATANODES), String.valueOf(replication))) {
-      String uri = server.ask("uri")[0];
+      String uri = cluster.ask("uri")[0];
       try (ChildJvm client = client(system, uri, replication)) {
         add(system, replication, "write", client.ask("write " + path + " " + size + " " + IO));
       }
-      server.ask("quiet");
+      cluster.ask("quiet");
       try (ChildJvm client = client(system, uri, replication)) {
         add(system, replication, "read", client.ask("read " + path + " " + size + " " + IO));
       }
@@ -147,8 +159,9 @@ final class ReplicationBenchmark implements EndToEndBenchmark.Run {
   }
 
   private static ChildJvm client(String system, String uri, int replication) throws IOException {
+    String pipeline = DataTransferConfigKeys.WRITE_PIPELINE_KEY + "=" + (system.equals(FAN_OUT) ? "fan-out" : "chain");
     return ChildJvm.start(system + " client", "1g", FreshClientMain.class, uri, "fffs.replication=" + replication,
-        "dfs.replication=" + replication);
+        "dfs.replication=" + replication, pipeline);
   }
 
   private void add(String system, int replication, String kind, String[] answer) {
@@ -170,10 +183,12 @@ final class ReplicationBenchmark implements EndToEndBenchmark.Run {
         cases.add(kind + " r=" + r);
       }
     }
-    for (String system : List.of("FFFS", "HDFS")) {
+    for (String system : List.of(CHAIN, FAN_OUT, "HDFS")) {
       List<Double> values = new ArrayList<>();
       for (String c : cases) {
-        double v = find(system, Integer.parseInt(c.substring(c.length() - 1)), c.substring(0, c.indexOf(' ')));
+        int r = Integer.parseInt(c.substring(c.length() - 1));
+        // FFFS at replication 1 has no pipeline: its one figure stands in both FFFS series.
+        double v = find(system.startsWith(FFFS) && r == 1 ? FFFS : system, r, c.substring(0, c.indexOf(' ')));
         values.add(Double.isNaN(v) ? 0.0 : v);
       }
       chart.addSeries(system, cases, values);
@@ -182,12 +197,13 @@ final class ReplicationBenchmark implements EndToEndBenchmark.Run {
   }
 
   private String summarize(long size) {
-    return String.format(Locale.ROOT, "%d MiB, %d DataNodes, GB/s: write FFFS r1 %.3f r3 %.3f (r3/r1 %.2f), "
-        + "HDFS r1 %.3f r3 %.3f; FFFS/HDFS at r3 write %.2f read %.2f; repair after a DataNode loss %.1f s for "
-        + "%.0f MB (%.3f GB/s after the 1 s dead interval)", size >> 20, DATANODES, find("FFFS", 1, "write"),
-        find("FFFS", 3, "write"), find("FFFS", 3, "write") / find("FFFS", 1, "write"), find("HDFS", 1, "write"),
-        find("HDFS", 3, "write"), find("FFFS", 3, "write") / find("HDFS", 3, "write"),
-        find("FFFS", 3, "read") / find("HDFS", 3, "read"), find("FFFS", 3, "repair"),
-        find("FFFS", 3, "repair bytes"), find("FFFS", 3, "repair rate"));
+    return String.format(Locale.ROOT, "%d MiB, %d DataNodes, GB/s: write FFFS r1 %.3f, r3 chain %.3f fan-out %.3f;"
+        + " HDFS r1 %.3f r3 %.3f; FFFS/HDFS at r3 write chain %.2f fan-out %.2f, read chain %.2f fan-out %.2f;"
+        + " repair after a DataNode loss %.1f s for %.0f MB (%.3f GB/s after the 1 s dead interval)", size >> 20,
+        DATANODES, find(FFFS, 1, "write"), find(CHAIN, 3, "write"), find(FAN_OUT, 3, "write"),
+        find("HDFS", 1, "write"), find("HDFS", 3, "write"), find(CHAIN, 3, "write") / find("HDFS", 3, "write"),
+        find(FAN_OUT, 3, "write") / find("HDFS", 3, "write"), find(CHAIN, 3, "read") / find("HDFS", 3, "read"),
+        find(FAN_OUT, 3, "read") / find("HDFS", 3, "read"), find(FFFS, 3, "repair"), find(FFFS, 3, "repair bytes"),
+        find(FFFS, 3, "repair rate"));
   }
 }

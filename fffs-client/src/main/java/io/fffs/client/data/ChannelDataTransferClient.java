@@ -72,6 +72,8 @@ final class ChannelDataTransferClient implements DataTransferClient {
   private final int readRequestSize;
   private final int readsInFlight;
   private final boolean latencyMode;
+  /** Replicated blocks are written as a chain (else by fan-out from here). */
+  private final boolean chain;
   private final long timeoutMillis;
   private final AtomicLong nextStreamId = new AtomicLong(1);
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -101,6 +103,8 @@ final class ChannelDataTransferClient implements DataTransferClient {
     this.readRequestSize = DataTransferConfigKeys.readRequestSize(conf);
     this.readsInFlight = DataTransferConfigKeys.readRequestsInFlight(conf);
     this.latencyMode = DataTransferConfigKeys.latencyMode(conf);
+    this.chain = DataTransferConfigKeys.chainPipeline(conf) && data == null
+        && !io.fffs.protocol.DataTransferTls.enabled(conf);
     this.timeoutMillis = DataTransferConfigKeys.responseTimeoutMillis(conf);
     this.shortCircuit = DataTransferConfigKeys.shortCircuit(conf)
         ? new ShortCircuit(DataTransferConfigKeys.shortCircuitRequestSize(conf), this::localCall) : null;
@@ -149,6 +153,20 @@ final class ChannelDataTransferClient implements DataTransferClient {
       return packetWriter(datanodes.get(0), blockId, token, options);
     }
     ReplicaPipeline pipeline = ReplicaPipeline.open(this::callWithinOffset, datanodes, blockId, token, clock);
+    if (chain) {
+      try {
+        return new ChainBlockWriter(pipeline, clock, blockId, links -> {
+          PacketWriter writer = packetWriter(pipeline.primary(), blockId, token, options);
+          writer.pipelineEpoch(pipeline.epoch());
+          writer.chain(links);
+          return writer;
+        });
+      } catch (IOException e) {
+        List<DatanodeIdProto> members = pipeline.members();
+        pipeline.end(members.subList(1, members.size()), clock.last());
+        throw e;
+      }
+    }
     List<DatanodeIdProto> members = pipeline.members();
     List<PacketWriter> writers = new ArrayList<>(members.size());
     try {

@@ -3,6 +3,7 @@ package io.fffs.client.data;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.DataTransferProtos.BlockTokenProto;
+import io.fffs.common.proto.DataTransferProtos.ChainMemberProto;
 import io.fffs.common.proto.DataTransferProtos.OpProto;
 import io.fffs.common.proto.DataTransferProtos.ReplicaStampProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
@@ -16,6 +17,7 @@ import io.fffs.protocol.transport.PacketBuffer;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -42,6 +44,8 @@ final class PacketWriter implements BlockWriter {
   static final int COPY_SLICE = 64 * 1024;
 
   private long pipelineEpoch;
+  /** The chain members after this writer's DataNode, each packet forwarded along them (empty: no chain). */
+  private List<ChainMemberProto> downstream = List.of();
   private final DataChannel channel;
   private final DatanodeIdProto datanode;
   private final DataNodeClocks clocks;
@@ -67,6 +71,11 @@ final class PacketWriter implements BlockWriter {
   /** The epoch of the replicated pipeline this writer belongs to (0: none); set before the first packet. */
   void pipelineEpoch(long epoch) {
     this.pipelineEpoch = epoch;
+  }
+
+  /** The members the DataNode forwards every packet along (a chain pipeline); set before the first packet. */
+  void chain(List<ChainMemberProto> members) {
+    this.downstream = List.copyOf(members);
   }
 
   PacketWriter(DataChannel channel, DatanodeIdProto datanode, DataNodeClocks clocks, long blockId,
@@ -201,6 +210,9 @@ final class PacketWriter implements BlockWriter {
     }
     if (pipelineEpoch != 0) {
       write.setPipelineEpoch(pipelineEpoch);
+    }
+    if (!downstream.isEmpty()) {
+      write.addAllDownstream(downstream);
     }
     boolean flush = window.queued(n);
     RequestHeaderProto.Builder request = RequestHeaderProto.newBuilder();

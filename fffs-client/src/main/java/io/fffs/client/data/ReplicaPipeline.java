@@ -152,6 +152,21 @@ final class ReplicaPipeline {
     members.add(target);
   }
 
+  /**
+   * Brings {@code target}, a follower cut off behind a member that failed, up to {@code source}'s log: asks it for
+   * its last entry, has {@code source} send it only the entries after that ({@code TRANSFER_BLOCK} with
+   * {@code afterHlc}; the target keeps following meanwhile, so it answers no time past what it holds), and opens it
+   * as a follower again. The writer holds its packets meanwhile.
+   */
+  void catchUp(DatanodeIdProto source, DatanodeIdProto target) throws IOException {
+    long last = calls.call(target, request(OpProto.BLOCK_INFO).setBlockInfo(BlockInfoRequestProto.newBuilder()
+        .setBlockId(blockId).setTime(TimeSpec.latest().toProto()))).getBlockInfo().getResolvedHlc().getPacked();
+    calls.call(source, request(OpProto.TRANSFER_BLOCK).setTransferBlock(TransferBlockRequestProto.newBuilder()
+        .setBlockId(blockId).setTargetHost(target.getHost()).setTargetDataPort(target.getDataPort())
+        .setAfterHlc(last)));
+    open(target, ReplicaRoleProto.FOLLOWER);
+  }
+
   private boolean tryOpen(DatanodeIdProto datanode, ReplicaRoleProto role) {
     try {
       open(datanode, role);

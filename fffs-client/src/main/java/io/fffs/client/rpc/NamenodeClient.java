@@ -221,13 +221,26 @@ public final class NamenodeClient implements Closeable {
   }
 
   public void fsync(String src, long fileId, String clientName, BlockProto lastBlock) throws IOException {
+    fsync(src, fileId, clientName, lastBlock, java.util.List.of());
+  }
+
+  /** {@code lastEntries}: the blocks written, each with its last entry and the pipeline members holding it. */
+  public void fsync(String src, long fileId, String clientName, BlockProto lastBlock,
+      java.util.List<io.fffs.common.proto.CommonProtos.BlockLastEntryProto> lastEntries) throws IOException {
     call(h -> proxies.current().fsync(null, FsyncRequestProto.newBuilder().setHlc(h).setSrc(src).setFileId(fileId)
-        .setClientName(clientName).setLastBlock(lastBlock).build()), FsyncResponseProto::getHlc);
+        .setClientName(clientName).setLastBlock(lastBlock).addAllLastEntries(lastEntries).build()),
+        FsyncResponseProto::getHlc);
   }
 
   public boolean complete(String src, long fileId, String clientName, BlockProto last) throws IOException {
+    return complete(src, fileId, clientName, last, java.util.List.of());
+  }
+
+  /** {@code lastEntries}: as for {@link #fsync(String, long, String, BlockProto, java.util.List)}. */
+  public boolean complete(String src, long fileId, String clientName, BlockProto last,
+      java.util.List<io.fffs.common.proto.CommonProtos.BlockLastEntryProto> lastEntries) throws IOException {
     CompleteRequestProto.Builder request = CompleteRequestProto.newBuilder().setSrc(src).setFileId(fileId)
-        .setClientName(clientName);
+        .setClientName(clientName).addAllLastEntries(lastEntries);
     if (last != null) {
       request.setLast(last);
     }

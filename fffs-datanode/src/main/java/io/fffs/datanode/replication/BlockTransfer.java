@@ -12,7 +12,7 @@ import org.apache.hadoop.conf.Configuration;
 /**
  * A block's whole log copied to another DataNode at once, for a writer that replaces a DataNode that left its
  * pipeline ({@code TRANSFER_BLOCK}): the same stream as re-replication ({@link LogStreamer}), unthrottled, since the
- * writer waits for it.
+ * writer waits for it. Also the tail of the log only, for a chain member cut off behind a member that failed.
  */
 public final class BlockTransfer {
   private final BlockStore store;
@@ -29,13 +29,17 @@ public final class BlockTransfer {
     this.maxPayload = DataTransferConfigKeys.maxPayload(conf);
   }
 
-  /** Copies the block's log to {@code host:dataPort} with {@code token} (or null); returns its length there. */
-  public long copy(long blockId, String host, int dataPort, BlockTokenProto token) throws IOException {
+  /**
+   * Copies the block's log to {@code host:dataPort} with {@code token} (or null); returns its length there. With
+   * {@code afterHlc} not 0 the target follows the block already with the log up to that entry, and gets the rest.
+   */
+  public long copy(long blockId, String host, int dataPort, BlockTokenProto token, long afterHlc)
+      throws IOException {
     DatanodeIdProto target = DatanodeIdProto.newBuilder().setDatanodeUuid("").setHost(host).setDataPort(dataPort)
         .setIpcPort(0).build();
     try {
       return new LogStreamer(store, clock, new Throttle(0, System::nanoTime), timeoutMillis, maxFrameBytes,
-          maxPayload).copy(blockId, target, token);
+          maxPayload).copy(blockId, target, token, afterHlc);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted copying block " + blockId + " to " + host + ":" + dataPort);

@@ -61,6 +61,16 @@ final class LogStreamer {
 
   /** Copies the block's log to {@code target}; returns the block's length there. */
   long copy(long blockId, DatanodeIdProto target, BlockTokenProto token) throws IOException, InterruptedException {
+    return copy(blockId, target, token, 0);
+  }
+
+  /**
+   * Copies the entries of the block's log after {@code afterHlc} (0: all) to {@code target}; returns the block's
+   * length there. A target given a tail follows the block already (a chain member behind one that failed): it is not
+   * opened again, so it answers no time past its frontier until the entries it misses are in.
+   */
+  long copy(long blockId, DatanodeIdProto target, BlockTokenProto token, long afterHlc)
+      throws IOException, InterruptedException {
     List<LogEntry> entries = store.logEntries(blockId);
     if (entries.isEmpty()) {
       throw new FffsException(ErrorCode.NOT_FOUND, "block " + blockId + " is not stored on this DataNode");
@@ -69,11 +79,20 @@ final class LogStreamer {
     HlcTimestamp frontier = clock.now();
     InetSocketAddress address = new InetSocketAddress(target.getHost(), target.getDataPort());
     try (BlockingFrameChannel channel = BlockingFrameChannel.connect(address, timeoutMillis, maxFrameBytes)) {
-      call(channel, request(OpProto.REPLICA_OPEN, token).setReplicaOpen(ReplicaOpenRequestProto.newBuilder()
-          .setBlockId(blockId).setRole(ReplicaRoleProto.FOLLOWER)), null);
+      if (afterHlc == 0) {
+        call(channel, request(OpProto.REPLICA_OPEN, token).setReplicaOpen(ReplicaOpenRequestProto.newBuilder()
+            .setBlockId(blockId).setRole(ReplicaRoleProto.FOLLOWER)), null);
+      } else if (entries.stream().noneMatch(e -> e.hlc() == afterHlc)) {
+        throw new FffsException(ErrorCode.REPLICA_STALE, "block " + blockId + " here has no entry at "
+            + HlcTimestamp.valueOf(afterHlc) + ", the target's last: its log is no prefix of this one");
+      }
       long length = 0;
       for (LogSteps.Step step : LogSteps.of(entries)) {
         LogEntry entry = step.entry();
+        if (entry.hlc() <= afterHlc) {
+          length = entry.lengthAfter();
+          continue;
+        }
         switch (entry.op()) {
           case CREATE, WRITE -> length = write(channel, blockId, step.index(), entry, step.createHlc(), frontier,
               token);

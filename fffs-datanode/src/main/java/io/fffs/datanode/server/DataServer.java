@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
  *       {@code CLOCK_SKEW}), calls {@code store.write}, and sends the ack with the entry HLC, the block length and
  *       the DataNode's HLC. Paper §6.2: network → ring buffer → log. A small write that finds the ring empty and
  *       nothing being applied is applied by its event loop instead ({@code fffs.datanode.write.inline-max-bytes}),
- *       sparing the two thread hand-offs that dominate a small write's latency.</li>
+ *       sparing the two thread hand-offs that dominate a small write's latency. A write of a chain pipeline is
+ *       forwarded to the next member once applied and answered once that member answered ({@link ChainLink}).</li>
  *   <li><b>handlers</b> ({@code fffs-data-handler-*}, {@link QueryService}) serve READ (zero-copy file regions
  *       after a header carrying the payload's chunk CRCs), BLOCK_INFO and SYNC, which may wait for the clock or
  *       the disk.</li>
@@ -97,16 +98,16 @@ public final class DataServer implements java.io.Closeable {
     int maxFrame = DataTransferConfigKeys.maxFrameSize(conf);
     DataServerStats stats = new DataServerStats();
     ReadGate gate = new ReadGate();
+    EventLoopGroup workers = EventLoops.newGroup(DataNodeServiceConfigKeys.serverIoThreads(conf), "fffs-data-io",
+        true);
     StoreWriter writer = new StoreWriter(store, rules, stats, DataNodeServiceConfigKeys.writeQueueCapacity(conf),
-        "fffs-store-writer", inlineWriteMaxBytes(conf), gate);
+        "fffs-store-writer", inlineWriteMaxBytes(conf), gate, new ChainConnector(conf, workers));
     ExecutorService handlers = Executors.newFixedThreadPool(DataNodeServiceConfigKeys.serverHandlerThreads(conf),
         new DefaultThreadFactory("fffs-data-handler", true));
     QueryService queries = new QueryService(store, rules, handlers, stats, DataTransferConfigKeys.maxPayload(conf),
         gate, new io.fffs.datanode.replication.BlockTransfer(conf, store, clock),
         conf.getBoolean(DataNodeServiceConfigKeys.SHORT_CIRCUIT_KEY, DataNodeServiceConfigKeys.SHORT_CIRCUIT_DEFAULT));
     EventLoopGroup boss = EventLoops.newGroup(1, "fffs-data-accept", true);
-    EventLoopGroup workers = EventLoops.newGroup(DataNodeServiceConfigKeys.serverIoThreads(conf), "fffs-data-io",
-        true);
     InetSocketAddress bind = DataNodeServiceConfigKeys.dataAddress(conf);
     io.netty.handler.ssl.SslContext tls = io.fffs.protocol.DataTransferTls.server(conf);  // null: no TLS
     KeptBufferAllocator buffers = new KeptBufferAllocator(INITIAL_READ_BYTES, MAX_READ_BYTES,

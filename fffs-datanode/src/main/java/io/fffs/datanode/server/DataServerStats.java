@@ -18,6 +18,8 @@ public final class DataServerStats {
   public final LongAdder writePayloadsGathered = new LongAdder();
   /** Of those, the ones merged into one buffer first because the store cannot reserve pages. */
   public final LongAdder writePayloadsCopied = new LongAdder();
+  /** Applied writes of a chain pipeline forwarded to the next member ({@link ChainLink}). */
+  public final LongAdder writesForwarded = new LongAdder();
   /** WRITE requests refused (bad CRC, store error, unhealthy node, skewed clock, earlier failure of the stream). */
   public final LongAdder writesRefused = new LongAdder();
   /** READ requests answered with data. */

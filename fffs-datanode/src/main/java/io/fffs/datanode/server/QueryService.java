@@ -138,7 +138,7 @@ final class QueryService {
           TransferBlockRequestProto transfer = request.getTransferBlock();
           try {
             transfers.copy(transfer.getBlockId(), transfer.getTargetHost(), transfer.getTargetDataPort(),
-                request.getTokensCount() > 0 ? request.getTokens(0) : null);
+                request.getTokensCount() > 0 ? request.getTokens(0) : null, transfer.getAfterHlc());
           } catch (FffsException e) {
             throw e;
           } catch (java.io.IOException e) {

@@ -57,7 +57,7 @@ final class RequestHandler extends ChannelInboundHandlerAdapter {
                 String.valueOf(ctx.channel().remoteAddress()))
             : WriteRules.malformed(false);
         connection.submit(new WriteTask(connection, request.getCallId(), request.getHlc(), request.getWrite(),
-            payload, refusal == null ? crcs : null, refusal));
+            payload, refusal == null ? crcs : null, refusal, request.getTokensList()));
         break;
       default:
         frame.release();

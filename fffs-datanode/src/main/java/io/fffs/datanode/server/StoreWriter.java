@@ -1,10 +1,13 @@
 package io.fffs.datanode.server;
 
 import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.DataTransferProtos.OpProto;
+import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.WriteRequestProto;
 import io.fffs.datanode.store.BlockStore;
 import io.fffs.datanode.store.WriteResult;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -63,14 +66,17 @@ final class StoreWriter {
    */
   private final ReentrantLock applying = new ReentrantLock();
   private volatile boolean running = true;
-
+  /** Links of chained writes to the next member. */
+  private final ChainConnector chains;
 
   /**
    * @param inlineMaxBytes the largest write an idle event loop applies itself (0: none)
    * @param reads the gate shared with the {@link QueryService}: no inline write while a read is in flight
+   * @param chains makes the links of chained writes (which are never applied inline: connecting may block)
    */
   StoreWriter(BlockStore store, WriteRules rules, DataServerStats stats, int capacity, String name,
-      int inlineMaxBytes, ReadGate reads) {
+      int inlineMaxBytes, ReadGate reads, ChainConnector chains) {
+    this.chains = chains;
     this.inlineMaxBytes = inlineMaxBytes;
     this.reads = reads;
     this.store = store;
@@ -106,7 +112,7 @@ final class StoreWriter {
    * must go through the ring.
    */
   boolean tryApplyHere(WriteTask task) {
-    if (task.payload().readableBytes() > inlineMaxBytes || !pending.compareAndSet(0, 1)) {
+    if (task.payload().readableBytes() > inlineMaxBytes || task.chained() || !pending.compareAndSet(0, 1)) {
       return false;
     }
     if (!reads.tryEnterWrite()) {
@@ -134,7 +140,12 @@ final class StoreWriter {
       try {
         WriteTask task = ring.poll(10, TimeUnit.MILLISECONDS);
         if (task != null) {
-          keepAck(task.connection().channel, applyAlone(task));
+          ResponseHeaderProto ack = applyAlone(task);
+          if (ack != null) {
+            keepAck(task.connection().channel, ack);
+          } else {
+            pending.decrementAndGet();  // a chained write: its link answers it
+          }
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -202,8 +213,42 @@ final class StoreWriter {
     }
   }
 
-  /** Applies one write (on this thread, or on an event loop that found the path idle); returns its ack. */
+  /**
+   * Applies one write (on this thread, or on an event loop that found the path idle); returns its ack, or null for a
+   * chained write, which its stream's {@link ChainLink} forwards and answers.
+   */
   private ResponseHeaderProto apply(WriteTask task) {
+    if (!task.chained()) {
+      return applyHere(task);
+    }
+    ChainLink link = task.connection().chain(task, chains);
+    ChainLink.Slot slot = link.open();
+    ByteBuf payload = task.payload().retain();  // kept for the next member
+    ResponseHeaderProto ack = applyHere(task);
+    if (ack.hasError()) {
+      payload.release();
+    } else {
+      link.forward(slot, forwarded(task, ack), payload);
+      stats.writesForwarded.increment();
+    }
+    link.local(slot, ack);
+    return null;
+  }
+
+  /** The request that carries an applied chained write on to the next member, at its stamps. */
+  private RequestHeaderProto.Builder forwarded(WriteTask task, ResponseHeaderProto ack) {
+    WriteRequestProto request = task.request();
+    WriteRequestProto.Builder next = request.toBuilder().clearDownstream()
+        .addAllDownstream(request.getDownstreamList().subList(1, request.getDownstreamCount()));
+    if (!request.hasReplica()) {
+      next.setReplica(WriteRules.stampOf(ack));
+    }
+    return RequestHeaderProto.newBuilder().setOp(OpProto.WRITE).setHlc(rules.clock().now().toProto())
+        .addAllTokens(task.tokens()).setWrite(next);
+  }
+
+  /** Applies one write; returns its ack. */
+  private ResponseHeaderProto applyHere(WriteTask task) {
     WriteRequestProto request = task.request();
     StreamFailures streams = task.connection().streams;
     try {

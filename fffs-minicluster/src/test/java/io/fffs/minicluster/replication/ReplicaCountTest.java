@@ -190,9 +190,10 @@ class ReplicaCountTest {
 
   @Test
   void aTruncateAndARewriteReachReplicasWhoseReportsAreLate() throws Exception {
-    // Two DataNodes report written blocks 5 s late: right after the file is closed, the NameNode lists only the
-    // third, and the cut must still reach all three (else the other two keep the bytes past it and, listed again
-    // while the cut's own report is late, serve them).
+    // Two DataNodes report written blocks 5 s late. The writer's close tells the NameNode that its whole pipeline
+    // holds the block's last entry, so all three are listed at once; the cut must reach all three (else the two
+    // keep the bytes past it and, listed again while the cut's own report is late, serve them), and so must a
+    // writer that reopens the file while their reports of the cut are late.
     MiniFffsCluster.Builder builder = MiniFffsCluster.builder().baseDir(base).conf(conf(3)).numDataNodes(3)
         .memoryCapacity(64L << 20);
     builder.dataNodeConf(1, "fffs.datanode.block-received.delay", "5s");
@@ -204,8 +205,7 @@ class ReplicaCountTest {
       try (FSDataOutputStream out = fs.create(file, true)) {
         out.write(new byte[1000]);
       }
-      LocatedBlocksProto blocks = replicas.awaitListed(file.toString(), 1);
-      assertThat(blocks.getBlocks(0).getLocations(0).getDatanodeUuid()).isEqualTo(cluster.getDataNode(0).uuid());
+      LocatedBlocksProto blocks = replicas.awaitListed(file.toString(), 3);
       long blockId = blocks.getBlocks(0).getBlock().getBlockId();
 
       fs.truncate(file, 400);

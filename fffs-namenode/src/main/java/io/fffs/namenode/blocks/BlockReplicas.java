@@ -2,6 +2,7 @@ package io.fffs.namenode.blocks;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
 /**
@@ -11,10 +12,22 @@ import java.util.function.Predicate;
  * reported, when it was placed: logs are prefixes of the primary's, so an older last entry means the replica misses
  * entries and must not be read, and one that never reported while another did may hold nothing (it was left out of
  * the pipeline). A dead replica with the newest entry therefore hides the older live ones (unreadable, never
- * wrong). Thread-safe.
+ * wrong), and so does the newest entry a writer reported for the block ({@code expected}), kept in the namespace
+ * across restarts: a replica that missed an in-place overwrite has the same length but an older last entry.
+ * Thread-safe.
  */
 public final class BlockReplicas {
   private final List<Replica> replicas = new ArrayList<>(3);
+  /** The newest last entry the block's writers reported (0: none), which a replica must have to be current. */
+  private final LongSupplier expected;
+
+  BlockReplicas() {
+    this(() -> 0);
+  }
+
+  BlockReplicas(LongSupplier expected) {
+    this.expected = expected;
+  }
 
   private static final class Replica {
     final String uuid;
@@ -136,7 +149,7 @@ public final class BlockReplicas {
   }
 
   private long newestEntry() {
-    long newest = 0;
+    long newest = expected.getAsLong();
     for (Replica replica : replicas) {
       newest = replica.corrupt ? newest : Math.max(newest, replica.lastEntryHlc);
     }

@@ -22,6 +22,8 @@ import java.util.function.LongConsumer;
  * placements; they are soft state, rebuilt after a restart.
  */
 public final class DatanodeManager {
+  /** Per block, the newest last entry its writers reported (the namespace keeps them); 0: none. */
+  private volatile java.util.function.LongUnaryOperator expectedLastEntry = blockId -> 0;
   private final Map<String, DatanodeDescriptor> datanodes = new ConcurrentHashMap<>();
   private final Map<Long, BlockReplicas> blockReplicas = new ConcurrentHashMap<>();
   private final LongSupplier nanoTime;
@@ -268,7 +270,33 @@ public final class DatanodeManager {
   }
 
   private BlockReplicas replicas(long blockId) {
-    return blockReplicas.computeIfAbsent(blockId, id -> new BlockReplicas());
+    return blockReplicas.computeIfAbsent(blockId, id -> new BlockReplicas(() -> expectedLastEntry.applyAsLong(id)));
+  }
+
+  /**
+   * Where the newest last entry of each block its writers reported comes from (packed HLC, 0: none): a replica
+   * reporting an older one is not current even when no replica with the newest has reported.
+   */
+  public void setExpectedLastEntries(java.util.function.LongUnaryOperator expected) {
+    this.expectedLastEntry = expected;
+  }
+
+  /**
+   * A writer's word that {@code uuids}, its pipeline members, hold {@code blockId} up to the entry at
+   * {@code lastEntryHlc} with {@code length} bytes: taken as their reports (theirs may still be on the way), for
+   * replicas placed there only.
+   */
+  public void writerReported(long blockId, List<String> uuids, long length, long lastEntryHlc) {
+    BlockReplicas replicas = blockReplicas.get(blockId);
+    if (replicas == null) {
+      return;
+    }
+    List<String> placed = replicas.all();
+    for (String uuid : uuids) {
+      if (placed.contains(uuid)) {
+        replicas.reported(uuid, length, lastEntryHlc);
+      }
+    }
   }
 
   /**

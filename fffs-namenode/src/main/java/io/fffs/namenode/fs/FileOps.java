@@ -1,5 +1,6 @@
 package io.fffs.namenode.fs;
 
+import io.fffs.common.proto.CommonProtos.BlockLastEntryProto;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.BlockProto;
@@ -335,18 +336,61 @@ public final class FileOps {
   /** Records the length a writer reached in a block, so that new readers see it. */
   public Logged<Void> fsync(Caller caller, String path, long fileId, String clientName, BlockProto block)
       throws IOException {
+    return fsync(caller, path, fileId, clientName, block, List.of());
+  }
+
+  /**
+   * Records the length a writer reached in a block, and the last entries of the blocks it wrote ({@code entries}):
+   * replicas that report older ones are not listed, and the pipeline members named are taken as reporting them.
+   */
+  public Logged<Void> fsync(Caller caller, String path, long fileId, String clientName, BlockProto block,
+      List<BlockLastEntryProto> entries) throws IOException {
     return changes.mutate("fsync " + path, () -> {
       Inode file = checkLease(fileId, path, clientName);
       InodeState state = file.latest();
       int index = blockIndex(state, block.getBlockId(), path);
       checkBlockLength(state, block.getNumBytes(), path);
-      if (state.blockLength(index) != block.getNumBytes()) {
+      List<BlockLastEntryProto> raised = raisedLastEntries(state, entries);
+      if (state.blockLength(index) != block.getNumBytes() || !raised.isEmpty()) {
         changes.log(EditOpProto.newBuilder().setFsync(FsyncOp.newBuilder().setInodeId(fileId)
-            .setBlockId(block.getBlockId()).setLength(block.getNumBytes())).build());
+            .setBlockId(block.getBlockId()).setLength(block.getNumBytes()).addAllLastEntries(raised)).build());
       }
+      writerReports(state, entries);
       leases.renew(clientName);
       return null;
     });
+  }
+
+  /** The entries of {@code entries} on blocks of the file that are newer than the ones kept (blocks and HLCs only). */
+  private List<BlockLastEntryProto> raisedLastEntries(InodeState state, List<BlockLastEntryProto> entries) {
+    List<BlockLastEntryProto> raised = new ArrayList<>();
+    for (BlockLastEntryProto entry : entries) {
+      if (holds(state, entry.getBlockId())
+          && entry.getLastEntryHlc() > namespace.lastEntries().get(entry.getBlockId())) {
+        raised.add(BlockLastEntryProto.newBuilder().setBlockId(entry.getBlockId())
+            .setLastEntryHlc(entry.getLastEntryHlc()).build());
+      }
+    }
+    return raised;
+  }
+
+  private static boolean holds(InodeState state, long blockId) {
+    for (int i = 0; i < state.blockCount(); i++) {
+      if (state.blockId(i) == blockId) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The writer's pipeline members hold its blocks' last entries: taken as their reports, which may lag. */
+  private void writerReports(InodeState state, List<BlockLastEntryProto> entries) {
+    for (BlockLastEntryProto entry : entries) {
+      if (holds(state, entry.getBlockId()) && entry.hasLength()) {
+        datanodes.writerReported(entry.getBlockId(), entry.getDatanodeUuidsList(), entry.getLength(),
+            entry.getLastEntryHlc());
+      }
+    }
   }
 
   /**
@@ -356,6 +400,12 @@ public final class FileOps {
    */
   public Logged<Boolean> complete(Caller caller, String path, long fileId, String clientName, BlockProto last)
       throws IOException {
+    return complete(caller, path, fileId, clientName, last, List.of());
+  }
+
+  /** {@link #complete}, with the last entries of the blocks the writer wrote (as {@link #fsync} takes them). */
+  public Logged<Boolean> complete(Caller caller, String path, long fileId, String clientName, BlockProto last,
+      List<BlockLastEntryProto> entries) throws IOException {
     return changes.mutate("close " + path, () -> {
       Inode file = namespace.requireInode(fileId);
       InodeState latest = file.latest();
@@ -377,6 +427,8 @@ public final class FileOps {
         checkBlockLength(file.latest(), last.getNumBytes(), path);
         op.setLastBlockId(last.getBlockId()).setLastBlockLength(last.getNumBytes());
       }
+      op.addAllLastEntries(raisedLastEntries(file.latest(), entries));
+      writerReports(file.latest(), entries);
       changes.log(EditOpProto.newBuilder().setComplete(op).build());
       leases.remove(fileId);
       return true;

@@ -194,6 +194,7 @@ public final class Namesystem implements Closeable {
     this.safeMode = new SafeMode(liveBlocksAndLeases(), safeModeThreshold, safeModeTimeoutNanos, nanoTime);
     datanodes.onBlockReported(blockId -> safeMode.reported(blockId));
     datanodes.setTopology(Topology.fromConf(conf));
+    datanodes.setExpectedLastEntries(blockId -> namespace.lastEntries().get(blockId));
     // an HA namesystem has no name directory of its own: its list lives in memory (docs/ha.md)
     datanodes.setDecommissions(new Decommissions(
         current == null ? null : current.getParent().resolve(DECOMMISSIONED_FILE)));

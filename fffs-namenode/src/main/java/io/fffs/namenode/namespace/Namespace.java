@@ -31,6 +31,7 @@ public final class Namespace {
   private final Map<Long, Inode> inodes = new HashMap<>();
   private final TreeMap<String, Pin> pins = new TreeMap<>();
   private final DelegationState delegation = new DelegationState();
+  private final BlockLastEntries lastEntries = new BlockLastEntries();
   private final String clusterId;
   /** HLC of the last garbage-collection pass applied, 0 if none. */
   private long lastGcHlc;
@@ -166,6 +167,11 @@ public final class Namespace {
 
   /** The pins by name. Callers must not modify it. */
   /** The delegation-token keys and tokens kept across restarts. */
+  /** Per block, the newest last entry its writers reported. */
+  public BlockLastEntries lastEntries() {
+    return lastEntries;
+  }
+
   public DelegationState delegation() {
     return delegation;
   }

@@ -73,6 +73,7 @@ public final class NamespaceApplier {
       case FSYNC:
         update(op.getFsync().getInodeId(), hlc,
             s -> withBlockLength(s, op.getFsync().getBlockId(), op.getFsync().getLength(), "fsync", mtime));
+        namespace.lastEntries().raise(op.getFsync().getLastEntriesList());
         break;
       case COMPLETE:
         complete(op.getComplete(), hlc, mtime);
@@ -202,6 +203,7 @@ public final class NamespaceApplier {
           : s;
       return sized.withLease(null, change, mtime);
     });
+    namespace.lastEntries().raise(op.getLastEntriesList());
   }
 
   private void truncate(TruncateOp op, long hlc, long mtime) {

@@ -103,6 +103,7 @@ public final class NamespaceImage {
           .setInodeCount(namespace.inodeCount())
           .setLastGcHlc(namespace.lastGcHlc());
       namespace.pins().values().forEach(pin -> header.addPins(pin.toProto()));
+      header.addAllExpectedLastEntries(namespace.lastEntries().all());
       header.addAllDelegationKeys(namespace.delegation().keys())
           .addAllDelegationTokens(namespace.delegation().tokens());
       if (namespace.delegation().blockKeys() != null) {
@@ -142,6 +143,7 @@ public final class NamespaceImage {
         namespace.addPin(Pin.fromProto(pin));
       }
       namespace.setLastGcHlc(header.getLastGcHlc());
+      namespace.lastEntries().raise(header.getExpectedLastEntriesList());
       header.getDelegationKeysList().forEach(namespace.delegation()::apply);
       header.getDelegationTokensList().forEach(namespace.delegation()::apply);
       if (header.hasBlockKeys()) {

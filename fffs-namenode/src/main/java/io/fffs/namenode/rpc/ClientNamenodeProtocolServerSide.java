@@ -127,14 +127,14 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   @Override
   public FsyncResponseProto fsync(RpcController c, FsyncRequestProto r) throws ServiceException {
     return call.change(r.getHlc(), caller -> fs.files.fsync(caller, r.getSrc(), r.getFileId(),
-        r.getClientName(), r.getLastBlock())
+        r.getClientName(), r.getLastBlock(), r.getLastEntriesList())
         .map(done -> FsyncResponseProto.newBuilder().setHlc(call.now()).build()));
   }
 
   @Override
   public CompleteResponseProto complete(RpcController c, CompleteRequestProto r) throws ServiceException {
     return call.change(r.getHlc(), caller -> fs.files.complete(caller, r.getSrc(), r.getFileId(),
-        r.getClientName(), optional(r.hasLast(), r.getLast()))
+        r.getClientName(), optional(r.hasLast(), r.getLast()), r.getLastEntriesList())
         .map(closed -> CompleteResponseProto.newBuilder().setResult(closed).setHlc(call.now()).build()),
         caller -> CompleteResponseProto.newBuilder().setResult(true).setHlc(call.now()).build());
   }

@@ -1,0 +1,98 @@
+package io.fffs.datanode.server;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.DataTransferProtos.ChainMemberProto;
+import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
+import io.fffs.protocol.DataTransferConfigKeys;
+import io.fffs.protocol.frame.Frame;
+import io.fffs.protocol.frame.FrameDecoder;
+import io.fffs.protocol.netty.EventLoops;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * Makes a chain pipeline's links from this DataNode to the next member: a data-transfer connection over the same
+ * frames ({@code fffs-protocol}) and data port as a client's, on the data server's event loops. A member deeper in
+ * the chain times out sooner ({@code timeout × n / (n + 1)} with n members after it), so that when one stalls, the
+ * member just before it reports it rather than one further up.
+ */
+final class ChainConnector {
+  private final Bootstrap bootstrap;
+  private final long connectTimeoutMillis;
+  private final long responseTimeoutMillis;
+
+  ChainConnector(Configuration conf, EventLoopGroup group) {
+    int maxFrame = DataTransferConfigKeys.maxFrameSize(conf);
+    this.connectTimeoutMillis = DataTransferConfigKeys.connectTimeoutMillis(conf);
+    this.responseTimeoutMillis = DataTransferConfigKeys.responseTimeoutMillis(conf);
+    this.bootstrap = new Bootstrap().group(group).channel(EventLoops.socketChannel())
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeoutMillis))
+        .handler(new ChannelInitializer<Channel>() {
+          @Override
+          protected void initChannel(Channel ch) {
+            ch.pipeline().addLast(new FrameDecoder<>(ResponseHeaderProto.parser(), maxFrame,
+                DataTransferConfigKeys.MAX_FRAME_SIZE_KEY), new Answers());
+          }
+        });
+  }
+
+  /**
+   * The link of write stream {@code streamId}, whose answers go to {@code upstream}, to the first of
+   * {@code downstream}. Blocks while connecting (on the store writer thread, never an event loop); a link that
+   * cannot connect is made broken.
+   */
+  ChainLink link(long streamId, Channel upstream, List<ChainMemberProto> downstream) {
+    ChainMemberProto next = downstream.get(0);
+    String address = next.getHost() + ":" + next.getDataPort();
+    long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(responseTimeoutMillis) * downstream.size()
+        / (downstream.size() + 1);
+    ChannelFuture connect = bootstrap.connect(next.getHost(), next.getDataPort());
+    if (!connect.awaitUninterruptibly(connectTimeoutMillis + 1000) || !connect.isSuccess()) {
+      connect.channel().close();
+      Throwable cause = connect.cause();
+      return new ChainLink(streamId, upstream, null, address, new FffsException(ErrorCode.IO_ERROR,
+          "cannot connect to the next DataNode of the chain, " + address + ": "
+          + (cause == null ? "timed out" : cause.getMessage())), timeoutNanos);
+    }
+    ChainLink link = new ChainLink(streamId, upstream, connect.channel(), address, null, timeoutNanos);
+    connect.channel().pipeline().get(Answers.class).link = link;
+    return link;
+  }
+
+  /** Hands the next member's answers to the link, in the order they arrive. */
+  private static final class Answers extends ChannelInboundHandlerAdapter {
+    private volatile ChainLink link;
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      Frame<ResponseHeaderProto> frame = (Frame<ResponseHeaderProto>) msg;
+      frame.release();
+      ChainLink to = link;
+      if (to != null) {
+        to.answered(frame.header());
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      ChainLink to = link;
+      if (to != null) {
+        to.broke(new FffsException(ErrorCode.IO_ERROR, "the link to the next DataNode of the chain failed: "
+            + cause.getMessage()));
+      }
+      ctx.close();
+    }
+  }
+}

@@ -1,0 +1,211 @@
+package io.fffs.datanode.server;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.CommonProtos.ErrorProto;
+import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
+import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
+import io.fffs.common.proto.DataTransferProtos.WriteResponseProto;
+import io.fffs.protocol.frame.FrameFormat;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import java.util.ArrayDeque;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One write stream's link to the next member of its chain pipeline, and the order of the stream's answers. Every
+ * write of the stream takes a {@link Slot} in the order it is applied; an applied write is forwarded to the next
+ * member at its stamps, and its answer goes back upstream only once the next member answered it, as one answer that
+ * says how many members after this one applied it ({@code downstreamApplied}). Answers leave in slot order.
+ *
+ * <p>When the link breaks — the next member refused a write, its connection closed, or it answered nothing for
+ * {@code timeoutNanos} — the link forwards nothing more: the rest of the stream is applied here and answered with
+ * {@code downstreamApplied = 0} and the reason, so that no member after the break ever misses an entry in the middle
+ * of its log; the writer rebuilds the chain without the failed member. Thread-safe: slots are taken and filled on
+ * the store writer thread, the next member's answers arrive on the link's event loop.
+ */
+final class ChainLink {
+  /** One write of the stream: its own answer, and the next member's when it was forwarded. */
+  static final class Slot {
+    private ResponseHeaderProto local;
+    private ResponseHeaderProto next;
+    private boolean forwarded;
+    private long sentNanos;
+  }
+
+  private final long streamId;
+  private final Channel upstream;
+  private final Channel downstream;
+  private final String nextAddress;
+  private final long timeoutNanos;
+  private final ArrayDeque<Slot> slots = new ArrayDeque<>();
+  private final ArrayDeque<Slot> inFlight = new ArrayDeque<>();
+  private final ScheduledFuture<?> timeoutCheck;
+  private long nextCallId;
+  private FffsException broken;
+
+  /**
+   * @param downstream the connection to the next member, or null when it could not be made ({@code failure} says
+   *     why)
+   */
+  ChainLink(long streamId, Channel upstream, Channel downstream, String nextAddress, FffsException failure,
+      long timeoutNanos) {
+    this.streamId = streamId;
+    this.upstream = upstream;
+    this.downstream = downstream;
+    this.nextAddress = nextAddress;
+    this.timeoutNanos = timeoutNanos;
+    this.broken = failure;
+    if (downstream != null) {
+      long period = Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos) / 4);
+      this.timeoutCheck = downstream.eventLoop().scheduleAtFixedRate(this::checkTimeout, period, period,
+          TimeUnit.MILLISECONDS);
+      downstream.closeFuture().addListener(f -> broke(new FffsException(ErrorCode.IO_ERROR,
+          "the connection to the next DataNode of the chain, " + nextAddress + ", closed")));
+    } else {
+      this.timeoutCheck = null;
+    }
+  }
+
+  long streamId() {
+    return streamId;
+  }
+
+  /** The next write of the stream takes its place among the answers. */
+  synchronized Slot open() {
+    Slot slot = new Slot();
+    slots.add(slot);
+    return slot;
+  }
+
+  /**
+   * Sends {@code header} and {@code payload} (released here) to the next member for {@code slot}'s write, unless the
+   * link is broken.
+   */
+  void forward(Slot slot, RequestHeaderProto.Builder header, ByteBuf payload) {
+    synchronized (this) {
+      if (broken != null) {
+        payload.release();
+        return;
+      }
+      slot.forwarded = true;
+      slot.sentNanos = System.nanoTime();
+      inFlight.add(slot);
+      RequestHeaderProto request = header.setCallId(++nextCallId).build();
+      // Under the lock, so that the writes reach the event loop in slot order.
+      downstream.write(FrameFormat.prefix(downstream.alloc(), request, payload.readableBytes()),
+          downstream.voidPromise());
+      downstream.writeAndFlush(payload, downstream.voidPromise());
+    }
+  }
+
+  /** {@code slot}'s own answer (an applied write's, or its refusal). */
+  void local(Slot slot, ResponseHeaderProto answer) {
+    synchronized (this) {
+      slot.local = answer;
+      drain();
+    }
+  }
+
+  /** Link event loop: the next member's answer to the oldest write in flight. */
+  void answered(ResponseHeaderProto answer) {
+    synchronized (this) {
+      Slot slot = inFlight.poll();
+      if (slot == null) {
+        return;
+      }
+      slot.next = answer;
+      if (answer.hasError()) {
+        // It refuses the rest of its stream after a refusal: nothing more goes there.
+        FffsException refusal = FffsException.fromProto(answer.getError());
+        breakLink(new FffsException(refusal.code(), "DataNode " + nextAddress + ": " + refusal.detail()));
+      }
+      drain();
+    }
+  }
+
+  /** The link is broken: writes in flight and later ones are answered without the members after this one. */
+  void broke(FffsException why) {
+    synchronized (this) {
+      breakLink(why);
+      drain();
+    }
+  }
+
+  private void breakLink(FffsException why) {
+    if (broken == null) {
+      broken = why;
+    }
+    for (Slot slot : inFlight) {
+      slot.forwarded = false;  // answered without the next member
+    }
+    inFlight.clear();
+    if (downstream != null) {
+      if (timeoutCheck != null) {
+        timeoutCheck.cancel(false);
+      }
+      downstream.close();
+    }
+  }
+
+  private void checkTimeout() {
+    synchronized (this) {
+      Slot oldest = inFlight.peek();
+      if (oldest != null && System.nanoTime() - oldest.sentNanos > timeoutNanos) {
+        breakLink(new FffsException(ErrorCode.IO_ERROR, "the next DataNode of the chain, " + nextAddress
+            + ", answered no write within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms"));
+        drain();
+      }
+    }
+  }
+
+  /** Sends, in order, every answer at the head that is complete. Under the lock. */
+  private void drain() {
+    boolean sent = false;
+    for (Slot head = slots.peek(); head != null && complete(head); head = slots.peek()) {
+      slots.poll();
+      Responses.send(upstream, combined(head), false);
+      sent = true;
+    }
+    if (sent) {
+      upstream.flush();
+    }
+  }
+
+  private boolean complete(Slot slot) {
+    return slot.local != null && (!slot.forwarded || slot.next != null);
+  }
+
+  private ResponseHeaderProto combined(Slot slot) {
+    if (slot.local.hasError() || !slot.local.hasWrite()) {
+      return slot.local;
+    }
+    WriteResponseProto.Builder write = slot.local.getWrite().toBuilder();
+    ResponseHeaderProto next = slot.next;
+    if (next != null && !next.hasError()) {
+      write.setDownstreamApplied(1 + next.getWrite().getDownstreamApplied());
+      if (next.getWrite().hasDownstreamError()) {
+        write.setDownstreamError(next.getWrite().getDownstreamError());
+      }
+    } else {
+      write.setDownstreamApplied(0).setDownstreamError(reason(next));
+    }
+    return slot.local.toBuilder().setWrite(write).build();
+  }
+
+  private ErrorProto reason(ResponseHeaderProto next) {
+    if (next != null) {
+      return ErrorProto.newBuilder(next.getError()).setMessage("DataNode " + nextAddress + ": "
+          + next.getError().getMessage()).build();
+    }
+    FffsException why = broken != null ? broken : new FffsException(ErrorCode.IO_ERROR,
+        "the write was not forwarded to " + nextAddress);
+    return why.toProto();
+  }
+
+  /** Closes the link (the stream ended or its connection closed); answers still owed go back without it. */
+  void close() {
+    broke(new FffsException(ErrorCode.IO_ERROR, "the chain link to " + nextAddress + " was closed"));
+  }
+}
