@@ -11,10 +11,7 @@ import io.fffs.namenode.NameNode;
 import io.fffs.namenode.fs.Namesystem;
 import io.fffs.namenode.permission.Caller;
 import java.io.IOException;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A NameNode that lost the lead holding an op of its own that the cluster never committed: the log then brings
@@ -22,19 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * top of its phantom (its namespace, and a snapshot of it, would mix two histories); it applies, snapshots and serves
  * nothing more, reloads, and comes back with the leader's namespace.
  */
-class HaReloadTest {
-  @TempDir
-  Path dir;
-
-  private ThreeNameNodes cluster;
-
-  @AfterEach
-  void stop() throws IOException {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
-
+class HaReloadTest extends ThreeNameNodesTestBase {
   @Test
   void anotherLeadersOpUnderTheTxidOfAnUncommittedOwnOpIsNotAppliedAndTheNameNodeReloads() throws Exception {
     cluster = new ThreeNameNodes(dir).startAll();
