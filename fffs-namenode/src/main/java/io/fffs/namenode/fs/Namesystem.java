@@ -389,7 +389,17 @@ public final class Namesystem implements Closeable {
       if (leadership != null) {
         leadership.checkLeader(what);  // again under the lock: the lead may have moved while this change waited
       }
-      result = change.run();
+      long txidBefore = lastTxid;
+      long inodeIds = namespace.nextInodeId();
+      long blockIds = namespace.nextBlockId();
+      try {
+        result = change.run();
+      } catch (IOException | RuntimeException e) {
+        if (lastTxid == txidBefore) {
+          namespace.giveBackIds(inodeIds, blockIds);  // a failed change that logged nothing allocated nothing
+        }
+        throw e;
+      }
       durableAt = lastTxid;
     } finally {
       lock.writeLock().unlock();

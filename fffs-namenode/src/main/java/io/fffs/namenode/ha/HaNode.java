@@ -220,6 +220,15 @@ public final class HaNode implements Closeable {
     });
   }
 
+  /** The index of the last Raft log entry this NameNode knows committed. */
+  long commitIndex() throws IOException {
+    return server.getDivision(group.getGroupId()).getRaftLog().getLastCommittedIndex();
+  }
+
+  NamenodeStateMachine stateMachine() {
+    return stateMachine;
+  }
+
   /** The Raft group's storage directory on this NameNode (tests look at its snapshots). */
   File storageDirectory() throws IOException {
     return server.getDivision(group.getGroupId()).getRaftStorage().getStorageDir().getRoot();

@@ -61,6 +61,8 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
   private volatile RaftPeerId leader;
   private volatile boolean ready;
   private volatile boolean leading;
+  /** Set once this namespace may hold ops the cluster did not commit; the NameNode then reloads. */
+  private volatile boolean stale;
   /** Whether this NameNode answers queries of past system times while it follows ({@code fffs.ha.follower-reads}). */
   private final boolean followerReads;
   /** The packed HLC of the last committed op applied here: the frontier of follower reads. */
@@ -107,8 +109,22 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
   @Override
   public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
     LogEntryProto entry = trx.getLogEntry();
+    if (stale) {
+      // Its namespace is being loaded again from the snapshot and the log: nothing more is applied to this one.
+      updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+      return CompletableFuture.completedFuture(Message.EMPTY);
+    }
     try {
       HaEntry op = HaEntry.decode(entry.getStateMachineLogEntry().getLogData());
+      if (op.txid() <= journal.lastQueuedTxid() && !journal.appendedHere(op.txid(), op.hlc())) {
+        // Another leader's op under a txid this NameNode gave an op of its own that was never committed: applying
+        // the entries after it here would mix two histories.
+        LOG.warn("Committed txid {} is another leader's op, not the one this NameNode stamped; it reloads",
+            op.txid());
+        stale();
+        updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+        return CompletableFuture.completedFuture(Message.EMPTY);
+      }
       if (namesystem.applyReplicated(op.txid(), op.hlc(), op.op())) {
         namesystem.retryAnswers.recordMadeElsewhere(op.clientId(), op.callId());
       }
@@ -127,6 +143,9 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
   public long takeSnapshot() throws IOException {
     TermIndex applied = getLastAppliedTermIndex();
     SingleFileSnapshotInfo latest = storage.getLatestSnapshot();
+    if (stale) {
+      return latest == null ? -1 : latest.getIndex();  // a namespace about to be reloaded is no snapshot
+    }
     if (applied == null || (latest != null && latest.getIndex() >= applied.getIndex())) {
       return latest == null ? -1 : latest.getIndex();
     }
@@ -204,7 +223,7 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
     }
     long frontier = committedHlc;
     RatisJournal log = journal;
-    if (frontier > Namespace.limitForMicros(time.micros()) && log != null && !log.hasUncommitted()) {
+    if (frontier > Namespace.limitForMicros(time.micros()) && log != null && !log.hasUncommitted() && !stale) {
       pastReadsServed.increment();
       return;
     }
@@ -234,6 +253,16 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
 
   private void stale() {
     ready = false;
+    stale = true;
     onStale.run();
+  }
+
+  RatisJournal journal() {
+    return journal;
+  }
+
+  /** Whether this NameNode's namespace is to be loaded again (it applies, snapshots and serves nothing more). */
+  boolean isStale() {
+    return stale;
   }
 }

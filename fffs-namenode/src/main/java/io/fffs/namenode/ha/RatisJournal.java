@@ -44,6 +44,8 @@ final class RatisJournal implements Journal {
   private final DurabilityNotices notices = new DurabilityNotices("fffs-raft-journal-notifier");
   /** The last txid appended here or applied from the log; written under the lock. */
   private volatile long lastQueuedTxid;
+  /** {txid, packed HLC} of each op appended here and not yet committed, oldest first; under the lock. */
+  private final java.util.ArrayDeque<long[]> appended = new java.util.ArrayDeque<>();
   private long committedTxid;
   private long commits;
   private IOException failure;
@@ -66,6 +68,7 @@ final class RatisJournal implements Journal {
       }
       // Before the submit: the commit may reach the state machine before this method returns.
       lastQueuedTxid = txid;
+      appended.addLast(new long[] {txid, hlc.packed()});
     } finally {
       lock.unlock();
     }
@@ -95,10 +98,32 @@ final class RatisJournal implements Journal {
     return id == null || id.length > 255 ? new byte[0] : id;
   }
 
+  /**
+   * Whether the committed entry {@code txid} stamped {@code hlc} is the op this NameNode appended as {@code txid}
+   * (its own, which it applied when it stamped it), rather than another leader's op of the same txid, which a
+   * NameNode that lost the lead with uncommitted ops meets in the log.
+   */
+  boolean appendedHere(long txid, HlcTimestamp hlc) {
+    lock.lock();
+    try {
+      for (long[] op : appended) {
+        if (op[0] == txid) {
+          return op[1] == hlc.packed();
+        }
+      }
+      return false;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** The state machine applied (or skipped, as this NameNode's own) the committed op {@code txid}. */
   void committed(long txid) {
     lock.lock();
     try {
+      while (!appended.isEmpty() && appended.peekFirst()[0] <= txid) {
+        appended.removeFirst();
+      }
       if (txid > lastQueuedTxid) {
         lastQueuedTxid = txid;
       }

@@ -53,7 +53,8 @@ public final class StatusServlet extends HttpServlet {
 
   /**
    * The status document; {@code ha} (null for a single NameNode) adds the NameNode's place in its highly available
-   * cluster: {@code haId}, {@code haRole} (leader: it takes changes; follower), {@code haLeader} and {@code raft}.
+   * cluster: {@code haId}, {@code haRole} (leader: it takes changes; follower), {@code haLeader}, {@code raft},
+   * {@code haCommittedFrontier} (a follower answers past reads before it) and {@code haPastReadsServed}.
    */
   public static String render(Namesystem fs, String rpcAddress, String httpAddress, io.fffs.namenode.ha.HaNode ha)
       throws IOException {
@@ -66,7 +67,8 @@ public final class StatusServlet extends HttpServlet {
     if (ha != null) {
       json.field("nameservice", ha.nameservice()).field("haId", ha.id())
           .field("haRole", ha.isLeader() ? "leader" : "follower").field("haLeader", ha.leaderId())
-          .field("raft", ha.describe());
+          .field("raft", ha.describe()).field("haCommittedFrontier", ha.committedFrontier().toString())
+          .field("haPastReadsServed", ha.pastReadsServed());
     }
     json
         .field("hlc", fs.clock().now().toString())

@@ -146,6 +146,14 @@ public final class Namespace {
     return nextBlockId;
   }
 
+  /**
+   * Gives back the ids allocated since the counters were {@code inodeId} and {@code blockId} by a change that then
+   * logged nothing: the counters stay those the log replays to, as on every NameNode that only replays it.
+   */
+  public void giveBackIds(long inodeId, long blockId) {
+    setCounters(inodeId, blockId);
+  }
+
   void setCounters(long inodeId, long blockId) {
     nextInodeId = inodeId;
     nextBlockId = blockId;

@@ -12,36 +12,21 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.VersionProto;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.TimeSpec;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Follower reads: a follower answers a query of a past system time that its applied log covers exactly as the
  * leader does, refuses (naming the leader) the times it has not applied and the latest state, and a client with
  * follower reads on gets the leader's answer whenever its follower lags.
  */
-class FollowerReadsTest {
+class FollowerReadsTest extends ThreeNameNodesTestBase {
   private static final String[] PATHS = {"/h", "/h/a", "/h/b", "/h/a/f0", "/h/a/f1", "/h/a/f2", "/h/b/f0",
       "/h/b/f1", "/h/b/f2", "/h/b/sub", "/h/b/sub/f0", "/h/missing"};
   private static final String[] DIRECTORIES = {"/", "/h", "/h/a", "/h/b", "/h/b/sub"};
-
-  @TempDir
-  Path dir;
-
-  private ThreeNameNodes cluster;
-
-  @AfterEach
-  void stop() throws IOException {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
 
   /** Creates, renames, deletes and permission changes under /h, in an order {@code random} picks. */
   private static void history(NamenodeClient client, Random random, int changes) throws IOException {

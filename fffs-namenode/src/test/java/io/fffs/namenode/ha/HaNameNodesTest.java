@@ -99,17 +99,7 @@ class HaNameNodesTest {
       changes(client, "/first", 12);
       int leader = awaitLeader();
       assertSameNamespaces(leader);
-      await("every NameNode has written a snapshot", () -> {
-        for (int i = 0; i < NAMENODES; i++) {
-          String[] snapshots = dir.resolve("nn" + (i + 1)).resolve("ratis")
-              .resolve(HaNode.groupId("mycluster").getUuid().toString()).resolve("sm")
-              .toFile().list((d, name) -> name.startsWith("snapshot.") && !name.endsWith(".md5"));
-          if (snapshots == null || snapshots.length == 0) {
-            return false;
-          }
-        }
-        return true;
-      });
+      cluster.awaitSnapshotOnEach();
 
       int follower = (leader + 1) % NAMENODES;
       try (NamenodeClient toFollower = client(follower)) {

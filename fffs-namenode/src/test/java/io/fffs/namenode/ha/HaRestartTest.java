@@ -22,30 +22,16 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.ipc.Client;
 import org.apache.hadoop.ipc.ProtobufRpcEngine2;
 import org.apache.hadoop.ipc.RPC;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * All three NameNodes stop and start again: each comes back from its snapshot and its Raft log with the same
  * namespace and the same history, a leader is elected, changes resume, and the retry cache neither makes a retried
  * change again nor answers a new call from an old entry.
  */
-class HaRestartTest {
+class HaRestartTest extends ThreeNameNodesTestBase {
   private static final String[] PATHS = {"/r", "/r/d0", "/r/d1", "/r/d0/f0", "/r/d0/f1", "/r/d1/f0", "/r/d1/f1",
       "/r/moved", "/r/retried", "/r/retried-moved"};
-
-  @TempDir
-  Path dir;
-
-  private ThreeNameNodes cluster;
-
-  @AfterEach
-  void stop() throws IOException {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
 
   private CreateResponseProto create(ClientNamenodeProtocolPB proxy, String src, int callId, int retry)
       throws Exception {
@@ -100,17 +86,7 @@ class HaRestartTest {
         client.rename("/r/d" + (round % 2) + "/f0", "/r/moved");
         times.add(TimeSpec.system(client.currentTime().physicalMicros()));
       }
-      ThreeNameNodes.await("every NameNode has a snapshot", () -> {
-        for (int i = 0; i < ThreeNameNodes.COUNT; i++) {
-          String[] snapshots = dir.resolve("nn" + (i + 1)).resolve("ratis")
-              .resolve(HaNode.groupId("mycluster").getUuid().toString()).resolve("sm")
-              .toFile().list((d, name) -> name.startsWith("snapshot.") && !name.endsWith(".md5"));
-          if (snapshots == null || snapshots.length == 0) {
-            return false;
-          }
-        }
-        return true;
-      });
+      cluster.awaitSnapshotOnEach();
       versions = client.listVersions("/r/moved");
     }
 

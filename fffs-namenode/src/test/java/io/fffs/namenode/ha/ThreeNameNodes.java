@@ -141,6 +141,21 @@ final class ThreeNameNodes implements Closeable {
     }
   }
 
+  /** Waits until every NameNode has written a Raft snapshot (its namespace image) into its storage. */
+  void awaitSnapshotOnEach() throws InterruptedException {
+    await("every NameNode has written a snapshot", () -> {
+      for (int i = 0; i < COUNT; i++) {
+        String[] snapshots = dir.resolve("nn" + (i + 1)).resolve("ratis")
+            .resolve(HaNode.groupId("mycluster").getUuid().toString()).resolve("sm")
+            .toFile().list((d, name) -> name.startsWith("snapshot.") && !name.endsWith(".md5"));
+        if (snapshots == null || snapshots.length == 0) {
+          return false;
+        }
+      }
+      return true;
+    });
+  }
+
   /** NameNode {@code i}'s namespace image, saved once every op it applied is committed. */
   Path image(int i) throws Exception {
     Path target = dir.resolve("compare-nn" + (i + 1) + "-" + System.nanoTime());
