@@ -115,6 +115,41 @@ class RetryCacheTest {
   }
 
   @Test
+  void aChangeLoggedBeforeARestartIsAnsweredNotMadeAgain() throws Exception {
+    Configuration conf = conf(true);
+    start(conf);
+    int createId = Client.nextCallId();
+    CreateResponseProto created = create("/kept", createId, 0);
+    create("/moving", Client.nextCallId(), 0);
+    int renameId = Client.nextCallId();
+    assertThat(rename("/moving", "/moved", renameId, 0).getResult()).isTrue();
+    conf.set(NameNodeConfigKeys.RPC_ADDRESS_KEY, "127.0.0.1:" + nameNode.rpcAddress().getPort());
+    nameNode.close();
+    nameNode = NameNode.start(conf, PhysicalClock.system(), System::nanoTime);
+    long lastTxid = nameNode.namesystem().lastTxid();
+
+    // The same proxy keeps its IPC client id; its first call may meet the connection the restart broke.
+    RenameResponseProto renamed = retried(() -> rename("/moving", "/moved", renameId, 1));
+    assertThat(renamed.getResult()).as("made again, the rename would find no /moving").isTrue();
+    CreateResponseProto createdAgain = retried(() -> create("/kept", createId, 2));
+    assertThat(createdAgain.getStatus().getInodeId()).isEqualTo(created.getStatus().getInodeId());
+    assertThat(nameNode.namesystem().lastTxid()).isEqualTo(lastTxid);
+    assertThat(rename("/moving", "/moved", Client.nextCallId(), 0).getResult()).isFalse();
+  }
+
+  private interface Call<T> {
+    T run() throws ServiceException;
+  }
+
+  private static <T> T retried(Call<T> call) throws ServiceException {
+    try {
+      return call.run();
+    } catch (ServiceException brokenConnection) {
+      return call.run();
+    }
+  }
+
+  @Test
   void theFirstChangesAfterANameNodeRestartGoThrough() throws Exception {
     Configuration conf = conf(true);
     start(conf);

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.function.Consumer;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.apache.hadoop.thirdparty.protobuf.ByteString;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -97,7 +98,10 @@ public final class EditLog implements Journal {
    */
   @Override
   public void append(long txid, HlcTimestamp hlc, EditOpProto op) throws FffsException {
-    ByteBuffer record = EditLogFormat.encode(txid, hlc.packed(), op.toByteArray());
+    byte[] clientId = CallerIds.clientId();
+    EditOpProto logged = clientId.length == 0 ? op : op.toBuilder()
+        .setRpcClientId(ByteString.copyFrom(clientId)).setRpcCallId(CallerIds.callId()).build();
+    ByteBuffer record = EditLogFormat.encode(txid, hlc.packed(), logged.toByteArray());
     lock.lock();
     try {
       checkUsable();

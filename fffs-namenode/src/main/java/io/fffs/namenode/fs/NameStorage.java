@@ -38,14 +38,24 @@ public final class NameStorage {
     final long lastTxid;
     final HlcTimestamp lastHlc;
     final long imageTxid;
+    /** The IPC calls whose changes were replayed from the edit log: their retries are answered, not made again. */
+    final List<LoggedCall> replayedCalls;
 
     Loaded(Namespace namespace, long lastTxid, HlcTimestamp lastHlc, long imageTxid) {
+      this(namespace, lastTxid, lastHlc, imageTxid, List.of());
+    }
+
+    Loaded(Namespace namespace, long lastTxid, HlcTimestamp lastHlc, long imageTxid, List<LoggedCall> replayedCalls) {
       this.namespace = namespace;
       this.lastTxid = lastTxid;
       this.lastHlc = lastHlc;
       this.imageTxid = imageTxid;
+      this.replayedCalls = replayedCalls;
     }
   }
+
+  /** The Hadoop IPC client and call id of a logged change. */
+  record LoggedCall(byte[] clientId, int callId) {}
 
   private NameStorage() {}
 
@@ -99,6 +109,7 @@ public final class NameStorage {
     NamespaceApplier applier = new NamespaceApplier(image.namespace);
     long[] last = {image.lastTxid};
     HlcTimestamp[] lastHlc = {image.lastHlc};
+    List<LoggedCall> calls = new ArrayList<>();
     List<Path> segments = EditLog.segments(current);
     for (int i = 0; i < segments.size(); i++) {
       Path segment = segments.get(i);
@@ -118,6 +129,9 @@ public final class NameStorage {
             return;
           }
           applier.apply(record.op(), record.hlc());
+          if (record.op().hasRpcClientId()) {
+            calls.add(new LoggedCall(record.op().getRpcClientId().toByteArray(), record.op().getRpcCallId()));
+          }
           last[0] = record.txid();
           lastHlc[0] = record.hlc();
         });
@@ -137,7 +151,7 @@ public final class NameStorage {
         }
       }
     }
-    return new Loaded(image.namespace, last[0], lastHlc[0], image.lastTxid);
+    return new Loaded(image.namespace, last[0], lastHlc[0], image.lastTxid, calls);
   }
 
   /** Removes images beyond the newest {@link #IMAGES_KEPT} and the edit segments no kept image needs. */

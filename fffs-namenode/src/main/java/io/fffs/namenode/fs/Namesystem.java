@@ -159,6 +159,9 @@ public final class Namesystem implements Closeable {
     this.clock = clock;
     this.leadership = leadership;
     this.retryAnswers = RetryAnswers.fromConf(conf);
+    for (NameStorage.LoggedCall call : loaded.replayedCalls) {
+      retryAnswers.recordMadeElsewhere(call.clientId(), call.callId());
+    }
     this.blockTokens = new BlockTokenIssuer(conf, clock.physicalClock());
     this.writerFencing = new WriterFencing(blockTokens.enabled(), blockTokens.lifetimeMillis(),
         () -> clock.physicalClock().currentTimeMicros() / 1000);

@@ -32,7 +32,7 @@ public final class RetryAnswers {
       return entry.getPayload();
     }
 
-    /** Whether the change was made by another NameNode, whose answer did not reach this one. */
+    /** Whether the change was made by another NameNode or before this one restarted: its answer is not here. */
     public boolean answerElsewhere() {
       return entry.getPayload() == MADE_ELSEWHERE;
     }
@@ -53,7 +53,7 @@ public final class RetryAnswers {
   }
 
   private static final Attempt UNCACHED = new Attempt(null);
-  /** The payload of a call another NameNode made: it must not be made again, but its answer is to be rebuilt. */
+  /** The payload of a call made elsewhere or before a restart: not to be made again; its answer is to be rebuilt. */
   private static final Object MADE_ELSEWHERE = new Object();
   private static final AtomicInteger INSTANCES = new AtomicInteger();
 
@@ -94,8 +94,9 @@ public final class RetryAnswers {
   }
 
   /**
-   * Records that another NameNode made call {@code callId} of client {@code clientId} (its op reached this one
-   * through the Raft log), for a retry that comes here after a failover.
+   * Records that call {@code callId} of client {@code clientId} was made by another NameNode (its op reached this
+   * one through the Raft log) or before this NameNode restarted (its op was replayed from the edit log), for a retry
+   * that comes here after the failover or restart.
    */
   public void recordMadeElsewhere(byte[] clientId, int callId) {
     if (cache != null && clientId != null && clientId.length > 0) {

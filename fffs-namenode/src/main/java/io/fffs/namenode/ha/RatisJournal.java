@@ -4,6 +4,7 @@ import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.NamenodeEditsProtos.EditOpProto;
 import io.fffs.common.time.HlcTimestamp;
+import io.fffs.namenode.edits.CallerIds;
 import io.fffs.namenode.edits.DurabilityNotices;
 import io.fffs.namenode.edits.Journal;
 import java.io.IOException;
@@ -74,7 +75,7 @@ final class RatisJournal implements Journal {
     }
     RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(clientId).setServerId(self)
         .setGroupId(group).setCallId(callIds.incrementAndGet())
-        .setMessage(Message.valueOf(new HaEntry(txid, hlc, callerId(), org.apache.hadoop.ipc.Server.getCallId(), op)
+        .setMessage(Message.valueOf(new HaEntry(txid, hlc, CallerIds.clientId(), CallerIds.callId(), op)
             .encode()))
         .setType(RaftClientRequest.writeRequestType()).build();
     CompletableFuture<RaftClientReply> reply;
@@ -90,12 +91,6 @@ final class RatisJournal implements Journal {
         fail(cause);
       }
     });
-  }
-
-  /** The IPC client id of the call being served on this thread (empty for the NameNode's own changes). */
-  private static byte[] callerId() {
-    byte[] id = org.apache.hadoop.ipc.Server.getClientId();
-    return id == null || id.length > 255 ? new byte[0] : id;
   }
 
   /**
