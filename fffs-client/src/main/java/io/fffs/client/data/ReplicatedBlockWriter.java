@@ -3,9 +3,9 @@ package io.fffs.client.data;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.DataTransferProtos.ReplicaStampProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
-import io.fffs.common.proto.DataTransferProtos.WriteResponseProto;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.protocol.ReplicaStamps;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -115,7 +115,7 @@ final class ReplicatedBlockWriter implements BlockWriter {
         throw new IOException("the write of block " + blockId + " at offset " + next.offset() + " to its primary "
             + ReplicaPipeline.address(primary.datanode()) + " failed");
       }
-      ReplicaStampProto stamp = stampOf(answer);
+      ReplicaStampProto stamp = ReplicaStamps.of(answer);
       for (PacketWriter follower : List.copyOf(followers)) {
         try {
           follower.send(next.offset(), next.bytes().duplicate(), stamp);
@@ -124,16 +124,6 @@ final class ReplicatedBlockWriter implements BlockWriter {
         }
       }
     }
-  }
-
-  private static ReplicaStampProto stampOf(ResponseHeaderProto answer) {
-    WriteResponseProto write = answer.getWrite();
-    ReplicaStampProto.Builder stamp = ReplicaStampProto.newBuilder().setEntryHlc(write.getEntryHlc())
-        .setLengthAfter(write.getBlockLength()).setUserTime(write.getUserTime()).setFrontierHlc(answer.getHlc());
-    if (write.hasCreateHlc()) {
-      stamp.setCreateHlc(write.getCreateHlc());
-    }
-    return stamp.build();
   }
 
   private void drop(PacketWriter follower, IOException cause) {
