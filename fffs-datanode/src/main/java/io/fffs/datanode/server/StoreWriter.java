@@ -219,8 +219,8 @@ final class StoreWriter {
    * chained write, which its stream's {@link ChainLink} forwards and answers.
    */
   private ResponseHeaderProto apply(WriteTask task) {
-    if (!task.chained()) {
-      return applyHere(task);
+    if (!task.chained() || (task.refusal() != null && !task.connection().chains(task))) {
+      return applyHere(task);  // a refused write opens no link to the next member
     }
     ChainLink link = task.connection().chain(task, chains);
     ChainLink.Slot slot = link.open();
