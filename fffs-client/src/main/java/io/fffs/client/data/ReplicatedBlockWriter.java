@@ -5,10 +5,10 @@ import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.DataTransferProtos.ReplicaStampProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
-import io.fffs.common.proto.DataTransferProtos.WriteResponseProto;
 import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.protocol.ReplicaStamps;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -242,7 +242,7 @@ final class ReplicatedBlockWriter implements BlockWriter {
       }
       Pending next = pending.poll();
       forwardedBytes += next.bytes().remaining();
-      Forwarded packet = new Forwarded(next.offset(), next.bytes(), stampOf(answer), forwardedBytes);
+      Forwarded packet = new Forwarded(next.offset(), next.bytes(), ReplicaStamps.of(answer), forwardedBytes);
       forwarded.add(packet);
       for (PacketWriter follower : List.copyOf(followers)) {
         sendTo(follower, packet);
@@ -285,16 +285,6 @@ final class ReplicatedBlockWriter implements BlockWriter {
       return;
     }
     drop(follower, cause);
-  }
-
-  private static ReplicaStampProto stampOf(ResponseHeaderProto answer) {
-    WriteResponseProto write = answer.getWrite();
-    ReplicaStampProto.Builder stamp = ReplicaStampProto.newBuilder().setEntryHlc(write.getEntryHlc())
-        .setLengthAfter(write.getBlockLength()).setUserTime(write.getUserTime()).setFrontierHlc(answer.getHlc());
-    if (write.hasCreateHlc()) {
-      stamp.setCreateHlc(write.getCreateHlc());
-    }
-    return stamp.build();
   }
 
   private void drop(PacketWriter follower, IOException cause) {

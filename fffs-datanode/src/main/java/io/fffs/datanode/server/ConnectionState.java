@@ -93,6 +93,11 @@ final class ConnectionState {
     return link;
   }
 
+  /** Whether {@code task}'s stream has its chain link on this connection already. */
+  synchronized boolean chains(WriteTask task) {
+    return chain != null && chain.streamId() == task.request().getStreamId();
+  }
+
   /** Event loop, once the channel is closed: drops the parked writes and the chain link. */
   void closed() {
     for (WriteTask task = overflow.pollFirst(); task != null; task = overflow.pollFirst()) {

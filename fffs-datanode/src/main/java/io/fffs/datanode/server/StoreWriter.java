@@ -7,6 +7,7 @@ import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.WriteRequestProto;
 import io.fffs.datanode.store.BlockStore;
 import io.fffs.datanode.store.WriteResult;
+import io.fffs.protocol.ReplicaStamps;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import java.util.ArrayList;
@@ -218,8 +219,8 @@ final class StoreWriter {
    * chained write, which its stream's {@link ChainLink} forwards and answers.
    */
   private ResponseHeaderProto apply(WriteTask task) {
-    if (!task.chained()) {
-      return applyHere(task);
+    if (!task.chained() || (task.refusal() != null && !task.connection().chains(task))) {
+      return applyHere(task);  // a refused write opens no link to the next member
     }
     ChainLink link = task.connection().chain(task, chains);
     ChainLink.Slot slot = link.open();
@@ -241,7 +242,7 @@ final class StoreWriter {
     WriteRequestProto.Builder next = request.toBuilder().clearDownstream()
         .addAllDownstream(request.getDownstreamList().subList(1, request.getDownstreamCount()));
     if (!request.hasReplica()) {
-      next.setReplica(WriteRules.stampOf(ack));
+      next.setReplica(ReplicaStamps.of(ack));
     }
     return RequestHeaderProto.newBuilder().setOp(OpProto.WRITE).setHlc(rules.clock().now().toProto())
         .addAllTokens(task.tokens()).setWrite(next);

@@ -141,20 +141,6 @@ public final class WriteRules {
         proto.getFrontierHlc().getPacked());
   }
 
-  /**
-   * The stamps a follower applies an entry at, from the primary's answer to it: the entry's HLCs, user time and
-   * resulting length, and the answer's HLC as the frontier (every later entry of the block is stamped above it).
-   */
-  public static ReplicaStampProto stampOf(ResponseHeaderProto answer) {
-    WriteResponseProto write = answer.getWrite();
-    ReplicaStampProto.Builder stamp = ReplicaStampProto.newBuilder().setEntryHlc(write.getEntryHlc())
-        .setLengthAfter(write.getBlockLength()).setUserTime(write.getUserTime()).setFrontierHlc(answer.getHlc());
-    if (write.hasCreateHlc()) {
-      stamp.setCreateHlc(write.getCreateHlc());
-    }
-    return stamp.build();
-  }
-
   /** Tells the listener of a change that was not a WRITE (a TRUNCATE). */
   public void changed(long blockId, WriteResult result) {
     listener.written(blockId, result.blockLength(), result.hlc());

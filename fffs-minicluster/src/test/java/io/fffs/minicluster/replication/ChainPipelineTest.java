@@ -10,12 +10,12 @@ import io.fffs.datanode.DataNode;
 import io.fffs.datanode.DataNodeServiceConfigKeys;
 import io.fffs.minicluster.MiniFffsCluster;
 import io.fffs.minicluster.NodeProcess;
+import io.fffs.minicluster.replication.PipelineRecoveryTest.Synced;
 import io.fffs.namenode.NameNodeConfigKeys;
 import io.fffs.protocol.DataTransferConfigKeys;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
@@ -30,12 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the member behind it is brought up to date and stays, and every replica holds the same log.
  */
 class ChainPipelineTest {
-  private static final int RECORD = 1024;
-
   @TempDir
   Path base;
-
-  private record Synced(TimeSpec time, int length) {}
 
   @Test
   void theDataNodesForwardEachPacketAndTheClientSendsItOnce() throws Exception {
@@ -106,7 +102,7 @@ class ChainPipelineTest {
           file = new org.apache.hadoop.fs.Path("/chain/f" + attempt);
           out = fs.create(file, true);
           model.reset();
-          writeRecord(out, model, random);
+          PipelineRecoveryTest.writeRecord(out, model, random);
           out.hsync();
           chain = replicas.awaitListed(file.toString(), 3).getBlocks(0).getLocationsList().stream()
               .map(DatanodeIdProto::getDatanodeUuid).toList();
@@ -117,7 +113,7 @@ class ChainPipelineTest {
         long forwardedBefore = dataNode(cluster, primary).serverStats().writesForwarded.sum();
 
         for (int record = 1; record < 200; record++) {
-          writeRecord(out, model, random);
+          PipelineRecoveryTest.writeRecord(out, model, random);
           if (record == 95) {
             victim.kill();
           }
@@ -140,16 +136,7 @@ class ChainPipelineTest {
         assertThat(listed).as("the member behind the lost one was brought up to date and kept")
             .contains(primary, behind);
         assertThat(replicas.assertSameLogs(block)).isGreaterThan(20);
-
-        for (Synced moment : synced) {
-          LocatedBlockProto then = replicas.blocks(file.toString(), moment.time()).getBlocks(0);
-          for (DatanodeIdProto replica : block.getLocationsList()) {
-            assertThat(replicas.info(then, replica, moment.time()).length()).isEqualTo(moment.length());
-            Replicas.Answer answer = replicas.read(then, replica, 0, moment.length(), moment.time());
-            assertThat(answer.bytes()).as("the file as of %s from %s", moment.time(), replica.getDatanodeUuid())
-                .isEqualTo(Arrays.copyOf(expected, moment.length()));
-          }
-        }
+        PipelineRecoveryTest.assertMomentsAlike(replicas, file.toString(), block, synced, expected);
       } finally {
         victim.close();
         ReReplicationTest.deleteRecursively(arena);
@@ -167,11 +154,4 @@ class ChainPipelineTest {
     throw new AssertionError("no in-process DataNode " + uuid);
   }
 
-  private static void writeRecord(FSDataOutputStream out, ByteArrayOutputStream model, Random random)
-      throws java.io.IOException {
-    byte[] record = new byte[RECORD];
-    random.nextBytes(record);
-    out.write(record);
-    model.write(record);
-  }
 }

@@ -35,7 +35,7 @@ class PipelineRecoveryTest {
   Path base;
 
   /** The file as of a moment just after an hsync: exactly its first {@code length} bytes. */
-  private record Synced(TimeSpec time, int length) {}
+  record Synced(TimeSpec time, int length) {}
 
   @Test
   void aFollowerKilledMidWriteIsReplacedAndGetsTheHistorySoFar() throws Exception {
@@ -97,16 +97,7 @@ class PipelineRecoveryTest {
         assertThat(listed).as("a DataNode outside the first pipeline replaced the lost one")
             .anyMatch(uuid -> !firstPipeline.contains(uuid));
         assertThat(replicas.assertSameLogs(block)).isGreaterThan(20);
-
-        for (Synced moment : synced) {
-          LocatedBlockProto then = replicas.blocks(file.toString(), moment.time()).getBlocks(0);
-          for (DatanodeIdProto replica : block.getLocationsList()) {
-            assertThat(replicas.info(then, replica, moment.time()).length()).isEqualTo(moment.length());
-            Replicas.Answer answer = replicas.read(then, replica, 0, moment.length(), moment.time());
-            assertThat(answer.bytes()).as("the file as of %s from %s", moment.time(), replica.getDatanodeUuid())
-                .isEqualTo(Arrays.copyOf(expected, moment.length()));
-          }
-        }
+        assertMomentsAlike(replicas, file.toString(), block, synced, expected);
       } finally {
         victim.close();
         ReReplicationTest.deleteRecursively(arena);
@@ -114,7 +105,21 @@ class PipelineRecoveryTest {
     }
   }
 
-  private static void writeRecord(FSDataOutputStream out, ByteArrayOutputStream model, Random random)
+  /** Each of {@code block}'s replicas reads the file as of every moment exactly as its first bytes then. */
+  static void assertMomentsAlike(Replicas replicas, String path, LocatedBlockProto block, List<Synced> synced,
+      byte[] expected) throws java.io.IOException {
+    for (Synced moment : synced) {
+      LocatedBlockProto then = replicas.blocks(path, moment.time()).getBlocks(0);
+      for (DatanodeIdProto replica : block.getLocationsList()) {
+        assertThat(replicas.info(then, replica, moment.time()).length()).isEqualTo(moment.length());
+        Replicas.Answer answer = replicas.read(then, replica, 0, moment.length(), moment.time());
+        assertThat(answer.bytes()).as("the file as of %s from %s", moment.time(), replica.getDatanodeUuid())
+            .isEqualTo(Arrays.copyOf(expected, moment.length()));
+      }
+    }
+  }
+
+  static void writeRecord(FSDataOutputStream out, ByteArrayOutputStream model, Random random)
       throws java.io.IOException {
     byte[] record = new byte[RECORD];
     random.nextBytes(record);

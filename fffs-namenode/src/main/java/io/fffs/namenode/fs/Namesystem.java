@@ -26,6 +26,7 @@ import io.fffs.namenode.namespace.InodeState;
 import io.fffs.namenode.namespace.Namespace;
 import io.fffs.namenode.namespace.NamespaceApplier;
 import io.fffs.namenode.namespace.NamespaceImage;
+import io.fffs.namenode.namespace.VersionChain;
 import io.fffs.namenode.permission.PermissionChecker;
 import io.fffs.namenode.safemode.SafeMode;
 import io.fffs.namenode.security.BlockKeysOps;
@@ -669,7 +670,8 @@ public final class Namesystem implements Closeable {
 
   /**
    * One pass of the replication monitor over the blocks of every file a path reaches but the last block of a file
-   * being written (not in safe mode).
+   * being written, and over the blocks only past versions list (of deleted files, or cut from a file), which past
+   * reads still reach until garbage collection drops those versions (not in safe mode).
    */
   private void scanReplication() {
     try {
@@ -692,12 +694,38 @@ public final class Namesystem implements Closeable {
                 state.isUnderConstruction()));
           }
         });
+        Set<Long> seen = new HashSet<>(open);
+        all.forEach(want -> seen.add(want.blockId()));
+        all.addAll(historyOnlyBlocks(seen));
         return all;
       });
       replication.scan(wants, open);
     } catch (IOException | RuntimeException e) {
       LOG.warn("Replication scan failed; will retry", e);
     }
+  }
+
+  /**
+   * The blocks not in {@code seen} that a kept version of a file lists, each wanted at the replication of the newest
+   * version listing it (under the read lock).
+   */
+  private List<ReplicationMonitor.Want> historyOnlyBlocks(Set<Long> seen) {
+    List<ReplicationMonitor.Want> wants = new ArrayList<>();
+    for (Inode inode : namespace.inodes()) {
+      if (inode.isDirectory()) {
+        continue;
+      }
+      VersionChain<InodeState> states = inode.states();
+      for (int v = states.size() - 1; v >= 0; v--) {
+        InodeState state = states.value(v);
+        for (int b = 0; b < state.blockCount(); b++) {
+          if (seen.add(state.blockId(b))) {
+            wants.add(new ReplicationMonitor.Want(state.blockId(b), state.replication()));
+          }
+        }
+      }
+    }
+    return wants;
   }
 
   private void recoverHardExpiredLeases() {
