@@ -325,33 +325,43 @@ final class ChannelDataTransferClient implements DataTransferClient {
     } catch (IOException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return transport.callAsync(datanode, request).orTimeout(timeoutMillis, TimeUnit.MILLISECONDS).thenApply(response -> {
-      try {
-        clocks.observeChange(datanode, HlcTimestamp.fromProto(response.getHlc()));
-        if (response.hasError()) {
-          throw FffsException.fromProto(response.getError());
-        }
-        HlcTimestamp durable = HlcTimestamp.fromProto(response.getSync().getDurableHlc());
-        clocks.observeChange(datanode, durable);
-        return durable;
-      } catch (FffsException e) {
-        throw new CompletionException(e);
-      }
-    });
+    return transport.callAsync(datanode, request).orTimeout(timeoutMillis, TimeUnit.MILLISECONDS)
+        .thenApply(response -> {
+          try {
+            return durableHlc(datanode, response);
+          } catch (FffsException e) {
+            throw new CompletionException(e);
+          }
+        });
+  }
+
+  /** A SYNC's answer: its durable frontier, taken into the client clock, or its error. */
+  private HlcTimestamp durableHlc(DatanodeIdProto datanode, ResponseHeaderProto response) throws FffsException {
+    if (response.hasError()) {
+      clocks.observeRead(datanode, HlcTimestamp.fromProto(response.getHlc()));
+      throw FffsException.fromProto(response.getError());
+    }
+    clocks.observeChange(datanode, HlcTimestamp.fromProto(response.getHlc()));
+    HlcTimestamp durable = HlcTimestamp.fromProto(response.getSync().getDurableHlc());
+    clocks.observeChange(datanode, durable);
+    return durable;
   }
 
   /**
    * A request that changes the DataNode (a cut, a sync, joining a pipeline): like {@link #call}, but an answer whose
    * HLC is more than the max offset ahead of this client's clock is refused ({@code CLOCK_SKEW}) before it is taken
    * in: a pipeline leaves that replica out rather than carry its clock to the others, which would refuse every write.
+   * A refusal changed nothing: its HLC is taken in as a read's and its own error is thrown.
    */
   private ResponseHeaderProto callWithinOffset(DatanodeIdProto datanode, RequestHeaderProto.Builder request)
       throws IOException {
     ResponseHeaderProto response = tcp().call(datanode, request.setHlc(clock.last().toProto()));
-    clocks.observeChange(datanode, HlcTimestamp.fromProto(response.getHlc()));
     if (response.hasError()) {
+      // A refusal changed nothing: its clock is taken in as a read's, and its own reason is the one to report.
+      clocks.observeRead(datanode, HlcTimestamp.fromProto(response.getHlc()));
       throw FffsException.fromProto(response.getError());
     }
+    clocks.observeChange(datanode, HlcTimestamp.fromProto(response.getHlc()));
     return response;
   }
 

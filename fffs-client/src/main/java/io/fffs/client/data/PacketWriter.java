@@ -256,24 +256,23 @@ final class PacketWriter implements BlockWriter {
       failure.fail(cause instanceof IOException ? (IOException) cause : new IOException(cause.toString(), cause));
       return;
     }
+    if (response.hasError()) {
+      // A refusal changed nothing: its clock is taken in as a read's, and its own reason is the one to report.
+      clocks.observeRead(datanode, HlcTimestamp.fromProto(response.getHlc()));
+      failure.fail(FffsException.fromProto(response.getError()));
+      return;
+    }
     try {
       clocks.observeChange(datanode, HlcTimestamp.fromProto(response.getHlc()));
-      if (!response.hasError()) {
-        clocks.observeChange(datanode, HlcTimestamp.fromProto(response.getWrite().getEntryHlc()));
-      }
+      clocks.observeChange(datanode, HlcTimestamp.fromProto(response.getWrite().getEntryHlc()));
     } catch (FffsException e) {
       failure.fail(e);  // stamped in the cluster's future: this replica failed
       return;
     }
-    if (response.hasError()) {
-      failure.fail(FffsException.fromProto(response.getError()));
-    } else {
-      HlcTimestamp entry = HlcTimestamp.fromProto(response.getWrite().getEntryHlc());
-      lastEntryHlc = entry;
-      blockLength = response.getWrite().getBlockLength();
-      if (!failure.failed()) {
-        acknowledgedBytes += bytes;
-      }
+    lastEntryHlc = HlcTimestamp.fromProto(response.getWrite().getEntryHlc());
+    blockLength = response.getWrite().getBlockLength();
+    if (!failure.failed()) {
+      acknowledgedBytes += bytes;
     }
   }
 
