@@ -7,6 +7,7 @@ import io.fffs.protocol.frame.BlockingFrameChannel;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -41,22 +42,20 @@ final class BlockingCalls implements Closeable {
     String key = datanode.getHost() + ":" + datanode.getDataPort();
     ConcurrentLinkedDeque<BlockingFrameChannel> kept = idle.computeIfAbsent(key, k -> new ConcurrentLinkedDeque<>());
     BlockingFrameChannel channel = kept.pollFirst();
-    if (channel == null) {
-      channel = BlockingFrameChannel.connect(new InetSocketAddress(datanode.getHost(), datanode.getDataPort()),
-          timeoutMillis, maxFrameBytes);
-    }
     ResponseHeaderProto answer;
-    try {
-      RequestHeaderProto header = request.setCallId(nextCallId.getAndIncrement()).build();
-      channel.send(header, null);
-      answer = channel.receiveHeader(ResponseHeaderProto.parser());
-      if (answer.getCallId() != header.getCallId()) {
-        throw new IOException("DataNode " + key + " answered call " + answer.getCallId() + " to call "
-            + header.getCallId());
+    if (channel != null) {
+      try {
+        answer = callOn(channel, key, request);
+      } catch (SocketTimeoutException slow) {
+        throw slow;  // the DataNode is there but slow: a second wait would only double the time
+      } catch (IOException stale) {
+        // A kept connection the DataNode closed meanwhile (an idle timeout, a restart): the query goes on a new one.
+        channel = connect(datanode);
+        answer = callOn(channel, key, request);
       }
-    } catch (IOException | RuntimeException e) {
-      channel.close();  // its stream is in an unknown state
-      throw e;
+    } else {
+      channel = connect(datanode);
+      answer = callOn(channel, key, request);
     }
     if (closed || kept.size() >= KEPT_PER_DATANODE) {
       channel.close();
@@ -64,6 +63,29 @@ final class BlockingCalls implements Closeable {
       kept.addFirst(channel);
     }
     return answer;
+  }
+
+  private BlockingFrameChannel connect(DatanodeIdProto datanode) throws IOException {
+    return BlockingFrameChannel.connect(new InetSocketAddress(datanode.getHost(), datanode.getDataPort()),
+        timeoutMillis, maxFrameBytes);
+  }
+
+  /** One request and its answer on {@code channel}; closes the channel if either fails. */
+  private ResponseHeaderProto callOn(BlockingFrameChannel channel, String key, RequestHeaderProto.Builder request)
+      throws IOException {
+    try {
+      RequestHeaderProto header = request.setCallId(nextCallId.getAndIncrement()).build();
+      channel.send(header, null);
+      ResponseHeaderProto answer = channel.receiveHeader(ResponseHeaderProto.parser());
+      if (answer.getCallId() != header.getCallId()) {
+        throw new IOException("DataNode " + key + " answered call " + answer.getCallId() + " to call "
+            + header.getCallId());
+      }
+      return answer;
+    } catch (IOException | RuntimeException e) {
+      channel.close();  // its stream is in an unknown state
+      throw e;
+    }
   }
 
   @Override
