@@ -15,6 +15,7 @@ import io.fffs.common.time.PhysicalClock;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.namenode.permission.Caller;
 import io.fffs.minicluster.MiniFffsCluster;
+import io.fffs.protocol.DataTransferConfigKeys;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -53,6 +54,9 @@ class RefusedTokenWriterTest {
     Configuration conf = new Configuration();
     conf.setLong("fffs.blocksize", BLOCK);
     conf.setInt("fffs.replication", 2);
+    // The fan-out pipeline sends each replica its packets itself, and so can send a refused one again; in the
+    // chain a follower's refusal breaks its link and it is dropped and replaced like a failed one.
+    conf.set(DataTransferConfigKeys.WRITE_PIPELINE_KEY, "fan-out");
     conf.set("fffs.datanode.heartbeat.interval", "10m");
     conf.set("fffs.namenode.datanode.dead-interval", "30m");
     cluster = MiniFffsCluster.builder().baseDir(base).conf(conf).numDataNodes(2).build();
