@@ -33,7 +33,8 @@ import org.knowm.xchart.CategoryChart;
  * Reads use IO-byte calls (quick: 1 MiB; full: 64 KiB, 1 MiB, 4 MiB, a fresh JVM per IO size). The ceilings in the
  * same run are a plain read of the same number of bytes from a tmpfs file and of FFFS's segment files (the
  * arena-none cluster's, as the page cache holds them after its reads), in 1 MiB calls. Sizes: quick 64 MiB; full
- * 256 MiB, 1 GiB, 4 GiB. Rates are GB/s (10^9 bytes per second).
+ * 256 MiB, 1 GiB, 4 GiB. Rates are GB/s (10^9 bytes per second); beside each, the CPU time the client JVM used for
+ * the case (all its threads, the JIT's included), which other load on the machine does not inflate as it does time.
  */
 final class FreshBenchmark implements EndToEndBenchmark.Run {
   private static final int WRITE_IO = 128 << 10;
@@ -43,7 +44,8 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
   private static final String SHORT_CIRCUIT_OFF = "fffs.client.read.shortcircuit=false";
 
   /** One measured figure. */
-  record Row(String system, String arena, long sizeMiB, String kind, int ioKiB, int readers, double gbps) {}
+  record Row(String system, String arena, long sizeMiB, String kind, int ioKiB, int readers, double gbps,
+      long clientCpuMs) {}
 
   private final List<Row> rows = new ArrayList<>();
 
@@ -51,7 +53,7 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
   public String run(BenchArgs args, Path tmp) throws Exception {
     long[] sizes = args.quick() ? new long[] {64L << 20} : new long[] {256L << 20, 1L << 30, 4L << 30};
     int[] ios = args.quick() ? new int[] {1 << 20} : new int[] {64 << 10, 1 << 20, 4 << 20};
-    Report report = new Report("system", "arena", "size_mib", "case", "io_kib", "readers", "gbps");
+    Report report = new Report("system", "arena", "size_mib", "case", "io_kib", "readers", "gbps", "client_cpu_ms");
     List<CategoryChart> charts = new ArrayList<>();
     StringBuilder summary = new StringBuilder();
     for (long size : sizes) {
@@ -63,21 +65,23 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
         Path dir = tmp.resolve("fffs-" + (size >> 20) + "-" + arena.getKey());
         runSystem("FFFS", arena.getKey(), arena.getValue(), dir, size, ios);
         if (arena.getKey().equals("none")) {
-          rows.add(new Row("raw segment files", "-", size >> 20, "read 1st", 1024, 1, rawSegments(dir)));
+          rows.add(new Row("raw segment files", "-", size >> 20, "read 1st", 1024, 1, rawSegments(dir), -1));
         }
         Clusters.deleteRecursively(dir);
       }
       Path hdfsDir = tmp.resolve("hdfs-" + (size >> 20));
       runSystem("HDFS", "-", 0, hdfsDir, size, ios);
       Clusters.deleteRecursively(hdfsDir);
-      rows.add(new Row("raw tmpfs", "-", size >> 20, "read 1st", 1024, 1, rawTmpfs(size)));
+      rows.add(new Row("raw tmpfs", "-", size >> 20, "read 1st", 1024, 1, rawTmpfs(size), -1));
       charts.add(chart(size));
       summary.append(summarize(size));
     }
     for (Row row : rows) {
-      report.row(row.system(), row.arena(), row.sizeMiB(), row.kind(), row.ioKiB(), row.readers(), row.gbps());
-      System.out.printf(Locale.ROOT, "%-18s %-8s %6d MiB  %-10s %5d KiB x%d  %.3f GB/s%n", row.system(), row.arena(),
-          row.sizeMiB(), row.kind(), row.ioKiB(), row.readers(), row.gbps());
+      report.row(row.system(), row.arena(), row.sizeMiB(), row.kind(), row.ioKiB(), row.readers(), row.gbps(),
+          row.clientCpuMs() < 0 ? "" : row.clientCpuMs());
+      System.out.printf(Locale.ROOT, "%-18s %-8s %6d MiB  %-10s %5d KiB x%d  %.3f GB/s  client CPU %d ms%n",
+          row.system(), row.arena(), row.sizeMiB(), row.kind(), row.ioKiB(), row.readers(), row.gbps(),
+          row.clientCpuMs());
     }
     report.writeCsv(args.csv());
     Charts.save(args.png(), charts);
@@ -143,7 +147,8 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
   }
 
   private void add(String system, String arena, long size, String kind, int io, int readers, String[] answer) {
-    rows.add(new Row(system, arena, size >> 20, kind, io >> 10, readers, Double.parseDouble(answer[0])));
+    rows.add(new Row(system, arena, size >> 20, kind, io >> 10, readers, Double.parseDouble(answer[0]),
+        Long.parseLong(answer[1])));
   }
 
   /** A plain read of the segment files under {@code dir}, in 1 MiB calls, as the page cache holds them now. */
@@ -221,14 +226,25 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
   private String summarize(long size) {
     StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%d MiB, 1 MiB reads, FFFS/HDFS:", size >> 20));
     for (String arena : List.of("all", "quarter", "none")) {
-      b.append(String.format(Locale.ROOT, " arena %s 1st %.2f 2nd %.2f pread %.2f 8 readers %.2f, past/latest %.2f"
-          + " (data port: 1st %.2f 2nd %.2f);",
-          arena, ratio(size, arena, "read 1st"), ratio(size, arena, "read 2nd"), ratio(size, arena, "pread"),
+      b.append(String.format(Locale.ROOT, " arena %s 1st %.2f (client CPU %.2f) 2nd %.2f pread %.2f 8 readers %.2f,"
+          + " past/latest %.2f (data port: 1st %.2f 2nd %.2f);",
+          arena, ratio(size, arena, "read 1st"), cpuRatio(size, arena, "read 1st"), ratio(size, arena, "read 2nd"),
+          ratio(size, arena, "pread"),
           ratio(size, arena, READERS + " readers"),
           find(size, "FFFS", arena, "read past", 1024) / find(size, "FFFS", arena, "read 2nd", 1024),
           ratio(size, PORT, arena, "read 1st"), ratio(size, PORT, arena, "read 2nd")));
     }
     return b.append(' ').toString();
+  }
+
+  /** FFFS's client CPU for a case over HDFS's (1 MiB calls; below 1: FFFS's client used less). */
+  private double cpuRatio(long size, String arena, String kind) {
+    return cpu(size, "FFFS", arena, kind) / cpu(size, "HDFS", "-", kind);
+  }
+
+  private double cpu(long size, String system, String arena, String kind) {
+    return of(size).stream().filter(r -> r.system().equals(system) && r.arena().equals(arena)
+        && r.kind().equals(kind) && r.ioKiB() == 1024).mapToDouble(Row::clientCpuMs).findFirst().orElse(Double.NaN);
   }
 
   private double ratio(long size, String arena, String kind) {

@@ -17,12 +17,13 @@ import org.apache.hadoop.fs.Path;
 /**
  * A fresh client in a JVM of its own, as a new Spark executor or a command-line tool is: {@code FreshClientMain URI
  * [KEY=VALUE]...} opens one {@code FileSystem} (its configuration with those settings) and serves ({@link ChildLoop});
- * every answer is GB/s (10^9 bytes per second):
+ * every answer is GB/s (10^9 bytes per second) and the CPU milliseconds this JVM used for the command (all its
+ * threads, the JIT's included: what the case costs the client, whatever else runs on the machine):
  * <pre>
- *   write PATH SIZE IO [SEED] → ok GBPS    (creates PATH, writes SIZE bytes in IO-byte calls, closes it)
- *   read PATH SIZE IO         → ok GBPS    (reads it to the end in IO-byte calls)
- *   pread PATH SIZE IO        → ok GBPS    (readFully(position, IO bytes) from 0 to the end)
- *   readers PATH SIZE IO N    → ok GBPS    (N threads each read the whole file at once; aggregate)
+ *   write PATH SIZE IO [SEED] → ok GBPS CPU_MS   (creates PATH, writes SIZE bytes in IO-byte calls, closes it)
+ *   read PATH SIZE IO         → ok GBPS CPU_MS   (reads it to the end in IO-byte calls)
+ *   pread PATH SIZE IO        → ok GBPS CPU_MS   (readFully(position, IO bytes) from 0 to the end)
+ *   readers PATH SIZE IO N    → ok GBPS CPU_MS   (N threads each read the whole file at once; aggregate)
  * </pre>
  */
 public final class FreshClientMain {
@@ -43,6 +44,7 @@ public final class FreshClientMain {
           Path path = new Path(c[1]);
           long size = Long.parseLong(c[2]);
           int io = Integer.parseInt(c[3]);
+          long cpu = processCpuNanos();
           double gbps = switch (c[0]) {
             case "write" -> FileIo.write(fs, path, size,
                 FileIo.randomBytes(io, c.length > 4 ? Long.parseLong(c[4]) : 7));
@@ -51,7 +53,7 @@ public final class FreshClientMain {
             case "readers" -> readers(fs, path, size, io, Integer.parseInt(c[4]));
             default -> throw new IllegalArgumentException("unknown command " + c[0]);
           };
-          return String.valueOf(gbps);
+          return gbps + " " + (processCpuNanos() - cpu) / 1_000_000;
         }
 
         @Override
@@ -60,6 +62,11 @@ public final class FreshClientMain {
         }
       };
     });
+  }
+
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+        .getOperatingSystemMXBean()).getProcessCpuTime();
   }
 
   static double pread(FileSystem fs, Path path, long size, int io) throws IOException {
