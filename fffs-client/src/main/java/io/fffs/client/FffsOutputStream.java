@@ -43,8 +43,9 @@ import org.slf4j.LoggerFactory;
  * Every packet carries the block's WRITE token; halfway through a token's life the writer drains the block and
  * asks the NameNode for fresh ones (as the lease holder), so a long write never sends a packet with a token that
  * expires on the way. A DataNode that refuses a token anyway (its key unknown after a NameNode upgrade or failover,
- * or expired) makes the writer ask for fresh tokens once, and each block writer, which keeps the packets its
- * DataNodes have not applied, sends them again with the fresh token ({@link BlockWriter#renewToken}).
+ * or expired) makes the writer ask for fresh tokens once and send again what was not applied: a replicated pipeline
+ * keeps its unapplied packets itself ({@link BlockWriter#renewToken}), a single-DataNode writer's are copies kept
+ * here ({@link UnackedWrites}).
  */
 final class FffsOutputStream extends OutputStream implements Syncable, StreamCapabilities {
   private static final Logger LOG = LoggerFactory.getLogger(FffsOutputStream.class);
@@ -59,6 +60,8 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   private final List<List<DatanodeIdProto>> blockLocations = new ArrayList<>();
   private final WriteTokens blockTokens;
   private final Map<Long, BlockWriter> writers = new HashMap<>();
+  /** Per open writer that carries a token: its writes not acknowledged yet. */
+  private final Map<Long, UnackedWrites> unacked = new HashMap<>();
   /** True while sending again after a refused token: a second refusal fails the write. */
   private boolean resending;
   private final Set<Long> unsynced = new LinkedHashSet<>();
@@ -168,10 +171,14 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       long inBlock = at - index * blockSize;
       int n = (int) Math.min(count - sent, blockSize - inBlock);
       BlockWriter writer = writerFor(index);
+      UnackedWrites copies = unacked.get(blockIds.get(index));
+      if (copies != null) {
+        copies.add(inBlock, bytes, from + sent, n, writer.acknowledgedBytes());
+      }
       try {
         writer.write(inBlock, ByteBuffer.wrap(bytes, from + sent, n));
       } catch (FffsException e) {
-        resendRefused(e);  // the writer kept this write too: sent again
+        resendRefused(e);  // this write is among the copies: sent again
       }
       unsynced.add(blockIds.get(index));
       sent += n;
@@ -199,6 +206,11 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       }
       writer = client.data().openWriter(locations, blockId, blockTokens.get(index), options);
       writers.put(blockId, writer);
+      if (blockTokens.get(index) != null && !writer.renewsInPlace() && writer.acknowledgedBytes() >= 0) {
+        unacked.put(blockId, new UnackedWrites());
+      } else {
+        unacked.remove(blockId);
+      }
       wanted.putIfAbsent(blockId, locations.size());
       keepMembers(blockId, writer);
     }
@@ -260,6 +272,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       }
     } finally {
       writers.clear();
+      unacked.clear();
     }
   }
 
@@ -441,27 +454,68 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
 
   /**
    * A DataNode refused a write with {@code ACCESS_DENIED} (the key of its token unknown to it or expired): asks the
-   * NameNode for fresh tokens once, and every writer carries on with its block's fresh token, sending again what its
-   * DataNodes did not apply; then every writer is flushed, so that a second refusal fails the write here. Anything
-   * else, or a writer that cannot renew its token, is thrown.
+   * NameNode for fresh tokens once; a writer that keeps its unapplied writes itself (a replicated pipeline) carries
+   * on with the fresh token, any other is replaced by a new writer sent again every write its DataNode did not
+   * apply, in order, from this stream's copies. Every writer is then flushed, so that a second refusal fails the
+   * write here. Anything else, or a writer that cannot tell what was applied, is thrown.
    */
   private void resendRefused(FffsException refusal) throws IOException {
     if (refusal.code() != ErrorCode.ACCESS_DENIED || resending) {
       throw refusal;
     }
-    for (BlockWriter writer : writers.values()) {
-      if (!writer.renewsInPlace()) {
-        throw refusal;
-      }
-    }
-    LOG.info("A DataNode refused the token of a writer of {}; asking the NameNode for fresh tokens and sending again"
-        + " what was not applied: {}", path, refusal.getMessage());
     resending = true;
     try {
+      Map<Long, List<UnackedWrites.Remainder>> resend = new HashMap<>();
+      for (Map.Entry<Long, BlockWriter> entry : writers.entrySet()) {
+        BlockWriter writer = entry.getValue();
+        if (writer.renewsInPlace()) {
+          continue;
+        }
+        try {
+          writer.flush();  // the writers that were not refused finish what they have in flight
+        } catch (FffsException e) {
+          if (e.code() != ErrorCode.ACCESS_DENIED) {
+            throw e;
+          }
+        }
+        UnackedWrites copies = unacked.get(entry.getKey());
+        long acknowledged = writer.acknowledgedBytes();
+        if (copies == null || acknowledged < 0) {
+          throw refusal;
+        }
+        resend.put(entry.getKey(), copies.after(acknowledged));
+      }
+      LOG.info("A DataNode refused the token of a writer of {}; asking the NameNode for fresh tokens ({} writers"
+          + " resume, {} unapplied writes sent again through new ones): {}", path, writers.size() - resend.size(),
+          resend.values().stream().mapToInt(List::size).sum(), refusal.getMessage());
       fetchTokens();
-      for (Map.Entry<Long, BlockWriter> writer : writers.entrySet()) {
-        writer.getValue().renewToken(blockTokens.get(blockIds.indexOf(writer.getKey())));
-        keepMembers(writer.getKey(), writer.getValue());
+      for (Map.Entry<Long, BlockWriter> entry : List.copyOf(writers.entrySet())) {
+        long blockId = entry.getKey();
+        BlockWriter writer = entry.getValue();
+        if (writer.renewsInPlace()) {
+          writer.renewToken(blockTokens.get(blockIds.indexOf(blockId)));
+        } else {
+          try {
+            writer.close();
+          } catch (IOException e) {
+            // A refused writer reports its refusal again on closing; closing only releases its connections.
+          }
+          writers.remove(blockId);
+          unacked.remove(blockId);
+        }
+        keepMembers(blockId, writer);
+      }
+      for (Map.Entry<Long, List<UnackedWrites.Remainder>> blockWrites : resend.entrySet()) {
+        BlockWriter writer = writerFor(blockIds.indexOf(blockWrites.getKey()));
+        UnackedWrites copies = unacked.get(blockWrites.getKey());
+        for (UnackedWrites.Remainder write : blockWrites.getValue()) {
+          ByteBuffer bytes = write.bytes();
+          if (copies != null) {
+            copies.add(write.offset(), bytes.array(), bytes.position(), bytes.remaining(),
+                writer.acknowledgedBytes());
+          }
+          writer.write(write.offset(), bytes);
+        }
       }
       for (BlockWriter writer : writers.values()) {
         writer.flush();

@@ -103,15 +103,8 @@ final class ChannelDataTransferClient implements DataTransferClient {
   @Override
   public BlockWriter openWriter(List<DatanodeIdProto> datanodes, long blockId, BlockToken token,
       WriteOptions options) throws IOException {
-    if (datanodes.size() == 1 && token == null) {
-      return packetWriter(datanodes.get(0), blockId, null, options);
-    }
     if (datanodes.size() == 1) {
-      return new SingleBlockWriter(current -> {
-        PacketWriter writer = packetWriter(datanodes.get(0), blockId, current, options);
-        writer.keepUnapplied();
-        return writer;
-      }, token);
+      return packetWriter(datanodes.get(0), blockId, token, options);
     }
     ReplicaPipeline pipeline = ReplicaPipeline.open(this::callWithinOffset, datanodes, blockId, token, clock);
     List<DatanodeIdProto> members = pipeline.members();

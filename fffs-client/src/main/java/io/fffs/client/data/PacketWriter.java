@@ -17,7 +17,6 @@ import io.fffs.protocol.transport.PacketBuffer;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -59,24 +58,12 @@ final class PacketWriter implements BlockWriter {
   /** Written only by the thread that takes the answers, which come in order. */
   private volatile long acknowledgedBytes;
   private volatile HlcTimestamp lastEntryHlc = HlcTimestamp.ZERO;
-  /** The packets not acknowledged yet, when this writer keeps them ({@link #keepUnapplied}); else null. */
-  private KeptPackets kept;
   private boolean closed;
 
   /**
    * @param window packets in flight at most
    * @param flushBytes queued bytes that are sent together (unless the channel sends each write)
    */
-  /** Keeps every packet until it is acknowledged, for {@link #unapplied()}; set before the first packet. */
-  void keepUnapplied() {
-    this.kept = new KeptPackets();
-  }
-
-  /** The packets sent that the DataNode did not apply, in order, once every answer is in ({@link #settle}). */
-  List<KeptPackets.Packet> unapplied() {
-    return kept == null ? List.of() : kept.after(acknowledgedBytes);
-  }
-
   /** The epoch of the replicated pipeline this writer belongs to (0: none); set before the first packet. */
   void pipelineEpoch(long epoch) {
     this.pipelineEpoch = epoch;
@@ -215,10 +202,6 @@ final class PacketWriter implements BlockWriter {
     if (pipelineEpoch != 0) {
       write.setPipelineEpoch(pipelineEpoch);
     }
-    if (kept != null) {
-      kept.forget(acknowledgedBytes);
-      kept.add(offset, payload, n);  // before the channel owns the payload
-    }
     boolean flush = window.queued(n);
     RequestHeaderProto.Builder request = RequestHeaderProto.newBuilder();
     if (token != null) {
@@ -312,9 +295,6 @@ final class PacketWriter implements BlockWriter {
         flush();
       }
     } finally {
-      if (kept != null) {
-        kept.releaseAll();
-      }
       channel.release();
     }
   }

@@ -27,46 +27,10 @@ final class RecordingChannel implements DataChannel {
    * its answer to come.
    */
   record Sent(RequestHeaderProto request, int length, boolean flushed, int flushesBefore,
-      CompletableFuture<ResponseHeaderProto> ack, byte[] payload) {}
+      CompletableFuture<ResponseHeaderProto> ack) {}
 
-  /** A payload buffer of its own; kept for a writer only when the channel {@link #keeps}, as a TCP one does. */
-  private final class Packet implements PacketBuffer {
-    private final ByteBuffer bytes;
-    private final int length;
-
-    Packet(ByteBuffer bytes, int length) {
-      this.bytes = bytes;
-      this.length = length;
-    }
-
-    @Override
-    public ByteBuffer bytes() {
-      return bytes;
-    }
-
-    @Override
-    public ByteBuffer retain() {
-      if (!keeps) {
-        return null;
-      }
-      synchronized (RecordingChannel.this) {
-        retained++;
-      }
-      return bytes.duplicate().clear().limit(length).asReadOnlyBuffer();
-    }
-
-    @Override
-    public void release() {
-      synchronized (RecordingChannel.this) {
-        retained--;
-      }
-    }
-  }
-
-  /** Whether a writer may keep a payload after sending it ({@link PacketBuffer#retain}). */
-  private final boolean keeps;
-  /** Payloads kept and not released yet. */
-  private int retained;
+  /** A payload buffer of its own. */
+  private record Packet(ByteBuffer bytes, int length) implements PacketBuffer {}
 
   private final List<Sent> sent = new ArrayList<>();
   private final Semaphore sends = new Semaphore(0);
@@ -76,17 +40,7 @@ final class RecordingChannel implements DataChannel {
   private long length;
 
   RecordingChannel(boolean sendsEachWrite) {
-    this(sendsEachWrite, false);
-  }
-
-  RecordingChannel(boolean sendsEachWrite, boolean keeps) {
     this.sendsEachWrite = sendsEachWrite;
-    this.keeps = keeps;
-  }
-
-  /** Payloads a writer kept and has not released. */
-  synchronized int retained() {
-    return retained;
   }
 
   @Override
@@ -118,10 +72,7 @@ final class RecordingChannel implements DataChannel {
   public synchronized CompletableFuture<ResponseHeaderProto> write(RequestHeaderProto.Builder request,
       PacketBuffer payload, boolean flush) {
     CompletableFuture<ResponseHeaderProto> ack = new CompletableFuture<>();
-    Packet packet = (Packet) payload;
-    byte[] bytes = new byte[packet.length];
-    packet.bytes.duplicate().clear().get(bytes);
-    sent.add(new Sent(request.setCallId(sent.size()).build(), packet.length, flush, flushes, ack, bytes));
+    sent.add(new Sent(request.setCallId(sent.size()).build(), ((Packet) payload).length(), flush, flushes, ack));
     sends.release();
     return ack;
   }

@@ -161,28 +161,6 @@ class RefusedTokenWriterTest {
   }
 
   @Test
-  void aSingleReplicaWriterSendsTheRefusedPacketsAgainFromTheBuffersItKept() throws Exception {
-    byte[] data = new byte[BLOCK + 40_000];
-    new Random(38).nextBytes(data);
-    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/refused-single");
-    try (FSDataOutputStream out = fs.create(file, true, 4096, (short) 1, BLOCK)) {
-      int signedWith = issuer().currentKeyId();
-      out.write(data, 0, 60_000);
-      out.hflush();
-      replaceKeysEverywhere(signedWith);
-      out.write(data, 60_000, 150_000);  // several packets with the old token, then a flush
-      out.hflush();
-      out.write(data, 210_000, data.length - 210_000);
-    }
-    byte[] back = new byte[data.length];
-    try (FSDataInputStream in = fs.open(file)) {
-      in.readFully(back);
-    }
-    assertThat(back).isEqualTo(data);
-    assertThat(fs.getFileStatus(file).getReplication()).isEqualTo((short) 1);
-  }
-
-  @Test
   void anHsyncRefusedForItsKeyIsAskedAgainWithFreshTokens() throws Exception {
     byte[] data = new byte[BLOCK + 3000];
     new Random(35).nextBytes(data);

@@ -98,18 +98,6 @@ final class NettyChannel implements DataChannel {
     public ByteBuffer bytes() {
       return buffer.nioBuffer(0, length);
     }
-
-    /** One more reference: sending releases one, and the bytes stay until {@link #release()} (absolute indexes). */
-    @Override
-    public ByteBuffer retain() {
-      buffer.retain();
-      return buffer.nioBuffer(0, length).asReadOnlyBuffer();
-    }
-
-    @Override
-    public void release() {
-      buffer.release();
-    }
   }
 
   /** A READ answer: the decoded frame, its payload a slice of the socket buffers. */

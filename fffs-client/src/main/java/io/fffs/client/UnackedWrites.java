@@ -1,0 +1,57 @@
+package io.fffs.client;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Copies of the writes handed to one single-DataNode block writer that its DataNode has not acknowledged yet, oldest
+ * first, so that after the DataNode refuses the writer's token they can be sent again, once, through a writer with a
+ * fresh token (a replicated writer keeps its own packets: {@link io.fffs.client.data.BlockWriter#renewsInPlace}).
+ * Acknowledged writes are dropped as new ones come, so it holds about a write window; their arrays take the next
+ * copies of the same size (no allocation and zeroing per packet). Not thread-safe.
+ */
+final class UnackedWrites {
+  /** {@code start}: where the write begins in the writer's bytes, counted in the order they were sent. */
+  private record Write(long offset, byte[] bytes, long start) {}
+
+  private static final int SPARE_ARRAYS = 64;
+
+  private final ArrayDeque<Write> writes = new ArrayDeque<>();
+  private final ArrayDeque<byte[]> spare = new ArrayDeque<>();
+  private long sent;
+
+  /** Keeps a copy of {@code count} bytes of {@code bytes} written at {@code offset} of the block. */
+  void add(long offset, byte[] bytes, int from, int count, long acknowledged) {
+    drop(acknowledged);
+    byte[] copy = spare.isEmpty() || spare.peek().length != count ? new byte[count] : spare.poll();
+    System.arraycopy(bytes, from, copy, 0, count);
+    writes.add(new Write(offset, copy, sent));
+    sent += count;
+  }
+
+  /** The writes, or their tails, past the first {@code acknowledged} bytes, in order: offset in the block and bytes. */
+  List<Remainder> after(long acknowledged) {
+    drop(acknowledged);
+    List<Remainder> rest = new ArrayList<>();
+    for (Write write : writes) {
+      int skip = (int) Math.max(0, acknowledged - write.start());
+      rest.add(new Remainder(write.offset() + skip, ByteBuffer.wrap(write.bytes(), skip,
+          write.bytes().length - skip)));
+    }
+    return rest;
+  }
+
+  /** A write to send again: at {@code offset} of the block. */
+  record Remainder(long offset, ByteBuffer bytes) {}
+
+  private void drop(long acknowledged) {
+    while (!writes.isEmpty() && writes.peek().start() + writes.peek().bytes().length <= acknowledged) {
+      byte[] done = writes.poll().bytes();
+      if (spare.size() < SPARE_ARRAYS) {
+        spare.push(done);
+      }
+    }
+  }
+}

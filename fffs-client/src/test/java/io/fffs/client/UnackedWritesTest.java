@@ -1,0 +1,57 @@
+package io.fffs.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class UnackedWritesTest {
+  private static byte[] bytes(ByteBuffer buffer) {
+    byte[] out = new byte[buffer.remaining()];
+    buffer.duplicate().get(out);
+    return out;
+  }
+
+  @Test
+  void whatIsPastTheAcknowledgedBytesIsSentAgainFromWithinAWrite() {
+    UnackedWrites writes = new UnackedWrites();
+    byte[] data = new byte[100];
+    for (int i = 0; i < data.length; i++) {
+      data[i] = (byte) i;
+    }
+    writes.add(1000, data, 0, 40, 0);
+    writes.add(5, data, 40, 30, 0);  // back to the start of the block: offsets are the writes', not a sequence
+    writes.add(2000, data, 70, 30, 40);  // the first write was acknowledged meanwhile: dropped
+    List<UnackedWrites.Remainder> rest = writes.after(50);
+    assertThat(rest).hasSize(2);
+    assertThat(rest.get(0).offset()).isEqualTo(15);  // 10 bytes of the second write were applied
+    assertThat(bytes(rest.get(0).bytes())).containsExactly(java.util.Arrays.copyOfRange(data, 50, 70));
+    assertThat(rest.get(1).offset()).isEqualTo(2000);
+    assertThat(bytes(rest.get(1).bytes())).containsExactly(java.util.Arrays.copyOfRange(data, 70, 100));
+    assertThat(writes.after(100)).isEmpty();
+  }
+
+  @Test
+  void theCopiesDoNotChangeWhenTheCallerReusesItsBuffer() {
+    UnackedWrites writes = new UnackedWrites();
+    byte[] packet = {1, 2, 3};
+    writes.add(0, packet, 0, 3, 0);
+    packet[0] = 9;
+    assertThat(bytes(writes.after(0).get(0).bytes())).containsExactly(1, 2, 3);
+  }
+
+  @Test
+  void anAcknowledgedWritesArrayHoldsTheNextCopyWithoutChangingWhatIsUnacknowledged() {
+    UnackedWrites writes = new UnackedWrites();
+    writes.add(0, new byte[] {1, 1}, 0, 2, 0);
+    writes.add(2, new byte[] {2, 2}, 0, 2, 0);
+    writes.add(4, new byte[] {3, 3}, 0, 2, 2);  // the first write's array is reused here
+    writes.add(6, new byte[] {4, 4}, 0, 2, 2);
+    List<UnackedWrites.Remainder> rest = writes.after(2);
+    assertThat(rest).hasSize(3);
+    assertThat(bytes(rest.get(0).bytes())).containsExactly(2, 2);
+    assertThat(bytes(rest.get(1).bytes())).containsExactly(3, 3);
+    assertThat(bytes(rest.get(2).bytes())).containsExactly(4, 4);
+  }
+}
