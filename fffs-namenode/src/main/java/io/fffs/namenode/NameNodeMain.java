@@ -3,6 +3,7 @@ package io.fffs.namenode;
 import io.fffs.common.conf.GenericArgs;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.namenode.fs.NameStorage;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Arrays;
@@ -40,8 +41,14 @@ public final class NameNodeMain {
       System.out.println("formatted " + nameDir.toAbsolutePath());
       return;
     }
-    java.util.concurrent.atomic.AtomicReference<NameNode> running = new java.util.concurrent.atomic.AtomicReference<>(
-        NameNode.start(conf, PhysicalClock.system(), System::nanoTime));
+    java.util.concurrent.atomic.AtomicReference<NameNode> running = new java.util.concurrent.atomic.AtomicReference<>();
+    try {
+      running.set(NameNode.start(conf, PhysicalClock.system(), System::nanoTime));
+    } catch (IOException | RuntimeException e) {
+      // Threads started before the failure (a port already taken, say) would keep a half-started process alive.
+      e.printStackTrace();
+      System.exit(1);
+    }
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {
         running.get().close();

@@ -14,11 +14,11 @@ import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 
 /**
- * What a replicated write costs the writing thread: one in-process cluster of three DataNodes, files of replication 3
- * written in 1 MiB calls; per round the writer thread's CPU time per GiB (what the client spends copying,
+ * What a write costs the writing thread: one in-process cluster of three DataNodes, files of replication 3 (or as
+ * given) written in 1 MiB calls; per round the writer thread's CPU time per GiB (what the client spends copying,
  * checksumming and sending, which a shared machine's load changes little) and the wall-clock rate. Prints the
  * median of the rounds.
- * {@code java -cp ... io.fffs.bench.e2e.PipelineWriteCpu [MIB_PER_ROUND] [ROUNDS]} (defaults 256, 7).
+ * {@code java -cp ... io.fffs.bench.e2e.PipelineWriteCpu [MIB_PER_ROUND] [ROUNDS] [REPLICATION]} (256, 7, 3).
  */
 public final class PipelineWriteCpu {
   private PipelineWriteCpu() {}
@@ -26,9 +26,10 @@ public final class PipelineWriteCpu {
   public static void main(String[] args) throws Exception {
     int mib = args.length > 0 ? Integer.parseInt(args[0]) : 256;
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 7;
+    int replication = args.length > 2 ? Integer.parseInt(args[2]) : 3;
     Path base = Files.createTempDirectory("fffs-pipeline-cpu");
     Configuration conf = new Configuration();
-    conf.setInt("fffs.replication", 3);
+    conf.setInt("fffs.replication", replication);
     conf.setLong("fffs.blocksize", 64L << 20);
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     byte[] chunk = new byte[1 << 20];
@@ -64,7 +65,7 @@ public final class PipelineWriteCpu {
     }
     Arrays.sort(cpuMsPerGib);
     Arrays.sort(gbps);
-    System.out.printf(Locale.ROOT, "median of %d rounds of %d MiB: writer thread %.0f ms CPU per GiB, %.3f GB/s%n",
-        rounds, mib, cpuMsPerGib[rounds / 2], gbps[rounds / 2]);
+    System.out.printf(Locale.ROOT, "median of %d rounds of %d MiB at replication %d: writer thread %.0f ms CPU per"
+        + " GiB, %.3f GB/s%n", rounds, mib, replication, cpuMsPerGib[rounds / 2], gbps[rounds / 2]);
   }
 }
