@@ -21,19 +21,7 @@ if [ ! -x /usr/sbin/sshd ]; then
 fi
 
 work="$(mktemp -d /tmp/fffs-ssh-XXXXXX)"
-home="${1:-}"
-if [ -z "$home" ]; then
-  tarball="$(ls "$repo"/fffs-dist/target/fffs-*.tar.gz 2>/dev/null | head -1 || true)"
-  if [ -z "$tarball" ]; then
-    mvn -B -ntp -q package -pl fffs-dist -am -DskipTests -Djacoco.skip=true >&2
-    tarball="$(ls "$repo"/fffs-dist/target/fffs-*.tar.gz | head -1)"
-  fi
-  mkdir -p "$work/dist"
-  tar xzf "$tarball" -C "$work/dist"
-  home="$(ls -d "$work"/dist/fffs-*/ | head -1)"
-fi
-home="${home%/}"
-[ -x "$home/bin/fffs" ] || { echo "cluster-ssh-test.sh: no bin/fffs under $home" >&2; rm -rf "$work"; exit 2; }
+home="$(dev-support/unpacked-dist.sh "$work" "${1:-}")" || { rm -rf "$work"; exit 2; }
 
 id="$(printf '%04x' $((RANDOM)))"
 subnet="10.$((100 + RANDOM % 150)).$((RANDOM % 250))"

@@ -23,19 +23,7 @@ repo="$PWD"
 python3 -c 'import yaml' 2>/dev/null || { echo "compose-test.sh: needs python3 with PyYAML (python3-yaml)" >&2; exit 2; }
 
 work="$(mktemp -d /tmp/fffs-compose-XXXXXX)"
-home="${1:-}"
-if [ -z "$home" ]; then
-  tarball="$(ls "$repo"/fffs-dist/target/fffs-*.tar.gz 2>/dev/null | head -1 || true)"
-  if [ -z "$tarball" ]; then
-    mvn -B -ntp -q package -pl fffs-dist -am -DskipTests -Djacoco.skip=true >&2
-    tarball="$(ls "$repo"/fffs-dist/target/fffs-*.tar.gz | head -1)"
-  fi
-  mkdir -p "$work/dist"
-  tar xzf "$tarball" -C "$work/dist"
-  home="$(ls -d "$work"/dist/fffs-*/ | head -1)"
-fi
-home="${home%/}"
-[ -x "$home/bin/fffs" ] || { echo "compose-test.sh: no bin/fffs under $home" >&2; rm -rf "$work"; exit 2; }
+home="$(dev-support/unpacked-dist.sh "$work" "${1:-}")" || { rm -rf "$work"; exit 2; }
 java_home="${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}"
 
 id="$(printf '%04x' $((RANDOM)))"

@@ -298,8 +298,8 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
   /** Reads {@code want} bytes from the block's replicas in turn ({@link ReplicaFailover}): a short answer is one's. */
   private ReadResult readBlock(FileLayout.Block block, long at, ByteBuffer dst, int want) throws IOException {
     FileLayout.firstLocation(layout.path, block.blockId, block.locations);  // none: NOT_FOUND, saying why
-    return ReplicaFailover.run(layout.path, block.blockId, ReplicaOrder.order(block.locations, failedReplicas, data::skewedAhead),
-        failedReplicas, replica -> {
+    return ReplicaFailover.run(layout.path, block.blockId,
+        ReplicaOrder.order(block.locations, failedReplicas, data::skewedAhead), failedReplicas, replica -> {
           ByteBuffer window = dst.duplicate();
           window.limit(window.position() + want);
           ReadResult result = data.read(replica, block.blockId, block.token, at - block.offset, window,

@@ -42,11 +42,11 @@ import org.slf4j.LoggerFactory;
  * data transport — UCX where a provider was chosen and the DataNode agrees, else TCP — and the requests without
  * payload (BLOCK_INFO, SYNC, TRUNCATE) over TCP. Requests carry the client clock's largest HLC and every answer's
  * HLCs are taken into it unless beyond the max offset ({@link DataNodeClocks}: an answer to a read is used without
- * its HLC, one to a change is refused); reads are checked end to end against the DataNode's chunk CRCs. Reads of a replica on
- * this host copy the bytes from its DataNode's files instead ({@link ShortCircuit}) unless that is turned off; their
- * LOCAL_READ requests go over plain blocking connections ({@link BlockingCalls}) where the data port runs without
- * TLS. The TCP transport (Netty's event loops and buffer pools) is started on first use, so a fresh client that reads
- * only through the short circuit never pays for it. Thread-safe.
+ * its HLC, one to a change is refused); reads are checked end to end against the DataNode's chunk CRCs. Reads of a
+ * replica on this host copy the bytes from its DataNode's files instead ({@link ShortCircuit}) unless that is turned
+ * off; their LOCAL_READ requests go over plain blocking connections ({@link BlockingCalls}) where the data port runs
+ * without TLS. The TCP transport (Netty's event loops and buffer pools) is started on first use, so a fresh client
+ * that reads only through the short circuit never pays for it. Thread-safe.
  */
 final class ChannelDataTransferClient implements DataTransferClient {
   private static final Logger LOG = LoggerFactory.getLogger(ChannelDataTransferClient.class);

@@ -7,7 +7,6 @@ import io.fffs.common.time.ClockSkewException;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * refuse this client's changes as {@code CLOCK_SKEW}. So such an HLC is never merged:
  * <ul>
  *   <li>an answer to a <em>read</em> is used (its bytes are checked end to end and need no causal merge, as a
- *       DataNode serves a skewed reader's read) — the HLC is left out, counted, and the DataNode is remembered for
+ *       DataNode serves a skewed reader's read) — the HLC is left out, logged, and the DataNode is remembered for
  *       {@link #REMEMBER_MICROS} so readers try its replicas last ({@link #skewed});</li>
  *   <li>an answer to a <em>change</em> (a write's ack, a sync, a cut, joining a pipeline) is refused as
  *       {@code CLOCK_SKEW} naming the DataNode: the change was stamped in the cluster's future, where reads as of now
@@ -34,7 +33,6 @@ public final class DataNodeClocks {
   private final HybridLogicalClock clock;
   /** DataNode UUID → the local physical time of its last answer beyond the max offset. */
   private final ConcurrentHashMap<String, Long> skewedAt = new ConcurrentHashMap<>();
-  private final LongAdder ignored = new LongAdder();
 
   public DataNodeClocks(HybridLogicalClock clock) {
     this.clock = clock;
@@ -46,8 +44,8 @@ public final class DataNodeClocks {
   }
 
   /**
-   * Takes in the HLC of {@code datanode}'s answer to a read: merged when within the max offset; otherwise left out,
-   * counted and reported.
+   * Takes in the HLC of {@code datanode}'s answer to a read: merged when within the max offset; otherwise left out
+   * and reported (a warning the first time in a row).
    *
    * @return whether it was merged
    */
@@ -56,7 +54,6 @@ public final class DataNodeClocks {
       forgive(datanode);
       return true;
     }
-    ignored.increment();
     long now = clock.physicalClock().currentTimeMicros();
     if (skewedAt.put(datanode.getDatanodeUuid(), now) == null) {
       LOG.warn("DataNode {} answered a read with clock {}, {} µs ahead of this client's clock, beyond the max offset"
@@ -87,11 +84,6 @@ public final class DataNodeClocks {
   public boolean skewed(DatanodeIdProto datanode) {
     Long at = skewedAt.get(datanode.getDatanodeUuid());
     return at != null && clock.physicalClock().currentTimeMicros() - at < REMEMBER_MICROS;
-  }
-
-  /** Answers to reads whose HLC was left out since this client started. */
-  public long ignoredAnswers() {
-    return ignored.sum();
   }
 
   private void forgive(DatanodeIdProto datanode) {

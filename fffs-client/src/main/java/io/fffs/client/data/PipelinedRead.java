@@ -60,7 +60,8 @@ final class PipelinedRead {
         while ((sent < wanted || requests == 0) && inFlight.size() < inFlightMax) {
           int asked = Math.min(wanted - sent, requestSize);
           long at = offset + sent;
-          RequestHeaderProto.Builder request = RequestHeaders.of(token, blockId, at, asked, time, clocks.clock().last());
+          RequestHeaderProto.Builder request =
+              RequestHeaders.of(token, blockId, at, asked, time, clocks.clock().last());
           CompletableFuture<ReadAnswer> answer = channel.read(request, asked, inFlight.isEmpty(), false);
           if (answer == null) {
             break;  // no room for another answer now: consume one first
@@ -123,8 +124,8 @@ final class PipelinedRead {
   }
 
   /**
-   * Takes in the answer's HLC ({@link DataNodeClocks#observeRead}) and returns its read fields; throws the error it carries, or {@code INTERNAL} when it
-   * holds more bytes than were asked for.
+   * Takes in the answer's HLC ({@link DataNodeClocks#observeRead}) and returns its read fields; throws the error it
+   * carries, or {@code INTERNAL} when it holds more bytes than were asked for.
    */
   ReadResponseProto checked(ReadAnswer answer, long blockId, Pending request) throws FffsException {
     ResponseHeaderProto header = answer.header();

@@ -1,8 +1,8 @@
 package io.fffs.client.data;
 
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.DataTransferProtos.ReadResponseProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
-import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.protocol.transport.DataChannel;
@@ -159,7 +159,8 @@ final class PipelinedReadStream implements BlockReadStream {
     boolean sent = false;
     while (!ended && nextAsk < end && inFlight.size() < inFlightMax) {
       int asked = (int) Math.min(end - nextAsk, requestSize);
-      RequestHeaderProto.Builder request = RequestHeaders.of(token, blockId, nextAsk, asked, time, clocks.clock().last());
+      RequestHeaderProto.Builder request =
+          RequestHeaders.of(token, blockId, nextAsk, asked, time, clocks.clock().last());
       CompletableFuture<ReadAnswer> answer = channel.read(request, asked, inFlight.isEmpty(), false);
       if (answer == null) {
         break;  // no room for another answer until the caller consumes one

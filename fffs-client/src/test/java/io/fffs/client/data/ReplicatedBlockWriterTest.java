@@ -84,15 +84,27 @@ class ReplicatedBlockWriterTest {
     ReplicaPipeline pipeline = ReplicaPipeline.open(calls(lastEntries), List.of(dn("a"), dn("b"), dn("c")), BLOCK,
         null, clock);
     List<PacketWriter> writers = new ArrayList<>();
+    DataNodeClocks clocks = new DataNodeClocks(clock);
     for (DatanodeIdProto member : pipeline.members()) {
-      writers.add(new PacketWriter(channels.get(member.getDatanodeUuid()), member, new DataNodeClocks(clock), BLOCK,
-          null, OPTIONS, writers.size() + 1, 8, 64 << 10, 256 << 10, false, 60_000));
+      writers.add(new PacketWriter(channels.get(member.getDatanodeUuid()), member, clocks, BLOCK, null, OPTIONS,
+          writers.size() + 1, 8, 64 << 10, 256 << 10, false, 60_000));
     }
     return new ReplicatedBlockWriter(pipeline, writers, clock, BLOCK, null, (datanode, token) -> {
       RecordingChannel channel = new RecordingChannel(true);
       reopened.put(datanode.getDatanodeUuid(), channel);
-      return new PacketWriter(channel, datanode, new DataNodeClocks(clock), BLOCK, token, OPTIONS,
+      return new PacketWriter(channel, datanode, clocks, BLOCK, token, OPTIONS,
           100 + reopened.size(), 8, 64 << 10, 256 << 10, false, 60_000);
+    });
+  }
+
+  /** The writer's flush on another thread (it waits for acks the test gives). */
+  private static CompletableFuture<Long> flushAsync(ReplicatedBlockWriter writer) {
+    return CompletableFuture.supplyAsync(() -> {
+      try {
+        return writer.flush();
+      } catch (IOException e) {
+        throw new RuntimeException(e);
+      }
     });
   }
 
@@ -110,13 +122,7 @@ class ReplicatedBlockWriterTest {
     assertThat(channels.get("b").sent()).as("nothing before the primary's answer").isEmpty();
 
     channels.get("a").ack(2);
-    CompletableFuture<Long> flushed = CompletableFuture.supplyAsync(() -> {
-      try {
-        return writer.flush();
-      } catch (IOException e) {
-        throw new RuntimeException(e);
-      }
-    });
+    CompletableFuture<Long> flushed = flushAsync(writer);
     for (String follower : List.of("b", "c")) {
       channels.get(follower).awaitSent(2);
       List<RecordingChannel.Sent> sent = channels.get(follower).sent();
@@ -140,13 +146,7 @@ class ReplicatedBlockWriterTest {
     ReplicatedBlockWriter writer = writer(Map.of("a", 0L, "b", 0L, "c", 0L));
     writer.write(0, bytes(100));
     channels.get("a").ack(1);
-    CompletableFuture<Long> flushed = CompletableFuture.supplyAsync(() -> {
-      try {
-        return writer.flush();
-      } catch (IOException e) {
-        throw new RuntimeException(e);
-      }
-    });
+    CompletableFuture<Long> flushed = flushAsync(writer);
     channels.get("b").awaitSent(1);
     channels.get("c").awaitSent(1);
     channels.get("b").fail(new IOException("connection reset"));
@@ -166,13 +166,7 @@ class ReplicatedBlockWriterTest {
     ReplicatedBlockWriter writer = writer(Map.of("a", 0L, "b", 0L, "c", 0L));
     writer.write(0, bytes(100));
     channels.get("a").ack(1);
-    CompletableFuture<Long> flushed = CompletableFuture.supplyAsync(() -> {
-      try {
-        return writer.flush();
-      } catch (IOException e) {
-        throw new RuntimeException(e);
-      }
-    });
+    CompletableFuture<Long> flushed = flushAsync(writer);
     channels.get("b").awaitSent(1);
     channels.get("c").awaitSent(1);
     long secondAhead = clock.physicalClock().currentTimeMicros() + 1_000_000;  // max offset 250 ms

@@ -36,9 +36,11 @@ class WriteWindowTest {
   }
 
   private static PacketWriter writer(RecordingChannel channel, Configuration conf) {
-    return new PacketWriter(channel, null,
-        new DataNodeClocks(new HybridLogicalClock(new ManualPhysicalClock(1_800_000_000_000_000L), 250_000)), 7, null, OPTIONS, 1, DataTransferConfigKeys.writeWindow(conf), DataTransferConfigKeys.writePacketSize(conf),
-        DataTransferConfigKeys.writeFlushBytes(conf), DataTransferConfigKeys.latencyMode(conf), 60_000);
+    DataNodeClocks clocks =
+        new DataNodeClocks(new HybridLogicalClock(new ManualPhysicalClock(1_800_000_000_000_000L), 250_000));
+    return new PacketWriter(channel, null, clocks, 7, null, OPTIONS, 1, DataTransferConfigKeys.writeWindow(conf),
+        DataTransferConfigKeys.writePacketSize(conf), DataTransferConfigKeys.writeFlushBytes(conf),
+        DataTransferConfigKeys.latencyMode(conf), 60_000);
   }
 
   /**

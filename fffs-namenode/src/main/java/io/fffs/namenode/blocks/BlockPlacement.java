@@ -145,7 +145,7 @@ final class BlockPlacement {
     sorted.sort(Comparator.comparingInt(id -> {
       DatanodeDescriptor descriptor = descriptors.apply(id.getDatanodeUuid());
       if (descriptor == null) {
-        return 6;
+        return 9;  // after every group below
       }
       int near = readerAddress.equals(descriptor.hostAddress) ? 0 : readerRack.equals(descriptor.rack) ? 1 : 2;
       return 3 * readRank(descriptor) + near;

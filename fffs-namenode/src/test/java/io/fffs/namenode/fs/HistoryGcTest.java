@@ -214,16 +214,7 @@ class HistoryGcTest extends NamesystemTestBase {
       CountDownLatch held = new CountDownLatch(1);
       CountDownLatch release = new CountDownLatch(1);
       AtomicInteger batches = new AtomicInteger();
-      batched.fs.history.setBatchHook(() -> {
-        if (batches.incrementAndGet() == 2) {  // after the first batch was applied
-          held.countDown();
-          try {
-            release.await();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        }
-      });
+      batched.fs.history.setBatchHook(holdAt(2, batches, held, release));  // after the first batch was applied
       ExecutorService pool = Executors.newSingleThreadExecutor();
       try {
         Future<GcPass.Result> pass = pool.submit(() -> batched.fs.collectHistory(null));
@@ -249,6 +240,20 @@ class HistoryGcTest extends NamesystemTestBase {
       assertThat(batched.fs.inodeCount()).isEqualTo(inodes);
       assertThat(answers(batched, moments)).isEqualTo(after);
     }
+  }
+
+  /** A hook that, on its {@code call}-th run, counts {@code held} down and waits for {@code release}. */
+  private static Runnable holdAt(int call, AtomicInteger calls, CountDownLatch held, CountDownLatch release) {
+    return () -> {
+      if (calls.incrementAndGet() == call) {
+        held.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    };
   }
 
   /**
@@ -301,16 +306,7 @@ class HistoryGcTest extends NamesystemTestBase {
       CountDownLatch held = new CountDownLatch(1);
       CountDownLatch release = new CountDownLatch(1);
       AtomicInteger steps = new AtomicInteger();
-      planned.fs.history.setPlanHook(() -> {
-        if (steps.incrementAndGet() == 3) {  // the inodes listed and the first two read
-          held.countDown();
-          try {
-            release.await();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        }
-      });
+      planned.fs.history.setPlanHook(holdAt(3, steps, held, release));  // the inodes listed and the first two read
       ExecutorService pool = Executors.newFixedThreadPool(2);
       try {
         Future<GcPass.Result> pass = pool.submit(() -> planned.fs.collectHistory(null));
