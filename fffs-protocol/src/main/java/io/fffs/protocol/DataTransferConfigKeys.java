@@ -59,10 +59,12 @@ public final class DataTransferConfigKeys {
   /**
    * How a replicated block is written: {@code chain} — the client sends each packet once, to the primary, and every
    * member forwards it to the next (as HDFS does) — or {@code fan-out} — the client sends it to every replica itself.
-   * UCX and TLS clusters write by fan-out whatever is set (DataNodes link to each other over plain TCP).
+   * UCX and TLS clusters write by fan-out whatever is set (DataNodes link to each other over plain TCP). Fan-out is
+   * the default: a chain's DataNode connects to the next member on its store-writer thread, so a next member whose
+   * link is down stalls the chain past the client's ack timeout and fails the writer.
    */
   public static final String WRITE_PIPELINE_KEY = "fffs.client.write.pipeline";
-  public static final String WRITE_PIPELINE_DEFAULT = "chain";
+  public static final String WRITE_PIPELINE_DEFAULT = "fan-out";
 
   /** Latency mode: {@code TCP_NODELAY} and every packet flushed at once (else packets are batched per flush). */
   public static final String LATENCY_MODE_KEY = "fffs.client.latency-mode";

@@ -35,7 +35,7 @@ class ChainPipelineTest {
 
   @Test
   void theDataNodesForwardEachPacketAndTheClientSendsItOnce() throws Exception {
-    try (MiniFffsCluster cluster = ReplicatedHistoryTest.cluster(base, ReplicatedHistoryTest.conf(3), 3);
+    try (MiniFffsCluster cluster = ReplicatedHistoryTest.cluster(base, chain(ReplicatedHistoryTest.conf(3)), 3);
         FreezeFrameFileSystem fs = cluster.getFileSystem();
         Replicas replicas = new Replicas(cluster)) {
       String path = "/chain/history.bin";
@@ -53,6 +53,11 @@ class ChainPipelineTest {
         assertThat(replicas.assertSameLogs(block)).isPositive();
       }
     }
+  }
+
+  private static Configuration chain(Configuration conf) {
+    conf.set(DataTransferConfigKeys.WRITE_PIPELINE_KEY, "chain");
+    return conf;
   }
 
   @Test
@@ -75,7 +80,7 @@ class ChainPipelineTest {
 
   @Test
   void aMidChainDataNodeKilledMidWriteLosesNoAcknowledgedByte() throws Exception {
-    Configuration conf = ReplicatedHistoryTest.conf(3);
+    Configuration conf = chain(ReplicatedHistoryTest.conf(3));
     conf.set(DataNodeServiceConfigKeys.HEARTBEAT_INTERVAL_KEY, "200ms");
     conf.set(NameNodeConfigKeys.REPLICATION_INTERVAL_KEY, "1h");  // replacements come from the writer
     Path arena = Path.of("/dev/shm", "fffs-chain-" + ProcessHandle.current().pid());

@@ -683,7 +683,8 @@ public final class Namesystem implements Closeable {
         List<ReplicationMonitor.Want> all = new ArrayList<>();
         namespace.forEachLatestFile(namespace.root(), file -> {
           InodeState state = file.latest();
-          int closed = state.isUnderConstruction() ? state.blockCount() - 1 : state.blockCount();
+          // An open file's last block is its writer's; one with no block yet has none to leave out.
+          int closed = state.isUnderConstruction() ? Math.max(0, state.blockCount() - 1) : state.blockCount();
           if (closed < state.blockCount()) {
             open.add(state.blockId(closed));
           }
