@@ -233,9 +233,9 @@ class MultiHostClusterIT {
       try {
         out.write(data, 200_000, 200_000);
         out.hflush();
-      } finally {
         out.close();
-        cluster.link(cut, true);
+      } finally {
+        cluster.link(cut, true);  // also when the write failed: the tests after this one need the link
       }
     }
     acknowledged.put(file, data);
