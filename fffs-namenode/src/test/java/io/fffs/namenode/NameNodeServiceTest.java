@@ -92,11 +92,17 @@ class NameNodeServiceTest {
 
   private HeartbeatResponseProto heartbeat(String uuid, long clockOffsetMicros, long roundTripMicros)
       throws Exception {
+    return heartbeat(uuid, clockOffsetMicros, clockOffsetMicros, roundTripMicros);
+  }
+
+  /** A heartbeat from a DataNode whose clock is {@code clockOffsetMicros} off and that measured {@code measured}. */
+  private HeartbeatResponseProto heartbeat(String uuid, long clockOffsetMicros, long measured, long roundTripMicros)
+      throws Exception {
     long physical = PhysicalClock.system().currentTimeMicros() + clockOffsetMicros;
     return datanodeProxy.heartbeat(null, HeartbeatRequestProto.newBuilder()
         .setHlc(HlcTimestamp.of(physical, 0).toProto()).setDatanodeUuid(uuid).setPhysicalMicros(physical)
         .setCapacityBytes(1L << 30).setMemoryUsedBytes(4096).setBlockCount(0)
-        .setDurableHlc(datanodeClock.now().toProto()).setMeasuredOffsetMicros(clockOffsetMicros)
+        .setDurableHlc(datanodeClock.now().toProto()).setMeasuredOffsetMicros(measured)
         .setRoundTripMicros(roundTripMicros).build());
   }
 
@@ -181,6 +187,13 @@ class NameNodeServiceTest {
 
     // 300 ms behind measured over a 400 ms round trip may be delay: not judged unhealthy.
     assertThat(heartbeat("dn-skewed", -300_000, 400_000).getHealthy()).isTrue();
+
+    // A clock that just stepped 2 s ahead, while the DataNode's own filter still holds samples from before the
+    // step: the one-way reading (which delay can only lower) shows the step at once.
+    HeartbeatResponseProto stepped = heartbeat("dn-skewed", 2_000_000, 0, 200);
+    assertThat(stepped.getHealthy()).isFalse();
+    assertThat(stepped.getClockOffsetMicros()).isBetween(1_900_000L, 2_000_000L);
+    assertThat(http("/status")).contains("\"clockOffsetMicros\":" + stepped.getClockOffsetMicros());
   }
 
   @Test

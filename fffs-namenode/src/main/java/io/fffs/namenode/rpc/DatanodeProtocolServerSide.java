@@ -75,16 +75,20 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
 
   /**
    * The DataNode's clock offset to judge it by: its own NTP-style measurement less its uncertainty (half the round
-   * trip) when it sent one, else the one-way reading counted only when ahead (delay makes a clock look behind).
+   * trip) when it sent one, or the one-way reading when that shows the clock further ahead. The one-way reading
+   * counts only when ahead: delay makes a clock look behind, never ahead, so it is a lower bound of how far ahead
+   * it is, and it follows a step at once while the DataNode's filter still holds samples from before the step.
    */
   private long offsetOf(long datanodeMicros, boolean measured, long measuredOffset, long roundTripMicros) {
+    long aheadAtLeast = Math.max(0, datanodeMicros - clock.physicalClock().currentTimeMicros());
     if (measured) {
       // The measurement is only good to half the round trip; a slow network (or a loaded host) must not make a
       // good clock look bad, so only the part of the offset beyond that uncertainty counts.
       long certain = Math.max(0, Math.abs(measuredOffset) - roundTripMicros / 2);
-      return measuredOffset < 0 ? -certain : certain;
+      long signed = measuredOffset < 0 ? -certain : certain;
+      return aheadAtLeast > 0 ? Math.max(signed, aheadAtLeast) : signed;
     }
-    return Math.max(0, datanodeMicros - clock.physicalClock().currentTimeMicros());
+    return aheadAtLeast;
   }
 
   /** DataNodes register with and heartbeat to the leader of an HA cluster only (they follow it). */
