@@ -98,6 +98,7 @@ class KerberosSparkJobTest {
 
   @AfterAll
   static void stop() throws Exception {
+    System.clearProperty("spark.hadoop.hadoop.security.authentication");
     if (admin != null) {
       admin.close();
     }
@@ -149,6 +150,10 @@ class KerberosSparkJobTest {
           builder.config("spark.hadoop." + setting.getKey(), setting.getValue());
         }
       }
+      // Starting a session applies a Configuration built from system properties alone to Hadoop's process-wide
+      // security state; on a real cluster core-site.xml says kerberos there, here the system property does. Left
+      // out, this process's own Kerberos connections (admin's) fall back to SIMPLE once their idle connection closes.
+      System.setProperty("spark.hadoop.hadoop.security.authentication", "kerberos");
       SparkSession spark = builder.getOrCreate();
       try {
         rows(spark, 0, 10).write().mode(SaveMode.Overwrite).parquet(table);
