@@ -95,15 +95,21 @@ class NameNodeServiceTest {
     return heartbeat(uuid, clockOffsetMicros, clockOffsetMicros, roundTripMicros);
   }
 
-  /** A heartbeat from a DataNode whose clock is {@code clockOffsetMicros} off and that measured {@code measured}. */
+  /**
+   * A heartbeat from a DataNode whose clock is {@code clockOffsetMicros} off and that measured {@code measured}
+   * ({@link Long#MIN_VALUE}: sent no measurement).
+   */
   private HeartbeatResponseProto heartbeat(String uuid, long clockOffsetMicros, long measured, long roundTripMicros)
       throws Exception {
     long physical = PhysicalClock.system().currentTimeMicros() + clockOffsetMicros;
-    return datanodeProxy.heartbeat(null, HeartbeatRequestProto.newBuilder()
+    HeartbeatRequestProto.Builder request = HeartbeatRequestProto.newBuilder()
         .setHlc(HlcTimestamp.of(physical, 0).toProto()).setDatanodeUuid(uuid).setPhysicalMicros(physical)
         .setCapacityBytes(1L << 30).setMemoryUsedBytes(4096).setBlockCount(0)
-        .setDurableHlc(datanodeClock.now().toProto()).setMeasuredOffsetMicros(measured)
-        .setRoundTripMicros(roundTripMicros).build());
+        .setDurableHlc(datanodeClock.now().toProto());
+    if (measured != Long.MIN_VALUE) {
+      request.setMeasuredOffsetMicros(measured).setRoundTripMicros(roundTripMicros);
+    }
+    return datanodeProxy.heartbeat(null, request.build());
   }
 
   private String http(String path) throws Exception {
@@ -194,6 +200,11 @@ class NameNodeServiceTest {
     assertThat(stepped.getHealthy()).isFalse();
     assertThat(stepped.getClockOffsetMicros()).isBetween(1_900_000L, 2_000_000L);
     assertThat(http("/status")).contains("\"clockOffsetMicros\":" + stepped.getClockOffsetMicros());
+    assertThat(http("/status")).contains("\"measuredOffsetMicros\":0,\"offsetErrorMicros\":100");
+    // A heartbeat without a measurement (none of the DataNode's recent samples was quick enough to judge by): the
+    // older one is no longer shown as current.
+    assertThat(heartbeat("dn-skewed", 2_000_000, Long.MIN_VALUE, 0).getHealthy()).isFalse();
+    assertThat(http("/status")).contains("\"offsetErrorMicros\":-1");
   }
 
   @Test

@@ -212,6 +212,18 @@ public final class DatanodeManager {
     }
   }
 
+  /**
+   * Forgets a DataNode's own estimate: its heartbeat carried none, as none of its recent samples was quick enough to
+   * judge by (a loaded host or network), so an older one shown would be out of date (from before a clock step).
+   */
+  public void clockNotMeasured(String uuid) {
+    DatanodeDescriptor descriptor = datanodes.get(uuid);
+    if (descriptor != null) {
+      descriptor.offsetErrorMicros = -1;
+      descriptor.measuredOffsetMicros = 0;
+    }
+  }
+
   /** Damaged records found by all DataNodes' scrubbers. */
   public long scrubCorruptions() {
     long total = 0;

@@ -163,6 +163,8 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
         r.getMemoryUsedBytes(), r.getBlockCount(), HlcTimestamp.fromProto(r.getDurableHlc()), skew);
     if (r.hasMeasuredOffsetMicros()) {
       datanodes.clockMeasured(r.getDatanodeUuid(), r.getMeasuredOffsetMicros(), r.getRoundTripMicros());
+    } else {
+      datanodes.clockNotMeasured(r.getDatanodeUuid());
     }
     datanodes.scrubbed(r.getDatanodeUuid(), r.getScrubPasses(), r.getScrubBytesVerified(),
         r.getScrubCorruptions(), r.hasScrubLastCorruption() ? r.getScrubLastCorruption() : null);
