@@ -66,6 +66,15 @@ public final class DataTransferConfigKeys {
   public static final String WRITE_PIPELINE_KEY = "fffs.client.write.pipeline";
   public static final String WRITE_PIPELINE_DEFAULT = "fan-out";
 
+  /**
+   * Chain pipeline: how long a member waits for the next one to answer a forwarded write before it drops the rest of
+   * the chain, which the writer then rebuilds without the member that stalled (one with n members after it waits
+   * n/(n+1) of this, so the member just before a stalled one reports it). The client sends it with each packet,
+   * so it holds whatever the DataNodes' settings; at most {@link #RESPONSE_TIMEOUT_KEY}, default half of it, so a
+   * stalled follower is dropped before the client gives up on the primary.
+   */
+  public static final String CHAIN_TIMEOUT_KEY = "fffs.client.write.chain.timeout";
+
   /** Latency mode: {@code TCP_NODELAY} and every packet flushed at once (else packets are batched per flush). */
   public static final String LATENCY_MODE_KEY = "fffs.client.latency-mode";
   public static final boolean LATENCY_MODE_DEFAULT = false;
@@ -210,6 +219,13 @@ public final class DataTransferConfigKeys {
   }
 
   /** Whether replicated blocks are written as a chain ({@link #WRITE_PIPELINE_KEY}); else by fan-out. */
+  /** {@link #CHAIN_TIMEOUT_KEY}: from 1 ms to the response timeout, default half of that. */
+  public static long chainTimeoutMillis(Configuration conf) {
+    long response = responseTimeoutMillis(conf);
+    long chain = conf.getTimeDuration(CHAIN_TIMEOUT_KEY, response / 2, TimeUnit.MILLISECONDS);
+    return Math.max(1, Math.min(Math.min(chain, response), Integer.MAX_VALUE));
+  }
+
   public static boolean chainPipeline(Configuration conf) {
     String value = conf.getTrimmed(WRITE_PIPELINE_KEY, WRITE_PIPELINE_DEFAULT);
     return switch (value) {

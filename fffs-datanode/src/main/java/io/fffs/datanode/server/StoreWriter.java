@@ -73,7 +73,7 @@ final class StoreWriter {
   /**
    * @param inlineMaxBytes the largest write an idle event loop applies itself (0: none)
    * @param reads the gate shared with the {@link QueryService}: no inline write while a read is in flight
-   * @param chains makes the links of chained writes (which are never applied inline: connecting may block)
+   * @param chains makes the links of chained writes (which are never applied inline: their link answers them)
    */
   StoreWriter(BlockStore store, WriteRules rules, DataServerStats stats, int capacity, String name,
       int inlineMaxBytes, ReadGate reads, ChainConnector chains) {
