@@ -158,8 +158,8 @@ final class ChannelDataTransferClient implements DataTransferClient {
     ReplicaPipeline pipeline = ReplicaPipeline.open(this::callWithinOffset, datanodes, blockId, token, clock);
     if (chain) {
       try {
-        return new ChainBlockWriter(pipeline, clock, blockId, links -> {
-          PacketWriter writer = packetWriter(pipeline.primary(), blockId, token, options);
+        return new ChainBlockWriter(pipeline, clock, blockId, token, (links, current) -> {
+          PacketWriter writer = packetWriter(pipeline.primary(), blockId, current, options);
           writer.pipelineEpoch(pipeline.epoch());
           writer.chain(links, chainTimeoutMillis);
           return writer;
