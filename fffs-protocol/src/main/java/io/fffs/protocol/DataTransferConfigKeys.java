@@ -59,9 +59,8 @@ public final class DataTransferConfigKeys {
   /**
    * How a replicated block is written: {@code chain} — the client sends each packet once, to the primary, and every
    * member forwards it to the next (as HDFS does) — or {@code fan-out} — the client sends it to every replica itself.
-   * UCX and TLS clusters write by fan-out whatever is set (DataNodes link to each other over plain TCP). Fan-out is
-   * the default: a chain's DataNode connects to the next member on its store-writer thread, so a next member whose
-   * link is down stalls the chain past the client's ack timeout and fails the writer.
+   * UCX and TLS clusters write by fan-out whatever is set (DataNodes link to each other over plain TCP). A chain
+   * member that stalls or cannot be reached is dropped within {@link #CHAIN_TIMEOUT_KEY}.
    */
   public static final String WRITE_PIPELINE_KEY = "fffs.client.write.pipeline";
   public static final String WRITE_PIPELINE_DEFAULT = "fan-out";

@@ -70,9 +70,6 @@ final class ChainBlockWriter implements BlockWriter {
   /** Whether the break is a refusal of the token, and whether it was thrown to the caller already. */
   private boolean brokenByRefusal;
   private boolean refusalThrown;
-  /** The followers a REPLICA_END was refused by at a close, to be ended after a renewal; null before. */
-  private List<DatanodeIdProto> endRefusedBy;
-  private boolean refusedAtClose;
   /** The chain changed without a break (a follower dropped from outside): the next write starts a new stream. */
   private boolean reopen;
   private boolean closed;
@@ -213,10 +210,7 @@ final class ChainBlockWriter implements BlockWriter {
   public void renewToken(BlockToken fresh) throws IOException {
     token = fresh;
     pipeline.token(fresh);
-    primary.settle();
-    if (primary.failed() && !primary.refusedToken()) {
-      primary.throwIfFailed();
-    }
+    primary.settleForRenewal();
     takeAnswers(false);
     if (brokenAt >= 0) {
       if (brokenByRefusal) {
@@ -332,39 +326,15 @@ final class ChainBlockWriter implements BlockWriter {
         ReplicaPipeline.address(datanode), blockId);
   }
 
-  /**
-   * Flushes and ends the pipeline on the followers. The first refusal of the token on the way (a packet, or a
-   * follower's REPLICA_END) is thrown with the writer left open: after {@link #renewToken} a second close finishes,
-   * ending the pipeline where it was refused.
-   */
+  /** Flushes and ends the pipeline on the followers ({@link ReplicaPipeline#closeWriter}: a refused token too). */
   @Override
   public void close() throws IOException {
     if (closed) {
       return;
     }
-    boolean keepOpen = false;
-    try {
-      flush();
-      List<DatanodeIdProto> refusedEnd = pipeline.end(endRefusedBy != null ? endRefusedBy : List.copyOf(followers),
-          clock.last());
-      if (!refusedEnd.isEmpty() && endRefusedBy == null && !refusedAtClose && token != null) {
-        endRefusedBy = refusedEnd;
-        throw new FffsException(ErrorCode.ACCESS_DENIED, "DataNodes " + refusedEnd.stream()
-            .map(ReplicaPipeline::address).toList() + " refused the token of the REPLICA_END of block " + blockId);
-      }
-      for (DatanodeIdProto follower : refusedEnd) {
-        LOG.warn("Could not end the pipeline of block {} on DataNode {}: it refused the token", blockId,
-            ReplicaPipeline.address(follower));
-      }
-    } catch (FffsException e) {
-      keepOpen = e.code() == ErrorCode.ACCESS_DENIED && !refusedAtClose && token != null;
-      refusedAtClose = true;
-      throw e;
-    } finally {
-      if (!keepOpen) {
-        closed = true;
-        primary.close();
-      }
-    }
+    pipeline.closeWriter(this::flush, () -> List.copyOf(followers), clock, token != null, () -> {
+      closed = true;
+      primary.close();
+    });
   }
 }

@@ -191,6 +191,14 @@ final class PacketWriter implements BlockWriter {
     }
   }
 
+  /** {@link #settle}, then throws the kept failure unless it is a refusal of the token, which a renewal cures. */
+  void settleForRenewal() throws IOException {
+    settle();
+    if (failed() && !refusedToken()) {
+      throwIfFailed();
+    }
+  }
+
   private CompletableFuture<ResponseHeaderProto> sendPacket(long offset, ByteBuffer piece, ReplicaStampProto stamp)
       throws IOException {
     window.acquire(channel::flush, failure);
