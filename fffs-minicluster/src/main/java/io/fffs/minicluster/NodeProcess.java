@@ -136,6 +136,31 @@ public final class NodeProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * SIGSTOP: the process answers nothing while its kernel still accepts connections and bytes, as a node whose
+   * network stalls looks to its peers. {@link #kill} ends it as it is; {@link #resume} lets it go on.
+   */
+  public void suspend() throws IOException {
+    signal("STOP");
+  }
+
+  /** SIGCONT, after {@link #suspend}. */
+  public void resume() throws IOException {
+    signal("CONT");
+  }
+
+  private void signal(String name) throws IOException {
+    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+    try {
+      if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+        throw new IOException("kill -" + name + " " + process.pid() + " failed");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted", e);
+    }
+  }
+
   /** kill -9. */
   public void kill() throws InterruptedException {
     process.destroyForcibly();

@@ -59,12 +59,20 @@ public final class DataTransferConfigKeys {
   /**
    * How a replicated block is written: {@code chain} — the client sends each packet once, to the primary, and every
    * member forwards it to the next (as HDFS does) — or {@code fan-out} — the client sends it to every replica itself.
-   * UCX and TLS clusters write by fan-out whatever is set (DataNodes link to each other over plain TCP). Fan-out is
-   * the default: a chain's DataNode connects to the next member on its store-writer thread, so a next member whose
-   * link is down stalls the chain past the client's ack timeout and fails the writer.
+   * UCX and TLS clusters write by fan-out whatever is set (DataNodes link to each other over plain TCP). A chain
+   * member that stalls or cannot be reached is dropped within {@link #CHAIN_TIMEOUT_KEY}.
    */
   public static final String WRITE_PIPELINE_KEY = "fffs.client.write.pipeline";
   public static final String WRITE_PIPELINE_DEFAULT = "fan-out";
+
+  /**
+   * Chain pipeline: how long a member waits for the next one to answer a forwarded write before it drops the rest of
+   * the chain, which the writer then rebuilds without the member that stalled (one with n members after it waits
+   * n/(n+1) of this, so the member just before a stalled one reports it). The client sends it with each packet,
+   * so it holds whatever the DataNodes' settings; at most {@link #RESPONSE_TIMEOUT_KEY}, default half of it, so a
+   * stalled follower is dropped before the client gives up on the primary.
+   */
+  public static final String CHAIN_TIMEOUT_KEY = "fffs.client.write.chain.timeout";
 
   /** Latency mode: {@code TCP_NODELAY} and every packet flushed at once (else packets are batched per flush). */
   public static final String LATENCY_MODE_KEY = "fffs.client.latency-mode";
@@ -210,6 +218,13 @@ public final class DataTransferConfigKeys {
   }
 
   /** Whether replicated blocks are written as a chain ({@link #WRITE_PIPELINE_KEY}); else by fan-out. */
+  /** {@link #CHAIN_TIMEOUT_KEY}: from 1 ms to the response timeout, default half of that. */
+  public static long chainTimeoutMillis(Configuration conf) {
+    long response = responseTimeoutMillis(conf);
+    long chain = conf.getTimeDuration(CHAIN_TIMEOUT_KEY, response / 2, TimeUnit.MILLISECONDS);
+    return Math.max(1, Math.min(Math.min(chain, response), Integer.MAX_VALUE));
+  }
+
   public static boolean chainPipeline(Configuration conf) {
     String value = conf.getTrimmed(WRITE_PIPELINE_KEY, WRITE_PIPELINE_DEFAULT);
     return switch (value) {

@@ -1,9 +1,12 @@
 package io.fffs.client.data;
 
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.DataTransferProtos.ChainMemberProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.WriteResponseProto;
+import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import java.io.IOException;
@@ -27,15 +30,26 @@ import org.slf4j.LoggerFactory;
  * the stream; once every packet is answered, each of them is brought up to the primary's log
  * ({@link ReplicaPipeline#catchUp}) and stays in the chain, or is dropped if that fails. The chain then goes on
  * without the dropped member, through a new stream to the primary. {@link #addFollower} appends a replacement that
- * first gets the history so far. A primary that fails fails the writer. Not thread-safe (one writer thread).
+ * first gets the history so far. A primary that fails fails the writer.
+ *
+ * <p>A refusal of the token, by the primary or a follower, is thrown instead, and {@link #renewToken} carries on with
+ * a fresh one: the writer keeps each packet (a copy, taken only when there is a token) until the primary applied
+ * it, so the primary is sent again exactly what it refused; a follower that refused, and those after it, are
+ * brought up to the primary's log and stay. Not thread-safe (one writer thread).
  */
 final class ChainBlockWriter implements BlockWriter {
   private static final Logger LOG = LoggerFactory.getLogger(ChainBlockWriter.class);
 
-  /** Opens a writer to the primary that has it forward every packet along {@code chain}. */
+  /** Opens a writer to the primary, with {@code token}, that has it forward every packet along {@code chain}. */
   interface PrimaryFactory {
-    PacketWriter open(List<ChainMemberProto> chain) throws IOException;
+    PacketWriter open(List<ChainMemberProto> chain, BlockToken token) throws IOException;
   }
+
+  /** The answer of a packet the primary was not sent: it refused an earlier one, and gets it after a renewal. */
+  private static final CompletableFuture<ResponseHeaderProto> NOT_SENT = CompletableFuture.completedFuture(null);
+
+  /** A packet sent to the primary and not yet answered; {@code bytes} is kept (with a token) to send it again. */
+  private record Pending(long offset, ByteBuffer bytes, CompletableFuture<ResponseHeaderProto> answer) {}
 
   private final ReplicaPipeline pipeline;
   private final PrimaryFactory factory;
@@ -44,7 +58,8 @@ final class ChainBlockWriter implements BlockWriter {
   private final DatanodeIdProto primaryNode;
   private final List<DatanodeIdProto> followers;
   private final List<DatanodeIdProto> dropped = new ArrayList<>();
-  private final ArrayDeque<CompletableFuture<ResponseHeaderProto>> answers = new ArrayDeque<>();
+  private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+  private BlockToken token;
   private PacketWriter primary;
   /** Bytes the primary acknowledged through writers this one replaced (each was flushed first). */
   private long acknowledgedBefore;
@@ -52,20 +67,25 @@ final class ChainBlockWriter implements BlockWriter {
   /** Followers (index) from which on the chain broke, or -1; why. */
   private int brokenAt = -1;
   private String brokenWhy;
+  /** Whether the break is a refusal of the token, and whether it was thrown to the caller already. */
+  private boolean brokenByRefusal;
+  private boolean refusalThrown;
   /** The chain changed without a break (a follower dropped from outside): the next write starts a new stream. */
   private boolean reopen;
   private boolean closed;
 
-  ChainBlockWriter(ReplicaPipeline pipeline, HybridLogicalClock clock, long blockId, PrimaryFactory factory)
-      throws IOException {
+  /** {@code token}: the one every stream is opened with until {@link #renewToken}; null when there is none. */
+  ChainBlockWriter(ReplicaPipeline pipeline, HybridLogicalClock clock, long blockId, BlockToken token,
+      PrimaryFactory factory) throws IOException {
     this.pipeline = pipeline;
     this.factory = factory;
     this.clock = clock;
     this.blockId = blockId;
+    this.token = token;
     List<DatanodeIdProto> members = pipeline.members();
     this.primaryNode = members.get(0);
     this.followers = new ArrayList<>(members.subList(1, members.size()));
-    this.primary = factory.open(chain());
+    this.primary = factory.open(chain(), token);
   }
 
   private List<ChainMemberProto> chain() {
@@ -82,35 +102,77 @@ final class ChainBlockWriter implements BlockWriter {
     if (closed) {
       throw new IOException("the writer of block " + blockId + " is closed");
     }
+    FffsException refusal = null;
     if (brokenAt >= 0 || reopen) {
-      flush();
+      try {
+        flush();
+      } catch (FffsException e) {
+        refusal = refusalOrThrow(e);
+      }
     }
     ByteBuffer rest = data.duplicate();
     long at = offset;
     int packetSize = primary.packetSize();
     do {
       int n = Math.min(packetSize, rest.remaining());
-      answers.add(primary.send(at, rest.slice(rest.position(), n), null));
+      ByteBuffer piece = rest.slice(rest.position(), n);
+      // Kept to be sent again after a refused token; without a token nothing is refused for it.
+      ByteBuffer kept = token == null ? null : ByteBuffer.allocate(n).put(piece.duplicate()).flip();
+      CompletableFuture<ResponseHeaderProto> answer = NOT_SENT;
+      if (refusal == null) {
+        try {
+          answer = primary.send(at, piece, null);
+        } catch (FffsException e) {
+          refusal = refusalOrThrow(e);
+        }
+      }
+      pending.add(new Pending(at, kept, answer));
       rest.position(rest.position() + n);
       at += n;
-      takeAnswers();
+      if (refusal == null) {
+        try {
+          takeAnswers(true);
+        } catch (FffsException e) {
+          refusal = refusalOrThrow(e);
+        }
+      }
     } while (rest.hasRemaining());
+    if (refusal != null) {
+      throw refusal;  // every byte of this write is kept: renewToken sends it
+    }
   }
 
-  /** Takes the answers that are in, in order, noting where the chain broke; throws the primary's failure. */
-  private void takeAnswers() throws IOException {
-    while (!answers.isEmpty() && answers.peek().isDone()) {
-      ResponseHeaderProto answer = answers.poll().getNow(null);
+  /** {@code e} when it is a refusal of the token that {@link #renewToken} can cure, else throws it. */
+  private FffsException refusalOrThrow(FffsException e) throws FffsException {
+    if (e.code() != ErrorCode.ACCESS_DENIED || token == null) {
+      throw e;
+    }
+    return e;
+  }
+
+  /**
+   * Takes the answers that are in, in order, noting where the chain broke. At a packet the primary failed: throws
+   * its failure, or, when not {@code failing}, stops there (the packet stays pending).
+   */
+  private void takeAnswers(boolean failing) throws IOException {
+    while (!pending.isEmpty() && pending.peek().answer().isDone()) {
+      ResponseHeaderProto answer = pending.peek().answer().getNow(null);
       if (answer == null) {
+        if (!failing) {
+          return;
+        }
         primary.throwIfFailed();
         throw new IOException("a write of block " + blockId + " to its primary "
             + ReplicaPipeline.address(primaryNode) + " failed");
       }
+      pending.poll();
       WriteResponseProto write = answer.getWrite();
       if (write.getDownstreamApplied() < followers.size()
           && (brokenAt < 0 || write.getDownstreamApplied() < brokenAt)) {
         brokenAt = write.getDownstreamApplied();
         brokenWhy = write.hasDownstreamError() ? write.getDownstreamError().getMessage() : "no reason given";
+        brokenByRefusal = write.hasDownstreamError()
+            && FffsException.fromProto(write.getDownstreamError()).code() == ErrorCode.ACCESS_DENIED;
       }
     }
   }
@@ -118,14 +180,59 @@ final class ChainBlockWriter implements BlockWriter {
   @Override
   public long flush() throws IOException {
     long length = primary.flush();
-    takeAnswers();
+    takeAnswers(true);
     if (brokenAt >= 0) {
+      if (brokenByRefusal && !refusalThrown && token != null) {
+        refusalThrown = true;  // once: a second refusal drops the follower as any failure does
+        throw new FffsException(ErrorCode.ACCESS_DENIED, "DataNode "
+            + ReplicaPipeline.address(followers.get(brokenAt)) + " of the write chain of block " + blockId
+            + " refused its token: " + brokenWhy);
+      }
       rebuild();
     }
     if (reopen) {
       newStream();
     }
     return length;
+  }
+
+  @Override
+  public boolean renewsInPlace() {
+    return token != null;
+  }
+
+  /**
+   * Waits for the primary's answers on their way, then goes on with {@code fresh}: a follower that refused it, and
+   * those after it, are brought up to the primary's log (one that cannot be is dropped), and a new stream along the
+   * chain sends the primary again every packet it refused or was not sent.
+   */
+  @Override
+  public void renewToken(BlockToken fresh) throws IOException {
+    token = fresh;
+    pipeline.token(fresh);
+    primary.settleForRenewal();
+    takeAnswers(false);
+    if (brokenAt >= 0) {
+      if (brokenByRefusal) {
+        catchUp(new ArrayList<>(followers.subList(brokenAt, followers.size())), "it refused the token");
+        brokenAt = -1;
+      } else {
+        rebuild();
+      }
+    }
+    refusalThrown = false;
+    List<Pending> again = new ArrayList<>(pending);
+    pending.clear();
+    try {
+      primary.close();
+    } catch (IOException e) {
+      // The refusal it reports again was met; closing only releases its connection.
+    }
+    newStream();
+    for (Pending packet : again) {
+      pending.add(new Pending(packet.offset(), packet.bytes(), primary.send(packet.offset(),
+          packet.bytes().duplicate(), null)));
+    }
   }
 
   /**
@@ -140,15 +247,23 @@ final class ChainBlockWriter implements BlockWriter {
     LOG.warn("Dropped DataNode {} from the write chain of block {}: {}; the block is under-replicated until a"
         + " replacement joins", ReplicaPipeline.address(failed), blockId, brokenWhy);
     brokenAt = -1;
-    for (DatanodeIdProto member : behind) {
+    catchUp(behind, "it missed writes behind " + ReplicaPipeline.address(failed));
+  }
+
+  /**
+   * Brings {@code members}, cut off from the primary's writes because {@code why}, up to the primary's log, in
+   * order, each one back into the chain (after {@link #followers}' current ones) or dropped; the chain is reopened.
+   */
+  private void catchUp(List<DatanodeIdProto> members, String why) {
+    followers.removeAll(members);
+    for (DatanodeIdProto member : members) {
       try {
         pipeline.catchUp(primaryNode, member);
         followers.add(member);
       } catch (IOException e) {
         dropped.add(member);
-        LOG.warn("Dropped DataNode {} from the write chain of block {}: it missed writes behind {} and could not"
-            + " be brought up to date: {}", ReplicaPipeline.address(member), blockId,
-            ReplicaPipeline.address(failed), e.getMessage());
+        LOG.warn("Dropped DataNode {} from the write chain of block {}: {} and it could not be brought up to date:"
+            + " {}", ReplicaPipeline.address(member), blockId, why, e.getMessage());
       }
     }
     reopen = true;
@@ -161,7 +276,7 @@ final class ChainBlockWriter implements BlockWriter {
       lastEntryBefore = primary.lastEntryHlc();
     }
     primary.close();
-    primary = factory.open(chain());
+    primary = factory.open(chain(), token);
     reopen = false;
   }
 
@@ -201,7 +316,7 @@ final class ChainBlockWriter implements BlockWriter {
 
   @Override
   public void addFollower(DatanodeIdProto datanode) throws IOException {
-    if (!answers.isEmpty()) {
+    if (!pending.isEmpty()) {
       throw new IllegalStateException("a follower is added only once every packet is acknowledged (flush first)");
     }
     pipeline.addFollower(primaryNode, datanode);
@@ -211,17 +326,15 @@ final class ChainBlockWriter implements BlockWriter {
         ReplicaPipeline.address(datanode), blockId);
   }
 
+  /** Flushes and ends the pipeline on the followers ({@link ReplicaPipeline#closeWriter}: a refused token too). */
   @Override
   public void close() throws IOException {
     if (closed) {
       return;
     }
-    closed = true;
-    try {
-      flush();
-      pipeline.end(List.copyOf(followers), clock.last());
-    } finally {
+    pipeline.closeWriter(this::flush, () -> List.copyOf(followers), clock, token != null, () -> {
+      closed = true;
       primary.close();
-    }
+    });
   }
 }

@@ -75,6 +75,8 @@ final class ChannelDataTransferClient implements DataTransferClient {
   /** Replicated blocks are written as a chain (else by fan-out from here). */
   private final boolean chain;
   private final long timeoutMillis;
+  /** How long a chain member waits for the next (sent with each chained packet). */
+  private final long chainTimeoutMillis;
   private final AtomicLong nextStreamId = new AtomicLong(1);
   private final AtomicBoolean closed = new AtomicBoolean();
   /** Reads of replicas on this host through their DataNode's files; null when off. */
@@ -106,6 +108,7 @@ final class ChannelDataTransferClient implements DataTransferClient {
     this.chain = DataTransferConfigKeys.chainPipeline(conf) && data == null
         && !io.fffs.protocol.DataTransferTls.enabled(conf);
     this.timeoutMillis = DataTransferConfigKeys.responseTimeoutMillis(conf);
+    this.chainTimeoutMillis = DataTransferConfigKeys.chainTimeoutMillis(conf);
     this.shortCircuit = DataTransferConfigKeys.shortCircuit(conf)
         ? new ShortCircuit(DataTransferConfigKeys.shortCircuitRequestSize(conf), this::localCall) : null;
     this.blocking = shortCircuit != null && !DataTransferTls.enabled(conf)
@@ -155,10 +158,10 @@ final class ChannelDataTransferClient implements DataTransferClient {
     ReplicaPipeline pipeline = ReplicaPipeline.open(this::callWithinOffset, datanodes, blockId, token, clock);
     if (chain) {
       try {
-        return new ChainBlockWriter(pipeline, clock, blockId, links -> {
-          PacketWriter writer = packetWriter(pipeline.primary(), blockId, token, options);
+        return new ChainBlockWriter(pipeline, clock, blockId, token, (links, current) -> {
+          PacketWriter writer = packetWriter(pipeline.primary(), blockId, current, options);
           writer.pipelineEpoch(pipeline.epoch());
-          writer.chain(links);
+          writer.chain(links, chainTimeoutMillis);
           return writer;
         });
       } catch (IOException e) {

@@ -46,6 +46,7 @@ final class PacketWriter implements BlockWriter {
   private long pipelineEpoch;
   /** The chain members after this writer's DataNode, each packet forwarded along them (empty: no chain). */
   private List<ChainMemberProto> downstream = List.of();
+  private int chainTimeoutMs;
   private final DataChannel channel;
   private final DatanodeIdProto datanode;
   private final DataNodeClocks clocks;
@@ -73,9 +74,13 @@ final class PacketWriter implements BlockWriter {
     this.pipelineEpoch = epoch;
   }
 
-  /** The members the DataNode forwards every packet along (a chain pipeline); set before the first packet. */
-  void chain(List<ChainMemberProto> members) {
+  /**
+   * The members the DataNode forwards every packet along (a chain pipeline), and how long each member waits for the
+   * next ({@code WriteRequestProto.chainTimeoutMs}); set before the first packet.
+   */
+  void chain(List<ChainMemberProto> members, long timeoutMillis) {
     this.downstream = List.copyOf(members);
+    this.chainTimeoutMs = (int) Math.min(Integer.MAX_VALUE, timeoutMillis);
   }
 
   PacketWriter(DataChannel channel, DatanodeIdProto datanode, DataNodeClocks clocks, long blockId,
@@ -186,6 +191,14 @@ final class PacketWriter implements BlockWriter {
     }
   }
 
+  /** {@link #settle}, then throws the kept failure unless it is a refusal of the token, which a renewal cures. */
+  void settleForRenewal() throws IOException {
+    settle();
+    if (failed() && !refusedToken()) {
+      throwIfFailed();
+    }
+  }
+
   private CompletableFuture<ResponseHeaderProto> sendPacket(long offset, ByteBuffer piece, ReplicaStampProto stamp)
       throws IOException {
     window.acquire(channel::flush, failure);
@@ -212,7 +225,7 @@ final class PacketWriter implements BlockWriter {
       write.setPipelineEpoch(pipelineEpoch);
     }
     if (!downstream.isEmpty()) {
-      write.addAllDownstream(downstream);
+      write.addAllDownstream(downstream).setChainTimeoutMs(chainTimeoutMs);
     }
     boolean flush = window.queued(n);
     RequestHeaderProto.Builder request = RequestHeaderProto.newBuilder();

@@ -17,6 +17,7 @@ import io.fffs.common.time.TimeSpec;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +37,10 @@ final class ReplicaPipeline {
   private BlockToken token;
   private final List<DatanodeIdProto> members;
   private long epoch;
+  /** The followers a REPLICA_END was refused by at a close, to be ended after a renewal; null before. */
+  private List<DatanodeIdProto> endRefusedBy;
+  /** Whether a close met a refused token already: the next one closes, whatever it meets. */
+  private boolean refusedAtClose;
 
   private ReplicaPipeline(DataNodeCalls calls, long blockId, BlockToken token, List<DatanodeIdProto> members) {
     this.calls = calls;
@@ -130,6 +135,45 @@ final class ReplicaPipeline {
       }
     }
     return refused;
+  }
+
+  /** A step of a writer's close. */
+  interface CloseStep {
+    void run() throws IOException;
+  }
+
+  /**
+   * A writer's close: {@code flush}, then REPLICA_END to {@code followers} (asked after the flush) at
+   * {@code clock}'s last HLC — or, after a refused end, to those that refused it — then {@code release}. The first
+   * refusal of the token on the way (a packet, or a follower's REPLICA_END) is thrown without {@code release} when
+   * the writer can renew its token ({@code renewable}): after a renewal a second close finishes, ending the pipeline
+   * where it was refused. A second refusal of a REPLICA_END leaves that follower serving only the times it was told
+   * of, as any other failure to end there does.
+   */
+  void closeWriter(CloseStep flush, Supplier<List<DatanodeIdProto>> followers, HybridLogicalClock clock,
+      boolean renewable, CloseStep release) throws IOException {
+    boolean keepOpen = false;
+    try {
+      flush.run();
+      List<DatanodeIdProto> refusedEnd = end(endRefusedBy != null ? endRefusedBy : followers.get(), clock.last());
+      if (!refusedEnd.isEmpty() && endRefusedBy == null && !refusedAtClose && renewable) {
+        endRefusedBy = refusedEnd;
+        throw new FffsException(ErrorCode.ACCESS_DENIED, "DataNodes " + refusedEnd.stream()
+            .map(ReplicaPipeline::address).toList() + " refused the token of the REPLICA_END of block " + blockId);
+      }
+      for (DatanodeIdProto follower : refusedEnd) {
+        LOG.warn("Could not end the pipeline of block {} on DataNode {}: it refused a fresh token too", blockId,
+            address(follower));
+      }
+    } catch (FffsException e) {
+      keepOpen = e.code() == ErrorCode.ACCESS_DENIED && !refusedAtClose && renewable;
+      refusedAtClose = true;
+      throw e;
+    } finally {
+      if (!keepOpen) {
+        release.run();
+      }
+    }
   }
 
   private void warnNotEnded(DatanodeIdProto follower, IOException e) {

@@ -64,13 +64,9 @@ final class ReplicatedBlockWriter implements BlockWriter {
   private long forwardedBytes;
   /** A follower's refusal not yet thrown to the caller. */
   private FffsException unreportedRefusal;
-  /** The followers a REPLICA_END was refused by at a close, to be ended after a renewal; null before. */
-  private List<DatanodeIdProto> endRefusedBy;
   private final List<DatanodeIdProto> dropped = new ArrayList<>();
   private final WriterFactory factory;
   private BlockToken token;
-  /** Whether a close met a refused token already: the next one closes, whatever it meets. */
-  private boolean refusedAtClose;
   private boolean closed;
 
   /** Opens a writer of the block to one more DataNode, with the given token. */
@@ -179,10 +175,7 @@ final class ReplicatedBlockWriter implements BlockWriter {
   public void renewToken(BlockToken fresh) throws IOException {
     token = fresh;
     pipeline.token(fresh);
-    primary.settle();
-    if (primary.failed() && !primary.refusedToken()) {
-      primary.throwIfFailed();
-    }
+    primary.settleForRenewal();
     forwardAnswered(false);  // what the primary applied goes on to the followers first
     List<PacketWriter> members = new ArrayList<>(followers);
     members.addAll(refused);
@@ -380,42 +373,19 @@ final class ReplicatedBlockWriter implements BlockWriter {
         ReplicaPipeline.address(datanode), blockId);
   }
 
-  /**
-   * Flushes and ends the pipeline on the followers. The first refusal of the token on the way (a packet, or a
-   * follower's REPLICA_END) is thrown with the writer left open: after {@link #renewToken} a second close finishes,
-   * ending the pipeline where it was refused. A second refusal of a REPLICA_END leaves that follower serving only
-   * the times it was told of, as any other failure to end there does.
-   */
+  /** Flushes and ends the pipeline on the followers ({@link ReplicaPipeline#closeWriter}: a refused token too). */
   @Override
   public void close() throws IOException {
     if (closed) {
       return;
     }
-    boolean keepOpen = false;
-    try {
-      flush();
+    pipeline.closeWriter(this::flush, () -> {
       List<DatanodeIdProto> remaining = replicas();
-      List<DatanodeIdProto> toEnd = endRefusedBy != null ? endRefusedBy : remaining.subList(1, remaining.size());
-      List<DatanodeIdProto> refusedEnd = pipeline.end(toEnd, clock.last());
-      if (!refusedEnd.isEmpty() && endRefusedBy == null && !refusedAtClose) {
-        endRefusedBy = refusedEnd;
-        throw new FffsException(ErrorCode.ACCESS_DENIED, "DataNodes " + refusedEnd.stream()
-            .map(ReplicaPipeline::address).toList() + " refused the token of the REPLICA_END of block " + blockId);
-      }
-      for (DatanodeIdProto follower : refusedEnd) {
-        LOG.warn("Could not end the pipeline of block {} on DataNode {}: it refused a fresh token too", blockId,
-            ReplicaPipeline.address(follower));
-      }
-    } catch (FffsException e) {
-      keepOpen = e.code() == ErrorCode.ACCESS_DENIED && !refusedAtClose;
-      refusedAtClose = true;
-      throw e;
-    } finally {
-      if (!keepOpen) {
-        closed = true;
-        closeAll();
-      }
-    }
+      return remaining.subList(1, remaining.size());
+    }, clock, true, () -> {
+      closed = true;
+      closeAll();
+    });
   }
 
   private void closeAll() throws IOException {

@@ -97,6 +97,19 @@ class ReplicatedBlockWriterTest {
     });
   }
 
+  /**
+   * Writes 100 bytes, which the primary {@code a} acknowledges, and flushes on another thread until both followers
+   * were sent them; returns the flush.
+   */
+  private CompletableFuture<Long> forwardedOnce(ReplicatedBlockWriter writer) throws Exception {
+    writer.write(0, bytes(100));
+    channels.get("a").ack(1);
+    CompletableFuture<Long> flushed = flushAsync(writer);
+    channels.get("b").awaitSent(1);
+    channels.get("c").awaitSent(1);
+    return flushed;
+  }
+
   /** The writer's flush on another thread (it waits for acks the test gives). */
   private static CompletableFuture<Long> flushAsync(ReplicatedBlockWriter writer) {
     return CompletableFuture.supplyAsync(() -> {
@@ -144,11 +157,7 @@ class ReplicatedBlockWriterTest {
   @Test
   void aFailedFollowerIsDroppedAndAFailedPrimaryFailsTheWriter() throws Exception {
     ReplicatedBlockWriter writer = writer(Map.of("a", 0L, "b", 0L, "c", 0L));
-    writer.write(0, bytes(100));
-    channels.get("a").ack(1);
-    CompletableFuture<Long> flushed = flushAsync(writer);
-    channels.get("b").awaitSent(1);
-    channels.get("c").awaitSent(1);
+    CompletableFuture<Long> flushed = forwardedOnce(writer);
     channels.get("b").fail(new IOException("connection reset"));
     channels.get("c").ack(1);
     assertThat(flushed.get(10, TimeUnit.SECONDS)).isEqualTo(100);
@@ -164,11 +173,7 @@ class ReplicatedBlockWriterTest {
   @Test
   void aFollowerAckingFromAClockBeyondTheMaxOffsetIsDroppedAndTheClientClockStays() throws Exception {
     ReplicatedBlockWriter writer = writer(Map.of("a", 0L, "b", 0L, "c", 0L));
-    writer.write(0, bytes(100));
-    channels.get("a").ack(1);
-    CompletableFuture<Long> flushed = flushAsync(writer);
-    channels.get("b").awaitSent(1);
-    channels.get("c").awaitSent(1);
+    CompletableFuture<Long> flushed = forwardedOnce(writer);
     long secondAhead = clock.physicalClock().currentTimeMicros() + 1_000_000;  // max offset 250 ms
     channels.get("b").ackAt(HlcProto.newBuilder().setPacked(HlcTimestamp.of(secondAhead, 0).packed()).build());
     channels.get("c").ack(1);
@@ -298,11 +303,7 @@ class ReplicatedBlockWriterTest {
   @Test
   void aFollowerThatRefusesToEndThePipelineIsEndedAfterTheRenewal() throws Exception {
     ReplicatedBlockWriter writer = writer(Map.of("a", 0L, "b", 0L, "c", 0L));
-    writer.write(0, bytes(100));
-    channels.get("a").ack(1);
-    CompletableFuture<Long> flushed = CompletableFuture.supplyAsync(() -> flushOf(writer));
-    channels.get("b").awaitSent(1);
-    channels.get("c").awaitSent(1);
+    CompletableFuture<Long> flushed = forwardedOnce(writer);
     channels.get("b").ack(1);
     channels.get("c").ack(1);
     flushed.get(10, TimeUnit.SECONDS);

@@ -4,6 +4,7 @@ import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.DataTransferProtos.ChainMemberProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
+import io.fffs.common.proto.DataTransferProtos.WriteRequestProto;
 import io.fffs.protocol.DataTransferConfigKeys;
 import io.fffs.protocol.frame.Frame;
 import io.fffs.protocol.frame.FrameDecoder;
@@ -22,9 +23,11 @@ import org.apache.hadoop.conf.Configuration;
 
 /**
  * Makes a chain pipeline's links from this DataNode to the next member: a data-transfer connection over the same
- * frames ({@code fffs-protocol}) and data port as a client's, on the data server's event loops. A member deeper in
- * the chain times out sooner ({@code timeout × n / (n + 1)} with n members after it), so that when one stalls, the
- * member just before it reports it rather than one further up.
+ * frames ({@code fffs-protocol}) and data port as a client's, on the data server's event loops. Connecting never
+ * blocks the caller (the store writer thread): the link takes writes at once and sends them when the connection is
+ * up. A member deeper in the chain times out sooner ({@code timeout × n / (n + 1)} with n members after it, the
+ * timeout being the one the client sent, {@code chainTimeoutMs}), so that when one stalls or cannot be reached, the
+ * member just before it reports it rather than one further up, and before the client gives up on the primary.
  */
 final class ChainConnector {
   private final Bootstrap bootstrap;
@@ -37,7 +40,6 @@ final class ChainConnector {
     this.responseTimeoutMillis = DataTransferConfigKeys.responseTimeoutMillis(conf);
     this.bootstrap = new Bootstrap().group(group).channel(EventLoops.socketChannel())
         .option(ChannelOption.TCP_NODELAY, true)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeoutMillis))
         .handler(new ChannelInitializer<Channel>() {
           @Override
           protected void initChannel(Channel ch) {
@@ -49,24 +51,30 @@ final class ChainConnector {
 
   /**
    * The link of write stream {@code streamId}, whose answers go to {@code upstream}, to the first of
-   * {@code downstream}. Blocks while connecting (on the store writer thread, never an event loop); a link that
-   * cannot connect is made broken.
+   * {@code request}'s downstream members; returns at once, the connection still being made. A link that cannot
+   * connect within its timeout (or the connect timeout, if shorter) breaks.
    */
-  ChainLink link(long streamId, Channel upstream, List<ChainMemberProto> downstream) {
+  ChainLink link(long streamId, Channel upstream, WriteRequestProto request) {
+    List<ChainMemberProto> downstream = request.getDownstreamList();
     ChainMemberProto next = downstream.get(0);
     String address = next.getHost() + ":" + next.getDataPort();
-    long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(responseTimeoutMillis) * downstream.size()
-        / (downstream.size() + 1);
-    ChannelFuture connect = bootstrap.connect(next.getHost(), next.getDataPort());
-    if (!connect.awaitUninterruptibly(connectTimeoutMillis + 1000) || !connect.isSuccess()) {
-      connect.channel().close();
-      Throwable cause = connect.cause();
-      return new ChainLink(streamId, upstream, null, address, new FffsException(ErrorCode.IO_ERROR,
-          "cannot connect to the next DataNode of the chain, " + address + ": "
-          + (cause == null ? "timed out" : cause.getMessage())), timeoutNanos);
-    }
-    ChainLink link = new ChainLink(streamId, upstream, connect.channel(), address, null, timeoutNanos);
-    connect.channel().pipeline().get(Answers.class).link = link;
+    long chainMillis = request.hasChainTimeoutMs() ? Math.max(1, request.getChainTimeoutMs()) : responseTimeoutMillis;
+    long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(chainMillis) * downstream.size() / (downstream.size() + 1);
+    int connectMillis = (int) Math.max(1, Math.min(connectTimeoutMillis, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
+    ChannelFuture connect = bootstrap.clone().option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectMillis)
+        .connect(next.getHost(), next.getDataPort());
+    ChainLink link = new ChainLink(streamId, upstream, connect.channel(), address, timeoutNanos);
+    connect.addListener((ChannelFuture done) -> {
+      if (done.isSuccess()) {
+        // Before the channel reads anything: its answers go to this link.
+        done.channel().pipeline().get(Answers.class).link = link;
+        link.connected();
+      } else {
+        Throwable cause = done.cause();
+        link.broke(new FffsException(ErrorCode.IO_ERROR, "cannot connect to the next DataNode of the chain, "
+            + address + ": " + (cause == null ? "cancelled" : cause.getMessage())));
+      }
+    });
     return link;
   }
 

@@ -22,8 +22,13 @@ import java.util.concurrent.TimeUnit;
  * <p>When the link breaks — the next member refused a write, its connection closed, or it answered nothing for
  * {@code timeoutNanos} — the link forwards nothing more: the rest of the stream is applied here and answered with
  * {@code downstreamApplied = 0} and the reason, so that no member after the break ever misses an entry in the middle
- * of its log; the writer rebuilds the chain without the failed member. Thread-safe: slots are taken and filled on
- * the store writer thread, the next member's answers arrive on the link's event loop.
+ * of its log; the writer rebuilds the chain without the failed member.
+ *
+ * <p>The link exists before its connection does: writes forwarded while it connects wait in order and go out once
+ * it is up ({@link #connected}), and the timeout counts from when each was forwarded, so a next member that cannot
+ * be reached is reported as one that does not answer — never by blocking the thread that applies writes.
+ * Thread-safe: slots are taken and filled on the store writer thread, the next member's answers arrive on the
+ * link's event loop.
  */
 final class ChainLink {
   /** One write of the stream: its own answer, and the next member's when it was forwarded. */
@@ -34,37 +39,53 @@ final class ChainLink {
     private long sentNanos;
   }
 
+  /** A forwarded write waiting for the connection: its request and payload. */
+  private record Unsent(RequestHeaderProto request, ByteBuf payload) {}
+
   private final long streamId;
   private final Channel upstream;
+  /** The connection to the next member, connecting until {@link #connected}. */
   private final Channel downstream;
   private final String nextAddress;
   private final long timeoutNanos;
   private final ArrayDeque<Slot> slots = new ArrayDeque<>();
   private final ArrayDeque<Slot> inFlight = new ArrayDeque<>();
+  private final ArrayDeque<Unsent> unsent = new ArrayDeque<>();
   private final ScheduledFuture<?> timeoutCheck;
   private long nextCallId;
+  private boolean connected;
   private FffsException broken;
 
   /**
-   * @param downstream the connection to the next member, or null when it could not be made ({@code failure} says
-   *     why)
+   * @param downstream the connection to the next member, which the caller connects (or has connected) and then
+   *     calls {@link #connected}; its closing breaks the link
+   * @param timeoutNanos how long the oldest forwarded write may go unanswered, from when it was forwarded
    */
-  ChainLink(long streamId, Channel upstream, Channel downstream, String nextAddress, FffsException failure,
-      long timeoutNanos) {
+  ChainLink(long streamId, Channel upstream, Channel downstream, String nextAddress, long timeoutNanos) {
     this.streamId = streamId;
     this.upstream = upstream;
     this.downstream = downstream;
     this.nextAddress = nextAddress;
     this.timeoutNanos = timeoutNanos;
-    this.broken = failure;
-    if (downstream != null) {
-      long period = Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos) / 4);
-      this.timeoutCheck = downstream.eventLoop().scheduleAtFixedRate(this::checkTimeout, period, period,
-          TimeUnit.MILLISECONDS);
-      downstream.closeFuture().addListener(f -> broke(new FffsException(ErrorCode.IO_ERROR,
-          "the connection to the next DataNode of the chain, " + nextAddress + ", closed")));
-    } else {
-      this.timeoutCheck = null;
+    long period = Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos) / 4);
+    // On the upstream connection's loop: the downstream one may still be registering.
+    this.timeoutCheck = upstream.eventLoop().scheduleAtFixedRate(this::checkTimeout, period, period,
+        TimeUnit.MILLISECONDS);
+    downstream.closeFuture().addListener(f -> broke(new FffsException(ErrorCode.IO_ERROR,
+        "the connection to the next DataNode of the chain, " + nextAddress + ", closed")));
+  }
+
+  /** The connection is up: the writes forwarded meanwhile go out, in order. */
+  void connected() {
+    synchronized (this) {
+      if (broken != null) {
+        return;
+      }
+      connected = true;
+      for (Unsent write = unsent.poll(); write != null; write = unsent.poll()) {
+        send(write.request(), write.payload());
+      }
+      downstream.flush();
     }
   }
 
@@ -93,11 +114,20 @@ final class ChainLink {
       slot.sentNanos = System.nanoTime();
       inFlight.add(slot);
       RequestHeaderProto request = header.setCallId(++nextCallId).build();
-      // Under the lock, so that the writes reach the event loop in slot order.
-      downstream.write(FrameFormat.prefix(downstream.alloc(), request, payload.readableBytes()),
-          downstream.voidPromise());
-      downstream.writeAndFlush(payload, downstream.voidPromise());
+      if (connected) {
+        send(request, payload);
+        downstream.flush();
+      } else {
+        unsent.add(new Unsent(request, payload));
+      }
     }
+  }
+
+  /** Under the lock, so that the writes reach the event loop in slot order. */
+  private void send(RequestHeaderProto request, ByteBuf payload) {
+    downstream.write(FrameFormat.prefix(downstream.alloc(), request, payload.readableBytes()),
+        downstream.voidPromise());
+    downstream.write(payload, downstream.voidPromise());
   }
 
   /** {@code slot}'s own answer (an applied write's, or its refusal). */
@@ -141,12 +171,11 @@ final class ChainLink {
       slot.forwarded = false;  // answered without the next member
     }
     inFlight.clear();
-    if (downstream != null) {
-      if (timeoutCheck != null) {
-        timeoutCheck.cancel(false);
-      }
-      downstream.close();
+    for (Unsent write = unsent.poll(); write != null; write = unsent.poll()) {
+      write.payload().release();
     }
+    timeoutCheck.cancel(false);
+    downstream.close();  // a connect still under way is cancelled
   }
 
   private void checkTimeout() {
@@ -154,7 +183,8 @@ final class ChainLink {
       Slot oldest = inFlight.peek();
       if (oldest != null && System.nanoTime() - oldest.sentNanos > timeoutNanos) {
         breakLink(new FffsException(ErrorCode.IO_ERROR, "the next DataNode of the chain, " + nextAddress
-            + ", answered no write within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms"));
+            + (connected ? ", answered no write within " : ", could not be reached within ")
+            + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms"));
         drain();
       }
     }

@@ -82,7 +82,7 @@ final class ConnectionState {
     if (previous != null) {
       previous.close();
     }
-    ChainLink link = connector.link(streamId, channel, task.request().getDownstreamList());
+    ChainLink link = connector.link(streamId, channel, task.request());
     synchronized (this) {
       if (!closed) {
         chain = link;

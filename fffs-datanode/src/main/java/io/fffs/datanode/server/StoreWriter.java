@@ -1,5 +1,6 @@
 package io.fffs.datanode.server;
 
+import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.DataTransferProtos.OpProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
@@ -41,6 +42,9 @@ import org.slf4j.LoggerFactory;
  * of another connection may enter the ring meanwhile). Nor while a read is in flight ({@link ReadGate}): a write
  * that waits for arena pages a read pins must not hold up the event loop that is to send that read. At most
  * {@code inlineMaxBytes} (0: never).
+ *
+ * <p>Whatever a write fails with — a refusal, an {@link Error}, an exception the store did not declare — it is
+ * answered (typed: {@code INTERNAL} for the unexpected) and its stream fails; the thread goes on with the others.
  */
 final class StoreWriter {
   private static final Logger LOG = LoggerFactory.getLogger(StoreWriter.class);
@@ -73,7 +77,7 @@ final class StoreWriter {
   /**
    * @param inlineMaxBytes the largest write an idle event loop applies itself (0: none)
    * @param reads the gate shared with the {@link QueryService}: no inline write while a read is in flight
-   * @param chains makes the links of chained writes (which are never applied inline: connecting may block)
+   * @param chains makes the links of chained writes (which are never applied inline: their link answers them)
    */
   StoreWriter(BlockStore store, WriteRules rules, DataServerStats stats, int capacity, String name,
       int inlineMaxBytes, ReadGate reads, ChainConnector chains) {
@@ -141,7 +145,12 @@ final class StoreWriter {
       try {
         WriteTask task = ring.poll(10, TimeUnit.MILLISECONDS);
         if (task != null) {
-          ResponseHeaderProto ack = applyAlone(task);
+          ResponseHeaderProto ack;
+          try {
+            ack = applyAlone(task);
+          } catch (Throwable e) {
+            ack = failed(task, e);  // answered, so that neither its writer nor the ring's count waits for it
+          }
           if (ack != null) {
             keepAck(task.connection().channel, ack);
           } else {
@@ -151,7 +160,8 @@ final class StoreWriter {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         break;
-      } catch (RuntimeException e) {
+      } catch (Throwable e) {
+        // The thread goes on whatever broke: the writes behind it would otherwise wait for good.
         LOG.error("Store writer: unexpected failure", e);
       }
       if (ring.isEmpty()) {
@@ -222,18 +232,41 @@ final class StoreWriter {
     if (!task.chained() || (task.refusal() != null && !task.connection().chains(task))) {
       return applyHere(task);  // a refused write opens no link to the next member
     }
-    ChainLink link = task.connection().chain(task, chains);
-    ChainLink.Slot slot = link.open();
+    ChainLink link;
+    ChainLink.Slot slot;
+    try {
+      link = task.connection().chain(task, chains);
+      slot = link.open();
+    } catch (Throwable e) {
+      task.payload().release();
+      return failed(task, e);  // no slot taken: answered here
+    }
     ByteBuf payload = task.payload().retain();  // kept for the next member
     ResponseHeaderProto ack = applyHere(task);
     if (ack.hasError()) {
       payload.release();
     } else {
-      link.forward(slot, forwarded(task, ack), payload);
-      stats.writesForwarded.increment();
+      try {
+        link.forward(slot, forwarded(task, ack), payload);
+        stats.writesForwarded.increment();
+      } catch (Throwable e) {
+        link.broke(Responses.typed(e, "forwarding a write of block " + task.request().getBlockId()));
+      }
     }
     link.local(slot, ack);
     return null;
+  }
+
+  /**
+   * The answer to a write whose applying failed with something other than a refusal (an {@link Error}, an
+   * undeclared exception): {@code INTERNAL}, and its stream fails, so that nothing after it is applied.
+   */
+  private ResponseHeaderProto failed(WriteTask task, Throwable e) {
+    WriteRequestProto request = task.request();
+    LOG.error("Store writer: the write of block {} failed", request.getBlockId(), e);
+    stats.writesRefused.increment();
+    return rules.refused(task.callId(), request, new FffsException(ErrorCode.INTERNAL, "the DataNode failed writing"
+        + " block " + request.getBlockId() + ": " + e, e), task.connection().streams);
   }
 
   /** The request that carries an applied chained write on to the next member, at its stamps. */
@@ -264,6 +297,8 @@ final class StoreWriter {
     } catch (FffsException | RuntimeException e) {
       stats.writesRefused.increment();
       return rules.refused(task.callId(), request, e, streams);
+    } catch (Throwable e) {
+      return failed(task, e);
     } finally {
       task.payload().release();
     }

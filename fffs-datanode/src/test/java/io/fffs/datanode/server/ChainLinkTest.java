@@ -22,8 +22,11 @@ import org.junit.jupiter.api.Test;
 class ChainLinkTest {
   private final EmbeddedChannel upstream = new EmbeddedChannel();
   private final EmbeddedChannel downstream = new EmbeddedChannel();
-  private final ChainLink link = new ChainLink(7, upstream, downstream, "next:1", null,
-      TimeUnit.SECONDS.toNanos(60));
+  private final ChainLink link = new ChainLink(7, upstream, downstream, "next:1", TimeUnit.SECONDS.toNanos(60));
+
+  ChainLinkTest() {
+    link.connected();
+  }
 
   @Test
   void answersGoUpstreamInOrderOnceTheNextMemberAnswered() throws Exception {
@@ -82,6 +85,45 @@ class ChainLinkTest {
     assertThat(downstream.isOpen()).isFalse();
   }
 
+  @Test
+  void writesForwardedWhileItConnectsGoOutInOrderOnceItIsUp() throws Exception {
+    EmbeddedChannel connecting = new EmbeddedChannel();
+    ChainLink later = new ChainLink(8, upstream, connecting, "next:2", TimeUnit.SECONDS.toNanos(60));
+    for (long offset = 1; offset <= 3; offset++) {
+      ChainLink.Slot slot = later.open();
+      later.forward(slot, request(offset), Unpooled.wrappedBuffer(new byte[8]));
+      later.local(slot, applied(offset));
+    }
+    assertThat(forwardedRequests(connecting)).as("nothing sent before the connection is up").isEmpty();
+    assertThat(answers()).isEmpty();
+
+    later.connected();
+    assertThat(forwardedRequests(connecting)).extracting(r -> r.getWrite().getOffset()).containsExactly(1L, 2L, 3L);
+  }
+
+  @Test
+  void aNextMemberThatIsNeverReachedIsReportedAtTheTimeoutAndWhatWaitedIsLetGo() throws Exception {
+    EmbeddedChannel unreachable = new EmbeddedChannel();
+    ChainLink stuck = new ChainLink(9, upstream, unreachable, "next:3", TimeUnit.MILLISECONDS.toNanos(40));
+    ChainLink.Slot slot = stuck.open();
+    ByteBuf payload = Unpooled.wrappedBuffer(new byte[8]);
+    stuck.forward(slot, request(1), payload);
+    stuck.local(slot, applied(1));
+
+    List<ResponseHeaderProto> answers = new ArrayList<>();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (answers.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+      upstream.runScheduledPendingTasks();
+      answers.addAll(answers());
+    }
+    assertThat(answers).as("answered without the next member").hasSize(1);
+    assertThat(answers.get(0).getWrite().getDownstreamApplied()).isZero();
+    assertThat(answers.get(0).getWrite().getDownstreamError().getMessage()).contains("next:3", "could not be reached");
+    assertThat(payload.refCnt()).as("the waiting write let go").isZero();
+    assertThat(unreachable.isOpen()).as("the connect given up").isFalse();
+  }
+
   private ChainLink.Slot forwarded(long offset) {
     ChainLink.Slot slot = link.open();
     link.forward(slot, request(offset), Unpooled.wrappedBuffer(new byte[8]));
@@ -117,6 +159,10 @@ class ChainLinkTest {
   }
 
   private List<RequestHeaderProto> forwardedRequests() throws Exception {
+    return forwardedRequests(downstream);
+  }
+
+  private static List<RequestHeaderProto> forwardedRequests(EmbeddedChannel downstream) throws Exception {
     List<RequestHeaderProto> requests = new ArrayList<>();
     for (ByteBuf frame = downstream.readOutbound(); frame != null; frame = downstream.readOutbound()) {
       requests.add(RequestHeaderProto.parseFrom(header(frame)));

@@ -19,8 +19,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A store whose writes take at least {@code delayMicros}, wait while it is {@link #hold() held}, and that records the
- * largest number of concurrent writes.
+ * A store whose writes take at least {@code delayMicros}, wait while it is {@link #hold() held}, can be made to fail
+ * one ({@link #failNextWrite}), and that records the largest number of concurrent writes.
  */
 final class SlowStore implements BlockStore {
   private final BlockStore store;
@@ -28,6 +28,9 @@ final class SlowStore implements BlockStore {
   private final AtomicInteger inside = new AtomicInteger();
   final AtomicInteger maxConcurrentWrites = new AtomicInteger();
   private volatile CountDownLatch gate = new CountDownLatch(0);
+  /** What the next write of {@link #failing} throws instead of writing, once. */
+  private volatile Throwable failure;
+  private volatile long failing = -1;
 
   SlowStore(BlockStore store, long delayMicros) {
     this.store = store;
@@ -39,6 +42,11 @@ final class SlowStore implements BlockStore {
     maxConcurrentWrites.accumulateAndGet(inside.incrementAndGet(), Math::max);
     try {
       awaitGate();
+      Throwable fail = failure;
+      if (blockId == failing && fail != null) {
+        failure = null;
+        throw SlowStore.<RuntimeException>sneaky(fail);
+      }
       long until = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(delayMicros);
       while (System.nanoTime() < until) {
         Thread.onSpinWait();
@@ -47,6 +55,20 @@ final class SlowStore implements BlockStore {
     } finally {
       inside.decrementAndGet();
     }
+  }
+
+  /**
+   * The next write of {@code blockId} throws {@code failure} (whatever it is: an {@link Error}, a checked exception
+   * the store does not declare) instead of writing.
+   */
+  void failNextWrite(long blockId, Throwable failure) {
+    this.failure = failure;
+    this.failing = blockId;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T extends Throwable> T sneaky(Throwable failure) throws T {
+    throw (T) failure;
   }
 
   /** Writes wait from now until {@link #open()}. */

@@ -5,22 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fffs.client.FreezeFrameFileSystem;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
-import io.fffs.common.time.TimeSpec;
 import io.fffs.datanode.DataNode;
-import io.fffs.datanode.DataNodeServiceConfigKeys;
 import io.fffs.minicluster.MiniFffsCluster;
-import io.fffs.minicluster.NodeProcess;
-import io.fffs.minicluster.replication.PipelineRecoveryTest.Synced;
-import io.fffs.namenode.NameNodeConfigKeys;
 import io.fffs.protocol.DataTransferConfigKeys;
-import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FSDataInputStream;
-import org.apache.hadoop.fs.FSDataOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,6 +22,9 @@ import org.junit.jupiter.api.io.TempDir;
  * the member behind it is brought up to date and stays, and every replica holds the same log.
  */
 class ChainPipelineTest {
+  private static final long RESPONSE_TIMEOUT_MS = 30_000;
+  private static final long CHAIN_TIMEOUT_MS = 3_000;
+
   @TempDir
   Path base;
 
@@ -80,72 +75,64 @@ class ChainPipelineTest {
 
   @Test
   void aMidChainDataNodeKilledMidWriteLosesNoAcknowledgedByte() throws Exception {
-    Configuration conf = chain(ReplicatedHistoryTest.conf(3));
-    conf.set(DataNodeServiceConfigKeys.HEARTBEAT_INTERVAL_KEY, "200ms");
-    conf.set(NameNodeConfigKeys.REPLICATION_INTERVAL_KEY, "1h");  // replacements come from the writer
-    Path arena = Path.of("/dev/shm", "fffs-chain-" + ProcessHandle.current().pid());
+    midChainMemberFails(41, (record, victim) -> {
+      if (record == 95) {
+        victim.kill();
+      }
+    });
+  }
+
+  /**
+   * A member that stops answering (SIGSTOP: its kernel still takes the connection's bytes, as when its network
+   * stalls) is reported by the member before it within the chain timeout, long before the client's own response
+   * timeout: the hsync after the stop returns well within that, and nothing acknowledged is lost.
+   */
+  @Test
+  void aMidChainDataNodeThatStopsAnsweringIsDroppedWellWithinTheResponseTimeout() throws Exception {
+    long[] stoppedAt = new long[1];
+    long[] syncedAfter = new long[1];
+    midChainMemberFails(43, (record, victim) -> {
+      if (record == 95) {
+        victim.suspend();
+        stoppedAt[0] = System.nanoTime();
+      } else if (record == 99) {
+        syncedAfter[0] = System.nanoTime() - stoppedAt[0];
+      }
+    });
+    assertThat(TimeUnit.NANOSECONDS.toMillis(syncedAfter[0]))
+        .as("the hsync after the stop, against a %d ms response timeout", RESPONSE_TIMEOUT_MS)
+        .isLessThan(RESPONSE_TIMEOUT_MS / 2);
+  }
+
+  /**
+   * A write along a chain with the process DataNode in the middle, which {@code fault} fails: the member behind it
+   * is brought up to date and stays, and every replica reads every hsync'd moment alike.
+   */
+  private void midChainMemberFails(long seed, FaultedWrite.Fault fault) throws Exception {
+    Configuration conf = FaultedWrite.conf(chain(ReplicatedHistoryTest.conf(3)));
+    conf.setLong(DataTransferConfigKeys.RESPONSE_TIMEOUT_KEY, RESPONSE_TIMEOUT_MS);
+    conf.setLong(DataTransferConfigKeys.CHAIN_TIMEOUT_KEY, CHAIN_TIMEOUT_MS);
     try (MiniFffsCluster cluster = ReplicatedHistoryTest.cluster(base, conf, 3);
         FreezeFrameFileSystem fs = cluster.getFileSystem();
-        Replicas replicas = new Replicas(cluster)) {
-      NodeProcess victim = ReReplicationTest.startDataNodeProcess(cluster, base.resolve("dn-process"), arena);
-      try {
-        String victimUuid = ReReplicationTest.uuidOf(victim);
-        cluster.awaitDataNodes(4);
-        Random random = new Random(57);
-        ByteArrayOutputStream model = new ByteArrayOutputStream();
-        List<Synced> synced = new ArrayList<>();
-
-        // A file whose chain has the process DataNode in the middle.
-        org.apache.hadoop.fs.Path file = null;
-        FSDataOutputStream out = null;
-        List<String> chain = List.of();
-        for (int attempt = 0; chain.size() < 3 || !chain.get(1).equals(victimUuid); attempt++) {
-          assertThat(attempt).as("a chain with the process DataNode in the middle").isLessThan(40);
-          if (out != null) {
-            out.close();
-          }
-          file = new org.apache.hadoop.fs.Path("/chain/f" + attempt);
-          out = fs.create(file, true);
-          model.reset();
-          PipelineRecoveryTest.writeRecord(out, model, random);
-          out.hsync();
-          chain = replicas.awaitListed(file.toString(), 3).getBlocks(0).getLocationsList().stream()
-              .map(DatanodeIdProto::getDatanodeUuid).toList();
-        }
-        synced.add(new Synced(TimeSpec.system(ReplicatedHistoryTest.settle(fs)), model.size()));
-        String primary = chain.get(0);
-        String behind = chain.get(2);
-        long forwardedBefore = dataNode(cluster, primary).serverStats().writesForwarded.sum();
-
-        for (int record = 1; record < 200; record++) {
-          PipelineRecoveryTest.writeRecord(out, model, random);
-          if (record == 95) {
-            victim.kill();
-          }
-          if (record % 10 == 9) {
-            out.hsync();
-            synced.add(new Synced(TimeSpec.system(ReplicatedHistoryTest.settle(fs)), model.size()));
-          }
-        }
-        out.close();
-        assertThat(dataNode(cluster, primary).serverStats().writesForwarded.sum())
-            .as("the primary forwarded the packets").isGreaterThan(forwardedBefore);
-
-        byte[] expected = model.toByteArray();
-        try (FSDataInputStream in = fs.open(file)) {
-          assertThat(in.readAllBytes()).as("every byte written, hsync'd ones included").isEqualTo(expected);
-        }
-        LocatedBlockProto block = replicas.awaitListed(file.toString(), 3).getBlocks(0);
-        List<String> listed = block.getLocationsList().stream().map(DatanodeIdProto::getDatanodeUuid).toList();
-        assertThat(listed).doesNotContain(victimUuid);
-        assertThat(listed).as("the member behind the lost one was brought up to date and kept")
-            .contains(primary, behind);
-        assertThat(replicas.assertSameLogs(block)).isGreaterThan(20);
-        PipelineRecoveryTest.assertMomentsAlike(replicas, file.toString(), block, synced, expected);
-      } finally {
-        victim.close();
-        ReReplicationTest.deleteRecursively(arena);
-      }
+        Replicas replicas = new Replicas(cluster);
+        FaultedWrite write = new FaultedWrite(cluster, fs, replicas, base, seed)) {
+      String victim = write.victimUuid();
+      long[] forwardedBefore = new long[1];
+      byte[] expected = write.write("/chain", pipeline -> pipeline.size() == 3 && pipeline.get(1).equals(victim),
+          (record, process) -> {
+            if (record == 1) {
+              forwardedBefore[0] = dataNode(cluster, write.pipeline().get(0)).serverStats().writesForwarded.sum();
+            }
+            fault.after(record, process);
+          });
+      String primary = write.pipeline().get(0);
+      String behind = write.pipeline().get(2);
+      assertThat(dataNode(cluster, primary).serverStats().writesForwarded.sum())
+          .as("the primary forwarded the packets").isGreaterThan(forwardedBefore[0]);
+      List<String> listed = write.assertReplicasAlike(expected).getLocationsList().stream()
+          .map(DatanodeIdProto::getDatanodeUuid).toList();
+      assertThat(listed).as("the member behind the lost one was brought up to date and kept")
+          .contains(primary, behind);
     }
   }
 

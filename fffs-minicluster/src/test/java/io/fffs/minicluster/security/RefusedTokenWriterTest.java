@@ -27,10 +27,13 @@ import java.util.TreeSet;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A writer whose token the DataNodes no longer accept (the NameNode replaced every key, as one upgraded from a
@@ -38,8 +41,9 @@ import org.junit.jupiter.api.io.TempDir;
  * with every byte once. So it does wherever in the replicated pipeline the refusal comes: when only one DataNode has
  * dropped the key — the primary or the follower, each in turn on the same pipeline — it gets exactly what it did
  * not apply again and stays a member; a follower that refuses to end the pipeline at close is ended with the fresh
- * token, so that it serves the present. Heartbeats are slowed so that the test alone decides which DataNode knows
- * which keys.
+ * token, so that it serves the present. The same through a chain pipeline: the primary is sent again what it
+ * refused, and a follower that refused is brought up to the primary's log and stays. Heartbeats are slowed so that
+ * the test alone decides which DataNode knows which keys.
  */
 class RefusedTokenWriterTest {
   private static final int BLOCK = 256 * 1024;
@@ -48,6 +52,8 @@ class RefusedTokenWriterTest {
   static Path base;
   static MiniFffsCluster cluster;
   static FreezeFrameFileSystem fs;
+  /** A client of the same cluster that writes replicated blocks as a chain. */
+  static FreezeFrameFileSystem chainFs;
   static DataTransferClient raw;
 
   @BeforeAll
@@ -55,13 +61,14 @@ class RefusedTokenWriterTest {
     Configuration conf = new Configuration();
     conf.setLong("fffs.blocksize", BLOCK);
     conf.setInt("fffs.replication", 2);
-    // The fan-out pipeline sends each replica its packets itself, and so can send a refused one again; in the
-    // chain a follower's refusal breaks its link and it is dropped and replaced like a failed one.
     conf.set(DataTransferConfigKeys.WRITE_PIPELINE_KEY, "fan-out");
     conf.set("fffs.datanode.heartbeat.interval", "10m");
     conf.set("fffs.namenode.datanode.dead-interval", "30m");
     cluster = MiniFffsCluster.builder().baseDir(base).conf(conf).numDataNodes(2).build();
     fs = cluster.getFileSystem();
+    Configuration chain = cluster.getConfiguration();
+    chain.set(DataTransferConfigKeys.WRITE_PIPELINE_KEY, "chain");
+    chainFs = (FreezeFrameFileSystem) FileSystem.newInstance(cluster.getURI(), chain);
     raw = DataTransferClients.tcp(conf, new HybridLogicalClock(PhysicalClock.system(), conf));
   }
 
@@ -73,9 +80,17 @@ class RefusedTokenWriterTest {
     if (fs != null) {
       fs.close();
     }
+    if (chainFs != null) {
+      chainFs.close();
+    }
     if (cluster != null) {
       cluster.close();
     }
+  }
+
+  /** The client that writes by {@code pipeline} ({@code fan-out} or {@code chain}). */
+  private static FreezeFrameFileSystem fs(String pipeline) {
+    return pipeline.equals("chain") ? chainFs : fs;
   }
 
   private static BlockTokenIssuer issuer() {
@@ -141,12 +156,13 @@ class RefusedTokenWriterTest {
     assertThat(offset).isEqualTo(data.length);
   }
 
-  @Test
-  void aWriterWhoseKeyTheDataNodesDroppedGetsFreshTokensAndLosesNoByte() throws Exception {
+  @ParameterizedTest
+  @ValueSource(strings = {"fan-out", "chain"})
+  void aWriterWhoseKeyTheDataNodesDroppedGetsFreshTokensAndLosesNoByte(String pipeline) throws Exception {
     byte[] data = new byte[2 * BLOCK + 5000];
     new Random(34).nextBytes(data);
-    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/refused");
-    try (FSDataOutputStream out = fs.create(file)) {
+    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/refused-" + pipeline);
+    try (FSDataOutputStream out = fs(pipeline).create(file)) {
       int signedWith = issuer().currentKeyId();
       out.write(data, 0, 100_000);
       out.hflush();
@@ -158,12 +174,12 @@ class RefusedTokenWriterTest {
       out.write(data, 250_000, data.length - 250_000);
     }
     byte[] back = new byte[data.length];
-    try (FSDataInputStream in = fs.open(file)) {
+    try (FSDataInputStream in = fs(pipeline).open(file)) {
       in.readFully(back);
     }
     assertThat(back).isEqualTo(data);
-    assertThat(fs.getFileStatus(file).getLen()).isEqualTo(data.length);
-    assertEveryReplicaHolds("/refused", data);
+    assertThat(fs(pipeline).getFileStatus(file).getLen()).isEqualTo(data.length);
+    assertEveryReplicaHolds(file.toString(), data);
   }
 
   @Test
@@ -211,12 +227,13 @@ class RefusedTokenWriterTest {
     assertThat(back).isEqualTo(data);
   }
 
-  @Test
-  void theDataNodeThatAloneRefusesTheTokenPrimaryOrFollowerGetsWhatItMissedAgain() throws Exception {
+  @ParameterizedTest
+  @ValueSource(strings = {"fan-out", "chain"})
+  void theDataNodeThatAloneRefusesTheTokenPrimaryOrFollowerGetsWhatItMissedAgain(String pipeline) throws Exception {
     byte[] data = new byte[BLOCK - 10_000];  // one block: one pipeline, its primary and follower throughout
     new Random(36).nextBytes(data);
-    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/refused-by-one");
-    try (FSDataOutputStream out = fs.create(file)) {
+    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/refused-by-one-" + pipeline);
+    try (FSDataOutputStream out = fs(pipeline).create(file)) {
       out.write(data, 0, 50_000);
       out.hflush();
       int at = 50_000;
@@ -240,20 +257,21 @@ class RefusedTokenWriterTest {
       out.write(data, at, data.length - at);
     }
     byte[] back = new byte[data.length];
-    try (FSDataInputStream in = fs.open(file)) {
+    try (FSDataInputStream in = fs(pipeline).open(file)) {
       in.readFully(back);
     }
     assertThat(back).isEqualTo(data);
-    assertEveryReplicaHolds("/refused-by-one", data);
+    assertEveryReplicaHolds(file.toString(), data);
   }
 
-  @Test
-  void aPipelineEndRefusedAtCloseIsSentAgainWithAFreshToken() throws Exception {
+  @ParameterizedTest
+  @ValueSource(strings = {"fan-out", "chain"})
+  void aPipelineEndRefusedAtCloseIsSentAgainWithAFreshToken(String pipeline) throws Exception {
     byte[] data = new byte[100_000];
     new Random(37).nextBytes(data);
-    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/refused-at-close");
+    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/refused-at-close-" + pipeline);
     long refused;
-    try (FSDataOutputStream out = fs.create(file)) {
+    try (FSDataOutputStream out = fs(pipeline).create(file)) {
       out.write(data);
       out.hflush();
       // Both DataNodes drop the old key: nothing is left to send, so the follower's REPLICA_END meets it first.
@@ -261,7 +279,7 @@ class RefusedTokenWriterTest {
       replaceKeysEverywhere(issuer().currentKeyId());
     }
     assertThat(refusals(0) + refusals(1)).as("a REPLICA_END was refused").isGreaterThan(refused);
-    assertThat(fs.getFileStatus(file).getLen()).isEqualTo(data.length);
-    assertEveryReplicaHolds("/refused-at-close", data);
+    assertThat(fs(pipeline).getFileStatus(file).getLen()).isEqualTo(data.length);
+    assertEveryReplicaHolds(file.toString(), data);
   }
 }

@@ -668,6 +668,11 @@ public final class Namesystem implements Closeable {
     return blockRetention;
   }
 
+  /** The newest last entry writers reported for {@code blockId} (packed HLC), or 0 (none, or collected). */
+  public long expectedLastEntry(long blockId) {
+    return namespace.lastEntries().get(blockId);
+  }
+
   /**
    * One pass of the replication monitor over the blocks of every file a path reaches but the last block of a file
    * being written, and over the blocks only past versions list (of deleted files, or cut from a file), which past

@@ -5,13 +5,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongPredicate;
 
 /**
  * Per block, the newest last log entry its writers reported (at {@code fsync} and {@code complete}): a replica
  * whose DataNode reports an older last entry misses entries and is not listed, even when no replica with the newest
  * has reported yet (after a NameNode restart) — an in-place overwrite leaves the length as it was, so only the entry
- * tells. Raised only through logged ops (the one mutation path) and kept in the image. Thread-safe: read by the
- * DataNode side without the namesystem's lock.
+ * tells. Raised only through logged ops (the one mutation path) and kept in the image; a garbage-collection pass
+ * that leaves no version referring to a block (a file deleted, truncated or rewritten long enough ago) removes its
+ * entry when it finishes. Thread-safe: read by the DataNode side without the namesystem's lock.
  */
 public final class BlockLastEntries {
   private final Map<Long, Long> lastEntries = new ConcurrentHashMap<>();
@@ -27,6 +29,16 @@ public final class BlockLastEntries {
     for (BlockLastEntryProto entry : entries) {
       lastEntries.merge(entry.getBlockId(), entry.getLastEntryHlc(), Math::max);
     }
+  }
+
+  /** Forgets the blocks {@code referenced} says no inode refers to any more (history collected them). */
+  public void retainOnly(LongPredicate referenced) {
+    lastEntries.keySet().removeIf(blockId -> !referenced.test(blockId));
+  }
+
+  /** How many blocks have an entry. */
+  public int size() {
+    return lastEntries.size();
   }
 
   /** Every block's entry, for the image. */

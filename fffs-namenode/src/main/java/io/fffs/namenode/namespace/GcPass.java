@@ -9,6 +9,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -77,7 +78,7 @@ public final class GcPass {
     }
     Result kept = apply(namespace, plan);
     List<Long> removed = remove(namespace, unreachable(namespace));
-    namespace.setLastGcHlc(stamp.packed());
+    finished(namespace, stamp);
     return new Result(removed.size(), kept.versionsDropped(), kept.namesDropped(), removed);
   }
 
@@ -161,9 +162,33 @@ public final class GcPass {
     return new Result(0, versions, names, List.of());
   }
 
-  /** Records {@code stamp} as the last pass's (the last batch of a pass was applied at it). */
+  /**
+   * Records {@code stamp} as the last pass's (the last batch of a pass was applied at it), and forgets the last
+   * entries of the blocks no version kept refers to.
+   */
   public static void finished(Namespace namespace, HlcTimestamp stamp) {
     namespace.setLastGcHlc(stamp.packed());
+    BlockLastEntries entries = namespace.lastEntries();
+    if (entries.size() == 0) {
+      return;
+    }
+    // One walk of the kept versions, as the blocks table's; only blocks with an entry are remembered.
+    Set<Long> referenced = new HashSet<>();
+    for (Inode inode : namespace.inodes()) {
+      if (inode.isDirectory()) {
+        continue;
+      }
+      VersionChain<InodeState> states = inode.states();
+      for (int i = 0; i < states.size(); i++) {
+        InodeState state = states.value(i);
+        for (int b = 0; b < state.blockCount(); b++) {
+          if (entries.get(state.blockId(b)) != 0) {
+            referenced.add(state.blockId(b));
+          }
+        }
+      }
+    }
+    entries.retainOnly(referenced::contains);
   }
 
   private static MomentSet intersect(MomentSet wanted, MomentSet before) {
