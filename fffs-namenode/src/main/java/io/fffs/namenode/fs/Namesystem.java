@@ -655,8 +655,8 @@ public final class Namesystem implements Closeable {
     } finally {
       lock.readLock().unlock();
     }
-    LOG.info("History garbage collection: {} inodes removed, {} versions and {} names dropped",
-        result.inodesRemoved(), result.versionsDropped(), result.namesDropped());
+    LOG.info("History garbage collection: {} inodes removed, {} versions and {} names dropped; read in {}",
+        result.inodesRemoved(), result.versionsDropped(), result.namesDropped(), history.lastReadHolds());
     if (result.droppedAnything() && checkpointAfterGc) {
       checkpoint();
     }

@@ -303,10 +303,11 @@ class HistoryGcTest extends NamesystemTestBase {
     }
     try (NamesystemFixture planned = new NamesystemFixture(dir.resolve("planned"), conf)) {
       long[] moments = fourGenerationsKeepingThreeSeconds(planned);
+      int inodes = planned.fs.inodeCount();
       CountDownLatch held = new CountDownLatch(1);
       CountDownLatch release = new CountDownLatch(1);
       AtomicInteger steps = new AtomicInteger();
-      planned.fs.history.setPlanHook(holdAt(3, steps, held, release));  // the inodes listed and the first two read
+      planned.fs.history.setPlanHook(holdAt(3, steps, held, release));  // two steps of its reading done
       ExecutorService pool = Executors.newFixedThreadPool(2);
       try {
         Future<GcPass.Result> pass = pool.submit(() -> planned.fs.collectHistory(null));
@@ -322,6 +323,10 @@ class HistoryGcTest extends NamesystemTestBase {
         release.countDown();
         assertThat(pass.get(30, TimeUnit.SECONDS).versionsDropped()).isGreaterThan(0);
         assertThat(steps.get()).as("the plan read the namespace in several steps").isGreaterThan(5);
+        HistoryOps.ReadHolds holds = planned.fs.history.lastReadHolds();
+        assertThat(holds.largest()).as("a hold visits 2 units and at most one name's entries").isLessThan(2 + 8);
+        assertThat(holds.units()).as("each inode listed, read and checked").isGreaterThan(3L * inodes);
+        assertThat(holds.holds()).isEqualTo(steps.get());
       } finally {
         release.countDown();
         pool.shutdownNow();
