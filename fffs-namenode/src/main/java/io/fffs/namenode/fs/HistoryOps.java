@@ -14,6 +14,7 @@ import io.fffs.common.proto.NamenodeEditsProtos.UnpinOp;
 import io.fffs.common.time.TemporalPath;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.common.time.TimeText;
+import io.fffs.namenode.namespace.BlockRetention;
 import io.fffs.namenode.namespace.GcPass;
 import io.fffs.namenode.namespace.Inode;
 import io.fffs.namenode.namespace.NamePaths;
@@ -56,6 +57,7 @@ public final class HistoryOps {
   private volatile Runnable batchHook = () -> { };
   private volatile Runnable planHook = () -> { };
   private volatile ReadHolds lastReadHolds;
+  private volatile BlockRetention retentionTable;
 
   HistoryOps(MutationPath changes, QueryPath reads, Namespace namespace, PermissionChecker permissions,
       Horizon horizon, Supplier<RetentionRule> clusterDefault, LongSupplier nowMicros,
@@ -187,7 +189,8 @@ public final class HistoryOps {
    * steps and reads beside them; then applied {@code batchInodes} inodes at a time, each batch one logged
    * {@code GcBatchOp} under the write lock (the one mutation path), so changes go on between batches; then the
    * inodes nothing binds any more are found in steps of the same size ({@link GcPass#unreachable}) and removed by
-   * batches of as many, the last one marked last. A rule set while a pass runs ends its keeping batches early (the
+   * batches of as many, the last one marked last; and what each block must keep is read in steps too
+   * ({@link #retentionTable}). A rule set while a pass runs ends its keeping batches early (the
    * next pass follows the new rule). Passes run one at a time. Returns what the whole pass dropped.
    */
   public GcPass.Result collect(Caller caller) throws IOException {
@@ -227,6 +230,7 @@ public final class HistoryOps {
             .setLast(from == unreachable.size()), -1);
         removed.addAll(done.removedInodeIds());
       } while (from < unreachable.size());
+      retentionTable = BlockRetention.compute(namespace, batchInodes, locked);
       lastReadHolds = holds;
       return new GcPass.Result(removed.size(), versions, names, removed);
     }
@@ -276,6 +280,11 @@ public final class HistoryOps {
     public String toString() {
       return holds + " read holds of at most " + largest + " units (" + units + " in all)";
     }
+  }
+
+  /** What each block must keep as the last pass left the namespace (null before the first pass). */
+  BlockRetention retentionTable() {
+    return retentionTable;
   }
 
   /** How the last pass read the namespace (null before the first). */

@@ -21,10 +21,10 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
- * A garbage-collection pass reads the namespace in bounded steps: over a namespace of ~1,700 inodes with a budget
- * of 16 units, no read-lock hold visits more than the budget and one name's entries, changes between the holds go
- * on, and the pass leaves exactly the namespace one unbounded read leaves, with every retained moment reading as
- * before.
+ * A garbage-collection pass reads the namespace in bounded steps: over a namespace of ~670 inodes with a budget of
+ * 16 units, no read-lock hold visits more than the budget and one name's entries or one file's versions, changes
+ * between the holds go on, and the pass leaves exactly the namespace (and the blocks' retention table) one unbounded
+ * read leaves, with every retained moment reading as before.
  */
 class GcStepsTest {
   private static final long START_MICROS = 1_763_719_200_000_000L;
@@ -148,8 +148,10 @@ class GcStepsTest {
     RetentionRule clusterDefault = RetentionRule.parse("2s");
     Built whole = new Built();
     Built stepped = new Built();
-    int maxHistory = stepped.namespace.inodes().stream().flatMap(inode -> inode.children().values().stream())
-        .mapToInt(ChildHistory::size).max().orElseThrow();
+    // A step stops between names and between files: it may pass the budget by one name's entries or file's versions.
+    int overshoot = Math.max(stepped.namespace.inodes().stream().mapToInt(inode -> inode.states().size()).max()
+        .orElseThrow(), stepped.namespace.inodes().stream().flatMap(inode -> inode.children().values().stream())
+        .mapToInt(ChildHistory::size).max().orElseThrow());
     int inodes = stepped.namespace.inodeCount();
     long[] kept = {stepped.now - SECOND / 2, stepped.now};
     Map<String, String> before = stepped.answers(stepped.rounds[0]);
@@ -175,6 +177,8 @@ class GcStepsTest {
       names += kept1.namesDropped();
     }
     List<Long> removed = GcPass.remove(stepped.namespace, GcPass.unreachable(stepped.namespace, BUDGET, counting));
+    GcPass.finished(stepped.namespace, HlcTimestamp.of(stepped.now, 0));
+    BlockRetention table = BlockRetention.compute(stepped.namespace, BUDGET, counting);
 
     assertThat(reference.versionsDropped()).as("the pass drops versions").isGreaterThan(100);
     assertThat(reference.inodesRemoved()).as("and inodes").isGreaterThan(100);
@@ -182,12 +186,16 @@ class GcStepsTest {
     assertThat(names).isEqualTo(reference.namesDropped());
     assertThat(removed).containsExactlyInAnyOrderElementsOf(reference.removedInodeIds());
     assertThat(stepped.dump()).isEqualTo(whole.dump());
+    assertThat(table).isEqualTo(BlockRetention.compute(whole.namespace));
+    assertThat(table.blocks()).as("blocks of dropped versions are left out")
+        .hasSizeLessThan((int) whole.namespace.nextBlockId() - 1 - 100);
 
     long units = holds.stream().mapToLong(Integer::intValue).sum();
-    assertThat(units).as("every inode listed, read and checked for reachability").isGreaterThan(3L * inodes);
-    assertThat(holds).as("no hold visits more than the budget and one name's entries")
-        .allSatisfy(visited -> assertThat(visited).isLessThan(BUDGET + maxHistory));
-    assertThat(holds.size()).isGreaterThanOrEqualTo((int) (units / (BUDGET + maxHistory)));
+    assertThat(units).as("every inode listed, read, checked for reachability and its blocks")
+        .isGreaterThan(4L * inodes);
+    assertThat(holds).as("no hold visits more than the budget and one name's entries or file's versions")
+        .allSatisfy(visited -> assertThat(visited).isLessThan(BUDGET + overshoot));
+    assertThat(holds.size()).isGreaterThanOrEqualTo((int) (units / (BUDGET + overshoot)));
     assertThat(stepped.namespace.resolve(List.of("late", "f" + holds.size()), Namespace.LATEST))
         .as("a change made between the last two holds").isNotNull();
 
