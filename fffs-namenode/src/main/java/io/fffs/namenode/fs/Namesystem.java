@@ -678,9 +678,9 @@ public final class Namesystem implements Closeable {
   /**
    * One pass of the replication monitor over the blocks of every file a path reaches but the last block of a file
    * being written, and over the blocks only past versions list (of deleted files, or cut from a file), which past
-   * reads still reach until garbage collection drops those versions (not in safe mode).
+   * reads still reach until garbage collection drops those versions (not in safe mode). Tests call it directly.
    */
-  private void scanReplication() {
+  void scanReplication() {
     try {
       if (safeMode.isOn()) {
         return;
