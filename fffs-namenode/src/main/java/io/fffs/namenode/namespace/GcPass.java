@@ -81,13 +81,10 @@ public final class GcPass {
 
   /** Runs a whole pass as of {@code stamp} (its physical part is "now"): a {@code GcOp} of an older log. */
   static Result run(Namespace namespace, HlcTimestamp stamp, RetentionRule clusterDefault) {
-    List<Keep> plan;
-    List<Long> unreachable;
     try {
-      plan = plan(namespace, stamp.physicalMicros(), clusterDefault, Integer.MAX_VALUE, DIRECT);
-      Result kept = apply(namespace, plan);
-      unreachable = unreachable(namespace, Integer.MAX_VALUE, DIRECT);
-      List<Long> removed = remove(namespace, unreachable);
+      Result kept = apply(namespace, plan(namespace, stamp.physicalMicros(), clusterDefault, Integer.MAX_VALUE,
+          DIRECT));
+      List<Long> removed = remove(namespace, unreachable(namespace, Integer.MAX_VALUE, DIRECT));
       namespace.setLastGcHlc(stamp.packed());
       return new Result(removed.size(), kept.versionsDropped(), kept.namesDropped(), removed);
     } catch (IOException e) {

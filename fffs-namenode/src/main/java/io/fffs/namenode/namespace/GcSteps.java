@@ -10,9 +10,9 @@ import java.util.NavigableMap;
 /**
  * How a garbage-collection pass reads the namespace in bounded steps (docs/history.md). Each step runs under the
  * read lock through {@link GcPass.Locked} and stops once it has visited its budget of units (an inode, a name of a
- * directory and an entry of a name's history count one each), keeping a cursor for the next step, so no step holds
- * writers back for long whatever the namespace's size. A step stops between names, so it exceeds its budget by at
- * most the entries of one name's history.
+ * directory, an entry of a name's history and a version of a file count one each), keeping a cursor for the next
+ * step, so no step holds writers back for long whatever the namespace's size. A step stops between names and between
+ * files, so it exceeds its budget by at most one name's entries or one file's versions.
  */
 final class GcSteps {
   private GcSteps() {}
