@@ -162,6 +162,22 @@ class HistoryGcTest extends NamesystemTestBase {
 
   @Test
   void passesRunBesideWritesAndReadsOfKeptMoments() throws Exception {
+    runBesideWritesAndReads(nn);
+  }
+
+  /** The same with passes reading 3 units per read-lock hold: their cursors go on across the writer's changes. */
+  @Test
+  void passesInTinyStepsRunBesideWritesAndReadsOfKeptMoments() throws Exception {
+    Configuration conf = NamesystemFixture.conf();
+    conf.setInt(NameNodeConfigKeys.HISTORY_GC_BATCH_INODES_KEY, 3);
+    try (NamesystemFixture small = new NamesystemFixture(dir.resolve("small"), conf)) {
+      runBesideWritesAndReads(small);
+      assertThat(small.fs.history.lastReadHolds().holds()).as("a pass read in many holds").isGreaterThan(10);
+    }
+  }
+
+  /** A writer and a reader of a kept moment run while 20 passes run; every read answers as before. */
+  private static void runBesideWritesAndReads(NamesystemFixture nn) throws Exception {
     nn.fs.history.setRetention(ADMIN, "/", RetentionRule.parse("3s")).await();
     nn.writeFile("/c/stable", 42);
     nn.advance(SECOND);
@@ -185,7 +201,7 @@ class HistoryGcTest extends NamesystemTestBase {
         started.countDown();
         int reads = 0;
         while (!stop.get()) {
-          assertThat(answer("/c/stable", stable)).startsWith("42@");
+          assertThat(answer(nn, "/c/stable", stable)).startsWith("42@");
           reads++;
         }
         return reads;
@@ -201,7 +217,7 @@ class HistoryGcTest extends NamesystemTestBase {
       stop.set(true);
       pool.shutdownNow();
     }
-    assertThat(answer("/c/stable", stable)).startsWith("42@");
+    assertThat(answer(nn, "/c/stable", stable)).startsWith("42@");
   }
 
   @Test
