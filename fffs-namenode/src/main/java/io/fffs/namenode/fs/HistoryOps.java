@@ -186,12 +186,12 @@ public final class HistoryOps {
    * Runs a garbage-collection pass now ({@code caller} null: the NameNode's own schedule), holding no lock for long:
    * what every inode keeps is planned reading the namespace in steps of about {@code batchInodes} units (inodes,
    * names, entries of a name's history) under the read lock ({@link GcPass#plan}), so changes go on between those
-   * steps and reads beside them; then applied {@code batchInodes} inodes at a time, each batch one logged
-   * {@code GcBatchOp} under the write lock (the one mutation path), so changes go on between batches; then the
-   * inodes nothing binds any more are found in steps of the same size ({@link GcPass#unreachable}) and removed by
-   * batches of as many, the last one marked last; and what each block must keep is read in steps too
-   * ({@link #retentionTable}). A rule set while a pass runs ends its keeping batches early (the
-   * next pass follows the new rule). Passes run one at a time. Returns what the whole pass dropped.
+   * steps and reads beside them; then applied in batches of about {@code batchInodes} units (inodes, their versions
+   * and name entries), each one logged {@code GcBatchOp} under the write lock (the one mutation path), so changes go
+   * on between batches; then the inodes nothing binds any more are found in steps of the same size
+   * ({@link GcPass#unreachable}) and removed by batches of as many, the last one marked last; and what each block
+   * must keep is read in steps too ({@link #retentionTable}). A rule set while a pass runs ends its keeping batches
+   * early (the next pass follows the new rule). Passes run one at a time. Returns what the whole pass dropped.
    */
   public GcPass.Result collect(Caller caller) throws IOException {
     if (caller != null) {
@@ -292,13 +292,19 @@ public final class HistoryOps {
     return lastReadHolds;
   }
 
-  /** Adds plan entries from {@code from} until the batch holds {@code batchInodes} of them or its sets ~1 MiB. */
+  /**
+   * Adds plan entries from {@code from} until applying the batch would go through {@code batchInodes} units (inodes,
+   * versions, name entries: a batch of large directories or long-lived files holds fewer inodes) or its sets reach
+   * ~1 MiB; at least one entry.
+   */
   private int fill(GcBatchOp.Builder batch, List<GcPass.Keep> plan, int from) {
     Map<MomentSet, Integer> index = new HashMap<>();
     long bytes = 0;
+    long units = 0;
     int i = from;
-    for (; i < plan.size() && i - from < batchInodes && bytes < MAX_BATCH_SET_BYTES; i++) {
+    for (; i < plan.size() && units < batchInodes && bytes < MAX_BATCH_SET_BYTES; i++) {
       GcPass.Keep keep = plan.get(i);
+      units += keep.units();
       GcKeepProto.Builder entry = GcKeepProto.newBuilder().setInodeId(keep.inodeId());
       bytes += indexOf(batch, index, keep.states(), entry::setStates);
       if (keep.names() != null) {

@@ -58,8 +58,16 @@ public final class GcPass {
     this.clusterDefault = clusterDefault;
   }
 
-  /** What one inode is to keep: the moments of its states and, for a directory, of its names (else null). */
-  public record Keep(long inodeId, MomentSet states, MomentSet names) {}
+  /**
+   * What one inode is to keep: the moments of its states and, for a directory, of its names (else null); with the
+   * units applying it costs (the inode, its versions and its names' entries as the plan read them), by which batches
+   * are cut.
+   */
+  public record Keep(long inodeId, MomentSet states, MomentSet names, int units) {
+    public Keep(long inodeId, MomentSet states, MomentSet names) {
+      this(inodeId, states, names, 1);
+    }
+  }
 
   /**
    * Runs each step of a pass's reading under the namespace's read lock, or directly where the caller holds a lock
@@ -111,7 +119,8 @@ public final class GcPass {
     Set<Inode> planned = Collections.newSetFromMap(new IdentityHashMap<>());
     planned.addAll(inodes);
     List<Link> links = new ArrayList<>();
-    GcSteps.run(new InodeReading(inodes, planned, links), budget, locked);
+    InodeReading reading = new InodeReading(inodes, planned, links);
+    GcSteps.run(reading, budget, locked);
     GcSteps.run(new PinnedMoments(namespace, this::add), budget, locked);
     propagateUp(inodes);  // needed: what resolution through an inode and its own rule need
     Map<Inode, MomentSet> states = new IdentityHashMap<>(needed);
@@ -124,8 +133,10 @@ public final class GcPass {
       }
     }
     List<Keep> keeps = new ArrayList<>(inodes.size());
-    for (Inode inode : inodes) {
-      keeps.add(new Keep(inode.id(), states.get(inode), inode.isDirectory() ? needed.get(inode) : null));
+    for (int i = 0; i < inodes.size(); i++) {
+      Inode inode = inodes.get(i);
+      keeps.add(new Keep(inode.id(), states.get(inode), inode.isDirectory() ? needed.get(inode) : null,
+          reading.units[i]));
     }
     return keeps;
   }
@@ -139,6 +150,8 @@ public final class GcPass {
     private final Set<Inode> planned;
     private final List<Link> links;
     private final Map<RetentionRule, MomentSet> byRule = new HashMap<>();
+    /** Per inode: itself, its versions and its names' entries, what applying its keep will go through. */
+    private final int[] units;
     private int index;
     private boolean started;
     private int versions;
@@ -148,6 +161,7 @@ public final class GcPass {
       this.inodes = inodes;
       this.planned = planned;
       this.links = links;
+      this.units = new int[inodes.size()];
     }
 
     @Override
@@ -164,13 +178,16 @@ public final class GcPass {
           started = true;
           after = null;
           units.spend(1);
+          this.units[index] = 1 + inode.states().size();
           continue;
         }
+        int at = index;
         after = GcSteps.names(inode, after, units, (name, history) -> {
           if (versions > 0) {
             retention.newestVersions(inode, name, versions, (micros, child) -> add(child, MomentSet.point(micros)));
           }
           links(inode, history, planned, links);
+          this.units[at] += history.size();
           return history.size();
         });
         if (after == null) {

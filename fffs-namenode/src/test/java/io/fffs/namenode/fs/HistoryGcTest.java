@@ -364,6 +364,27 @@ class HistoryGcTest extends NamesystemTestBase {
     }
   }
 
+  /**
+   * A batch is cut by the work applying it goes through, not by its inodes alone: 30 files of 3 versions each with a
+   * budget of 8 units take two files a batch, where 8 inodes a batch would take 4 batches.
+   */
+  @Test
+  void aBatchGoesThroughAboutItsBudgetOfUnits() throws Exception {
+    Configuration conf = NamesystemFixture.conf();
+    conf.setInt(NameNodeConfigKeys.HISTORY_GC_BATCH_INODES_KEY, 8);
+    try (NamesystemFixture small = new NamesystemFixture(dir.resolve("units"), conf)) {
+      for (int i = 0; i < 30; i++) {
+        small.writeFile("/w/f" + i, i);
+      }
+      small.fs.history.setRetention(ADMIN, "/w", RetentionRule.parse("1s")).await();
+      small.advance(5 * SECOND);
+      AtomicInteger batches = new AtomicInteger();
+      small.fs.history.setBatchHook(batches::incrementAndGet);
+      assertThat(small.fs.collectHistory(null).versionsDropped()).isGreaterThan(30);
+      assertThat(batches.get()).as("keeping batches of two files, and the removing one").isGreaterThanOrEqualTo(15);
+    }
+  }
+
   @Test
   void onlyTheSuperuserRunsAPass() {
     assertThatThrownBy(() -> nn.fs.collectHistory(NamesystemFixture.ALICE))
