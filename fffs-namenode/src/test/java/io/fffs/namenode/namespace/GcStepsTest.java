@@ -176,9 +176,9 @@ class GcStepsTest {
     long versions = 0;
     long names = 0;
     for (int from = 0; from < plan.size(); from += BUDGET) {
-      GcPass.Result kept1 = GcPass.apply(stepped.namespace, plan.subList(from, Math.min(plan.size(), from + BUDGET)));
-      versions += kept1.versionsDropped();
-      names += kept1.namesDropped();
+      GcPass.Result batch = GcPass.apply(stepped.namespace, plan.subList(from, Math.min(plan.size(), from + BUDGET)));
+      versions += batch.versionsDropped();
+      names += batch.namesDropped();
     }
     assertThat(plan.stream().filter(keep -> keep.inodeId() != stepped.lateDirectory).mapToLong(GcPass.Keep::units)
         .sum()).as("each keep's units: itself, its versions, its names' entries").isEqualTo(units);
