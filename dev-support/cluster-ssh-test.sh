@@ -12,6 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$PWD"
+. dev-support/netns.sh
 
 [ "$(id -u)" -eq 0 ] || { echo "cluster-ssh-test.sh: needs root (network namespaces, sshd)" >&2; exit 2; }
 if [ ! -x /usr/sbin/sshd ]; then
@@ -50,18 +51,10 @@ ssh-keygen -q -t ed25519 -N '' -f "$work/key"
 ssh-keygen -q -t ed25519 -N '' -f "$work/hostkey"
 cp "$work/key.pub" "$work/authorized_keys"
 
-ip link add "$bridge" type bridge
-ip addr add "$subnet.1/24" dev "$bridge"
-ip link set "$bridge" up
+netns_bridge "$bridge" "$subnet"
 for n in "${workers[@]}"; do
   ns="fss$id-$n"
-  ip netns add "$ns"
-  ip link add "fsh$id$n" type veth peer name "fsn$id$n"
-  ip link set "fsn$id$n" netns "$ns"
-  ip link set "fsh$id$n" master "$bridge" up
-  ip -n "$ns" addr add "$subnet.$((10 + n))/24" dev "fsn$id$n"
-  ip -n "$ns" link set "fsn$id$n" up
-  ip -n "$ns" link set lo up
+  netns_join "$ns" "$bridge" "fsh$id$n" "fsn$id$n" "$subnet.$((10 + n))"
   # Each worker's sshd tells its sessions who they are: the conf names its directories and address by them.
   cat >"$work/sshd-$n.conf" <<EOF
 ListenAddress $subnet.$((10 + n))

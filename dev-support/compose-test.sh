@@ -18,6 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$PWD"
+. dev-support/netns.sh
 
 [ "$(id -u)" -eq 0 ] || { echo "compose-test.sh: needs root (network namespaces, tmpfs mounts)" >&2; exit 2; }
 python3 -c 'import yaml' 2>/dev/null || { echo "compose-test.sh: needs python3 with PyYAML (python3-yaml)" >&2; exit 2; }
@@ -87,9 +88,7 @@ localize() { # SERVICE WORD
   printf '%s' "$w"
 }
 
-ip link add "$bridge" type bridge
-ip addr add "$subnet.1/24" dev "$bridge"
-ip link set "$bridge" up
+netns_bridge "$bridge" "$subnet"
 n=10
 hosts="127.0.0.1 localhost"$'\n'
 services=()
@@ -107,13 +106,7 @@ i=0
 for s in "${services[@]}"; do
   i=$((i + 1))
   ns="fcp$id-$s"
-  ip netns add "$ns"
-  ip link add "fch$id$i" type veth peer name "fcn$id$i"
-  ip link set "fcn$id$i" netns "$ns"
-  ip link set "fch$id$i" master "$bridge" up
-  ip -n "$ns" addr add "${ip[$s]}/24" dev "fcn$id$i"
-  ip -n "$ns" link set "fcn$id$i" up
-  ip -n "$ns" link set lo up
+  netns_join "$ns" "$bridge" "fch$id$i" "fcn$id$i" "${ip[$s]}"
   # `ip netns exec` puts /etc/netns/NS/hosts over /etc/hosts: the service names resolve as on Docker's network.
   mkdir -p "/etc/netns/$ns"
   printf '%s' "$hosts" >"/etc/netns/$ns/hosts"

@@ -94,8 +94,9 @@ public final class NameNodeConfigKeys {
   public static final String HISTORY_GC_INTERVAL_KEY = "fffs.history.gc.interval";
   public static final long HISTORY_GC_INTERVAL_DEFAULT_MS = 60_000;
   /**
-   * Inodes per step of a garbage-collection pass: its plan reads this many under the read lock at a time, and each
-   * batch applies this many under the write lock.
+   * Size of a garbage-collection pass's steps: each of its reads under the read lock visits about this many units
+   * (inodes, names, name-history entries, file versions), and each batch under the write lock goes through about as
+   * many (inodes, their versions and name entries).
    */
   public static final String HISTORY_GC_BATCH_INODES_KEY = "fffs.history.gc.batch-inodes";
   public static final int HISTORY_GC_BATCH_INODES_DEFAULT = 1000;

@@ -6,7 +6,6 @@ import io.fffs.client.FreezeFrameFileSystem;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
@@ -17,7 +16,6 @@ import org.apache.hadoop.fs.Path;
  * only the present, and deletes all but the newest few, so that every pass drops the deleted files' entries and the
  * cleaner copies the live records of half-dead segment files (the kept files' and every other block's) into new
  * ones. After a restart each kept file holds exactly what it was written with, unless a call on it was in flight.
- * Fresh names: a file an interrupted create left open would refuse a rewrite until its lease is recovered.
  */
 final class HistoryChurn extends Worker {
   static final Path DIR = new Path("/gc");
@@ -29,18 +27,15 @@ final class HistoryChurn extends Worker {
   final Map<Path, byte[]> files = new LinkedHashMap<>();
   /** The file of the call the crash interrupted: it may be absent, or hold (a prefix of) its bytes. */
   private Path inFlight;
-  private final Random random;
-  private int names;
 
   HistoryChurn(Configuration conf, long seed) {
-    super(conf);
-    this.random = new Random(seed);
+    super(conf, seed);
   }
 
   @Override
   void work(FreezeFrameFileSystem fs) throws IOException {
     while (!stop) {
-      Path path = new Path(DIR, "g-" + names++);
+      Path path = fresh(DIR, "g-");
       byte[] content = new byte[20_000 + random.nextInt(150_000)];
       random.nextBytes(content);
       inFlight = path;

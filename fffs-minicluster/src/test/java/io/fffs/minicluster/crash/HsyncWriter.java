@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.Path;
@@ -21,12 +20,10 @@ final class HsyncWriter extends Worker {
   private static final int MAX_FILE = 1 << 20;
   final Map<Path, byte[]> synced = new LinkedHashMap<>();
   private final String prefix;
-  private final Random random;
 
   HsyncWriter(Configuration conf, String prefix, long seed) {
-    super(conf);
+    super(conf, seed);
     this.prefix = prefix;
-    this.random = new Random(seed);
   }
 
   @Override

@@ -9,7 +9,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
@@ -22,6 +21,8 @@ import org.apache.hadoop.fs.Path;
  * of them must be found, and the model follows it. The same churn runs round after round on the same model.
  */
 final class NamespaceChurn extends Worker {
+  private static final Path DIR = new Path("/ns");
+
   /** What a path may hold after an interrupted call: absent, exactly some bytes, or any prefix of some bytes. */
   record Expect(byte[] bytes, boolean prefix) {
     static final Expect ABSENT = new Expect(null, false);
@@ -49,12 +50,9 @@ final class NamespaceChurn extends Worker {
   /** The worlds the interrupted call may have left, each a state of the paths it touched; null if none. */
   List<Map<Path, Expect>> pending;
   String pendingCall;
-  private final Random random;
-  private int names;
 
   NamespaceChurn(Configuration conf, long seed) {
-    super(conf);
-    this.random = new Random(seed);
+    super(conf, seed);
   }
 
   @Override
@@ -101,7 +99,7 @@ final class NamespaceChurn extends Worker {
   }
 
   private Path fresh() {
-    return new Path("/ns/f-" + names++);
+    return fresh(DIR, "f-");
   }
 
   @SafeVarargs

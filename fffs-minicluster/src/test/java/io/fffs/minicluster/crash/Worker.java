@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
@@ -24,6 +25,8 @@ abstract class Worker implements Runnable {
   record PastRead(Path path, long micros, byte[] bytes) {}
 
   final Configuration conf;
+  /** The worker's choices, from its seed: a round replays from the seed. */
+  final Random random;
   final List<PastRead> pastReads = new ArrayList<>();
   volatile boolean stop;
   /** The call the kill interrupted, if any (expected). */
@@ -31,8 +34,20 @@ abstract class Worker implements Runnable {
   /** A wrong answer seen while running (a bug). */
   volatile Throwable bug;
 
-  Worker(Configuration conf) {
+  /** Counts the names {@link #fresh} gave, across rounds. */
+  private int names;
+
+  Worker(Configuration conf, long seed) {
     this.conf = conf;
+    this.random = new Random(seed);
+  }
+
+  /**
+   * A name in {@code dir} this worker never used: a file an interrupted create left open would refuse a rewrite until
+   * its lease is recovered.
+   */
+  Path fresh(Path dir, String prefix) {
+    return new Path(dir, prefix + names++);
   }
 
   @Override

@@ -14,6 +14,7 @@ import io.fffs.common.proto.NamenodeEditsProtos.UnpinOp;
 import io.fffs.common.time.TemporalPath;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.common.time.TimeText;
+import io.fffs.namenode.namespace.BlockRetention;
 import io.fffs.namenode.namespace.GcPass;
 import io.fffs.namenode.namespace.Inode;
 import io.fffs.namenode.namespace.NamePaths;
@@ -25,6 +26,7 @@ import io.fffs.namenode.permission.PermissionChecker;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -54,6 +56,8 @@ public final class HistoryOps {
   private final AtomicLong ruleChanges = new AtomicLong();
   private volatile Runnable batchHook = () -> { };
   private volatile Runnable planHook = () -> { };
+  private volatile ReadHolds lastReadHolds;
+  private volatile BlockRetention retentionTable;
 
   HistoryOps(MutationPath changes, QueryPath reads, Namespace namespace, PermissionChecker permissions,
       Horizon horizon, Supplier<RetentionRule> clusterDefault, LongSupplier nowMicros,
@@ -179,67 +183,128 @@ public final class HistoryOps {
   }
 
   /**
-   * Runs a garbage-collection pass now ({@code caller} null: the NameNode's own schedule), holding no lock for the
-   * whole pass: what every inode keeps is planned reading {@code batchInodes} inodes at a time under the read lock
-   * ({@link GcPass#plan}), so changes go on between those steps and reads beside them; then applied
-   * {@code batchInodes} inodes at a time, each batch one logged {@code GcBatchOp} under the write lock (the one
-   * mutation path), so changes go on between batches; a last batch removes the inodes nothing binds any more, found
-   * in one read of the namespace. A rule set while a pass runs ends its keeping batches early (the next pass follows
-   * the new rule). Passes run one at a time. Returns what the whole pass dropped.
+   * Runs a garbage-collection pass now ({@code caller} null: the NameNode's own schedule), holding no lock for long:
+   * what every inode keeps is planned reading the namespace in steps of about {@code batchInodes} units (inodes,
+   * names, entries of a name's history) under the read lock ({@link GcPass#plan}), so changes go on between those
+   * steps and reads beside them; then applied in batches of about {@code batchInodes} units (inodes, their versions
+   * and name entries), each one logged {@code GcBatchOp} under the write lock (the one mutation path), so changes go
+   * on between batches; then the inodes nothing binds any more are found in steps of the same size
+   * ({@link GcPass#unreachable}) and removed by batches of as many, the last one marked last; and what each block
+   * must keep is read in steps too ({@link #retentionTable}). A rule set while a pass runs ends its keeping batches
+   * early (the next pass follows the new rule). Passes run one at a time. Returns what the whole pass dropped.
    */
   public GcPass.Result collect(Caller caller) throws IOException {
     if (caller != null) {
       permissions.checkSuperUser(caller, "run garbage collection of history");
     }
     synchronized (passes) {
+      ReadHolds holds = new ReadHolds();
+      GcPass.Locked locked = step -> {
+        planHook.run();
+        reads.query(() -> holds.record(step.run()));
+      };
       long rules = ruleChanges.get();
       RetentionRule rule = clusterDefault.get();
       long now = nowMicros.getAsLong();
-      List<GcPass.Keep> plan = GcPass.plan(namespace, now, rule, batchInodes, step -> {
-        planHook.run();
-        reads.query(() -> {
-          step.run();
-          return null;
-        });
-      });
+      List<GcPass.Keep> plan = GcPass.plan(namespace, now, rule, batchInodes, locked);
       long versions = 0;
       long names = 0;
       for (int from = 0; from < plan.size(); ) {
         GcBatchOp.Builder batch = GcBatchOp.newBuilder();
         from = fill(batch, plan, from);
-        batchHook.run();
-        GcPass.Result done = changes.mutate("collect history", () -> {
-          if (ruleChanges.get() != rules) {
-            return null;  // checked under the write lock: no batch of an outdated plan is logged
-          }
-          changes.log(EditOpProto.newBuilder().setGcBatch(batch).build());
-          return lastGc.get();
-        }).await();
+        GcPass.Result done = logBatch(batch, rules);
         if (done == null) {
           break;
         }
         versions += done.versionsDropped();
         names += done.namesDropped();
       }
-      // Found under the read lock: what nothing binds stays so (no path names it).
-      List<Long> unreachable = reads.query(() -> GcPass.unreachable(namespace));
-      batchHook.run();
-      GcPass.Result last = changes.mutate("collect history", () -> {
-        changes.log(EditOpProto.newBuilder().setGcBatch(GcBatchOp.newBuilder()
-            .addAllRemoveInodeIds(unreachable).setLast(true)).build());
-        return lastGc.get();
-      }).await();
-      return new GcPass.Result(last.inodesRemoved(), versions, names, last.removedInodeIds());
+      // Found after the keeping batches, in steps: what nothing binds stays so (no path names it).
+      List<Long> unreachable = GcPass.unreachable(namespace, batchInodes, locked);
+      List<Long> removed = new ArrayList<>();
+      int from = 0;
+      do {
+        List<Long> slice = unreachable.subList(from, Math.min(unreachable.size(), from + batchInodes));
+        from += slice.size();
+        GcPass.Result done = logBatch(GcBatchOp.newBuilder().addAllRemoveInodeIds(slice)
+            .setLast(from == unreachable.size()), -1);
+        removed.addAll(done.removedInodeIds());
+      } while (from < unreachable.size());
+      retentionTable = BlockRetention.compute(namespace, batchInodes, locked);
+      lastReadHolds = holds;
+      return new GcPass.Result(removed.size(), versions, names, removed);
     }
   }
 
-  /** Adds plan entries from {@code from} until the batch holds {@code batchInodes} of them or its sets ~1 MiB. */
+  /**
+   * Logs one batch of a pass under the write lock; a keeping batch ({@code rules} the rule-change count its plan
+   * saw, -1 for a removing one) is not logged once a rule changed. Returns what it dropped, or null if not logged.
+   */
+  private GcPass.Result logBatch(GcBatchOp.Builder batch, long rules) throws IOException {
+    batchHook.run();
+    return changes.mutate("collect history", () -> {
+      if (rules >= 0 && ruleChanges.get() != rules) {
+        return null;  // checked under the write lock: no batch of an outdated plan is logged
+      }
+      changes.log(EditOpProto.newBuilder().setGcBatch(batch).build());
+      return lastGc.get();
+    }).await();
+  }
+
+  /** How a pass read the namespace: its read-lock holds, the most units one visited, and all it visited. */
+  static final class ReadHolds {
+    private int holds;
+    private int largest;
+    private long units;
+
+    private Void record(int visited) {
+      holds++;
+      largest = Math.max(largest, visited);
+      units += visited;
+      return null;
+    }
+
+    int holds() {
+      return holds;
+    }
+
+    int largest() {
+      return largest;
+    }
+
+    long units() {
+      return units;
+    }
+
+    @Override
+    public String toString() {
+      return holds + " read holds of at most " + largest + " units (" + units + " in all)";
+    }
+  }
+
+  /** What each block must keep as the last pass left the namespace (null before the first pass). */
+  BlockRetention retentionTable() {
+    return retentionTable;
+  }
+
+  /** How the last pass read the namespace (null before the first). */
+  ReadHolds lastReadHolds() {
+    return lastReadHolds;
+  }
+
+  /**
+   * Adds plan entries from {@code from} until applying the batch would go through {@code batchInodes} units (inodes,
+   * versions, name entries: a batch of large directories or long-lived files holds fewer inodes) or its sets reach
+   * ~1 MiB; at least one entry.
+   */
   private int fill(GcBatchOp.Builder batch, List<GcPass.Keep> plan, int from) {
     Map<MomentSet, Integer> index = new HashMap<>();
     long bytes = 0;
+    long units = 0;
     int i = from;
-    for (; i < plan.size() && i - from < batchInodes && bytes < MAX_BATCH_SET_BYTES; i++) {
+    for (; i < plan.size() && units < batchInodes && bytes < MAX_BATCH_SET_BYTES; i++) {
       GcPass.Keep keep = plan.get(i);
+      units += keep.units();
       GcKeepProto.Builder entry = GcKeepProto.newBuilder().setInodeId(keep.inodeId());
       bytes += indexOf(batch, index, keep.states(), entry::setStates);
       if (keep.names() != null) {
@@ -271,23 +336,33 @@ public final class HistoryOps {
     batchHook = hook == null ? () -> { } : hook;
   }
 
-  /** For tests: runs before each step of a pass's plan takes the read lock (a latch holds a plan between steps). */
+  /** For tests: runs before each step of a pass's reading takes the read lock (a latch holds it between steps). */
   void setPlanHook(Runnable hook) {
     planHook = hook == null ? () -> { } : hook;
   }
 
-  /** Whether any rule (a directory's or the default) bounds history: else a pass cannot drop anything. */
+  /**
+   * Whether any rule (a directory's or the default) bounds history: else a pass cannot drop anything. Reads
+   * {@code batchInodes} inodes per read-lock hold (the namespace's iterator is weakly consistent across holds).
+   */
   public boolean anyBoundedRule() throws IOException {
     if (!clusterDefault.get().keepsAll()) {
       return true;
     }
-    return reads.query(() -> {
-      for (Inode inode : namespace.inodes()) {
-        if (inode.isDirectory() && inode.latest().retention() != null && !inode.latest().retention().keepsAll()) {
-          return true;
+    Iterator<Inode> cursor = namespace.inodes().iterator();
+    while (true) {
+      Boolean found = reads.query(() -> {
+        for (int i = 0; i < batchInodes && cursor.hasNext(); i++) {
+          Inode inode = cursor.next();
+          if (inode.isDirectory() && inode.latest().retention() != null && !inode.latest().retention().keepsAll()) {
+            return true;
+          }
         }
+        return cursor.hasNext() ? null : false;
+      });
+      if (found != null) {
+        return found;
       }
-      return false;
-    });
+    }
   }
 }

@@ -651,16 +651,23 @@ public final class Namesystem implements Closeable {
     lock.readLock().lock();
     try {
       result.removedInodeIds().forEach(leases::remove);
-      blockRetention = BlockRetention.compute(namespace);
     } finally {
       lock.readLock().unlock();
     }
-    LOG.info("History garbage collection: {} inodes removed, {} versions and {} names dropped",
-        result.inodesRemoved(), result.versionsDropped(), result.namesDropped());
+    publish(history.retentionTable());
+    LOG.info("History garbage collection: {} inodes removed, {} versions and {} names dropped; read in {}",
+        result.inodesRemoved(), result.versionsDropped(), result.namesDropped(), history.lastReadHolds());
     if (result.droppedAnything() && checkpointAfterGc) {
       checkpoint();
     }
     return result;
+  }
+
+  /** Makes {@code table} the one DataNodes fetch unless a newer pass's is there already (passes may end together). */
+  private synchronized void publish(BlockRetention table) {
+    if (table != null && table.generation() >= blockRetention.generation()) {
+      blockRetention = table;
+    }
   }
 
   /** What DataNodes must keep of each block, as of the last garbage-collection pass. */
@@ -676,9 +683,9 @@ public final class Namesystem implements Closeable {
   /**
    * One pass of the replication monitor over the blocks of every file a path reaches but the last block of a file
    * being written, and over the blocks only past versions list (of deleted files, or cut from a file), which past
-   * reads still reach until garbage collection drops those versions (not in safe mode).
+   * reads still reach until garbage collection drops those versions (not in safe mode). Tests call it directly.
    */
-  private void scanReplication() {
+  void scanReplication() {
     try {
       if (safeMode.isOn()) {
         return;

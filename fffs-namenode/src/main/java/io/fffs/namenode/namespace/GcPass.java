@@ -59,60 +59,70 @@ public final class GcPass {
     this.clusterDefault = clusterDefault;
   }
 
-  /** What one inode is to keep: the moments of its states and, for a directory, of its names (else null). */
-  public record Keep(long inodeId, MomentSet states, MomentSet names) {}
+  /**
+   * What one inode is to keep: the moments of its states and, for a directory, of its names (else null); with the
+   * units applying it costs (the inode, its versions and its names' entries as the plan read them), by which batches
+   * are cut.
+   */
+  public record Keep(long inodeId, MomentSet states, MomentSet names, int units) {
+    public Keep(long inodeId, MomentSet states, MomentSet names) {
+      this(inodeId, states, names, 1);
+    }
+  }
 
-  /** Runs each step of a plan under the namespace's read lock, or directly where the caller holds a lock already. */
+  /**
+   * Runs each step of a pass's reading under the namespace's read lock, or directly where the caller holds a lock
+   * already.
+   */
   @FunctionalInterface
   public interface Locked {
-    void run(Runnable step) throws IOException;
+    void run(Step step) throws IOException;
   }
+
+  /** One bounded step of a pass's reading ({@link GcSteps}); returns the units (inodes, names, entries) it visited. */
+  @FunctionalInterface
+  public interface Step {
+    int run();
+  }
+
+  /** Runs every step directly: for callers holding a lock for the whole pass (replay). */
+  public static final Locked DIRECT = Step::run;
 
   /** Runs a whole pass as of {@code stamp} (its physical part is "now"): a {@code GcOp} of an older log. */
   static Result run(Namespace namespace, HlcTimestamp stamp, RetentionRule clusterDefault) {
-    List<Keep> plan;
     try {
-      plan = plan(namespace, stamp.physicalMicros(), clusterDefault, Integer.MAX_VALUE, Runnable::run);
+      Result kept = apply(namespace, plan(namespace, stamp.physicalMicros(), clusterDefault, Integer.MAX_VALUE,
+          DIRECT));
+      List<Long> removed = remove(namespace, unreachable(namespace, Integer.MAX_VALUE, DIRECT));
+      finished(namespace, stamp);
+      return new Result(removed.size(), kept.versionsDropped(), kept.namesDropped(), removed);
     } catch (IOException e) {
       throw new UncheckedIOException(e);  // cannot happen: the steps run directly
     }
-    Result kept = apply(namespace, plan);
-    List<Long> removed = remove(namespace, unreachable(namespace));
-    finished(namespace, stamp);
-    return new Result(removed.size(), kept.versionsDropped(), kept.namesDropped(), removed);
   }
 
   /**
    * What every inode of the namespace is to keep as of {@code nowMicros}; changes nothing. What it reads of the
-   * namespace it reads in steps run by {@code locked} (under the read lock), {@code sliceInodes} inodes per step, so
-   * changes go on between steps; the rest is computed on what the steps gathered, holding no lock. Changes made
-   * meanwhile, or before the plan is applied, are kept whatever it says, since whatever a change stamps after
-   * {@code nowMicros} lies in every rule's window: an inode created meanwhile is not planned (nothing of it is
-   * dropped), a binding made meanwhile adds nothing a rule does not keep, and one ended meanwhile is kept to its end.
+   * namespace it reads in steps run by {@code locked} (under the read lock) of about {@code budget} units each
+   * ({@link GcSteps}): the inodes there are, each inode's rule and names, the pins' subtrees. Changes go on between
+   * steps; the rest is computed on what the steps gathered, holding no lock. Changes made meanwhile, or before the
+   * plan is applied, are kept whatever it says, since whatever a change stamps after {@code nowMicros} lies in every
+   * rule's window: an inode created meanwhile is not planned (nothing of it is dropped), a binding made meanwhile
+   * adds nothing a rule does not keep, and one ended meanwhile is kept to its end.
    */
-  public static List<Keep> plan(Namespace namespace, long nowMicros, RetentionRule clusterDefault, int sliceInodes,
+  public static List<Keep> plan(Namespace namespace, long nowMicros, RetentionRule clusterDefault, int budget,
       Locked locked) throws IOException {
-    return new GcPass(namespace, nowMicros, clusterDefault).plan(Math.max(1, sliceInodes), locked);
+    return new GcPass(namespace, nowMicros, clusterDefault).plan(Math.max(1, budget), locked);
   }
 
-  private List<Keep> plan(int sliceInodes, Locked locked) throws IOException {
-    List<Inode> inodes = new ArrayList<>();
-    locked.run(() -> inodes.addAll(namespace.inodes()));  // references only: quick, whatever the namespace's size
+  private List<Keep> plan(int budget, Locked locked) throws IOException {
+    List<Inode> inodes = GcSteps.inodes(namespace, budget, locked);
     Set<Inode> planned = Collections.newSetFromMap(new IdentityHashMap<>());
     planned.addAll(inodes);
-    Map<RetentionRule, MomentSet> byRule = new HashMap<>();
     List<Link> links = new ArrayList<>();
-    for (int from = 0; from < inodes.size(); ) {
-      List<Inode> slice = inodes.subList(from, (int) Math.min(inodes.size(), (long) from + sliceInodes));
-      locked.run(() -> {
-        for (Inode inode : slice) {
-          ownMoments(inode, byRule);
-          links(inode, planned, links);
-        }
-      });
-      from += slice.size();
-    }
-    locked.run(this::pinnedMoments);
+    InodeReading reading = new InodeReading(inodes, planned, links);
+    GcSteps.run(reading, budget, locked);
+    GcSteps.run(new PinnedMoments(namespace, this::add), budget, locked);
     propagateUp(inodes);  // needed: what resolution through an inode and its own rule need
     Map<Inode, MomentSet> states = new IdentityHashMap<>(needed);
     for (Link link : links) {
@@ -124,10 +134,69 @@ public final class GcPass {
       }
     }
     List<Keep> keeps = new ArrayList<>(inodes.size());
-    for (Inode inode : inodes) {
-      keeps.add(new Keep(inode.id(), states.get(inode), inode.isDirectory() ? needed.get(inode) : null));
+    for (int i = 0; i < inodes.size(); i++) {
+      Inode inode = inodes.get(i);
+      keeps.add(new Keep(inode.id(), states.get(inode), inode.isDirectory() ? needed.get(inode) : null,
+          reading.units[i]));
     }
     return keeps;
+  }
+
+  /**
+   * Reads each planned inode's own moments and its names' bindings, a budget at a time: a directory's names may
+   * span several steps.
+   */
+  private final class InodeReading implements GcSteps.Stepped {
+    private final List<Inode> inodes;
+    private final Set<Inode> planned;
+    private final List<Link> links;
+    private final Map<RetentionRule, MomentSet> byRule = new HashMap<>();
+    /** Per inode: itself, its versions and its names' entries, what applying its keep will go through. */
+    private final int[] units;
+    private int index;
+    private boolean started;
+    private int versions;
+    private String after;
+
+    InodeReading(List<Inode> inodes, Set<Inode> planned, List<Link> links) {
+      this.inodes = inodes;
+      this.planned = planned;
+      this.links = links;
+      this.units = new int[inodes.size()];
+    }
+
+    @Override
+    public boolean done() {
+      return index >= inodes.size();
+    }
+
+    @Override
+    public void step(GcSteps.Units units) {
+      while (!units.exhausted() && index < inodes.size()) {
+        Inode inode = inodes.get(index);
+        if (!started) {
+          versions = ownMoments(inode, byRule);
+          started = true;
+          after = null;
+          units.spend(1);
+          this.units[index] = 1 + inode.states().size();
+          continue;
+        }
+        int at = index;
+        after = GcSteps.names(inode, after, units, (name, history) -> {
+          if (versions > 0) {
+            retention.newestVersions(inode, name, versions, (micros, child) -> add(child, MomentSet.point(micros)));
+          }
+          links(inode, history, planned, links);
+          this.units[at] += history.size();
+          return history.size();
+        });
+        if (after == null) {
+          index++;
+          started = false;
+        }
+      }
+    }
   }
 
   /**
@@ -196,72 +265,32 @@ public final class GcPass {
   }
 
   /**
-   * An inode's own moments: its rule's (set even when empty: every planned inode has an entry), and for a directory
-   * the newest versions its rule keeps of each name's inodes.
+   * Sets an inode's own moments to its rule's (set even when empty: every planned inode has an entry); returns how
+   * many newest versions of each of its names the rule keeps (0 for a file).
    */
-  private void ownMoments(Inode inode, Map<RetentionRule, MomentSet> byRule) {
+  private int ownMoments(Inode inode, Map<RetentionRule, MomentSet> byRule) {
     RetentionRule rule = retention.ruleOf(inode, clusterDefault).rule();
     needed.merge(inode, byRule.computeIfAbsent(rule, r -> r.moments(nowMicros)), MomentSet::union);
-    int versions = inode.isDirectory() ? rule.keepVersions() : 0;
-    if (versions == 0) {
-      return;
-    }
-    for (String name : inode.children().keySet()) {
-      retention.newestVersions(inode, name, versions, (micros, child) -> add(child, MomentSet.point(micros)));
-    }
-  }
-
-  /** The moment of every pin, for each inode of its subtree then. */
-  private void pinnedMoments() {
-    for (Pin pin : namespace.pins().values()) {
-      long limit = Namespace.limitForMicros(pin.micros());
-      Inode top;
-      try {
-        top = namespace.resolve(pin.path(), limit);
-      } catch (io.fffs.common.error.FffsException e) {
-        continue;  // a path logged as valid; cannot happen
-      }
-      if (top != null) {
-        pinSubtree(top, limit, MomentSet.point(pin.micros()));
-      }
-    }
-  }
-
-  private void pinSubtree(Inode top, long limit, MomentSet moment) {
-    ArrayDeque<Inode> pending = new ArrayDeque<>();
-    pending.add(top);
-    while (!pending.isEmpty()) {
-      Inode inode = pending.poll();
-      add(inode, moment);
-      for (ChildHistory child : inode.children().values()) {
-        long id = child.at(limit);
-        Inode next = id == Namespace.TOMBSTONE ? null : namespace.inode(id);
-        if (next != null && next.stateAt(limit) != null) {
-          pending.add(next);
-        }
-      }
-    }
+    return inode.isDirectory() ? rule.keepVersions() : 0;
   }
 
   /**
-   * Adds every binding of a planned inode under {@code parent}, with the moments it was visible, to {@code links}. An
-   * inode created since the plan began is left out: it needs nothing before the plan's time.
+   * Adds every binding of a planned inode by one name of {@code parent}, with the moments it was visible, to
+   * {@code links}. An inode created since the plan began is left out: it needs nothing before the plan's time.
    */
-  private void links(Inode parent, Set<Inode> planned, List<Link> links) {
-    for (ChildHistory history : parent.children().values()) {
-      for (int i = 0; i < history.size(); i++) {
-        Inode child = history.inodeId(i) == Namespace.TOMBSTONE ? null : namespace.inode(history.inodeId(i));
-        if (child == null || !planned.contains(child)) {
-          continue;
-        }
-        long from = HlcTimestamp.valueOf(history.hlc(i)).physicalMicros();
-        long to = i + 1 < history.size() ? HlcTimestamp.valueOf(history.hlc(i + 1)).physicalMicros()
-            : MomentSet.END;
-        if (from < to) {
-          Link link = new Link(child, parent, from, to);
-          links.add(link);
-          linksOfChild.computeIfAbsent(child, c -> new ArrayList<>()).add(link);
-        }
+  private void links(Inode parent, ChildHistory history, Set<Inode> planned, List<Link> links) {
+    for (int i = 0; i < history.size(); i++) {
+      Inode child = history.inodeId(i) == Namespace.TOMBSTONE ? null : namespace.inode(history.inodeId(i));
+      if (child == null || !planned.contains(child)) {
+        continue;
+      }
+      long from = HlcTimestamp.valueOf(history.hlc(i)).physicalMicros();
+      long to = i + 1 < history.size() ? HlcTimestamp.valueOf(history.hlc(i + 1)).physicalMicros()
+          : MomentSet.END;
+      if (from < to) {
+        Link link = new Link(child, parent, from, to);
+        links.add(link);
+        linksOfChild.computeIfAbsent(child, c -> new ArrayList<>()).add(link);
       }
     }
   }
@@ -295,35 +324,14 @@ public final class GcPass {
   }
 
   /**
-   * The inodes no kept name of a kept directory binds any more. Changes nothing; once unreachable an inode stays so
-   * (no path names it, so nothing can bind it again).
+   * The inodes no kept name of a kept directory binds any more, ascending, read in steps of about {@code budget}
+   * units run by {@code locked} ({@link UnreachableScan}). Changes nothing; once unreachable an inode stays so (no
+   * path names it, so nothing can bind it again). Call it once the pass's keeping batches are applied.
    */
-  public static List<Long> unreachable(Namespace namespace) {
-    Map<Long, Boolean> reachable = new HashMap<>();
-    ArrayDeque<Inode> pending = new ArrayDeque<>();
-    pending.add(namespace.root());
-    reachable.put(Namespace.ROOT_ID, true);
-    while (!pending.isEmpty()) {
-      Inode directory = pending.poll();
-      for (ChildHistory history : directory.children().values()) {
-        for (int i = 0; i < history.size(); i++) {
-          long id = history.inodeId(i);
-          if (id != Namespace.TOMBSTONE && reachable.putIfAbsent(id, true) == null) {
-            Inode child = namespace.inode(id);
-            if (child != null && child.isDirectory()) {
-              pending.add(child);
-            }
-          }
-        }
-      }
-    }
-    List<Long> unreachable = new ArrayList<>();
-    for (Inode inode : namespace.inodes()) {
-      if (!reachable.containsKey(inode.id())) {
-        unreachable.add(inode.id());
-      }
-    }
-    return unreachable;
+  public static List<Long> unreachable(Namespace namespace, int budget, Locked locked) throws IOException {
+    UnreachableScan scan = new UnreachableScan(namespace);
+    GcSteps.run(scan, Math.max(1, budget), locked);
+    return scan.unreachable();
   }
 
   /** Removes the listed inodes that are still there; returns the ids removed. */

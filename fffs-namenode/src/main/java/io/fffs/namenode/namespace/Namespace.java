@@ -3,11 +3,11 @@ package io.fffs.namenode.namespace;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
@@ -28,7 +28,8 @@ public final class Namespace {
   /** The lookup limit for the newest state. */
   public static final long LATEST = Long.MAX_VALUE;
 
-  private final Map<Long, Inode> inodes = new HashMap<>();
+  /** Concurrent only for its weakly consistent iterators: a garbage-collection pass reads it in bounded steps. */
+  private final Map<Long, Inode> inodes = new ConcurrentHashMap<>();
   private final TreeMap<String, Pin> pins = new TreeMap<>();
   private final DelegationState delegation = new DelegationState();
   private final BlockLastEntries lastEntries = new BlockLastEntries();
@@ -96,6 +97,10 @@ public final class Namespace {
     return inode;
   }
 
+  /**
+   * Every inode. Its iterators are weakly consistent: one kept across changes (between holds of the lock) still
+   * returns each inode that stays the whole time exactly once.
+   */
   public Collection<Inode> inodes() {
     return inodes.values();
   }

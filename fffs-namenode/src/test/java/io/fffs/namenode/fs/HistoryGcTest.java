@@ -162,6 +162,22 @@ class HistoryGcTest extends NamesystemTestBase {
 
   @Test
   void passesRunBesideWritesAndReadsOfKeptMoments() throws Exception {
+    runBesideWritesAndReads(nn);
+  }
+
+  /** The same with passes reading 3 units per read-lock hold: their cursors go on across the writer's changes. */
+  @Test
+  void passesInTinyStepsRunBesideWritesAndReadsOfKeptMoments() throws Exception {
+    Configuration conf = NamesystemFixture.conf();
+    conf.setInt(NameNodeConfigKeys.HISTORY_GC_BATCH_INODES_KEY, 3);
+    try (NamesystemFixture small = new NamesystemFixture(dir.resolve("small"), conf)) {
+      runBesideWritesAndReads(small);
+      assertThat(small.fs.history.lastReadHolds().holds()).as("a pass read in many holds").isGreaterThan(10);
+    }
+  }
+
+  /** A writer and a reader of a kept moment run while 20 passes run; every read answers as before. */
+  private static void runBesideWritesAndReads(NamesystemFixture nn) throws Exception {
     nn.fs.history.setRetention(ADMIN, "/", RetentionRule.parse("3s")).await();
     nn.writeFile("/c/stable", 42);
     nn.advance(SECOND);
@@ -185,7 +201,7 @@ class HistoryGcTest extends NamesystemTestBase {
         started.countDown();
         int reads = 0;
         while (!stop.get()) {
-          assertThat(answer("/c/stable", stable)).startsWith("42@");
+          assertThat(answer(nn, "/c/stable", stable)).startsWith("42@");
           reads++;
         }
         return reads;
@@ -201,7 +217,7 @@ class HistoryGcTest extends NamesystemTestBase {
       stop.set(true);
       pool.shutdownNow();
     }
-    assertThat(answer("/c/stable", stable)).startsWith("42@");
+    assertThat(answer(nn, "/c/stable", stable)).startsWith("42@");
   }
 
   @Test
@@ -303,10 +319,11 @@ class HistoryGcTest extends NamesystemTestBase {
     }
     try (NamesystemFixture planned = new NamesystemFixture(dir.resolve("planned"), conf)) {
       long[] moments = fourGenerationsKeepingThreeSeconds(planned);
+      int inodes = planned.fs.inodeCount();
       CountDownLatch held = new CountDownLatch(1);
       CountDownLatch release = new CountDownLatch(1);
       AtomicInteger steps = new AtomicInteger();
-      planned.fs.history.setPlanHook(holdAt(3, steps, held, release));  // the inodes listed and the first two read
+      planned.fs.history.setPlanHook(holdAt(3, steps, held, release));  // two steps of its reading done
       ExecutorService pool = Executors.newFixedThreadPool(2);
       try {
         Future<GcPass.Result> pass = pool.submit(() -> planned.fs.collectHistory(null));
@@ -322,6 +339,10 @@ class HistoryGcTest extends NamesystemTestBase {
         release.countDown();
         assertThat(pass.get(30, TimeUnit.SECONDS).versionsDropped()).isGreaterThan(0);
         assertThat(steps.get()).as("the plan read the namespace in several steps").isGreaterThan(5);
+        HistoryOps.ReadHolds holds = planned.fs.history.lastReadHolds();
+        assertThat(holds.largest()).as("a hold visits 2 units and at most one name's entries").isLessThan(2 + 8);
+        assertThat(holds.units()).as("each inode listed, read and checked").isGreaterThan(3L * inodes);
+        assertThat(holds.holds()).isEqualTo(steps.get());
       } finally {
         release.countDown();
         pool.shutdownNow();
@@ -340,6 +361,27 @@ class HistoryGcTest extends NamesystemTestBase {
       return status == null ? "none" : status.getLength() + "@" + status.getInodeId();
     } catch (FffsException e) {
       return e.code().name();
+    }
+  }
+
+  /**
+   * A batch is cut by the work applying it goes through, not by its inodes alone: 30 files of 3 versions each with a
+   * budget of 8 units take two files a batch, where 8 inodes a batch would take 4 batches.
+   */
+  @Test
+  void aBatchGoesThroughAboutItsBudgetOfUnits() throws Exception {
+    Configuration conf = NamesystemFixture.conf();
+    conf.setInt(NameNodeConfigKeys.HISTORY_GC_BATCH_INODES_KEY, 8);
+    try (NamesystemFixture small = new NamesystemFixture(dir.resolve("units"), conf)) {
+      for (int i = 0; i < 30; i++) {
+        small.writeFile("/w/f" + i, i);
+      }
+      small.fs.history.setRetention(ADMIN, "/w", RetentionRule.parse("1s")).await();
+      small.advance(5 * SECOND);
+      AtomicInteger batches = new AtomicInteger();
+      small.fs.history.setBatchHook(batches::incrementAndGet);
+      assertThat(small.fs.collectHistory(null).versionsDropped()).isGreaterThan(30);
+      assertThat(batches.get()).as("keeping batches of two files, and the removing one").isGreaterThanOrEqualTo(15);
     }
   }
 

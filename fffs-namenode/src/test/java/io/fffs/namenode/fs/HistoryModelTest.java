@@ -11,6 +11,7 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
 import io.fffs.common.time.TimeSpec;
+import io.fffs.namenode.NameNodeConfigKeys;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -19,8 +20,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -58,11 +60,14 @@ class HistoryModelTest {
   private int passes;
   private int restarts;
 
+  /** {@code batchUnits}: the passes' step size ({@code fffs.history.gc.batch-inodes}); 3 cuts every read small. */
   @ParameterizedTest
-  @ValueSource(longs = {20261126, 4242})
-  void randomHistoryWithRulesPinsPassesAndRestartsMatchesTheModel(long seed) throws Exception {
+  @CsvSource({"20261126, 1000", "4242, 3"})
+  void randomHistoryWithRulesPinsPassesAndRestartsMatchesTheModel(long seed, int batchUnits) throws Exception {
     random = new Random(seed);
-    try (NamesystemFixture sut = new NamesystemFixture(sutDir, NamesystemFixture.conf());
+    Configuration conf = NamesystemFixture.conf();
+    conf.setInt(NameNodeConfigKeys.HISTORY_GC_BATCH_INODES_KEY, batchUnits);
+    try (NamesystemFixture sut = new NamesystemFixture(sutDir, conf);
         NamesystemFixture reference = new NamesystemFixture(referenceDir, NamesystemFixture.conf())) {
       for (String dir : DIRS) {
         sut.fs.directories.mkdirs(ADMIN, dir, 0755, true).await();
