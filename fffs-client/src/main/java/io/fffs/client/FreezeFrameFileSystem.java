@@ -172,7 +172,7 @@ public class FreezeFrameFileSystem extends FileSystem {
           } catch (IOException e) {
             // The read went on from another replica; the DataNode's own checks find the damage later.
           }
-        }));
+        }, client.relocation()));
   }
 
   @Override
