@@ -47,6 +47,9 @@ final class FffsClient implements Closeable {
     this.conf = conf;
     this.clock = new HybridLogicalClock(PhysicalClock.system(), conf);
     if (io.fffs.common.ha.HaConfigKeys.isLogical(conf, uri.getAuthority())) {
+      // A job's token for the cluster serves each NameNode's connection (the client follows the leader).
+      io.fffs.client.security.DelegationTokenClient.copyForEachNameNode(
+          org.apache.hadoop.security.UserGroupInformation.getCurrentUser(), uri.getHost(), conf);
       this.nn = NamenodeClient.connectHa(uri.getHost(), conf, clock);  // fffs://mycluster: follows the leader
     } else {
       int port = uri.getPort() < 0 ? FffsClientConfigKeys.DEFAULT_PORT : uri.getPort();
