@@ -201,14 +201,7 @@ class KerberosClusterTest {
   void delegationTokensAreUsedRenewedCancelledAndExpireAndSurviveANameNodeRestart() throws Exception {
     Configuration conf = cluster.getConfiguration();
     Credentials credentials = new Credentials();
-    Token<?>[] collected = as(alice, () -> {
-      try (FileSystem fs = cluster.getFileSystem()) {
-        return fs.addDelegationTokens("alice", credentials);
-      }
-    });
-    assertThat(collected).hasSize(1);
-    Token<?> token = collected[0];
-    assertThat(token.getKind()).isEqualTo(FffsDelegationTokenIdentifier.KIND);
+    Token<?> token = collectToken(cluster, credentials);
 
     // A task that has only the token (no ticket) works as alice.
     UserGroupInformation task = UserGroupInformation.createRemoteUser("alice");
@@ -288,13 +281,7 @@ class KerberosClusterTest {
       }
       Configuration conf = ha.getConfiguration();
       Credentials credentials = new Credentials();
-      Token<?>[] collected = as(alice, () -> {
-        try (FileSystem fs = ha.getFileSystem()) {
-          return fs.addDelegationTokens("alice", credentials);
-        }
-      });
-      assertThat(collected).hasSize(1);
-      Token<?> token = collected[0];
+      Token<?> token = collectToken(ha, credentials);
       assertThat(token.getService().toString()).isEqualTo("ha-fffs:" + MiniFffsCluster.NAMESERVICE);
       assertThat(ownerOfANewFile(ha, task(credentials), "/user/alice/before-failover")).isEqualTo("alice");
 
@@ -315,6 +302,18 @@ class KerberosClusterTest {
       assertThatThrownBy(() -> ownerOfANewFile(ha, task(credentials), "/user/alice/after-cancel"))
           .hasStackTraceContaining("can't be found in cache");
     }
+  }
+
+  /** Alice collects a token of {@code on} into {@code credentials}, as a job's submitter does. */
+  private static Token<?> collectToken(MiniFffsCluster on, Credentials credentials) throws Exception {
+    Token<?>[] collected = as(alice, () -> {
+      try (FileSystem fs = on.getFileSystem()) {
+        return fs.addDelegationTokens("alice", credentials);
+      }
+    });
+    assertThat(collected).hasSize(1);
+    assertThat(collected[0].getKind()).isEqualTo(FffsDelegationTokenIdentifier.KIND);
+    return collected[0];
   }
 
   /** A ticketless user holding only {@code credentials}: new connections each time. */

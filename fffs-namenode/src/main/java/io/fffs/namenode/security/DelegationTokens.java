@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.token.SecretManager.InvalidToken;
 import org.apache.hadoop.security.token.delegation.AbstractDelegationTokenSecretManager;
 import org.apache.hadoop.security.token.delegation.DelegationKey;
 import org.apache.hadoop.thirdparty.protobuf.ByteString;
@@ -152,6 +153,27 @@ public final class DelegationTokens extends AbstractDelegationTokenSecretManager
       }
     } finally {
       loading = false;
+    }
+  }
+
+  /**
+   * HA: a token a NameNode not leading does not know is sent to the leader ({@code NOT_LEADER}, which Hadoop's IPC
+   * passes to the client as the cause of the refusal): the follower may not have applied it yet, and only the leader
+   * may say that a token is not valid.
+   */
+  @Override
+  public byte[] retrievePassword(FffsDelegationTokenIdentifier ident) throws InvalidToken {
+    try {
+      return super.retrievePassword(ident);
+    } catch (InvalidToken unknown) {
+      if (leadership != null) {
+        try {
+          leadership.checkLeader("authenticate a delegation token it does not know");
+        } catch (FffsException notLeader) {
+          throw (InvalidToken) new InvalidToken(unknown.getMessage()).initCause(notLeader);
+        }
+      }
+      throw unknown;
     }
   }
 
