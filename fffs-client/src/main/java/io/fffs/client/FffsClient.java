@@ -39,6 +39,7 @@ final class FffsClient implements Closeable {
   /** Pin name → moment (µs): a {@code @pin-<name>} marker is looked up once per client. */
   private final java.util.concurrent.ConcurrentMap<String, Long> pins = new java.util.concurrent.ConcurrentHashMap<>();
   private DataTransferClient data;
+  private final ReadRelocation relocation;
   /** Set by {@link #close}; guarded by this. */
   private boolean closed;
 
@@ -46,6 +47,9 @@ final class FffsClient implements Closeable {
     this.conf = conf;
     this.clock = new HybridLogicalClock(PhysicalClock.system(), conf);
     if (io.fffs.common.ha.HaConfigKeys.isLogical(conf, uri.getAuthority())) {
+      // A job's token for the cluster serves each NameNode's connection (the client follows the leader).
+      io.fffs.client.security.DelegationTokenClient.copyForEachNameNode(
+          org.apache.hadoop.security.UserGroupInformation.getCurrentUser(), uri.getHost(), conf);
       this.nn = NamenodeClient.connectHa(uri.getHost(), conf, clock);  // fffs://mycluster: follows the leader
     } else {
       int port = uri.getPort() < 0 ? FffsClientConfigKeys.DEFAULT_PORT : uri.getPort();
@@ -57,6 +61,7 @@ final class FffsClient implements Closeable {
         FffsClientConfigKeys.LEASE_RENEW_INTERVAL_KEY, FffsClientConfigKeys.LEASE_RENEW_INTERVAL_DEFAULT_MS,
         TimeUnit.MILLISECONDS));
     this.temporalPaths = TemporalPath.temporalPathsEnabled(conf);
+    this.relocation = ReadRelocation.of(conf);
   }
 
   NamenodeClient namenode() {
@@ -209,16 +214,30 @@ final class FffsClient implements Closeable {
 
   /** The blocks of {@code plain} as of {@code time} with the lengths readers see. */
   FileLayout layout(String plain, TimeSpec time, Path shown) throws IOException {
-    LocatedBlocksProto located;
-    try {
-      located = nn.getBlockLocations(plain, time, 0, Long.MAX_VALUE);
-    } catch (IOException e) {
-      throw ClientErrors.translate(e);
+    for (int attempt = 0; ; attempt++) {
+      LocatedBlocksProto located;
+      try {
+        located = nn.getBlockLocations(plain, time, 0, Long.MAX_VALUE);
+      } catch (IOException e) {
+        throw ClientErrors.translate(e);
+      }
+      if (located == null) {
+        throw new FileNotFoundException("NOT_FOUND: " + shown + " does not exist" + at(time));
+      }
+      try {
+        return FileLayout.resolve(shown.toString(), located, time, data());
+      } catch (IOException e) {
+        // The last block's length comes from its replicas: when none listed could answer, list them again.
+        if (!relocation.again(e, attempt, shown.toString())) {
+          throw e;
+        }
+      }
     }
-    if (located == null) {
-      throw new FileNotFoundException("NOT_FOUND: " + shown + " does not exist" + at(time));
-    }
-    return FileLayout.resolve(shown.toString(), located, time, data());
+  }
+
+  /** When a read whose listed replicas all failed asks the NameNode for them again. */
+  ReadRelocation relocation() {
+    return relocation;
   }
 
   static String at(TimeSpec time) {

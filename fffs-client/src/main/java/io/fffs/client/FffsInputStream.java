@@ -34,7 +34,8 @@ import org.apache.hadoop.fs.StreamCapabilities;
  * which reports the error (or renews the tokens). Each read tries the block's replicas in turn
  * ({@link ReplicaOrder}, {@link ReplicaFailover}): one that fails is tried last from then on. A read the DataNode refuses with {@code ACCESS_DENIED} (the block
  * token expired during a long read, or the NameNode's keys changed) is retried once with fresh tokens from the
- * NameNode, which checks the permission again.
+ * NameNode, which checks the permission again. A read that every listed replica failed asks the NameNode for the
+ * block's replicas again ({@link ReadRelocation}): one that can answer may have reported since.
  */
 final class FffsInputStream extends FSInputStream implements ByteBufferReadable, CanUnbuffer, StreamCapabilities {
   /** Asks the NameNode again for the file's blocks as of the same time: fresh access tokens. */
@@ -46,6 +47,7 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
   private final FileLayout layout;
   private final TokenSource tokens;
   private final ReplicaFailover.BadReplicas bad;
+  private final ReadRelocation relocation;
   private final DataTransferClient data;
   private final int bufferSize;
   /** Holds bytes [bufferStart, bufferStart + limit) of the file once fetched and verified. */
@@ -65,14 +67,14 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
   /** Positioned reads that each begin where the last ended go through a stream of their own. */
   private final PositionalReadAhead positional = new PositionalReadAhead(this::open, failedReplicas);
 
-  FffsInputStream(FileLayout layout, DataTransferClient data, int bufferSize, TokenSource tokens) {
-    this(layout, data, bufferSize, tokens, (blockId, replica, reason) -> { });
-  }
-
-  /** @param bad told of replicas whose bytes failed their checksums */
+  /**
+   * @param bad told of replicas whose bytes failed their checksums
+   * @param relocation when to ask {@code tokens} for a block's replicas again once every listed one failed
+   */
   FffsInputStream(FileLayout layout, DataTransferClient data, int bufferSize, TokenSource tokens,
-      ReplicaFailover.BadReplicas bad) {
+      ReplicaFailover.BadReplicas bad, ReadRelocation relocation) {
     this.bad = bad;
+    this.relocation = relocation;
     this.layout = layout;
     this.tokens = tokens;
     this.data = data;
@@ -269,7 +271,10 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
     return n > 0;
   }
 
-  /** Reads from {@code at} into {@code dst}, within one block; returns the bytes read. */
+  /**
+   * Reads from {@code at} into {@code dst}, within one block; returns the bytes read. When every listed replica
+   * failed for a reason of its own, the NameNode is asked for the block's replicas again ({@link ReadRelocation}).
+   */
   private int readAt(long at, ByteBuffer dst) throws IOException {
     FileLayout.Block block = layout.blockAt(at);
     if (block == null) {
@@ -277,8 +282,29 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
     }
     int want = (int) Math.min(dst.remaining(), block.offset + block.length - at);
     ReadResult result;
+    for (int attempt = 0; ; attempt++) {
+      try {
+        result = readRenewingTokens(block, at, dst, want);
+        break;
+      } catch (IOException e) {
+        if (tokens == null || !relocation.again(e, attempt, layout.path + " block " + block.blockId)) {
+          throw e;
+        }
+        LocatedBlocksProto fresh = ClientErrors.translating(tokens::locate);
+        if (fresh == null) {
+          throw e;
+        }
+        layout.refresh(fresh);
+      }
+    }
+    dst.position(dst.position() + result.bytesRead());
+    return result.bytesRead();
+  }
+
+  private ReadResult readRenewingTokens(FileLayout.Block block, long at, ByteBuffer dst, int want)
+      throws IOException {
     try {
-      result = readBlock(block, at, dst, want);
+      return readBlock(block, at, dst, want);
     } catch (FffsException e) {
       // A long read outlives its tokens (or the NameNode restarted with new keys): ask again, once.
       if (e.code() != ErrorCode.ACCESS_DENIED || tokens == null) {
@@ -288,11 +314,9 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
       if (fresh == null) {
         throw e;
       }
-      layout.renewTokens(fresh);
-      result = readBlock(block, at, dst, want);
+      layout.refresh(fresh);
+      return readBlock(block, at, dst, want);
     }
-    dst.position(dst.position() + result.bytesRead());
-    return result.bytesRead();
   }
 
   /** Reads {@code want} bytes from the block's replicas in turn ({@link ReplicaFailover}): a short answer is one's. */

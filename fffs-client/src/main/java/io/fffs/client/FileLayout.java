@@ -29,7 +29,8 @@ final class FileLayout {
     final long blockId;
     final long offset;
     final long length;
-    final List<DatanodeIdProto> locations;
+    /** Where the block can be read, as last listed by the NameNode (listed again when every one failed). */
+    volatile List<DatanodeIdProto> locations;
     /** The NameNode's access token for the block (null when it issues none); renewed when it expires. */
     volatile BlockToken token;
 
@@ -89,12 +90,13 @@ final class FileLayout {
     return block.hasToken() ? BlockToken.fromProto(block.getToken()) : null;
   }
 
-  /** Takes the fresh tokens of {@code located} (the same file as of the same time, asked again). */
-  void renewTokens(LocatedBlocksProto located) {
+  /** Takes the fresh tokens and replica lists of {@code located} (the same file as of the same time, asked again). */
+  void refresh(LocatedBlocksProto located) {
     for (LocatedBlockProto fresh : located.getBlocksList()) {
       for (Block block : blocks) {
         if (block.blockId == fresh.getBlock().getBlockId()) {
           block.token = tokenOf(fresh);
+          block.locations = fresh.getLocationsList();
         }
       }
     }

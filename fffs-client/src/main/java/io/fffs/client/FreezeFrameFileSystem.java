@@ -84,6 +84,12 @@ public class FreezeFrameFileSystem extends FileSystem {
     return FffsClientConfigKeys.DEFAULT_PORT;
   }
 
+  /** The NameNode's address, or {@code ha-fffs:name} for a cluster of several: what its tokens are kept under. */
+  @Override
+  public String getCanonicalServiceName() {
+    return io.fffs.client.security.DelegationTokenClient.serviceOf(uri, getConf(), getDefaultPort());
+  }
+
   /**
    * A delegation token for this file system's NameNode, renewable by {@code renewer} (what
    * {@code addDelegationTokens} collects for a job); null when the NameNode has no Kerberos, as Hadoop's default.
@@ -172,7 +178,7 @@ public class FreezeFrameFileSystem extends FileSystem {
           } catch (IOException e) {
             // The read went on from another replica; the DataNode's own checks find the damage later.
           }
-        }));
+        }, client.relocation()));
   }
 
   @Override

@@ -99,7 +99,7 @@ final class ReplicaFailover {
   }
 
   /** Whether {@code error} may be this replica's alone, so another may answer. */
-  private static boolean replicaAlone(IOException error) {
+  static boolean replicaAlone(IOException error) {
     if (!(error instanceof FffsException)) {
       return true;  // connection refused or closed, a timeout
     }

@@ -64,7 +64,23 @@ public final class NodeProcess implements AutoCloseable {
         return;
       }
     }
-    throw new IOException(mainClass + " exited before READY (exit " + waitExit() + "): " + output);
+    throw new IOException(mainClass + " exited before READY (exit " + waitExit() + "): " + output
+        + "; the end of its log " + log + ":\n" + tail(log, 6));
+  }
+
+  /**
+   * The last {@code n} lines of {@code log} other than stack frames: where a node that could not start says why
+   * (e.g. {@code BindException} for a port another process took).
+   */
+  private static String tail(Path log, int n) {
+    try {
+      List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8).stream()
+          .filter(line -> !line.startsWith("\tat ") && !line.startsWith("\t..."))
+          .toList();
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - n), lines.size()));
+    } catch (IOException | java.io.UncheckedIOException e) {
+      return "(unreadable: " + e + ")";
+    }
   }
 
   /** Copies what the process prints after READY to its log, so that a full pipe never stops it. */

@@ -30,7 +30,8 @@ class NodeStartFailureTest {
           "fffs.namenode.name.dir=" + base.resolve("name"),
           "fffs.namenode.rpc-address=127.0.0.1:" + rpcPort,
           "fffs.namenode.http-address=127.0.0.1:" + taken.getLocalPort()))
-          .isInstanceOf(IOException.class).hasMessageContaining("exited before READY (exit 1)");
+          .isInstanceOf(IOException.class).hasMessageContaining("exited before READY (exit 1)")
+          .hasMessageContaining("BindException");  // the end of its log says why
     }
   }
 }

@@ -136,10 +136,25 @@ final class ProcessCluster implements AutoCloseable {
         "fffs.datanode.cleaner.bytes-per-second=1m");
   }
 
+  /** Ports below Linux's ephemeral range (32768-60999) that no outgoing connection can take while a node is down. */
+  private static final int LOW_PORTS = 12_000;
+  private static final int LOW_PORTS_END = 32_768;
+
+  /**
+   * A free port below the ephemeral range: a killed node restarts on its ports, and a port of the ephemeral range
+   * may meanwhile be taken by any process's outgoing connection or {@code bind(0)} (the restart then exits 1).
+   */
   private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
+    java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+    for (int attempt = 0; attempt < 100; attempt++) {
+      int port = LOW_PORTS + random.nextInt(LOW_PORTS_END - LOW_PORTS);
+      try (ServerSocket socket = new ServerSocket(port)) {
+        return socket.getLocalPort();
+      } catch (java.net.BindException taken) {
+        // another process listens there: try another
+      }
     }
+    throw new IOException("no free port in [" + LOW_PORTS + ", " + LOW_PORTS_END + ") after 100 tries");
   }
 
   Path logPath() {

@@ -56,6 +56,8 @@ class KerberosClusterTest {
   static File userKeytab;
   static MiniFffsCluster cluster;
   static UserGroupInformation alice;
+  /** The settings every kerberized cluster of this test starts from. */
+  static Configuration secure;
 
   @BeforeAll
   static void start() throws Exception {
@@ -90,6 +92,7 @@ class KerberosClusterTest {
     conf.set(DelegationTokens.KEY_UPDATE_INTERVAL_KEY, "2s");
     conf.set(DelegationTokens.RENEW_INTERVAL_KEY, "8s");
     conf.set(DelegationTokens.MAX_LIFETIME_KEY, "2m");
+    secure = new Configuration(conf);
     cluster = MiniFffsCluster.builder().baseDir(base.resolve("cluster")).conf(conf).numDataNodes(1).webHdfs()
         .build();
 
@@ -198,14 +201,7 @@ class KerberosClusterTest {
   void delegationTokensAreUsedRenewedCancelledAndExpireAndSurviveANameNodeRestart() throws Exception {
     Configuration conf = cluster.getConfiguration();
     Credentials credentials = new Credentials();
-    Token<?>[] collected = as(alice, () -> {
-      try (FileSystem fs = cluster.getFileSystem()) {
-        return fs.addDelegationTokens("alice", credentials);
-      }
-    });
-    assertThat(collected).hasSize(1);
-    Token<?> token = collected[0];
-    assertThat(token.getKind()).isEqualTo(FffsDelegationTokenIdentifier.KIND);
+    Token<?> token = collectToken(cluster, credentials);
 
     // A task that has only the token (no ticket) works as alice.
     UserGroupInformation task = UserGroupInformation.createRemoteUser("alice");
@@ -270,9 +266,71 @@ class KerberosClusterTest {
     assertThat(stackTrace(refused)).contains("InvalidToken").contains("expired");
   }
 
+  /**
+   * Three NameNodes: a token the leader issued authenticates a ticketless task at whichever NameNode it reaches,
+   * and stays valid once that leader stopped; the new leader renews it and cancels it (the keys and tokens travel in
+   * the replicated log, and a NameNode taking the lead loads them).
+   */
+  @Test
+  void aDelegationTokenOutlivesTheLeaderThatIssuedIt() throws Exception {
+    try (MiniFffsCluster ha = MiniFffsCluster.builder().baseDir(base.resolve("ha")).conf(new Configuration(secure))
+        .numNameNodes(3).numDataNodes(1).build()) {
+      try (FileSystem admin = ha.getFileSystem()) {
+        admin.mkdirs(new org.apache.hadoop.fs.Path("/user/alice"));
+        admin.setOwner(new org.apache.hadoop.fs.Path("/user/alice"), "alice", null);
+      }
+      Configuration conf = ha.getConfiguration();
+      Credentials credentials = new Credentials();
+      Token<?> token = collectToken(ha, credentials);
+      assertThat(token.getService().toString()).isEqualTo("ha-fffs:" + MiniFffsCluster.NAMESERVICE);
+      assertThat(ownerOfANewFile(ha, task(credentials), "/user/alice/before-failover")).isEqualTo("alice");
+
+      NameNode issuer = ha.getNameNode();
+      for (int i = 0; i < ha.getNumNameNodes(); i++) {
+        if (ha.getNameNode(i) == issuer) {
+          ha.stopNameNode(i);
+        }
+      }
+      ha.waitActive();
+      assertThat(ownerOfANewFile(ha, task(credentials), "/user/alice/after-failover")).isEqualTo("alice");
+      assertThat(as(alice, () -> token.renew(conf))).isGreaterThan(System.currentTimeMillis());
+      assertThat(ownerOfANewFile(ha, task(credentials), "/user/alice/after-renewal")).isEqualTo("alice");
+      as(alice, () -> {
+        token.cancel(conf);
+        return null;
+      });
+      assertThatThrownBy(() -> ownerOfANewFile(ha, task(credentials), "/user/alice/after-cancel"))
+          .hasStackTraceContaining("can't be found in cache");
+    }
+  }
+
+  /** Alice collects a token of {@code on} into {@code credentials}, as a job's submitter does. */
+  private static Token<?> collectToken(MiniFffsCluster on, Credentials credentials) throws Exception {
+    Token<?>[] collected = as(alice, () -> {
+      try (FileSystem fs = on.getFileSystem()) {
+        return fs.addDelegationTokens("alice", credentials);
+      }
+    });
+    assertThat(collected).hasSize(1);
+    assertThat(collected[0].getKind()).isEqualTo(FffsDelegationTokenIdentifier.KIND);
+    return collected[0];
+  }
+
+  /** A ticketless user holding only {@code credentials}: new connections each time. */
+  private static UserGroupInformation task(Credentials credentials) {
+    UserGroupInformation task = UserGroupInformation.createRemoteUser("alice");
+    task.addCredentials(credentials);
+    return task;
+  }
+
   private static String ownerOfANewFile(UserGroupInformation user, String path) throws Exception {
+    return ownerOfANewFile(cluster, user, path);
+  }
+
+  private static String ownerOfANewFile(MiniFffsCluster on, UserGroupInformation user, String path)
+      throws Exception {
     return as(user, () -> {
-      try (FileSystem fs = cluster.getFileSystem()) {
+      try (FileSystem fs = on.getFileSystem()) {
         org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path(path);
         fs.create(file, true).close();
         return fs.getFileStatus(file).getOwner();

@@ -279,8 +279,27 @@ public final class Namesystem implements Closeable {
         query(() -> BlockKeysOps.fromOp(namespace.delegation().blockKeys())));
   }
 
+  /** HA: something else that follows the lead (the delegation-token secrets). */
+  public interface LeadFollower {
+    /** This NameNode takes the lead and has applied every committed op; it serves as leader once this returns. */
+    void taking() throws IOException;
+
+    /** This NameNode serves as leader (runs on the monitor thread: it may log). */
+    void leading();
+  }
+
+  private final java.util.List<LeadFollower> leadFollowers = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /** HA: {@code follower} is told each time this NameNode takes the lead. */
+  public void addLeadFollower(LeadFollower follower) {
+    leadFollowers.add(follower);
+  }
+
   /** HA: called once this NameNode is the ready leader; it keeps the block keys at once rather than at the next check. */
   public void leading() {
+    for (LeadFollower follower : leadFollowers) {
+      monitor.execute(follower::leading);
+    }
     if (blockTokens.enabled()) {
       monitor.execute(() -> {
         try {
@@ -436,6 +455,12 @@ public final class Namesystem implements Closeable {
     return query(namespace::delegation);
   }
 
+  /** Reads the delegation-token secrets as logged, under the read lock (HA: as every NameNode applied them). */
+  public <T> T readSecrets(java.util.function.Function<io.fffs.namenode.namespace.DelegationState, T> read)
+      throws IOException {
+    return query(() -> read.apply(namespace.delegation()));
+  }
+
   /** Edit-log batches synced since start (each an fsync'd group of changes). */
   public long editBatchesSynced() {
     return journal.batchesSynced();
@@ -527,6 +552,9 @@ public final class Namesystem implements Closeable {
       safeMode = new SafeMode(liveBlocksAndLeases(), safeModeThreshold, safeModeTimeoutNanos, safeModeClock, true);
     } finally {
       lock.writeLock().unlock();
+    }
+    for (LeadFollower follower : leadFollowers) {
+      follower.taking();
     }
   }
 

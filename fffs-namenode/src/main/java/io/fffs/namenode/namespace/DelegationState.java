@@ -45,6 +45,16 @@ public final class DelegationState {
     return blockKeys;
   }
 
+  /** The master key {@code keyId} as logged, or null (never logged, or removed). */
+  public DelegationKeyOp key(int keyId) {
+    return keys.get(keyId);
+  }
+
+  /** The token with these identifier bytes as last logged, or null (never issued here, cancelled or expired). */
+  public DelegationTokenOp token(ByteString identifier) {
+    return tokens.get(identifier);
+  }
+
   public Collection<DelegationKeyOp> keys() {
     return keys.values();
   }

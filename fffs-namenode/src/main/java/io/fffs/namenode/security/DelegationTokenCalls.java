@@ -18,7 +18,7 @@ import org.apache.hadoop.thirdparty.protobuf.ByteString;
  * The delegation-token calls of the client protocol, as HDFS has them: only a caller authenticated by Kerberos
  * (not by a token) gets or renews one; the renewer named at issue renews it; its owner or renewer cancels it. With
  * Kerberos off there are none (no token, as Hadoop's {@code FileSystem} default). Refusals are
- * {@code ACCESS_DENIED} with Hadoop's reason.
+ * {@code ACCESS_DENIED} with Hadoop's reason. With HA only the leader serves them ({@code NOT_LEADER} elsewhere).
  */
 public final class DelegationTokenCalls {
   private final DelegationTokens tokens;
@@ -34,6 +34,7 @@ public final class DelegationTokenCalls {
       return null;
     }
     UserGroupInformation caller = kerberosCaller("get a delegation token");
+    tokens.checkServing("issue a delegation token");
     Text realUser = caller.getRealUser() == null ? null : new Text(caller.getRealUser().getUserName());
     FffsDelegationTokenIdentifier id = new FffsDelegationTokenIdentifier(new Text(caller.getUserName()),
         new Text(renewer), realUser);
@@ -47,7 +48,8 @@ public final class DelegationTokenCalls {
   public long renew(DelegationTokenProto proto) throws IOException {
     UserGroupInformation caller = kerberosCaller("renew a delegation token");
     try {
-      return running().renewToken(token(proto), caller.getShortUserName());
+      running().checkServing("renew a delegation token");
+      return tokens.renewToken(token(proto), caller.getShortUserName());
     } catch (SecretManager.InvalidToken | AccessControlException e) {
       throw new FffsException(ErrorCode.ACCESS_DENIED, "cannot renew the delegation token: " + e.getMessage());
     }
@@ -57,7 +59,8 @@ public final class DelegationTokenCalls {
   public void cancel(DelegationTokenProto proto) throws IOException {
     UserGroupInformation caller = caller();
     try {
-      running().cancelToken(token(proto), caller.getUserName());
+      running().checkServing("cancel a delegation token");
+      tokens.cancelToken(token(proto), caller.getUserName());
     } catch (SecretManager.InvalidToken | AccessControlException e) {
       throw new FffsException(ErrorCode.ACCESS_DENIED, "cannot cancel the delegation token: " + e.getMessage());
     }
