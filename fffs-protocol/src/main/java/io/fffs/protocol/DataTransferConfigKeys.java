@@ -63,7 +63,7 @@ public final class DataTransferConfigKeys {
    * member that stalls or cannot be reached is dropped within {@link #CHAIN_TIMEOUT_KEY}.
    */
   public static final String WRITE_PIPELINE_KEY = "fffs.client.write.pipeline";
-  public static final String WRITE_PIPELINE_DEFAULT = "fan-out";
+  public static final String WRITE_PIPELINE_DEFAULT = "chain";
 
   /**
    * Chain pipeline: how long a member waits for the next one to answer a forwarded write before it drops the rest of
