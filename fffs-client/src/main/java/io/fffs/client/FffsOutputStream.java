@@ -69,7 +69,8 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   /** Per block: how many DataNodes its pipeline started with (a repair adds DataNodes up to it). */
   private final Map<Long, Integer> wanted = new HashMap<>();
   private final PipelineRepair repair;
-  private final byte[] packet;
+  /** Where write calls gather a packet; handed to {@link UnackedWrites} when full, and replaced by a spare. */
+  private byte[] packet;
   /** Latency mode: every write call goes out as its own packet (one block-log entry, one user-time stamp). */
   private final boolean sendEachWrite;
   private int packetLength;
@@ -175,7 +176,11 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       int n = (int) Math.min(count - sent, blockSize - inBlock);
       BlockWriter writer = writerFor(index);
       UnackedWrites copies = unacked.get(blockIds.get(index));
-      if (copies != null) {
+      if (copies != null && bytes == packet && from == 0 && n == packet.length) {
+        // The stream's own full packet, all in one block: kept as it is, one pass over the bytes fewer.
+        copies.handOver(inBlock, bytes, writer.acknowledgedBytes());
+        packet = copies.spare(packet.length);
+      } else if (copies != null) {
         copies.add(inBlock, bytes, from + sent, n, writer.acknowledgedBytes());
       }
       try {

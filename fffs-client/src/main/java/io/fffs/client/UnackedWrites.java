@@ -10,7 +10,8 @@ import java.util.List;
  * first, so that after the DataNode refuses the writer's token they can be sent again, once, through a writer with a
  * fresh token (a replicated writer keeps its own packets: {@link io.fffs.client.data.BlockWriter#renewsInPlace}).
  * Acknowledged writes are dropped as new ones come, so it holds about a write window; their arrays take the next
- * copies of the same size (no allocation and zeroing per packet). Not thread-safe.
+ * copies of the same size (no allocation and zeroing per packet). A full packet gathered in the output stream's own
+ * buffer is kept without a copy ({@link #handOver}): the stream goes on in a spare array. Not thread-safe.
  */
 final class UnackedWrites {
   /** {@code start}: where the write begins in the writer's bytes, counted in the order they were sent. */
@@ -25,10 +26,28 @@ final class UnackedWrites {
   /** Keeps a copy of {@code count} bytes of {@code bytes} written at {@code offset} of the block. */
   void add(long offset, byte[] bytes, int from, int count, long acknowledged) {
     drop(acknowledged);
-    byte[] copy = spare.isEmpty() || spare.peek().length != count ? new byte[count] : spare.poll();
+    byte[] copy = spare(count);
     System.arraycopy(bytes, from, copy, 0, count);
-    writes.add(new Write(offset, copy, sent));
-    sent += count;
+    keep(offset, copy);
+  }
+
+  /**
+   * Keeps {@code packet} itself, all of it written at {@code offset} of the block, instead of a copy: the caller
+   * hands it over and writes into another ({@link #spare}) from now on.
+   */
+  void handOver(long offset, byte[] packet, long acknowledged) {
+    drop(acknowledged);
+    keep(offset, packet);
+  }
+
+  /** An array of {@code size} bytes no kept write uses: an acknowledged write's, or a new one. */
+  byte[] spare(int size) {
+    return spare.isEmpty() || spare.peek().length != size ? new byte[size] : spare.poll();
+  }
+
+  private void keep(long offset, byte[] bytes) {
+    writes.add(new Write(offset, bytes, sent));
+    sent += bytes.length;
   }
 
   /** The writes, or their tails, past the first {@code acknowledged} bytes, in order: offset in the block and bytes. */

@@ -54,4 +54,22 @@ class UnackedWritesTest {
     assertThat(bytes(rest.get(1).bytes())).containsExactly(3, 3);
     assertThat(bytes(rest.get(2).bytes())).containsExactly(4, 4);
   }
+
+  @Test
+  void aHandedOverPacketIsKeptAsItIsAndTheSpareIsNeverAnUnacknowledgedOne() {
+    UnackedWrites writes = new UnackedWrites();
+    byte[] first = {1, 1};
+    writes.handOver(0, first, 0);
+    byte[] next = writes.spare(2);
+    assertThat(next).isNotSameAs(first);
+    next[0] = 2;
+    next[1] = 2;
+    writes.handOver(2, next, 0);
+    assertThat(writes.after(0)).extracting(r -> bytes(r.bytes())).containsExactly(new byte[] {1, 1},
+        new byte[] {2, 2});
+    assertThat(writes.after(2)).hasSize(1);  // the first packet was acknowledged: its array is spare again
+    assertThat(writes.spare(2)).isSameAs(first);
+    assertThat(writes.spare(2)).isNotSameAs(next);
+    assertThat(bytes(writes.after(2).get(0).bytes())).containsExactly(2, 2);
+  }
 }

@@ -41,9 +41,14 @@ public final class DataTransferConfigKeys {
   /** The most packets {@link #WRITE_WINDOW_BYTES_KEY} puts in flight (each one holds a future and a frame). */
   public static final int WRITE_WINDOW_MAX_PACKETS = 8192;
 
-  /** Bytes of block data per WRITE packet; each packet is one entry of the block log. */
+  /**
+   * Bytes of block data per WRITE packet; each packet is one entry of the block log. Every packet costs both ends a
+   * request, an answer and a log entry, and a fresh JVM's JIT compiles that per-packet code once it has run often
+   * enough: a fresh client writing 1 GiB in 128 KiB calls used about a quarter less CPU, client and DataNode
+   * together, with 1 MiB packets than with 128 KiB ones (4 MiB: no better, the client's collector busier).
+   */
   public static final String WRITE_PACKET_SIZE_KEY = "fffs.client.write.packet-size";
-  public static final long WRITE_PACKET_SIZE_DEFAULT = 128 * 1024;
+  public static final long WRITE_PACKET_SIZE_DEFAULT = 1024 * 1024;
 
   /**
    * Bytes of queued packets a TCP block writer sends with one flush (at least one packet): packets wait in the

@@ -1,5 +1,6 @@
 package io.fffs.rdma;
 
+import io.fffs.common.transport.TransportSelection;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 
@@ -14,12 +15,12 @@ public final class RdmaConfigKeys {
    * InfiniBand and RoCE NICs). Off: also over UCX's tcp and shared-memory transports (how the tests run).
    * {@code fffs.transport=ucx} uses UCX whenever it loads.
    */
-  public static final String REQUIRE_DEVICE_KEY = "fffs.rdma.require-device";
-  public static final boolean REQUIRE_DEVICE_DEFAULT = true;
+  public static final String REQUIRE_DEVICE_KEY = TransportSelection.REQUIRE_DEVICE_KEY;
+  public static final boolean REQUIRE_DEVICE_DEFAULT = TransportSelection.REQUIRE_DEVICE_DEFAULT;
 
   /** Where to look for RDMA devices (tests point it elsewhere). */
-  public static final String DEVICE_DIR_KEY = "fffs.rdma.device-dir";
-  public static final String DEVICE_DIR_DEFAULT = "/sys/class/infiniband";
+  public static final String DEVICE_DIR_KEY = TransportSelection.DEVICE_DIR_KEY;
+  public static final String DEVICE_DIR_DEFAULT = TransportSelection.DEVICE_DIR_DEFAULT;
 
   /**
    * Bytes of one registered buffer: a client's write packet slot or read chunk, a DataNode's staging buffer.

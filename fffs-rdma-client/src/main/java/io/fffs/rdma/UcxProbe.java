@@ -1,6 +1,7 @@
 package io.fffs.rdma;
 
 import io.fffs.common.transport.TransportProbe;
+import io.fffs.common.transport.TransportSelection;
 import java.io.File;
 import java.util.Arrays;
 import org.apache.hadoop.conf.Configuration;
@@ -64,12 +65,7 @@ public final class UcxProbe {
    * JVM 0.2–0.5 s, and jucx unpacks its JNI library even where UCX is missing.)
    */
   public static String notPreferred(Configuration conf) {
-    if (!RdmaConfigKeys.requireDevice(conf) || devices(RdmaConfigKeys.deviceDir(conf)).length > 0) {
-      return null;
-    }
-    return "no RDMA device in " + RdmaConfigKeys.deviceDir(conf) + "; auto uses UCX only with one ("
-        + RdmaConfigKeys.REQUIRE_DEVICE_KEY + "=false or fffs.transport=ucx to use UCX's tcp and shared-memory"
-        + " transports)";
+    return TransportSelection.withoutRdmaDevice(conf);
   }
 
   public static UcpParams contextParams() {

@@ -17,7 +17,8 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
  * <pre>
  *   uri          → ok URI                        (the file system clients connect to)
  *   quiet        → ok                            (FFFS: waits until persistence has gone quiet)
- *   stats        → ok PAGES_RELOADED SEGMENT_READS  (FFFS; 0 0 for HDFS)
+ *   stats        → ok PAGES_RELOADED SEGMENT_READS BATCHES FSYNCS  (FFFS' DataNode 0; zeros for HDFS)
+ *   cpu          → ok CPU_MS                      (the CPU time this JVM has used, all its threads)
  *   repair PATH  → ok SECONDS BYTES              (FFFS: stops DataNode 0 and waits until every block of PATH has
  *                                                its replication again; BYTES: the bytes of the blocks it held)
  * </pre>
@@ -54,7 +55,12 @@ public final class FreshServerMain {
             }
             case "stats" -> {
               StoreStats stats = fffs ? ffs.getDataNode(0).store().stats() : null;
-              return stats == null ? "0 0" : stats.pagesReloaded.sum() + " " + stats.segmentReads.sum();
+              return stats == null ? "0 0 0 0" : stats.pagesReloaded.sum() + " " + stats.segmentReads.sum() + " "
+                  + stats.persistBatches.sum() + " " + stats.fsyncs.sum();
+            }
+            case "cpu" -> {
+              return String.valueOf(((com.sun.management.OperatingSystemMXBean) java.lang.management
+                  .ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime() / 1_000_000);
             }
             case "repair" -> {
               return ReplicationBenchmark.repair(ffs, c[1]);

@@ -64,6 +64,8 @@ class RefusedTokenWriterTest {
     conf.set(DataTransferConfigKeys.WRITE_PIPELINE_KEY, "fan-out");
     conf.set("fffs.datanode.heartbeat.interval", "10m");
     conf.set("fffs.namenode.datanode.dead-interval", "30m");
+    // Writes of 60,000-150,000 bytes are several packets each, gathered in the stream's buffer and handed over.
+    conf.setInt(DataTransferConfigKeys.WRITE_PACKET_SIZE_KEY, 64 * 1024);
     cluster = MiniFffsCluster.builder().baseDir(base).conf(conf).numDataNodes(2).build();
     fs = cluster.getFileSystem();
     Configuration chain = cluster.getConfiguration();
