@@ -48,6 +48,7 @@ class ReplicationScanStepsTest {
     final Namespace namespace = Namespace.format("cluster-7", "admin", "supergroup", (short) 0755);
     final NamespaceApplier applier = new NamespaceApplier(namespace);
     long micros = START_MICROS;
+    long deletedWhileOpen;
 
     Built() {
       for (int d = 0; d < DIRECTORIES; d++) {
@@ -66,7 +67,10 @@ class ReplicationScanStepsTest {
             apply(EditOpProto.newBuilder().setDelete(DeleteOp.newBuilder().setPath(path)).build());
           }
         }
-        write("/d" + d + "/open", 2, 2, false);
+        long open = write("/d" + d + "/open", 2, 2, false);
+        if (d == 4) {
+          deletedWhileOpen = open;
+        }
       }
       apply(EditOpProto.newBuilder().setDelete(DeleteOp.newBuilder().setPath("/d4/open")).build());
     }
@@ -246,5 +250,34 @@ class ReplicationScanStepsTest {
     assertThat(stepped.get(built.namespace.inode(lowered).latest().blockId(0)))
         .as("a file whose replication changed meanwhile keeps its replicas this scan")
         .satisfies(want -> assertThat(want.open()).isTrue());
+  }
+
+  /**
+   * A garbage-collection batch applied while the paths are read may drop the name that reached a file being written
+   * (renamed since), so then every file being written that no path reached has its last block left to its writer.
+   */
+  @Test
+  void aGcBatchWhilePathsAreReadLeavesTheLastBlockOfEveryFileBeingWrittenToItsWriter() throws Exception {
+    Built built = new Built();
+    Inode deletedWhileOpen = built.namespace.inode(built.deletedWhileOpen);
+    assertThat(deletedWhileOpen.latest().isUnderConstruction()).isTrue();
+    long last = deletedWhileOpen.latest().blockId(1);
+    ReplicationScan quiet = built.scan(BUDGET, step -> step.run());
+    assertThat(quiet.wants()).as("no batch ran: wanted as its history is")
+        .contains(new Want(last, deletedWhileOpen.latest().replication()));
+
+    int[] hold = {0};
+    ReplicationScan scan = built.scan(BUDGET, step -> {
+      step.run();
+      if (hold[0]++ == 0) {
+        GcPass.apply(built.namespace, List.of());
+      }
+    });
+    assertThat(scan.open()).contains(last);
+    assertThat(scan.wants()).noneMatch(want -> want.blockId() == last);
+    long first = deletedWhileOpen.latest().blockId(0);
+    assertThat(scan.wants()).as("its closed block is not thinned either")
+        .contains(new Want(first, deletedWhileOpen.latest().replication(), null, true))
+        .noneMatch(want -> want.blockId() == first && !want.open());
   }
 }
