@@ -96,7 +96,7 @@ public final class NameNodeConfigKeys {
   /**
    * Size of a garbage-collection pass's steps: each of its reads under the read lock visits about this many units
    * (inodes, names, name-history entries, file versions), and each batch under the write lock goes through about as
-   * many (inodes, their versions and name entries).
+   * many (inodes, their versions and name entries). The replication scan reads the namespace in holds of as many.
    */
   public static final String HISTORY_GC_BATCH_INODES_KEY = "fffs.history.gc.batch-inodes";
   public static final int HISTORY_GC_BATCH_INODES_DEFAULT = 1000;

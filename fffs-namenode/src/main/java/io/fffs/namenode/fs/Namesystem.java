@@ -21,12 +21,12 @@ import io.fffs.namenode.lease.LeaseManager;
 import io.fffs.namenode.lease.WriterFencing;
 import io.fffs.namenode.namespace.BlockRetention;
 import io.fffs.namenode.namespace.GcPass;
+import io.fffs.namenode.namespace.GcSteps;
 import io.fffs.namenode.namespace.Inode;
 import io.fffs.namenode.namespace.InodeState;
 import io.fffs.namenode.namespace.Namespace;
 import io.fffs.namenode.namespace.NamespaceApplier;
 import io.fffs.namenode.namespace.NamespaceImage;
-import io.fffs.namenode.namespace.VersionChain;
 import io.fffs.namenode.permission.PermissionChecker;
 import io.fffs.namenode.safemode.SafeMode;
 import io.fffs.namenode.security.BlockKeysOps;
@@ -34,9 +34,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -92,6 +90,8 @@ public final class Namesystem implements Closeable {
   private final boolean checkpointAfterGc;
   /** What DataNodes must keep of each block, as of the last garbage-collection pass. */
   private volatile BlockRetention blockRetention;
+  /** The units of the namespace one read-lock hold of the replication scan reads, about. */
+  private final int scanBudget;
 
   public final FileOps files;
   public final DirectoryOps directories;
@@ -215,6 +215,8 @@ public final class Namesystem implements Closeable {
     this.checkpointAfterGc = conf.getBoolean(NameNodeConfigKeys.HISTORY_GC_CHECKPOINT_KEY,
         NameNodeConfigKeys.HISTORY_GC_CHECKPOINT_DEFAULT);
     this.blockRetention = BlockRetention.compute(namespace);
+    this.scanBudget = Math.max(1, conf.getInt(NameNodeConfigKeys.HISTORY_GC_BATCH_INODES_KEY,
+        NameNodeConfigKeys.HISTORY_GC_BATCH_INODES_DEFAULT));
     LockedPaths paths = new LockedPaths();
     Horizon horizon = new Horizon(namespace, () -> defaultRetention, this::nowMicros);
     this.files = new FileOps(paths, namespace, permissions, leases, datanodes, writerFencing,
@@ -711,62 +713,22 @@ public final class Namesystem implements Closeable {
   /**
    * One pass of the replication monitor over the blocks of every file a path reaches but the last block of a file
    * being written, and over the blocks only past versions list (of deleted files, or cut from a file), which past
-   * reads still reach until garbage collection drops those versions (not in safe mode). Tests call it directly.
+   * reads still reach until garbage collection drops those versions (not in safe mode). The namespace is read in
+   * read-lock holds of about {@code fffs.history.gc.batch-inodes} units ({@link ReplicationScan}), so changes go on
+   * between them. Tests call it directly.
    */
   void scanReplication() {
     try {
       if (safeMode.isOn()) {
         return;
       }
-      List<Long> open = new ArrayList<>();
-      List<ReplicationMonitor.Want> wants = query(() -> {
-        List<ReplicationMonitor.Want> all = new ArrayList<>();
-        namespace.forEachLatestFile(namespace.root(), file -> {
-          InodeState state = file.latest();
-          // An open file's last block is its writer's; one with no block yet has none to leave out.
-          int closed = state.isUnderConstruction() ? Math.max(0, state.blockCount() - 1) : state.blockCount();
-          if (closed < state.blockCount()) {
-            open.add(state.blockId(closed));
-          }
-          for (int i = 0; i < closed; i++) {
-            long blockId = state.blockId(i);
-            all.add(new ReplicationMonitor.Want(blockId, state.replication(),
-                datanodes.corruptReplicas(blockId) > 0 ? namespace.pathOf(file) : null,
-                state.isUnderConstruction()));
-          }
-        });
-        Set<Long> seen = new HashSet<>(open);
-        all.forEach(want -> seen.add(want.blockId()));
-        all.addAll(historyOnlyBlocks(seen));
-        return all;
-      });
-      replication.scan(wants, open);
+      ReplicationScan scan = new ReplicationScan(namespace, () -> lastHlc.packed(),
+          blockId -> datanodes.corruptReplicas(blockId) > 0);
+      GcSteps.run(scan, scanBudget, step -> query(step::run));
+      replication.scan(scan.wants(), scan.open());
     } catch (IOException | RuntimeException e) {
       LOG.warn("Replication scan failed; will retry", e);
     }
-  }
-
-  /**
-   * The blocks not in {@code seen} that a kept version of a file lists, each wanted at the replication of the newest
-   * version listing it (under the read lock).
-   */
-  private List<ReplicationMonitor.Want> historyOnlyBlocks(Set<Long> seen) {
-    List<ReplicationMonitor.Want> wants = new ArrayList<>();
-    for (Inode inode : namespace.inodes()) {
-      if (inode.isDirectory()) {
-        continue;
-      }
-      VersionChain<InodeState> states = inode.states();
-      for (int v = states.size() - 1; v >= 0; v--) {
-        InodeState state = states.value(v);
-        for (int b = 0; b < state.blockCount(); b++) {
-          if (seen.add(state.blockId(b))) {
-            wants.add(new ReplicationMonitor.Want(state.blockId(b), state.replication()));
-          }
-        }
-      }
-    }
-    return wants;
   }
 
   private void recoverHardExpiredLeases() {

@@ -204,6 +204,7 @@ public final class GcPass {
    * drops the versions and names no kept moment sees. Counts no removed inodes.
    */
   public static Result apply(Namespace namespace, List<Keep> keeps) {
+    namespace.countGcBatch();
     long versions = 0;
     long names = 0;
     for (Keep keep : keeps) {
@@ -336,6 +337,7 @@ public final class GcPass {
 
   /** Removes the listed inodes that are still there; returns the ids removed. */
   public static List<Long> remove(Namespace namespace, List<Long> ids) {
+    namespace.countGcBatch();
     List<Long> removed = new ArrayList<>();
     for (long id : ids) {
       if (namespace.inode(id) != null) {

@@ -12,13 +12,14 @@ import java.util.NavigableMap;
  * read lock through {@link GcPass.Locked} and stops once it has visited its budget of units (an inode, a name of a
  * directory, an entry of a name's history and a version of a file count one each), keeping a cursor for the next
  * step, so no step holds writers back for long whatever the namespace's size. A step stops between names and between
- * files, so it exceeds its budget by at most one name's entries or one file's versions.
+ * files, so it exceeds its budget by at most one name's entries or one file's versions. The replication scan reads in
+ * the same steps ({@code fs.ReplicationScan}).
  */
-final class GcSteps {
+public final class GcSteps {
   private GcSteps() {}
 
   /** The units one step may visit, and how many it has. */
-  static final class Units {
+  public static final class Units {
     private final int budget;
     private int spent;
 
@@ -26,11 +27,11 @@ final class GcSteps {
       this.budget = budget;
     }
 
-    void spend(int units) {
+    public void spend(int units) {
       spent += units;
     }
 
-    boolean exhausted() {
+    public boolean exhausted() {
       return spent >= budget;
     }
 
@@ -40,14 +41,14 @@ final class GcSteps {
   }
 
   /** A reading done in steps: each {@link #step} goes on from where the last one stopped. */
-  interface Stepped {
+  public interface Stepped {
     void step(Units units);
 
     boolean done();
   }
 
   /** Runs {@code reading} in steps of {@code budget} units, each under {@code locked}, until it is done. */
-  static void run(Stepped reading, int budget, GcPass.Locked locked) throws IOException {
+  public static void run(Stepped reading, int budget, GcPass.Locked locked) throws IOException {
     while (!reading.done()) {
       locked.run(() -> {
         Units units = new Units(budget);

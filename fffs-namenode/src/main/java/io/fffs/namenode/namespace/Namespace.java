@@ -36,6 +36,7 @@ public final class Namespace {
   private final String clusterId;
   /** HLC of the last garbage-collection pass applied, 0 if none. */
   private long lastGcHlc;
+  private long gcBatches;
   private long nextInodeId = ROOT_ID + 1;
   private long nextBlockId = 1;
 
@@ -199,6 +200,15 @@ public final class Namespace {
 
   void removePin(String name) {
     pins.remove(name);
+  }
+
+  /** Garbage-collection batches applied since load: a reading in steps sees whether one dropped history meanwhile. */
+  public long gcBatches() {
+    return gcBatches;
+  }
+
+  void countGcBatch() {
+    gcBatches++;
   }
 
   public long lastGcHlc() {
