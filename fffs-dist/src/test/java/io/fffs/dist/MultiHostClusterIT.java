@@ -127,12 +127,7 @@ class MultiHostClusterIT {
   }
 
   private String admin(String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of("admin", "-D", "fs.defaultFS=" + cluster.nameNodeUri()));
-    command.addAll(Arrays.asList(args));
-    Tarball.Result result = Tarball.run(home, Map.of("JAVA_HOME", System.getProperty("java.home")), List.of(), 120,
-        command.toArray(new String[0]));
-    assertThat(result.exit()).as(result.output()).isZero();
-    return result.output();
+    return cluster.admin(args);
   }
 
   private byte[] read(Path file, TimeSpec time) throws IOException {
@@ -274,8 +269,9 @@ class MultiHostClusterIT {
     String address = "\"address\":\"" + cluster.ip(node) + ":" + NetnsCluster.DN_PORT + "\"";
     String status = "";
     for (int i = 0; i < 300; i++) {
-      try (InputStream in = URI.create("http://" + cluster.ip(0) + ":9870/status").toURL().openStream()) {
-        status = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      status = cluster.nameNodeStatus(0);
+      if (status == null) {
+        throw new IOException("the NameNode's /status does not answer");
       }
       int at = status.indexOf(address);
       if (at >= 0 && status.substring(at, status.indexOf('}', at)).contains(field)) {
