@@ -11,7 +11,6 @@ import io.fffs.common.time.PhysicalClock;
 import io.fffs.common.time.TimeSpec;
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -261,16 +260,10 @@ class HaPartitionIT {
   }
 
   private byte[] read(Path file, TimeSpec time) throws IOException {
-    try (InputStream in = time == null ? fs.open(file) : fs.open(file, time)) {
-      return in.readAllBytes();
-    }
+    return FileContents.read(fs, file, time);
   }
 
   private static byte[] bytes(int size, int seed) {
-    byte[] data = new byte[size];
-    for (int i = 0; i < size; i++) {
-      data[i] = (byte) (seed * 31 + i * 7);
-    }
-    return data;
+    return FileContents.bytes(size, seed);
   }
 }

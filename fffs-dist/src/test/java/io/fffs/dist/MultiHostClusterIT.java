@@ -131,17 +131,11 @@ class MultiHostClusterIT {
   }
 
   private byte[] read(Path file, TimeSpec time) throws IOException {
-    try (InputStream in = time == null ? fs.open(file) : fs.open(file, time)) {
-      return in.readAllBytes();
-    }
+    return FileContents.read(fs, file, time);
   }
 
   private static byte[] bytes(int size, int seed) {
-    byte[] data = new byte[size];
-    for (int i = 0; i < size; i++) {
-      data[i] = (byte) (seed * 31 + i * 7);
-    }
-    return data;
+    return FileContents.bytes(size, seed);
   }
 
   private void write(Path file, byte[] data) throws IOException {
