@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The multi-host test alone: a NameNode and four DataNodes, each in a network namespace of its own on a bridge,
+# The multi-host tests alone: a NameNode and four DataNodes, each in a network namespace of its own on a bridge,
 # started with bin/fffs --daemon from the tarball, then faults (a link cut mid-write, kill -9, a NameNode restart,
-# a DataNode's clock moved 2 s ahead). It is fffs-dist's MultiHostClusterIT, which `dev-support/test.sh` also runs;
+# a DataNode's clock moved 2 s ahead); and three HA NameNodes whose leader's link is cut. They are fffs-dist's
+# MultiHostClusterIT and HaPartitionIT, which `dev-support/test.sh` also runs;
 # it needs root and `ip netns` (else it is skipped, saying why) and libfaketime for the clock part (installed here
 # when missing). Extra arguments go to Maven. Namespaces, bridge and arenas are removed even when it fails.
 set -euo pipefail
@@ -14,6 +15,6 @@ if ! command -v faketime >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq faketime >&2
 fi
 
-# fffs-dist needs the tarball, built from every module it ships; no unit tests, only this IT.
+# fffs-dist needs the tarball, built from every module it ships; no unit tests, only these ITs.
 exec mvn -B -ntp verify -pl fffs-dist -am -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
-  -Dit.test=MultiHostClusterIT -Djacoco.skip=true "$@"
+  -Dit.test='MultiHostClusterIT,HaPartitionIT' -Djacoco.skip=true "$@"

@@ -127,26 +127,15 @@ class MultiHostClusterIT {
   }
 
   private String admin(String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of("admin", "-D", "fs.defaultFS=" + cluster.nameNodeUri()));
-    command.addAll(Arrays.asList(args));
-    Tarball.Result result = Tarball.run(home, Map.of("JAVA_HOME", System.getProperty("java.home")), List.of(), 120,
-        command.toArray(new String[0]));
-    assertThat(result.exit()).as(result.output()).isZero();
-    return result.output();
+    return cluster.admin(args);
   }
 
   private byte[] read(Path file, TimeSpec time) throws IOException {
-    try (InputStream in = time == null ? fs.open(file) : fs.open(file, time)) {
-      return in.readAllBytes();
-    }
+    return FileContents.read(fs, file, time);
   }
 
   private static byte[] bytes(int size, int seed) {
-    byte[] data = new byte[size];
-    for (int i = 0; i < size; i++) {
-      data[i] = (byte) (seed * 31 + i * 7);
-    }
-    return data;
+    return FileContents.bytes(size, seed);
   }
 
   private void write(Path file, byte[] data) throws IOException {
@@ -274,8 +263,9 @@ class MultiHostClusterIT {
     String address = "\"address\":\"" + cluster.ip(node) + ":" + NetnsCluster.DN_PORT + "\"";
     String status = "";
     for (int i = 0; i < 300; i++) {
-      try (InputStream in = URI.create("http://" + cluster.ip(0) + ":9870/status").toURL().openStream()) {
-        status = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      status = cluster.nameNodeStatus(0);
+      if (status == null) {
+        throw new IOException("the NameNode's /status does not answer");
       }
       int at = status.indexOf(address);
       if (at >= 0 && status.substring(at, status.indexOf('}', at)).contains(field)) {

@@ -12,30 +12,36 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A NameNode and DataNodes, each in a Linux network namespace of its own on one bridge with its own address,
- * process, pid and log directories, arena and data directory, started with {@code bin/fffs --daemon} from an
- * unpacked tarball. The host namespace reaches them through the bridge (address .1). Names carry a random suffix so
- * parallel runs do not clash; {@link #close} removes every namespace, the bridge and the arenas, also on failure (a
- * shutdown hook runs it if the JVM ends first).
+ * A NameNode (or the NameNodes of an HA cluster {@code mycluster}) and DataNodes, each in a Linux network namespace
+ * of its own on one bridge with its own address, process, pid and log directories, arena and data directory,
+ * started with {@code bin/fffs --daemon} from an unpacked tarball. Nodes {@code 0 .. nameNodes-1} are the NameNodes,
+ * the DataNodes follow. The host namespace reaches them through the bridge (address .1). Names carry a random suffix
+ * so parallel runs do not clash; {@link #close} removes every namespace, the bridge and the arenas, also on failure
+ * (a shutdown hook runs it if the JVM ends first).
  */
 final class NetnsCluster implements AutoCloseable {
   static final int NN_PORT = 8020;
   static final int DN_PORT = 50010;
   static final int HTTP_PORT = 9864;
+  static final int NN_HTTP_PORT = 9870;
+  static final int RATIS_PORT = 9872;
+  static final String NAMESERVICE = "mycluster";
 
   private final Path home;
   private final Path work;
   private final String suffix;
   private final String subnet;
+  private final int nameNodes;
   private final int datanodes;
   private final List<String> namespaces = new ArrayList<>();
   private final Thread hook = new Thread(this::cleanUp, "netns-cluster-cleanup");
   private final long createdMillis = System.currentTimeMillis();
   private boolean closed;
 
-  private NetnsCluster(Path home, Path work, int datanodes) {
+  private NetnsCluster(Path home, Path work, int nameNodes, int datanodes) {
     this.home = home;
     this.work = work;
+    this.nameNodes = nameNodes;
     this.datanodes = datanodes;
     Random random = new Random(System.nanoTime() ^ ProcessHandle.current().pid());
     this.suffix = String.format("%04x", random.nextInt(0x10000));
@@ -59,9 +65,18 @@ final class NetnsCluster implements AutoCloseable {
     }
   }
 
-  /** Builds the bridge and {@code datanodes + 1} namespaces. */
+  /** Builds the bridge and {@code datanodes + 1} namespaces: one NameNode without HA. */
   static NetnsCluster create(Path home, Path work, int datanodes) throws IOException, InterruptedException {
-    NetnsCluster cluster = new NetnsCluster(home, work, datanodes);
+    return create(home, work, 1, datanodes);
+  }
+
+  /**
+   * Builds the bridge and {@code nameNodes + datanodes} namespaces; more than one NameNode makes them the HA cluster
+   * {@code fffs://mycluster}.
+   */
+  static NetnsCluster create(Path home, Path work, int nameNodes, int datanodes)
+      throws IOException, InterruptedException {
+    NetnsCluster cluster = new NetnsCluster(home, work, nameNodes, datanodes);
     Runtime.getRuntime().addShutdownHook(cluster.hook);
     try {
       cluster.build();
@@ -76,7 +91,7 @@ final class NetnsCluster implements AutoCloseable {
     run("ip", "link", "add", bridge(), "type", "bridge");
     run("ip", "addr", "add", subnet + ".1/24", "dev", bridge());
     run("ip", "link", "set", bridge(), "up");
-    for (int node = 0; node <= datanodes; node++) {
+    for (int node = 0; node < nameNodes + datanodes; node++) {
       String ns = namespace(node);
       run("ip", "netns", "add", ns);
       namespaces.add(ns);
@@ -94,21 +109,73 @@ final class NetnsCluster implements AutoCloseable {
     return "fbr" + suffix;
   }
 
-  /** The host side of node's link: taking it down cuts the node off. Node 0 is the NameNode. */
+  /** The host side of node's link: taking it down cuts the node off. */
   String hostLink(int node) {
     return "fh" + suffix + node;
   }
 
+  boolean isNameNode(int node) {
+    return node < nameNodes;
+  }
+
+  private boolean ha() {
+    return nameNodes > 1;
+  }
+
+  /** {@code nn} for the one NameNode, {@code nn1..} for HA NameNodes, {@code dnN} for DataNode node N. */
+  private String nodeName(int node) {
+    return isNameNode(node) ? (ha() ? "nn" + (node + 1) : "nn") : "dn" + node;
+  }
+
   String namespace(int node) {
-    return "fffs-" + suffix + "-" + (node == 0 ? "nn" : "dn" + node);
+    return "fffs-" + suffix + "-" + nodeName(node);
   }
 
   String ip(int node) {
     return subnet + "." + (10 + node);
   }
 
+  /** What clients use: the NameNode's address, or {@code fffs://mycluster}. */
   String nameNodeUri() {
-    return "fffs://" + ip(0) + ":" + NN_PORT;
+    return ha() ? "fffs://" + NAMESERVICE : nameNodeUri(0);
+  }
+
+  /** NameNode {@code node} by its own address, not the logical name. */
+  String nameNodeUri(int node) {
+    return "fffs://" + ip(node) + ":" + NN_PORT;
+  }
+
+  /**
+   * The settings every node and client of the HA cluster shares (the logical name, each NameNode's RPC, Raft and
+   * HTTP address, a short call timeout), as {@code key=value}; none without HA.
+   */
+  List<String> haSettings() {
+    List<String> settings = new ArrayList<>();
+    if (!ha()) {
+      return settings;
+    }
+    List<String> ids = new ArrayList<>();
+    settings.add("fffs.nameservices=" + NAMESERVICE);
+    for (int node = 0; node < nameNodes; node++) {
+      String id = NAMESERVICE + "." + nodeName(node);
+      ids.add(nodeName(node));
+      settings.add("fffs.namenode.rpc-address." + id + "=" + ip(node) + ":" + NN_PORT);
+      settings.add("fffs.namenode.ratis-address." + id + "=" + ip(node) + ":" + RATIS_PORT);
+      settings.add("fffs.namenode.http-address." + id + "=" + ip(node) + ":" + NN_HTTP_PORT);
+    }
+    settings.add("fffs.ha.namenodes." + NAMESERVICE + "=" + String.join(",", ids));
+    // How soon a client's or DataNode's call to a leader whose link is cut gives up on it and tries the others.
+    settings.add("fffs.ha.call-timeout=4s");
+    return settings;
+  }
+
+  /** {@code -D key=value} for each of {@code settings}. */
+  static List<String> defines(List<String> settings) {
+    List<String> args = new ArrayList<>();
+    for (String setting : settings) {
+      args.addAll(List.of("-D", setting));
+    }
+    return args;
   }
 
   String arena(int node) {
@@ -116,7 +183,7 @@ final class NetnsCluster implements AutoCloseable {
   }
 
   Path nodeDir(int node) {
-    return work.resolve(node == 0 ? "nn" : "dn" + node);
+    return work.resolve(nodeName(node));
   }
 
   /** The environment of node's daemon commands: its pid and log directories, a small heap, this JVM's Java. */
@@ -124,21 +191,29 @@ final class NetnsCluster implements AutoCloseable {
     Map<String, String> env = new HashMap<>();
     env.put("FFFS_PID_DIR", nodeDir(node).resolve("pid").toString());
     env.put("FFFS_LOG_DIR", nodeDir(node).resolve("log").toString());
-    env.put("FFFS_HEAPSIZE", node == 0 ? "384m" : "256m");
+    env.put("FFFS_HEAPSIZE", isNameNode(node) ? "384m" : "256m");
     env.put("JAVA_HOME", System.getProperty("java.home"));
     env.put("FFFS_STOP_TIMEOUT", "60");
     return env;
   }
 
-  /** Options every node gets: quick heartbeats and death, a short safe mode, a small arena. */
+  /**
+   * Options every node gets: quick heartbeats and death, a short safe mode, a small arena; with HA the shared
+   * settings, each NameNode's id and a 700 ms election timeout (DataNodes follow the leader of the logical name).
+   */
   List<String> daemonArgs(int node) {
-    List<String> args = new ArrayList<>(List.of("-D", "fffs.namenode.rpc-address=" + ip(0) + ":" + NN_PORT,
-        "-D", "fffs.datanode.heartbeat.interval=500ms", "-D", "fffs.namenode.datanode.dead-interval=4s"));
-    if (node == 0) {
+    List<String> args = new ArrayList<>(ha() ? defines(haSettings())
+        : List.of("-D", "fffs.namenode.rpc-address=" + ip(0) + ":" + NN_PORT));
+    args.addAll(List.of("-D", "fffs.datanode.heartbeat.interval=500ms",
+        "-D", "fffs.namenode.datanode.dead-interval=4s"));
+    if (isNameNode(node)) {
       args.addAll(List.of("-D", "fffs.namenode.rpc-bind-host=0.0.0.0",
-          "-D", "fffs.namenode.http-address=" + ip(0) + ":9870", "-D", "fffs.namenode.http-bind-host=0.0.0.0",
-          "-D", "fffs.namenode.name.dir=" + nodeDir(0).resolve("name"),
+          "-D", "fffs.namenode.http-bind-host=0.0.0.0",
+          "-D", "fffs.namenode.name.dir=" + nodeDir(node).resolve("name"),
           "-D", "fffs.namenode.safemode.timeout=5s"));
+      args.addAll(ha() ? List.of("-D", "fffs.ha.namenode.id=" + nodeName(node),
+          "-D", "fffs.ha.election-timeout=700ms")
+          : List.of("-D", "fffs.namenode.http-address=" + ip(0) + ":" + NN_HTTP_PORT));
     } else {
       args.addAll(List.of("-D", "fffs.datanode.data-address=0.0.0.0:" + DN_PORT,
           "-D", "fffs.datanode.hostname=" + ip(node), "-D", "fffs.datanode.http-address=0.0.0.0:" + HTTP_PORT,
@@ -151,11 +226,11 @@ final class NetnsCluster implements AutoCloseable {
   /** {@code bin/fffs --daemon ACTION role} inside node's namespace ({@code wrapper}, e.g. faketime, before it). */
   Tarball.Result daemon(int node, String action, List<String> wrapper, Map<String, String> extraEnv)
       throws IOException, InterruptedException {
-    List<String> prefix = new ArrayList<>(List.of("ip", "netns", "exec", namespace(node)));
+    List<String> prefix = inside(node);
     prefix.addAll(wrapper);
     Map<String, String> env = env(node);
     env.putAll(extraEnv);
-    List<String> args = new ArrayList<>(List.of("--daemon", action, node == 0 ? "namenode" : "datanode"));
+    List<String> args = new ArrayList<>(List.of("--daemon", action, isNameNode(node) ? "namenode" : "datanode"));
     if (action.equals("start")) {
       args.addAll(daemonArgs(node));
     }
@@ -164,6 +239,41 @@ final class NetnsCluster implements AutoCloseable {
 
   Tarball.Result daemon(int node, String action) throws IOException, InterruptedException {
     return daemon(node, action, List.of(), Map.of());
+  }
+
+  /** The command prefix that runs a command inside node's namespace. */
+  List<String> inside(int node) {
+    return new ArrayList<>(List.of("ip", "netns", "exec", namespace(node)));
+  }
+
+  /** {@code bin/fffs admin} from the host namespace against the cluster; fails unless it exits 0. */
+  String admin(String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of("admin", "-D", "fs.defaultFS=" + nameNodeUri()));
+    command.addAll(defines(haSettings()));
+    command.addAll(List.of(args));
+    Tarball.Result result = Tarball.run(home, Map.of("JAVA_HOME", System.getProperty("java.home")), List.of(), 120,
+        command.toArray(new String[0]));
+    if (result.exit() != 0) {
+      throw new AssertionError("bin/fffs " + String.join(" ", command) + " exited " + result.exit() + ":\n"
+          + result.output());
+    }
+    return result.output();
+  }
+
+  /** The /status document of NameNode {@code node}, or null when it does not answer. */
+  String nameNodeStatus(int node) {
+    try {
+      var connection = java.net.URI.create("http://" + ip(node) + ":" + NN_HTTP_PORT + "/status").toURL()
+          .openConnection();
+      // A node whose link is cut must not hold the caller for the kernel's own connect timeout.
+      connection.setConnectTimeout(2_000);
+      connection.setReadTimeout(5_000);
+      try (var in = connection.getInputStream()) {
+        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      }
+    } catch (IOException e) {
+      return null;
+    }
   }
 
   /** The pid in node's pid file. */
@@ -224,7 +334,7 @@ final class NetnsCluster implements AutoCloseable {
     }
     try {
       exec(List.of("ip", "link", "del", bridge()));
-      for (int node = 1; node <= datanodes; node++) {
+      for (int node = nameNodes; node < nameNodes + datanodes; node++) {
         org.apache.hadoop.fs.FileUtil.fullyDelete(new java.io.File(arena(node)));
       }
       removeFaketimeLeftovers();

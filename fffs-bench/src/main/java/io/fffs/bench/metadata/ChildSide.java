@@ -38,6 +38,15 @@ final class ChildSide implements MetadataSide {
     return new Measurement(Long.parseLong(answer[0]), Long.parseLong(answer[1]));
   }
 
+  @Override
+  public long failoverMillis() throws IOException {
+    String[] answer = child.ask("failover");
+    if (answer.length != 1) {
+      throw new IOException(name() + " child answered '" + String.join(" ", answer) + "' to failover");
+    }
+    return Long.parseLong(answer[0]);
+  }
+
   /** Asks the child to stop its cluster and exit; kills it if it has not within a minute. */
   @Override
   public void close() throws IOException {

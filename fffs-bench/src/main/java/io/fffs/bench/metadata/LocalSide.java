@@ -8,6 +8,7 @@ import io.fffs.common.time.TimeSpec;
 import io.fffs.minicluster.MiniFffsCluster;
 import io.fffs.namenode.NameNodeConfigKeys;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,6 +18,8 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.DFSConfigKeys;
 import org.apache.hadoop.hdfs.HdfsConfiguration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.qjournal.MiniQJMHACluster;
+import org.apache.hadoop.hdfs.server.namenode.ha.HATestUtil;
 
 /**
  * A contender in this JVM: an FFFS {@link MiniFffsCluster} or an HDFS {@link MiniDFSCluster}, both set up alike —
@@ -38,6 +41,12 @@ final class LocalSide implements MetadataSide {
   private final MetadataOps ops = new MetadataOps(new org.apache.hadoop.fs.Path("/bench"));
   private final ThroughputRunner runner = new ThroughputRunner();
   private TimeSpec past;
+  /** Stops the leading NameNode and lets another take over; null with one NameNode. */
+  private Failover failover;
+
+  private interface Failover {
+    void killLeader() throws IOException;
+  }
 
   private LocalSide(String name, AutoCloseable cluster, Path baseDir) {
     this.name = name;
@@ -51,7 +60,8 @@ final class LocalSide implements MetadataSide {
       case "FFFS" -> fffs(clients, baseDir);
       case "HDFS" -> hdfs(clients, baseDir);
       case "FFFS-HA" -> fffsHa(clients, baseDir);
-      default -> throw new IllegalArgumentException("no side named " + name + "; FFFS, FFFS-HA or HDFS");
+      case "HDFS-HA" -> hdfsHa(clients, baseDir);
+      default -> throw new IllegalArgumentException("no side named " + name + "; FFFS, FFFS-HA, HDFS or HDFS-HA");
     };
   }
 
@@ -74,15 +84,60 @@ final class LocalSide implements MetadataSide {
     MiniFffsCluster fffs = MiniFffsCluster.builder().baseDir(baseDir).numNameNodes(3).numDataNodes(1).conf(conf)
         .build();
     LocalSide side = new LocalSide("FFFS-HA", fffs, baseDir);
+    side.failover = () -> {
+      for (int i = 0; i < fffs.getNumNameNodes(); i++) {
+        if (fffs.getNameNode(i) != null && fffs.getNameNode(i).ha().isLeader()) {
+          fffs.stopNameNode(i);
+          return;
+        }
+      }
+      throw new IOException("no NameNode of FFFS-HA leads");
+    };
     return side.connect(clients, () -> FileSystem.newInstance(fffs.getURI(), fffs.getConfiguration()));
   }
 
-  static LocalSide hdfs(int clients, Path baseDir) throws IOException {
+  private static Configuration hdfsConf(Path baseDir) {
     Configuration conf = new HdfsConfiguration();
     conf.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, baseDir.toString());
     conf.setInt(DFSConfigKeys.DFS_REPLICATION_KEY, 1);
     conf.setLong(DFSConfigKeys.DFS_BLOCK_SIZE_KEY, BLOCK_SIZE);
     conf.setInt(DFSConfigKeys.DFS_NAMENODE_HANDLER_COUNT_KEY, HANDLERS);
+    return conf;
+  }
+
+  /**
+   * HDFS with HA as its tests run it ({@code MiniQJMHACluster}): an active and a standby NameNode sharing their
+   * edits through three JournalNodes, clients on the logical name with HDFS's failover proxy, set up as
+   * {@link #hdfs} otherwise. Without ZKFC nothing fails over on its own: its failover stops the active NameNode and
+   * makes the standby active at once, as ZKFC would once its ZooKeeper session expired.
+   */
+  static LocalSide hdfsHa(int clients, Path baseDir) throws IOException {
+    Configuration conf = hdfsConf(baseDir);
+    MiniQJMHACluster.Builder builder = new MiniQJMHACluster.Builder(conf, baseDir.toFile());
+    builder.getDfsBuilder().numDataNodes(1).skipFsyncForTesting(false).enableManagedDfsDirsRedundancy(false);
+    MiniQJMHACluster qjm = builder.build();
+    LocalSide side = new LocalSide("HDFS-HA", qjm::shutdown, baseDir);
+    MiniDFSCluster hdfs = qjm.getDfsCluster();
+    Configuration clientConf = new Configuration(hdfs.getConfiguration(0));
+    URI uri;
+    try {
+      hdfs.transitionToActive(0);
+      hdfs.waitActive();
+      HATestUtil.setFailoverConfigurations(hdfs, clientConf);
+      uri = HATestUtil.getLogicalUri(hdfs);
+    } catch (IOException | RuntimeException | java.net.URISyntaxException e) {
+      side.close();
+      throw e instanceof IOException io ? io : new IOException(e);
+    }
+    side.failover = () -> {
+      hdfs.shutdownNameNode(0);
+      hdfs.transitionToActive(1);
+    };
+    return side.connect(clients, () -> FileSystem.newInstance(uri, clientConf));
+  }
+
+  static LocalSide hdfs(int clients, Path baseDir) throws IOException {
+    Configuration conf = hdfsConf(baseDir);
     MiniDFSCluster hdfs = new MiniDFSCluster.Builder(conf)
         .numDataNodes(1)
         .skipFsyncForTesting(false)
@@ -158,6 +213,18 @@ final class LocalSide implements MetadataSide {
       case LIST -> ops.list();
     };
     return runner.run(clients, threads, action, nanos);
+  }
+
+  /** Stops the leading NameNode; returns the milliseconds from then to the first file created and closed. */
+  @Override
+  public long failoverMillis() throws IOException {
+    if (failover == null) {
+      throw new IOException(name + " has one NameNode: nothing to fail over to");
+    }
+    long started = System.nanoTime();
+    failover.killLeader();
+    clients.get(0).create(new org.apache.hadoop.fs.Path("/after-failover"), true).close();
+    return (System.nanoTime() - started) / 1_000_000;
   }
 
   /** Closes the clients, shuts the cluster down and removes its directory; reports the first failure. */

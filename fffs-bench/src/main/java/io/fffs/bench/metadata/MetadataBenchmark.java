@@ -27,7 +27,10 @@ import java.util.Locale;
 public final class MetadataBenchmark {
   private static final int[] THREADS = {1, 8};
   static final String JVM_PROPERTY = "fffs.bench.metadata.jvm";
-  /** {@code -Dfffs.bench.metadata.ha=true}: also changes per second with three HA NameNodes against one. */
+  /**
+   * {@code -Dfffs.bench.metadata.ha=true}: also changes per second with three HA NameNodes against one and against
+   * HDFS with HA, and the failover time of both.
+   */
   static final String HA_PROPERTY = "fffs.bench.metadata.ha";
 
   private final BenchSettings settings;
@@ -62,8 +65,9 @@ public final class MetadataBenchmark {
       MetadataBenchmark benchmark = new MetadataBenchmark(settings, fffs, hdfs);
       table = benchmark.run();
       if (Boolean.getBoolean(HA_PROPERTY)) {
-        try (MetadataSide ha = start("FFFS-HA", separate, base.resolve("fffs-ha"))) {
-          haTable = benchmark.runHa(ha);
+        try (MetadataSide ha = start("FFFS-HA", separate, base.resolve("fffs-ha"));
+            MetadataSide hdfsHa = start("HDFS-HA", separate, base.resolve("hdfs-ha"))) {
+          haTable = benchmark.runHa(ha, hdfsHa);
         }
       }
     } catch (Exception | LinkageError e) {
@@ -139,21 +143,33 @@ public final class MetadataBenchmark {
 
   /**
    * Changes per second of FFFS with three NameNodes (every change committed by two of them through Raft) against one
-   * NameNode (every change fsync'd to its own edit log), measured in alternating rounds: a Markdown table.
+   * NameNode (every change fsync'd to its own edit log) and against HDFS with HA (an active NameNode writing its
+   * edits to three JournalNodes), measured in alternating rounds; then each HA side's failover time, its leader
+   * stopped until the first file is created and closed. A Markdown table and a line.
    */
-  private String runHa(MetadataSide ha) throws IOException {
+  private String runHa(MetadataSide ha, MetadataSide hdfsHa) throws IOException {
     ha.prepare();
-    StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "%nHA: changes per second, 3 NameNodes (Raft)"
-        + " vs 1 NameNode%n%n| op | threads | FFFS, 1 NameNode | FFFS, 3 NameNodes | 3 / 1 |%n|---|---:|---:|---:|---:|%n"));
+    hdfsHa.prepare();
+    StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "%nHA: changes per second, FFFS with 3"
+        + " NameNodes (Raft) vs 1, and vs HDFS HA (2 NameNodes, 3 JournalNodes)%n%n| op | threads | FFFS, 1 NameNode"
+        + " | FFFS, 3 NameNodes | 3 / 1 | HDFS HA | FFFS HA / HDFS HA |%n|---|---:|---:|---:|---:|---:|---:|%n"));
     for (Measured op : new Measured[] {Measured.CREATE, Measured.MKDIRS}) {
       ha.run(op, max(THREADS), settings.jitWarmupNanos());
+      hdfsHa.run(op, max(THREADS), settings.jitWarmupNanos());
       for (int threads : THREADS) {
-        Measurement[] m = measure(threads, new Contender(fffs, op), new Contender(ha, op));
-        out.append(String.format(Locale.ROOT, "| %s | %d | %.0f | %.0f | %.2f |%n",
+        Measurement[] m = measure(threads, new Contender(fffs, op), new Contender(ha, op),
+            new Contender(hdfsHa, op));
+        out.append(String.format(Locale.ROOT, "| %s | %d | %.0f | %.0f | %.2f | %.0f | %.2f |%n",
             op == Measured.CREATE ? "create+close" : "mkdirs", threads, m[0].opsPerSecond(), m[1].opsPerSecond(),
-            m[1].opsPerSecond() / m[0].opsPerSecond()));
+            m[1].opsPerSecond() / m[0].opsPerSecond(), m[2].opsPerSecond(),
+            m[1].opsPerSecond() / m[2].opsPerSecond()));
       }
     }
+    long fffsFailover = ha.failoverMillis();
+    long hdfsFailover = hdfsHa.failoverMillis();
+    out.append(String.format(Locale.ROOT, "%nfailover, leader stopped to first file created: FFFS %d ms (Raft"
+        + " election, then the DataNode's report); HDFS %d ms (standby made active at once, as ZKFC would after its"
+        + " ZooKeeper session expired; the expiry itself not counted)%n", fffsFailover, hdfsFailover));
     return out.toString();
   }
 

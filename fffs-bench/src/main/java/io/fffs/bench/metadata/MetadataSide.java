@@ -15,7 +15,7 @@ interface MetadataSide extends AutoCloseable {
     CREATE, MKDIRS, STAT, STAT_PAST, LIST
   }
 
-  /** "FFFS" or "HDFS". */
+  /** "FFFS", "HDFS", "FFFS-HA" or "HDFS-HA". */
   String name();
 
   /**
@@ -26,6 +26,12 @@ interface MetadataSide extends AutoCloseable {
 
   /** Runs {@code op} on {@code threads} clients for {@code nanos}. */
   Measurement run(Measured op, int threads, long nanos) throws IOException;
+
+  /**
+   * HA sides: stops the leading NameNode and returns the milliseconds from then to the first file created and
+   * closed through the new leader.
+   */
+  long failoverMillis() throws IOException;
 
   @Override
   void close() throws IOException;

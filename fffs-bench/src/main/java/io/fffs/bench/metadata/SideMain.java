@@ -6,11 +6,12 @@ import io.fffs.bench.metadata.ThroughputRunner.Measurement;
 import java.nio.file.Paths;
 
 /**
- * The main class of a {@link ChildSide}'s JVM: {@code SideMain FFFS|HDFS CLIENTS BASE_DIR} starts a
+ * The main class of a {@link ChildSide}'s JVM: {@code SideMain FFFS|HDFS|FFFS-HA|HDFS-HA CLIENTS BASE_DIR} starts a
  * {@link LocalSide} and serves its parent's commands ({@link ChildLoop}):
  * <pre>
  *   prepare                          → ok
  *   run OP THREADS NANOS             → ok OPS NANOS       (OP a {@link MetadataSide.Measured} name)
+ *   failover                         → ok MILLIS          (HA sides: stop the leader, time the next create)
  * </pre>
  */
 public final class SideMain {
@@ -32,6 +33,9 @@ public final class SideMain {
               Measurement m = side.run(MetadataSide.Measured.valueOf(command[1]), Integer.parseInt(command[2]),
                   Long.parseLong(command[3]));
               return m.ops() + " " + m.nanos();
+            }
+            case "failover" -> {
+              return String.valueOf(side.failoverMillis());
             }
             default -> throw new IllegalArgumentException("unknown command " + command[0]);
           }

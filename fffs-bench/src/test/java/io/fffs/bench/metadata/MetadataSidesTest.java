@@ -28,8 +28,22 @@ class MetadataSidesTest {
         Measurement m = side.run(op, 2, 100_000_000L);
         assertTrue(m.ops() > 0, op + ": " + m);
       }
+      IOException single = assertThrows(IOException.class, side::failoverMillis);
+      assertTrue(single.getMessage().contains("one NameNode"), single.getMessage());
     }
     assertTrue(Files.notExists(dir), "the child removed its cluster's directory");
+  }
+
+  @Test
+  void haSidesFailOverAndTakeChangesAgain() throws IOException {
+    for (String name : new String[] {"FFFS-HA", "HDFS-HA"}) {
+      try (ChildSide side = ChildSide.start(name, 1, tmp.resolve(name))) {
+        assertTrue(side.run(Measured.MKDIRS, 1, 50_000_000L).ops() > 0, name);
+        long failover = side.failoverMillis();
+        assertTrue(failover > 0, name + ": " + failover);
+        assertTrue(side.run(Measured.CREATE, 1, 50_000_000L).ops() > 0, name + " after its failover");
+      }
+    }
   }
 
   @Test

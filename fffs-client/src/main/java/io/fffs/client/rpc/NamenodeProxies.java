@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.CommonConfigurationKeys;
 import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.ipc.ProtobufRpcEngine2;
 import org.apache.hadoop.ipc.RPC;
@@ -62,6 +63,11 @@ final class NamenodeProxies implements Closeable {
     // A NameNode that is down is skipped at once rather than after Hadoop IPC's ten connection retries.
     rpcConf.setInt(CommonConfigurationKeysPublic.IPC_CLIENT_CONNECT_MAX_RETRIES_KEY, 0);
     rpcConf.setInt(CommonConfigurationKeysPublic.IPC_CLIENT_CONNECT_MAX_RETRIES_ON_SOCKET_TIMEOUTS_KEY, 0);
+    // A partitioned leader never answers: without a bound the call would wait for Hadoop IPC's ping interval (a
+    // minute) before the client tries the others. A change retried meanwhile is answered once by the retry cache.
+    int callTimeoutMs = HaConfigKeys.callTimeoutMillis(conf);
+    rpcConf.setInt(CommonConfigurationKeysPublic.IPC_CLIENT_CONNECT_TIMEOUT_KEY, callTimeoutMs);
+    rpcConf.setInt(CommonConfigurationKeys.IPC_CLIENT_RPC_TIMEOUT_KEY, callTimeoutMs);
     for (HaConfigKeys.NamenodeAddress nn : HaConfigKeys.namenodes(conf, nameservice)) {
       ha.add(nn.id(), nn.rpc(), rpcConf);
     }

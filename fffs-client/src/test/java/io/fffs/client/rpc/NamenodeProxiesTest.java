@@ -1,11 +1,23 @@
 package io.fffs.client.rpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.ha.HaConfigKeys;
+import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.common.time.PhysicalClock;
+import io.fffs.common.time.TimeSpec;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 
@@ -34,6 +46,60 @@ class NamenodeProxiesTest {
       assertThat(proxies.retryAfter(new FffsException(ErrorCode.SAFE_MODE, "entered by an administrator"), 2,
           start)).isNegative();
     }
+  }
+
+  /**
+   * Two "NameNodes" that accept connections and never answer, as a leader cut off by a partition does: the client
+   * gives up on the first after the call timeout and asks the second, instead of waiting on the first for Hadoop
+   * IPC's minute.
+   */
+  @Test
+  void aNameNodeThatNeverAnswersIsLeftAfterTheCallTimeout() throws Exception {
+    try (ServerSocket nn1 = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        ServerSocket nn2 = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      List<Socket> held = new CopyOnWriteArrayList<>();
+      CountDownLatch nn2Asked = new CountDownLatch(1);
+      Thread mute1 = mute(nn1, held, new CountDownLatch(1));
+      Thread mute2 = mute(nn2, held, nn2Asked);
+      Configuration conf = conf();
+      conf.set(HaConfigKeys.NAMENODES_PREFIX + "mycluster", "nn1,nn2");
+      conf.set(HaConfigKeys.RPC_ADDRESS_PREFIX + "mycluster.nn1", "127.0.0.1:" + nn1.getLocalPort());
+      conf.set(HaConfigKeys.RPC_ADDRESS_PREFIX + "mycluster.nn2", "127.0.0.1:" + nn2.getLocalPort());
+      conf.set(HaConfigKeys.CALL_TIMEOUT_KEY, "300ms");
+      conf.set(HaConfigKeys.CLIENT_FAILOVER_TIMEOUT_KEY, "1s");
+      HybridLogicalClock clock = new HybridLogicalClock(PhysicalClock.system(), conf);
+      long start = System.nanoTime();
+      try (NamenodeClient client = NamenodeClient.connectHa("mycluster", conf, clock)) {
+        assertThatThrownBy(() -> client.getFileInfo("/", TimeSpec.latest()))
+            .isInstanceOf(SocketTimeoutException.class);
+      } finally {
+        for (Socket socket : held) {
+          socket.close();
+        }
+        mute1.interrupt();
+        mute2.interrupt();
+      }
+      assertThat(nn2Asked.getCount()).as("the second NameNode was asked").isZero();
+      assertThat(System.nanoTime() - start).as("well before Hadoop IPC's minute")
+          .isLessThan(TimeUnit.SECONDS.toNanos(30));
+    }
+  }
+
+  /** Accepts connections on {@code server} and holds them open without a word. */
+  private static Thread mute(ServerSocket server, List<Socket> held, CountDownLatch accepted) {
+    Thread thread = new Thread(() -> {
+      try {
+        while (true) {
+          held.add(server.accept());
+          accepted.countDown();
+        }
+      } catch (IOException closed) {
+        // the test is over
+      }
+    }, "mute-namenode");
+    thread.setDaemon(true);
+    thread.start();
+    return thread;
   }
 
   @Test

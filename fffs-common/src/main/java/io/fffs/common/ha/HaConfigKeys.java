@@ -4,6 +4,7 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.net.NetUtils;
 
@@ -35,6 +36,17 @@ public final class HaConfigKeys {
   /** How long a client tries the cluster's NameNodes in turn for a leader before it gives up. */
   public static final String CLIENT_FAILOVER_TIMEOUT_KEY = "fffs.client.failover.timeout";
   public static final long CLIENT_FAILOVER_TIMEOUT_DEFAULT_MS = 20_000;
+  /**
+   * How long a client or DataNode waits to connect to a NameNode of the cluster, or for its answer, before it tries
+   * the next one: a leader cut off from the others neither answers nor breaks the connection.
+   */
+  public static final String CALL_TIMEOUT_KEY = "fffs.ha.call-timeout";
+  public static final long CALL_TIMEOUT_DEFAULT_MS = 10_000;
+
+  /** {@link #CALL_TIMEOUT_KEY} in milliseconds. */
+  public static int callTimeoutMillis(Configuration conf) {
+    return (int) conf.getTimeDuration(CALL_TIMEOUT_KEY, CALL_TIMEOUT_DEFAULT_MS, TimeUnit.MILLISECONDS);
+  }
 
   /**
    * On a NameNode: whether it answers queries of past system times while it follows, for the times its applied log

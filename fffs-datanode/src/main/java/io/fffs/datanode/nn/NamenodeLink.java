@@ -149,7 +149,10 @@ public final class NamenodeLink implements AutoCloseable {
           rpcConf);
     } else {
       // A highly available cluster: this DataNode registers with, heartbeats to and reports to the leader only,
-      // and follows it to the next one (which asks it to register again and takes its full block report).
+      // and follows it to the next one (which asks it to register again and takes its full block report). A leader
+      // cut off from the others never answers, so a call to it gives up after the cluster's call timeout.
+      rpcConf.setInt("ipc.client.connect.timeout", HaConfigKeys.callTimeoutMillis(conf));
+      rpcConf.setInt("ipc.client.rpc-timeout.ms", HaConfigKeys.callTimeoutMillis(conf));
       List<String> ids = new ArrayList<>();
       List<DatanodeProtocolPB> targets = new ArrayList<>();
       for (HaConfigKeys.NamenodeAddress nn : HaConfigKeys.namenodes(conf, nameservice)) {
