@@ -400,7 +400,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
    */
   private void failOver(long blockId, BlockWriter failed, IOException cause) throws IOException {
     UnackedWrites copies = unacked.get(blockId);
-    if (copies == null || failed.replicas().size() < 2 || resending) {
+    if (copies == null || failed.replicas().size() < 2 || resending || !lostPrimary(cause)) {
       throw cause;
     }
     DatanodeIdProto lost = failed.replicas().get(0);
@@ -431,6 +431,18 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       writer.write(write.offset(), bytes);
     }
     writer.flush();
+  }
+
+  /**
+   * Whether {@code failure} is the primary's loss (no answer, a broken connection, its store failing), which a
+   * follower can take over from; a refusal of the write itself (a newer pipeline's epoch, a wrong argument) is not.
+   */
+  private static boolean lostPrimary(IOException failure) {
+    if (!(failure instanceof FffsException typed)) {
+      return true;
+    }
+    return typed.code() == ErrorCode.IO_ERROR || typed.code() == ErrorCode.INTERNAL
+        || typed.code() == ErrorCode.NODE_UNHEALTHY;
   }
 
   @Override
