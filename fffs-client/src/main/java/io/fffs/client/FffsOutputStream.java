@@ -66,6 +66,8 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   /** True while sending again after a refused token: a second refusal fails the write. */
   private boolean resending;
   private final Set<Long> unsynced = new LinkedHashSet<>();
+  /** Per block: primaries that failed mid-write, replaced by a follower (a repair replaces them as well). */
+  private final Map<Long, List<DatanodeIdProto>> lostPrimaries = new HashMap<>();
   /** Per block: how many DataNodes its pipeline started with (a repair adds DataNodes up to it). */
   private final Map<Long, Integer> wanted = new HashMap<>();
   private final PipelineRepair repair;
@@ -186,7 +188,13 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       try {
         writer.write(inBlock, ByteBuffer.wrap(bytes, from + sent, n));
       } catch (FffsException e) {
-        resendRefused(e);  // this write is among the copies: sent again
+        if (e.code() != ErrorCode.ACCESS_DENIED) {
+          failOver(blockIds.get(index), writer, e);
+        } else {
+          resendRefused(e);  // this write is among the copies: sent again
+        }
+      } catch (IOException e) {
+        failOver(blockIds.get(index), writer, e);  // this write is among the copies: sent again
       }
       unsynced.add(blockIds.get(index));
       sent += n;
@@ -214,7 +222,9 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       }
       writer = client.data().openWriter(locations, blockId, blockTokens.get(index), options);
       writers.put(blockId, writer);
-      if (blockTokens.get(index) != null && !writer.renewsInPlace() && writer.acknowledgedBytes() >= 0) {
+      // A pipeline's copies are what a promoted follower is sent again should its primary fail.
+      if ((blockTokens.get(index) != null && !writer.renewsInPlace() && writer.acknowledgedBytes() >= 0)
+          || writer.replicas().size() > 1) {
         unacked.put(blockId, new UnackedWrites());
       } else {
         unacked.remove(blockId);
@@ -241,7 +251,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       BlockWriter writer = writers.get(last);
       if (writer != null) {
         try {
-          writer.flush();
+          flushOrFailOver(last, writer);
         } catch (FffsException e) {
           resendRefused(e);
         }
@@ -357,18 +367,87 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   private void drain() throws IOException {
     sendPacket();
     try {
-      for (BlockWriter writer : writers.values()) {
-        writer.flush();
+      for (Map.Entry<Long, BlockWriter> writer : List.copyOf(writers.entrySet())) {
+        flushOrFailOver(writer.getKey(), writer.getValue());
       }
     } catch (FffsException e) {
       resendRefused(e);
     }
     for (Map.Entry<Long, BlockWriter> writer : writers.entrySet()) {
       if (writer.getKey().equals(blockIds.get(blockIds.size() - 1))) {
-        repair.repair(writer.getKey(), writer.getValue(), wanted.getOrDefault(writer.getKey(), 0));
+        repair.repair(writer.getKey(), writer.getValue(), wanted.getOrDefault(writer.getKey(), 0),
+            lostPrimaries.getOrDefault(writer.getKey(), List.of()));
       }
       keepMembers(writer.getKey(), writer.getValue());
     }
+  }
+
+  /** Flushes {@code writer}; a failure other than a refused token has a follower take over from its primary. */
+  private void flushOrFailOver(long blockId, BlockWriter writer) throws IOException {
+    try {
+      writer.flush();
+    } catch (FffsException e) {
+      if (e.code() == ErrorCode.ACCESS_DENIED) {
+        throw e;
+      }
+      failOver(blockId, writer, e);
+    } catch (IOException e) {
+      failOver(blockId, writer, e);
+    }
+  }
+
+  /**
+   * The primary of {@code blockId}'s pipeline failed ({@code cause}): a new pipeline over the followers left
+   * promotes the one holding the newest entry (it must hold the last acknowledged one, else {@code cause} is thrown)
+   * and brings the others up to it, every write the old primary did not acknowledge is sent again through it from
+   * this stream's copies, and the writer is flushed. The lost primary is replaced at the next repair, as a lost
+   * follower is.
+   */
+  private void failOver(long blockId, BlockWriter failed, IOException cause) throws IOException {
+    UnackedWrites copies = unacked.get(blockId);
+    if (copies == null || failed.replicas().size() < 2 || resending || !lostPrimary(cause)) {
+      throw cause;
+    }
+    DatanodeIdProto lost = failed.replicas().get(0);
+    List<UnackedWrites.Remainder> resend = copies.after(failed.acknowledgedBytes());
+    HlcTimestamp acknowledged = failed.lastEntryHlc();
+    List<DatanodeIdProto> survivors = failed.abandon();
+    writers.remove(blockId);
+    unacked.remove(blockId);
+    int index = blockIds.indexOf(blockId);
+    BlockWriter writer;
+    try {
+      writer = client.data().promoteWriter(survivors, blockId, blockTokens.get(index), options, acknowledged);
+    } catch (IOException e) {
+      cause.addSuppressed(e);
+      throw cause;
+    }
+    LOG.warn("The primary {}:{} of block {} of {} failed mid-write ({}); {}:{} took over, {} unacknowledged writes"
+        + " sent again", lost.getHost(), lost.getDataPort(), blockId, path, cause.getMessage(),
+        writer.replicas().get(0).getHost(), writer.replicas().get(0).getDataPort(), resend.size());
+    lostPrimaries.computeIfAbsent(blockId, b -> new ArrayList<>()).add(lost);
+    writers.put(blockId, writer);
+    UnackedWrites fresh = new UnackedWrites();
+    unacked.put(blockId, fresh);
+    keepMembers(blockId, writer);
+    for (UnackedWrites.Remainder write : resend) {
+      ByteBuffer bytes = write.bytes();
+      fresh.add(write.offset(), bytes.array(), bytes.position(), bytes.remaining(), writer.acknowledgedBytes());
+      writer.write(write.offset(), bytes);
+    }
+    writer.flush();
+  }
+
+  /**
+   * Whether {@code failure} is the primary's loss (no answer, a broken connection, its store failing), which a
+   * follower can take over from; a refusal of the write itself (a newer pipeline's epoch, a wrong argument) is not.
+   */
+  private static boolean lostPrimary(IOException failure) {
+    if (!(failure instanceof FffsException typed)) {
+      return true;
+    }
+    return typed.code() == ErrorCode.IO_ERROR || typed.code() == ErrorCode.INTERNAL
+        || typed.code() == ErrorCode.NODE_UNHEALTHY;
   }
 
   @Override

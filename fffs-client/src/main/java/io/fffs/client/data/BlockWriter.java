@@ -82,6 +82,15 @@ public interface BlockWriter extends Closeable {
     throw new java.io.IOException("this block writer has no pipeline to add a DataNode to");
   }
 
+  /**
+   * After this writer's primary failed: lets each follower apply what it was sent (one that cannot is left out),
+   * releases every connection without ending the pipeline, and returns the followers left, over which
+   * {@link DataTransferClient#promoteWriter} opens a new pipeline. None for a single-DataNode writer.
+   */
+  default List<DatanodeIdProto> abandon() {
+    return List.of();
+  }
+
   /** Flushes and releases the writer (the connection stays pooled). */
   @Override
   void close() throws IOException;

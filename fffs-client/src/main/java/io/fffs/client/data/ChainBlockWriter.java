@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * the stream; once every packet is answered, each of them is brought up to the primary's log
  * ({@link ReplicaPipeline#catchUp}) and stays in the chain, or is dropped if that fails. The chain then goes on
  * without the dropped member, through a new stream to the primary. {@link #addFollower} appends a replacement that
- * first gets the history so far. A primary that fails fails the writer.
+ * first gets the history so far. A primary that fails fails the writer; its stream then promotes a follower
+ * ({@link #abandon}, {@link DataTransferClient#promoteWriter}).
  *
  * <p>A refusal of the token, by the primary or a follower, is thrown instead, and {@link #renewToken} carries on with
  * a fresh one: the writer keeps each packet (a copy, taken only when there is a token) until the primary applied
@@ -324,6 +325,18 @@ final class ChainBlockWriter implements BlockWriter {
     newStream();
     LOG.info("DataNode {} joined the write chain of block {} with its history so far",
         ReplicaPipeline.address(datanode), blockId);
+  }
+
+  /** The followers, those the chain broke at or behind included: the new primary brings them up to its log. */
+  @Override
+  public List<DatanodeIdProto> abandon() {
+    closed = true;
+    try {
+      primary.close();
+    } catch (IOException e) {
+      // It failed already; closing only releases its connection.
+    }
+    return List.copyOf(followers);
   }
 
   /** Flushes and ends the pipeline on the followers ({@link ReplicaPipeline#closeWriter}: a refused token too). */

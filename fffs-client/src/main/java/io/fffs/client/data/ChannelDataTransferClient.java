@@ -155,7 +155,20 @@ final class ChannelDataTransferClient implements DataTransferClient {
     if (datanodes.size() == 1) {
       return packetWriter(datanodes.get(0), blockId, token, options);
     }
-    ReplicaPipeline pipeline = ReplicaPipeline.open(this::callWithinOffset, datanodes, blockId, token, clock);
+    return pipelineWriter(ReplicaPipeline.open(this::callWithinOffset, datanodes, blockId, token, clock), blockId,
+        token, options);
+  }
+
+  @Override
+  public BlockWriter promoteWriter(List<DatanodeIdProto> survivors, long blockId, BlockToken token,
+      WriteOptions options, HlcTimestamp acknowledged) throws IOException {
+    ReplicaPipeline pipeline = ReplicaPipeline.promote(this::callWithinOffset, survivors, blockId, token, clock,
+        acknowledged);
+    return pipelineWriter(pipeline, blockId, token, options);
+  }
+
+  private BlockWriter pipelineWriter(ReplicaPipeline pipeline, long blockId, BlockToken token, WriteOptions options)
+      throws IOException {
     if (chain) {
       try {
         return new ChainBlockWriter(pipeline, clock, blockId, token, (links, current) -> {

@@ -43,6 +43,16 @@ public interface DataTransferClient extends Closeable {
       throws IOException;
 
   /**
+   * A writer for one block over the replicas that survived the primary of its earlier pipeline: the one holding
+   * the newest entry is the new primary, stamping after {@code acknowledged} (the old primary's last acknowledged
+   * entry, which it must hold), and the others are brought up to it first. Throws when none can be.
+   */
+  default BlockWriter promoteWriter(List<DatanodeIdProto> survivors, long blockId, BlockToken token,
+      WriteOptions options, HlcTimestamp acknowledged) throws IOException {
+    throw new IOException("transport " + transport() + " cannot promote a follower of block " + blockId);
+  }
+
+  /**
    * Cuts a block to {@code newLength} on its replicas: at the primary, then at the primary's stamp on every
    * follower (one that fails is left behind, stale, with a warning). Returns the block's length after it.
    */

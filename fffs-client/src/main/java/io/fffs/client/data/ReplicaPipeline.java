@@ -52,6 +52,23 @@ final class ReplicaPipeline {
   /** Opens the pipeline of {@code blockId} over {@code listed}, or throws naming every replica and its error. */
   static ReplicaPipeline open(DataNodeCalls calls, List<DatanodeIdProto> listed, long blockId, BlockToken token,
       HybridLogicalClock clock) throws IOException {
+    return open(calls, listed, blockId, token, clock, null);
+  }
+
+  /**
+   * Opens the pipeline of {@code blockId} over the followers that survived its primary ({@code survivors}): the one
+   * holding the newest entry becomes the primary, which must hold {@code acknowledged} (the last entry the old
+   * primary acknowledged: else an acknowledged byte would be lost, and this throws), and every other survivor is
+   * brought up to it ({@link #catchUp}) instead of being left out. The new epoch fences the old primary, should it
+   * only have stalled; the client's clock, sent with the primary's open, is past every entry any survivor holds.
+   */
+  static ReplicaPipeline promote(DataNodeCalls calls, List<DatanodeIdProto> survivors, long blockId,
+      BlockToken token, HybridLogicalClock clock, HlcTimestamp acknowledged) throws IOException {
+    return open(calls, survivors, blockId, token, clock, acknowledged);
+  }
+
+  private static ReplicaPipeline open(DataNodeCalls calls, List<DatanodeIdProto> listed, long blockId,
+      BlockToken token, HybridLogicalClock clock, HlcTimestamp acknowledged) throws IOException {
     ReplicaPipeline pipeline = new ReplicaPipeline(calls, blockId, token, new ArrayList<>());
     long[] last = new long[listed.size()];
     List<String> failures = new ArrayList<>();
@@ -73,15 +90,25 @@ final class ReplicaPipeline {
       throw new FffsException(ErrorCode.IO_ERROR, "no replica of block " + blockId + " can be written: "
           + String.join("; ", failures));
     }
+    if (acknowledged != null && newest < acknowledged.packed()) {
+      throw new FffsException(ErrorCode.IO_ERROR, "no surviving replica of block " + blockId + " holds its last"
+          + " acknowledged entry " + acknowledged + " (the newest holds " + HlcTimestamp.valueOf(newest) + ")");
+    }
+    if (acknowledged != null) {
+      clock.observe(acknowledged);  // the new primary stamps after every entry the old one applied and answered
+    }
     // Above every member's clock as it answered, which took in any earlier pipeline's epoch with its open.
     pipeline.epoch = clock.last().packed() + 1;
     List<DatanodeIdProto> followers = new ArrayList<>();
+    List<DatanodeIdProto> behind = new ArrayList<>();
     DatanodeIdProto primary = null;
     for (int i = 0; i < listed.size(); i++) {
       if (last[i] == newest && primary == null) {
         primary = listed.get(i);
       } else if (last[i] == newest) {
         followers.add(listed.get(i));
+      } else if (last[i] >= 0 && acknowledged != null) {
+        behind.add(listed.get(i));
       } else if (last[i] >= 0) {
         LOG.warn("DataNode {} misses entries of block {} (its last is {}, the newest {}): left out of the write"
             + " pipeline", address(listed.get(i)), blockId, HlcTimestamp.valueOf(last[i]),
@@ -96,6 +123,15 @@ final class ReplicaPipeline {
       }
     }
     pipeline.open(primary, ReplicaRoleProto.PRIMARY);
+    for (DatanodeIdProto member : behind) {
+      try {
+        pipeline.catchUp(primary, member);
+        pipeline.members.add(member);
+      } catch (IOException e) {
+        LOG.warn("Leaving DataNode {} out of the write pipeline of block {}: it could not be brought up to the new"
+            + " primary {}: {}", address(member), blockId, address(primary), e.getMessage());
+      }
+    }
     return pipeline;
   }
 

@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * <p>A follower that fails (an error, a broken connection, a timeout) is dropped with a warning and gets nothing
  * more: the block is under-replicated, and the NameNode stops listing that replica once its older last entry is
  * reported. {@link #addFollower} brings in a replacement with the history so far. A primary that fails fails the
- * writer. A refusal of the token, by the primary or a follower, is thrown instead, and after {@link #renewToken}
+ * writer; its stream then promotes a follower ({@link #abandon}, {@link DataTransferClient#promoteWriter}). A refusal of the token, by the primary or a follower, is thrown instead, and after {@link #renewToken}
  * the member that refused resumes where it stopped: the packets are kept by reference (the copy each is sent from)
  * until every member applied them. Not thread-safe (one writer thread).
  */
@@ -371,6 +371,32 @@ final class ReplicatedBlockWriter implements BlockWriter {
     startedAt.put(writer, forwardedBytes);
     LOG.info("DataNode {} joined the write pipeline of block {} with its history so far",
         ReplicaPipeline.address(datanode), blockId);
+  }
+
+  @Override
+  public List<DatanodeIdProto> abandon() {
+    closed = true;
+    try {
+      forwardAnswered(false);  // what the primary answered before failing reaches the followers
+    } catch (IOException e) {
+      // Not thrown when not failing.
+    }
+    closeQuietly(primary);
+    List<DatanodeIdProto> survivors = new ArrayList<>();
+    for (PacketWriter follower : List.copyOf(followers)) {
+      try {
+        follower.flush();
+        survivors.add(follower.datanode());
+      } catch (IOException e) {
+        recordDrop(follower.datanode(), e.getMessage());
+      }
+      closeQuietly(follower);
+    }
+    for (PacketWriter follower : refused) {
+      survivors.add(follower.datanode());  // behind: the new primary brings it up to its log
+      closeQuietly(follower);
+    }
+    return survivors;
   }
 
   /** Flushes and ends the pipeline on the followers ({@link ReplicaPipeline#closeWriter}: a refused token too). */

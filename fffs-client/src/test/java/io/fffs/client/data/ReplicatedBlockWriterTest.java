@@ -35,7 +35,9 @@ import org.junit.jupiter.api.Test;
  * answered; flush waits for every replica; a failed follower is dropped, a failed primary fails the writer; END
  * goes out only after every ack, and a replica with an older last entry gets no data; a follower whose ack comes
  * from a clock beyond the max offset is dropped without moving the client's clock; a member that refuses the
- * token (a packet or a REPLICA_END) gets exactly what it did not apply again, with the fresh token.
+ * token (a packet or a REPLICA_END) gets exactly what it did not apply again, with the fresh token. After a primary
+ * failed, {@link ReplicaPipeline#promote} makes the survivor holding the newest entry the primary, stamping after the
+ * last acknowledged entry, and brings the other up to it, or opens nothing when none holds that entry.
  */
 class ReplicatedBlockWriterTest {
   private static final long BLOCK = 7;
@@ -45,8 +47,9 @@ class ReplicatedBlockWriterTest {
       new HybridLogicalClock(new ManualPhysicalClock(1_800_000_000_000_000L), 250_000);
   private final Map<String, RecordingChannel> channels = Map.of("a", new RecordingChannel(true), "b",
       new RecordingChannel(true), "c", new RecordingChannel(true));
-  /** The pipeline requests sent (op and DataNode), in order. */
+  /** The pipeline requests sent (op and DataNode), in order; and as sent. */
   private final List<String> calls = new ArrayList<>();
+  private final List<RequestHeaderProto> requests = new ArrayList<>();
   /** The channel of the newest writer the block writer opened to a DataNode after the pipeline's start. */
   private final Map<String, RecordingChannel> reopened = new ConcurrentHashMap<>();
   /** DataNodes that refuse the next REPLICA_END (once each). */
@@ -65,7 +68,9 @@ class ReplicatedBlockWriterTest {
       String name = datanode.getDatanodeUuid();
       synchronized (calls) {
         calls.add(built.getOp() + (built.hasReplicaOpen() ? "(" + built.getReplicaOpen().getRole() + ")" : "")
-            + " " + name);
+            + (built.hasTransferBlock() ? "(after " + built.getTransferBlock().getAfterHlc() + ")" : "") + " "
+            + name);
+        requests.add(built);
       }
       if (built.getOp() == OpProto.REPLICA_END && refuseEnd.remove(name)) {
         throw new FffsException(ErrorCode.ACCESS_DENIED, "block token refused: key unknown");
@@ -315,5 +320,28 @@ class ReplicatedBlockWriterTest {
     synchronized (calls) {
       assertThat(calls).endsWith("REPLICA_END b", "REPLICA_END c", "REPLICA_END c");
     }
+  }
+
+  @Test
+  void theNewestSurvivorStampsAfterTheLastAcknowledgedEntryAndTheOtherCatchesUp() throws Exception {
+    long base = clock.now().packed();
+    ReplicaPipeline pipeline = ReplicaPipeline.promote(calls(Map.of("b", base + 10, "c", base + 1_000)),
+        List.of(dn("b"), dn("c")), BLOCK, null, clock, HlcTimestamp.valueOf(base + 1_000));
+    assertThat(pipeline.members()).extracting(DatanodeIdProto::getDatanodeUuid).containsExactly("c", "b");
+    assertThat(calls).containsExactly("BLOCK_INFO b", "BLOCK_INFO c", "REPLICA_OPEN(PRIMARY) c", "BLOCK_INFO b",
+        "TRANSFER_BLOCK(after " + (base + 10) + ") c", "REPLICA_OPEN(FOLLOWER) b");
+    assertThat(requests.get(2).getHlc().getPacked()).as("the clock the new primary merges before it stamps")
+        .isGreaterThanOrEqualTo(base + 1_000);
+    assertThat(pipeline.epoch()).isGreaterThan(base + 1_000);
+  }
+
+  @Test
+  void noSurvivorHoldingTheLastAcknowledgedEntryOpensNothing() {
+    long base = clock.now().packed();
+    assertThatThrownBy(() -> ReplicaPipeline.promote(calls(Map.of("b", base + 10, "c", base + 20)),
+        List.of(dn("b"), dn("c")), BLOCK, null, clock, HlcTimestamp.valueOf(base + 1_000)))
+        .isInstanceOf(FffsException.class).hasMessageContaining("last acknowledged entry")
+        .extracting(e -> ((FffsException) e).code()).isEqualTo(ErrorCode.IO_ERROR);
+    assertThat(calls).containsExactly("BLOCK_INFO b", "BLOCK_INFO c");
   }
 }
