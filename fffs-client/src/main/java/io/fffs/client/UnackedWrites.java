@@ -6,9 +6,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Copies of the writes handed to one single-DataNode block writer that its DataNode has not acknowledged yet, oldest
- * first, so that after the DataNode refuses the writer's token they can be sent again, once, through a writer with a
- * fresh token (a replicated writer keeps its own packets: {@link io.fffs.client.data.BlockWriter#renewsInPlace}).
+ * Copies of the writes handed to one block writer that were not acknowledged yet, oldest first, so that they can be
+ * sent again, once: through a writer with a fresh token after a single DataNode refused the writer's token (a
+ * replicated writer renews in place: {@link io.fffs.client.data.BlockWriter#renewsInPlace}), or to the follower
+ * promoted when a replicated writer's primary failed.
  * Acknowledged writes are dropped as new ones come, so it holds about a write window; their arrays take the next
  * copies of the same size (no allocation and zeroing per packet). A full packet gathered in the output stream's own
  * buffer is kept without a copy ({@link #handOver}): the stream goes on in a spare array. Not thread-safe.
