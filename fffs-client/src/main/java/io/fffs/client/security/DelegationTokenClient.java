@@ -54,6 +54,7 @@ public final class DelegationTokenClient extends TokenRenewer {
       }
     }
   }
+
   /** A token of {@code namenode}'s for {@code service} (the NameNode's address), or null without Kerberos. */
   public static Token<FffsDelegationTokenIdentifier> get(NamenodeClient namenode, String renewer, String service)
       throws IOException {

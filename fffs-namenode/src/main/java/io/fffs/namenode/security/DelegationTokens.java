@@ -1,11 +1,11 @@
 package io.fffs.namenode.security;
 
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.NamenodeEditsProtos.DelegationKeyOp;
 import io.fffs.common.proto.NamenodeEditsProtos.DelegationTokenOp;
 import io.fffs.common.proto.NamenodeEditsProtos.EditOpProto;
 import io.fffs.common.security.FffsDelegationTokenIdentifier;
-import io.fffs.common.error.ErrorCode;
-import io.fffs.common.error.FffsException;
 import io.fffs.namenode.fs.Leadership;
 import io.fffs.namenode.fs.Namesystem;
 import java.io.ByteArrayInputStream;
