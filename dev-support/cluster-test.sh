@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The multi-host tests alone: a NameNode and four DataNodes, each in a network namespace of its own on a bridge,
 # started with bin/fffs --daemon from the tarball, then faults (a link cut mid-write, kill -9, a NameNode restart,
-# a DataNode's clock moved 2 s ahead); and three HA NameNodes whose leader's link is cut. They are fffs-dist's
-# MultiHostClusterIT and HaPartitionIT, which `dev-support/test.sh` also runs;
+# a DataNode's clock moved 2 s ahead); the temporal and random-write contract suites and a Spark job (fffs-spark's
+# AsOfJob) against such a cluster; and three HA NameNodes whose leader's link is cut. They are fffs-dist's
+# MultiHostClusterIT, MultiHostContractIT and HaPartitionIT, which `dev-support/test.sh` also runs;
 # it needs root and `ip netns` (else it is skipped, saying why) and libfaketime for the clock part (installed here
 # when missing). Extra arguments go to Maven. Namespaces, bridge and arenas are removed even when it fails.
 set -euo pipefail
@@ -16,5 +17,5 @@ if ! command -v faketime >/dev/null 2>&1; then
 fi
 
 # fffs-dist needs the tarball, built from every module it ships; no unit tests, only these ITs.
-exec mvn -B -ntp verify -pl fffs-dist -am -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
-  -Dit.test='MultiHostClusterIT,HaPartitionIT' -Djacoco.skip=true "$@"
+exec mvn -B -ntp verify -pl fffs-spark,fffs-dist -am -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
+  -Dit.test='MultiHostClusterIT,MultiHostContractIT,HaPartitionIT' -Djacoco.skip=true "$@"

@@ -1,30 +1,10 @@
 package io.fffs.minicluster.contract.temporal;
 
-import io.fffs.client.FffsDataOutputStream;
-import io.fffs.client.FreezeFrameFileSystem;
 import io.fffs.minicluster.contract.SharedCluster;
-import java.io.IOException;
-import org.apache.hadoop.fs.FSDataOutputStream;
-import org.apache.hadoop.fs.Path;
 
-/** The random-write contract on FFFS: {@code openForWrite} and {@link FffsDataOutputStream#seek}. */
-class FffsRandomWriteContractTest extends AbstractRandomWriteContractTest {
+/** The random-write contract on FFFS (the shared mini-cluster). */
+class FffsRandomWriteContractTest extends FffsRandomWriteContract {
   FffsRandomWriteContractTest() {
     super(SharedCluster::fileSystem);
-  }
-
-  @Override
-  protected long momentBetweenChanges() throws IOException {
-    return FffsTemporalContracts.momentBetweenChanges((FreezeFrameFileSystem) fs);
-  }
-
-  @Override
-  protected FSDataOutputStream openForWrite(Path file) throws IOException {
-    return ((FreezeFrameFileSystem) fs).openForWrite(file);
-  }
-
-  @Override
-  protected void seek(FSDataOutputStream out, long position) throws IOException {
-    ((FffsDataOutputStream) out).seek(position);
   }
 }

@@ -6,14 +6,14 @@ import io.fffs.common.time.PhysicalClock;
 import java.io.IOException;
 
 /** What the FFFS runs of the temporal contracts share. */
-final class FffsTemporalContracts {
+public final class FffsTemporalContracts {
   private FffsTemporalContracts() {}
 
   /**
    * The cluster's HLC now, once the local clock (the cluster's, in a mini-cluster) has passed it: everything done
    * so far is stamped at or before it and anything done next after it.
    */
-  static long momentBetweenChanges(FreezeFrameFileSystem fs) throws IOException {
+  public static long momentBetweenChanges(FreezeFrameFileSystem fs) throws IOException {
     HlcTimestamp now = fs.currentTime();
     while (PhysicalClock.system().currentTimeMicros() <= now.physicalMicros() + 1) {
       Thread.onSpinWait();
