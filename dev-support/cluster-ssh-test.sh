@@ -7,8 +7,8 @@
 #   dev-support/cluster-ssh-test.sh [UNPACKED_TARBALL]   (default: fffs-dist/target/fffs-*.tar.gz unpacked; built
 #                                                         when missing)
 #
-# Needs root and `ip netns`; installs openssh-server when sshd is missing. About a minute; not part of
-# dev-support/test.sh. Namespaces, bridge, sshds, daemons and directories are removed even when it fails.
+# Needs root and `ip netns`; installs openssh-server when sshd is missing. About a minute; dev-support/test.sh runs
+# it after the build. Namespaces, bridge, sshds, daemons and directories are removed even when it fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$PWD"

@@ -13,8 +13,8 @@
 #
 # What this does not test: `docker build` (the base image, the COPY lines — only checked to name directories the
 # tarball has), Docker's volumes, port publishing, its DNS and its own tmpfs mounts. Needs root, `ip netns` and
-# python3 with PyYAML. About a minute; not part of dev-support/test.sh. Everything it made (namespaces, a bridge,
-# /etc/netns/<namespace>/hosts, tmpfs mounts, processes) is removed even when it fails.
+# python3 with PyYAML. About a minute; dev-support/test.sh runs it after the build. Everything it made (namespaces,
+# a bridge, /etc/netns/<namespace>/hosts, tmpfs mounts, processes) is removed even when it fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$PWD"
