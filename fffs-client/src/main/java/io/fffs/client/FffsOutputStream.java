@@ -19,7 +19,6 @@ import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -66,11 +65,10 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   /** True while sending again after a refused token: a second refusal fails the write. */
   private boolean resending;
   private final Set<Long> unsynced = new LinkedHashSet<>();
-  /** Per block: primaries that failed mid-write, replaced by a follower (a repair replaces them as well). */
-  private final Map<Long, List<DatanodeIdProto>> lostPrimaries = new HashMap<>();
   /** Per block: how many DataNodes its pipeline started with (a repair adds DataNodes up to it). */
   private final Map<Long, Integer> wanted = new HashMap<>();
   private final PipelineRepair repair;
+  private final PrimaryFailover failover;
   /** Where write calls gather a packet; handed to {@link UnackedWrites} when full, and replaced by a spare. */
   private byte[] packet;
   /** Latency mode: every write call goes out as its own packet (one block-log entry, one user-time stamp). */
@@ -93,6 +91,25 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     this.options = new WriteOptions(blockSize, userTimePlugin);
     this.blockTokens = new WriteTokens(client.clock().physicalClock());
     this.repair = new PipelineRepair(client.conf(), nn, path, fileId, client.clientName());
+    this.failover = new PrimaryFailover(client, options, path, new PrimaryFailover.Writers() {
+      @Override
+      public BlockToken token(long blockId) {
+        return blockTokens.get(blockIds.indexOf(blockId));
+      }
+
+      @Override
+      public void install(long blockId, BlockWriter writer, UnackedWrites copies) {
+        writers.put(blockId, writer);
+        unacked.put(blockId, copies);
+        keepMembers(blockId, writer);
+      }
+
+      @Override
+      public void remove(long blockId) {
+        writers.remove(blockId);
+        unacked.remove(blockId);
+      }
+    });
     for (LocatedBlockProto block : existing) {
       blockIds.add(block.getBlock().getBlockId());
       blockLocations.add(List.copyOf(block.getLocationsList()));
@@ -376,7 +393,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     for (Map.Entry<Long, BlockWriter> writer : writers.entrySet()) {
       if (writer.getKey().equals(blockIds.get(blockIds.size() - 1))) {
         repair.repair(writer.getKey(), writer.getValue(), wanted.getOrDefault(writer.getKey(), 0),
-            lostPrimaries.getOrDefault(writer.getKey(), List.of()));
+            failover.lostPrimaries(writer.getKey()));
       }
       keepMembers(writer.getKey(), writer.getValue());
     }
@@ -397,57 +414,15 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   }
 
   /**
-   * The primary of {@code blockId}'s pipeline failed ({@code cause}): a new pipeline over the followers left
-   * promotes the one holding the newest entry (it must hold the last acknowledged one, else {@code cause} is thrown)
-   * and brings the others up to it, every write the old primary did not acknowledge is sent again through it from
-   * this stream's copies, and the writer is flushed. The lost primary is replaced at the next repair, as a lost
-   * follower is.
+   * The primary of {@code blockId}'s pipeline was lost ({@code cause}): a follower takes over
+   * ({@link PrimaryFailover}); anything else, or a failure while sending again after a refused token, is thrown.
    */
   private void failOver(long blockId, BlockWriter failed, IOException cause) throws IOException {
     UnackedWrites copies = unacked.get(blockId);
-    if (copies == null || failed.replicas().size() < 2 || resending || !lostPrimary(cause)) {
+    if (resending || !PrimaryFailover.canTakeOver(failed, copies, cause)) {
       throw cause;
     }
-    DatanodeIdProto lost = failed.replicas().get(0);
-    List<UnackedWrites.Remainder> resend = copies.after(failed.acknowledgedBytes());
-    HlcTimestamp acknowledged = failed.lastEntryHlc();
-    List<DatanodeIdProto> survivors = failed.abandon();
-    writers.remove(blockId);
-    unacked.remove(blockId);
-    int index = blockIds.indexOf(blockId);
-    BlockWriter writer;
-    try {
-      writer = client.data().promoteWriter(survivors, blockId, blockTokens.get(index), options, acknowledged);
-    } catch (IOException e) {
-      cause.addSuppressed(e);
-      throw cause;
-    }
-    LOG.warn("The primary {}:{} of block {} of {} failed mid-write ({}); {}:{} took over, {} unacknowledged writes"
-        + " sent again", lost.getHost(), lost.getDataPort(), blockId, path, cause.getMessage(),
-        writer.replicas().get(0).getHost(), writer.replicas().get(0).getDataPort(), resend.size());
-    lostPrimaries.computeIfAbsent(blockId, b -> new ArrayList<>()).add(lost);
-    writers.put(blockId, writer);
-    UnackedWrites fresh = new UnackedWrites();
-    unacked.put(blockId, fresh);
-    keepMembers(blockId, writer);
-    for (UnackedWrites.Remainder write : resend) {
-      ByteBuffer bytes = write.bytes();
-      fresh.add(write.offset(), bytes.array(), bytes.position(), bytes.remaining(), writer.acknowledgedBytes());
-      writer.write(write.offset(), bytes);
-    }
-    writer.flush();
-  }
-
-  /**
-   * Whether {@code failure} is the primary's loss (no answer, a broken connection, its store failing), which a
-   * follower can take over from; a refusal of the write itself (a newer pipeline's epoch, a wrong argument) is not.
-   */
-  private static boolean lostPrimary(IOException failure) {
-    if (!(failure instanceof FffsException typed)) {
-      return true;
-    }
-    return typed.code() == ErrorCode.IO_ERROR || typed.code() == ErrorCode.INTERNAL
-        || typed.code() == ErrorCode.NODE_UNHEALTHY;
+    failover.failOver(blockId, failed, copies, cause);
   }
 
   @Override
@@ -470,11 +445,13 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
 
   /**
    * {@link #hflush}, every block written to is durable on each of its DataNodes still in its pipeline (synced in
-   * parallel), and the NameNode records the length.
+   * parallel), and the NameNode records the length. A follower that fails its SYNC leaves the pipeline; a primary
+   * lost after the flush is succeeded by a follower ({@link PrimaryFailover}) and the new pipeline synced.
    */
   @Override
   public synchronized void hsync() throws IOException {
     hflush();
+    WriteFaultInjector.get().beforeSync(path);
     syncBlocks();
     BlockProto last = lastBlock();
     List<BlockLastEntryProto> entries = lastEntries(true);
@@ -519,17 +496,24 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   }
 
   private void syncUnsynced() throws IOException {
+    for (int round = 1; !syncOnce(round < PrimaryFailover.ATTEMPTS); round++) {
+      // A primary lost between the flush and its SYNC was succeeded: the new pipelines are synced again.
+    }
+    unsynced.clear();
+  }
+
+  /**
+   * SYNCs every unsynced block on each DataNode of its pipeline, in parallel. A follower that fails leaves the
+   * pipeline; a primary lost meanwhile is succeeded by a follower (when {@code mayFailOver}), and then this returns
+   * false: the blocks are to be synced again on their new pipelines (a SYNC changes no byte).
+   */
+  private boolean syncOnce(boolean mayFailOver) throws IOException {
     Map<DatanodeIdProto, List<Long>> byDatanode = new HashMap<>();
     Map<DatanodeIdProto, List<BlockToken>> tokens = new HashMap<>();
     Map<DatanodeIdProto, List<Long>> lengths = new HashMap<>();
-    Set<DatanodeIdProto> primaries = new HashSet<>();
     for (long blockId : unsynced) {
       int index = blockIds.indexOf(blockId);
-      List<DatanodeIdProto> locations = blockLocations.get(index);
-      if (!locations.isEmpty()) {
-        primaries.add(locations.get(0));
-      }
-      for (DatanodeIdProto location : locations) {
+      for (DatanodeIdProto location : blockLocations.get(index)) {
         byDatanode.computeIfAbsent(location, d -> new ArrayList<>()).add(blockId);
         // What this stream has written up to in the block: a DataNode that lost some must not report it durable.
         lengths.computeIfAbsent(location, d -> new ArrayList<>()).add(Math.min(blockSize,
@@ -544,6 +528,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       syncs.put(entry.getKey(), client.data().syncAsync(entry.getKey(), entry.getValue(),
           tokens.getOrDefault(entry.getKey(), List.of()), lengths.get(entry.getKey())));
     }
+    boolean failedOver = false;
     for (Map.Entry<DatanodeIdProto, CompletableFuture<HlcTimestamp>> sync : syncs.entrySet()) {
       try {
         sync.getValue().join();
@@ -553,13 +538,22 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
                 + e.getCause(), e.getCause());
         // A refused token is asked again with fresh ones (syncBlocks); any other failure drops a follower.
         boolean refused = cause instanceof FffsException typed && typed.code() == ErrorCode.ACCESS_DENIED;
-        if (primaries.contains(sync.getKey()) || (refused && !resending)) {
+        if (refused && !resending) {
           throw cause;
         }
-        dropFollower(sync.getKey(), byDatanode.get(sync.getKey()), cause);
+        for (long blockId : byDatanode.get(sync.getKey())) {
+          if (!sync.getKey().equals(blockLocations.get(blockIds.indexOf(blockId)).get(0))) {
+            dropFollower(sync.getKey(), blockId, cause);
+          } else if (refused || !mayFailOver || !writers.containsKey(blockId)) {
+            throw cause;
+          } else {
+            failOver(blockId, writers.get(blockId), cause);
+            failedOver = true;
+          }
+        }
       }
     }
-    unsynced.clear();
+    return !failedOver;
   }
 
   /**
@@ -640,18 +634,16 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     }
   }
 
-  /** A follower that failed a SYNC leaves the pipelines of {@code blocks}: it gets no more packets or SYNCs. */
-  private void dropFollower(DatanodeIdProto datanode, List<Long> blocks, IOException cause) {
-    for (long blockId : blocks) {
-      BlockWriter writer = writers.get(blockId);
-      if (writer != null) {
-        writer.drop(datanode, cause);
-      }
-      int index = blockIds.indexOf(blockId);
-      List<DatanodeIdProto> locations = new ArrayList<>(blockLocations.get(index));
-      locations.remove(datanode);
-      blockLocations.set(index, List.copyOf(locations));
+  /** A follower that failed a SYNC leaves the pipeline of {@code blockId}: it gets no more packets or SYNCs. */
+  private void dropFollower(DatanodeIdProto datanode, long blockId, IOException cause) {
+    BlockWriter writer = writers.get(blockId);
+    if (writer != null) {
+      writer.drop(datanode, cause);
     }
+    int index = blockIds.indexOf(blockId);
+    List<DatanodeIdProto> locations = new ArrayList<>(blockLocations.get(index));
+    locations.remove(datanode);
+    blockLocations.set(index, List.copyOf(locations));
   }
 
   @Override
