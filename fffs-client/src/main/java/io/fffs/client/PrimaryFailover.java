@@ -8,7 +8,6 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HlcTimestamp;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -112,9 +111,8 @@ final class PrimaryFailover {
       try {
         WriteFaultInjector.get().afterPromotion(path, blockId, writer.replicas().get(0));
         for (UnackedWrites.Remainder write : resend) {
-          ByteBuffer bytes = write.bytes();
-          fresh.add(write.offset(), bytes.array(), bytes.position(), bytes.remaining(), writer.acknowledgedBytes());
-          writer.write(write.offset(), bytes);
+          fresh.add(write, writer.acknowledgedBytes());
+          writer.write(write.offset(), write.bytes());
         }
         writer.flush();
         return writer;

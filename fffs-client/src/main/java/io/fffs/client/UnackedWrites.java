@@ -32,6 +32,12 @@ final class UnackedWrites {
     keep(offset, copy);
   }
 
+  /** Keeps a copy of {@code write}, which is being sent again. */
+  void add(Remainder write, long acknowledged) {
+    ByteBuffer bytes = write.bytes();
+    add(write.offset(), bytes.array(), bytes.position(), bytes.remaining(), acknowledged);
+  }
+
   /**
    * Keeps {@code packet} itself, all of it written at {@code offset} of the block, instead of a copy: the caller
    * hands it over and writes into another ({@link #spare}) from now on.
