@@ -158,15 +158,21 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       BlockWriter writer = writerFor(index);
       long blockId = blocks.id(index);
       UnackedWrites copies = blocks.copies(blockId);
+      // A kept write stays unchanged until acknowledged: the writer may keep it by reference instead of a copy.
+      ByteBuffer kept = null;
       if (copies != null && bytes == packet && from == 0 && n == packet.length) {
         // The stream's own full packet, all in one block: kept as it is, one pass over the bytes fewer.
-        copies.handOver(inBlock, bytes, writer.acknowledgedBytes());
+        kept = copies.handOver(inBlock, bytes, writer.acknowledgedBytes());
         packet = copies.spare(packet.length);
       } else if (copies != null) {
-        copies.add(inBlock, bytes, from + sent, n, writer.acknowledgedBytes());
+        kept = copies.add(inBlock, bytes, from + sent, n, writer.acknowledgedBytes());
       }
       try {
-        writer.write(inBlock, ByteBuffer.wrap(bytes, from + sent, n));
+        if (kept != null) {
+          writer.writeRetained(inBlock, kept);
+        } else {
+          writer.write(inBlock, ByteBuffer.wrap(bytes, from + sent, n));
+        }
       } catch (FffsException e) {
         if (e.code() != ErrorCode.ACCESS_DENIED) {
           failOver(blockId, writer, e);

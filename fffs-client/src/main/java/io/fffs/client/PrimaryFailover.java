@@ -111,8 +111,7 @@ final class PrimaryFailover {
       try {
         WriteFaultInjector.get().afterPromotion(path, blockId, writer.replicas().get(0));
         for (UnackedWrites.Remainder write : resend) {
-          fresh.add(write, writer.acknowledgedBytes());
-          writer.write(write.offset(), write.bytes());
+          writer.writeRetained(write.offset(), fresh.add(write, writer.acknowledgedBytes()));
         }
         writer.flush();
         return writer;

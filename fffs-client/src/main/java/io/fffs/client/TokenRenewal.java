@@ -187,9 +187,10 @@ final class TokenRenewal {
         UnackedWrites copies = blocks.copies(blockWrites.getKey());
         for (UnackedWrites.Remainder write : blockWrites.getValue()) {
           if (copies != null) {
-            copies.add(write, writer.acknowledgedBytes());
+            writer.writeRetained(write.offset(), copies.add(write, writer.acknowledgedBytes()));
+          } else {
+            writer.write(write.offset(), write.bytes());
           }
-          writer.write(write.offset(), write.bytes());
         }
       }
       for (BlockWriter writer : blocks.writers().values()) {
