@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * <p>A refusal of the token, by the primary or a follower, is thrown instead, and {@link #renewToken} carries on with
  * a fresh one: the writer keeps each packet until the primary applied it (only when there is a token: a copy, or the
  * caller's buffer itself when it is retained, {@link #writeRetained}), so the primary is sent again exactly what it
- * refused; a follower that refused, and those after it, are
- * brought up to the primary's log and stay. Not thread-safe (one writer thread).
+ * refused; a follower that refused, and those after it, are brought up to the primary's log and stay. Not
+ * thread-safe (one writer thread).
  */
 final class ChainBlockWriter implements BlockWriter {
   private static final Logger LOG = LoggerFactory.getLogger(ChainBlockWriter.class);
@@ -54,6 +54,18 @@ final class ChainBlockWriter implements BlockWriter {
   private final List<DatanodeIdProto> dropped = new ArrayList<>();
   /** Packets sent to the primary and not yet answered; kept (with a token) to send them again. */
   private final PrimaryPackets pending = new PrimaryPackets();
+  /** What the packet loop asks of this writer. */
+  private final PrimaryPackets.Writer packets = new PrimaryPackets.Writer() {
+    @Override
+    public FffsException refusalOrThrow(FffsException e) throws FffsException {
+      return ChainBlockWriter.this.refusalOrThrow(e);
+    }
+
+    @Override
+    public void takeAnswers() throws IOException {
+      ChainBlockWriter.this.takeAnswers(true);
+    }
+  };
   private BlockToken token;
   private PacketWriter primary;
   /** Bytes the primary acknowledged through writers this one replaced (each was flushed first). */
@@ -116,17 +128,7 @@ final class ChainBlockWriter implements BlockWriter {
       }
     }
     refusal = pending.send(primary, offset, data, primary.packetSize(), token == null ? PrimaryPackets.Keep.NONE
-        : keep, refusal, new PrimaryPackets.Writer() {
-          @Override
-          public FffsException refusalOrThrow(FffsException e) throws FffsException {
-            return ChainBlockWriter.this.refusalOrThrow(e);
-          }
-
-          @Override
-          public void takeAnswers() throws IOException {
-            ChainBlockWriter.this.takeAnswers(true);
-          }
-        });
+        : keep, refusal, packets);
     if (refusal != null) {
       throw refusal;  // every byte of this write is kept: renewToken sends it
     }

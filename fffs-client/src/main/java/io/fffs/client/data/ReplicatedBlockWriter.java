@@ -54,6 +54,18 @@ final class ReplicatedBlockWriter implements BlockWriter {
   private final int packetSize;
   /** Packets the primary was sent and whose answers are not yet forwarded. */
   private final PrimaryPackets pending = new PrimaryPackets();
+  /** What the packet loop asks of this writer. */
+  private final PrimaryPackets.Writer packets = new PrimaryPackets.Writer() {
+    @Override
+    public FffsException refusalOrThrow(FffsException e) throws FffsException {
+      return ReplicatedBlockWriter.refusalOrThrow(e);
+    }
+
+    @Override
+    public void takeAnswers() throws IOException {
+      forwardAnswered();
+    }
+  };
   private final ArrayDeque<Forwarded> forwarded = new ArrayDeque<>();
   private long forwardedBytes;
   /** A follower's refusal not yet thrown to the caller. */
@@ -94,17 +106,7 @@ final class ReplicatedBlockWriter implements BlockWriter {
     // Each packet is kept (a copy) until every member applied it: sent to the primary, forwarded to the followers,
     // sent again after a refused token.
     FffsException refusal = pending.send(primary, offset, data, packetSize, PrimaryPackets.Keep.COPY, null,
-        new PrimaryPackets.Writer() {
-          @Override
-          public FffsException refusalOrThrow(FffsException e) throws FffsException {
-            return ReplicatedBlockWriter.refusalOrThrow(e);
-          }
-
-          @Override
-          public void takeAnswers() throws IOException {
-            forwardAnswered();
-          }
-        });
+        packets);
     if (refusal != null) {
       throw refusal;  // every byte of this write is kept: renewToken sends it
     }
