@@ -10,28 +10,18 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.BlockProto;
 import io.fffs.common.proto.CommonProtos.BlockLastEntryProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
-import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
 import io.fffs.common.security.BlockToken;
-import io.fffs.common.time.HlcTimestamp;
-import io.fffs.common.time.TimeSpec;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import org.apache.hadoop.fs.FSExceptionMessages;
 import org.apache.hadoop.fs.StreamCapabilities;
 import org.apache.hadoop.fs.Syncable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Writes a file at any position up to its length: bytes gather into a packet, and a full packet (or a
@@ -44,33 +34,23 @@ import org.slf4j.LoggerFactory;
  * Every packet carries the block's WRITE token; halfway through a token's life the writer drains the block and
  * asks the NameNode for fresh ones (as the lease holder), so a long write never sends a packet with a token that
  * expires on the way. A DataNode that refuses a token anyway (its key unknown after a NameNode upgrade or failover,
- * or expired) makes the writer ask for fresh tokens once and send again what was not applied: a replicated pipeline
- * keeps its unapplied packets itself ({@link BlockWriter#renewToken}), a single-DataNode writer's are copies kept
- * here ({@link UnackedWrites}).
+ * or expired) makes the writer ask for fresh tokens once and send again what was not applied
+ * ({@link TokenRenewal}). A pipeline whose primary is lost goes on with a follower as primary
+ * ({@link PrimaryFailover}); one that lost followers gets replacements at the next flush ({@link PipelineRepair}).
+ * Each block's DataNodes, token and open writer are in {@link BlockPipelines}.
  */
 final class FffsOutputStream extends OutputStream implements Syncable, StreamCapabilities {
-  private static final Logger LOG = LoggerFactory.getLogger(FffsOutputStream.class);
   private final FffsClient client;
   private final NamenodeClient nn;
   private final String path;
   private final long fileId;
   private final long blockSize;
   private final WriteOptions options;
-  private final List<Long> blockIds = new ArrayList<>();
-  /** Per block: the DataNodes to write it to, the primary first (a follower dropped by a writer is removed). */
-  private final List<List<DatanodeIdProto>> blockLocations = new ArrayList<>();
-  private final WriteTokens blockTokens;
-  private final Map<Long, BlockWriter> writers = new HashMap<>();
-  /** Per open writer that carries a token: its writes not acknowledged yet. */
-  private final Map<Long, UnackedWrites> unacked = new HashMap<>();
-  /** True while sending again after a refused token: a second refusal fails the write. */
-  private boolean resending;
-  private final Set<Long> unsynced = new LinkedHashSet<>();
-  /** Per block: primaries that failed mid-write, replaced by a follower (a repair replaces them as well). */
-  private final Map<Long, List<DatanodeIdProto>> lostPrimaries = new HashMap<>();
-  /** Per block: how many DataNodes its pipeline started with (a repair adds DataNodes up to it). */
-  private final Map<Long, Integer> wanted = new HashMap<>();
+  private final BlockPipelines blocks;
+  private final TokenRenewal tokens;
+  private final PipelineSync syncs;
   private final PipelineRepair repair;
+  private final PrimaryFailover failover;
   /** Where write calls gather a packet; handed to {@link UnackedWrites} when full, and replaced by a spare. */
   private byte[] packet;
   /** Latency mode: every write call goes out as its own packet (one block-log entry, one user-time stamp). */
@@ -91,13 +71,12 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     this.fileId = fileId;
     this.blockSize = blockSize;
     this.options = new WriteOptions(blockSize, userTimePlugin);
-    this.blockTokens = new WriteTokens(client.clock().physicalClock());
+    this.blocks = new BlockPipelines(client.clock().physicalClock());
+    this.tokens = new TokenRenewal(client, path, blocks, this::writerFor);
+    this.failover = new PrimaryFailover(client, options, path, blocks);
+    this.syncs = new PipelineSync(client, path, blockSize, blocks, tokens, this::failOver);
     this.repair = new PipelineRepair(client.conf(), nn, path, fileId, client.clientName());
-    for (LocatedBlockProto block : existing) {
-      blockIds.add(block.getBlock().getBlockId());
-      blockLocations.add(List.copyOf(block.getLocationsList()));
-      blockTokens.add(block);
-    }
+    existing.forEach(blocks::add);
     this.length = length;
     this.reportedLength = length;
     this.packetStart = position;
@@ -177,26 +156,33 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       long inBlock = at - index * blockSize;
       int n = (int) Math.min(count - sent, blockSize - inBlock);
       BlockWriter writer = writerFor(index);
-      UnackedWrites copies = unacked.get(blockIds.get(index));
+      long blockId = blocks.id(index);
+      UnackedWrites copies = blocks.copies(blockId);
+      // A kept write stays unchanged until acknowledged: the writer may keep it by reference instead of a copy.
+      ByteBuffer kept = null;
       if (copies != null && bytes == packet && from == 0 && n == packet.length) {
         // The stream's own full packet, all in one block: kept as it is, one pass over the bytes fewer.
-        copies.handOver(inBlock, bytes, writer.acknowledgedBytes());
+        kept = copies.handOver(inBlock, bytes, writer.acknowledgedBytes());
         packet = copies.spare(packet.length);
       } else if (copies != null) {
-        copies.add(inBlock, bytes, from + sent, n, writer.acknowledgedBytes());
+        kept = copies.add(inBlock, bytes, from + sent, n, writer.acknowledgedBytes());
       }
       try {
-        writer.write(inBlock, ByteBuffer.wrap(bytes, from + sent, n));
+        if (kept != null) {
+          writer.writeRetained(inBlock, kept);
+        } else {
+          writer.write(inBlock, ByteBuffer.wrap(bytes, from + sent, n));
+        }
       } catch (FffsException e) {
         if (e.code() != ErrorCode.ACCESS_DENIED) {
-          failOver(blockIds.get(index), writer, e);
+          failOver(blockId, writer, e);
         } else {
-          resendRefused(e);  // this write is among the copies: sent again
+          tokens.resendRefused(e);  // this write is among the copies: sent again
         }
       } catch (IOException e) {
-        failOver(blockIds.get(index), writer, e);  // this write is among the copies: sent again
+        failOver(blockId, writer, e);  // this write is among the copies: sent again
       }
-      unsynced.add(blockIds.get(index));
+      syncs.written(blockId);
       sent += n;
     }
     packetStart += count;
@@ -204,135 +190,48 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   }
 
   private BlockWriter writerFor(int index) throws IOException {
-    while (blockIds.size() <= index) {
+    while (blocks.count() <= index) {
       addBlock();
     }
-    long blockId = blockIds.get(index);
-    BlockWriter writer = writers.get(blockId);
-    if (blockTokens.due(index)) {
+    long blockId = blocks.id(index);
+    BlockWriter writer = blocks.writer(blockId);
+    if (blocks.tokenDue(index)) {
       // Its packets would outlive the token: go on with a fresh token (renewing drains and closes the writers).
-      renewTokens();
-      writer = writers.get(blockId);
+      tokens.renewTokens();
+      writer = blocks.writer(blockId);
     }
     if (writer == null) {
-      List<DatanodeIdProto> locations = blockLocations.get(index);
+      List<DatanodeIdProto> locations = blocks.locations(index);
       if (locations.isEmpty()) {
         throw new FffsException(ErrorCode.NOT_FOUND, "block " + blockId + " of " + path
             + " has no live DataNode to write to");
       }
-      writer = client.data().openWriter(locations, blockId, blockTokens.get(index), options);
-      writers.put(blockId, writer);
+      BlockToken token = blocks.token(index);
+      writer = client.data().openWriter(locations, blockId, token, options);
       // A pipeline's copies are what a promoted follower is sent again should its primary fail.
-      if ((blockTokens.get(index) != null && !writer.renewsInPlace() && writer.acknowledgedBytes() >= 0)
-          || writer.replicas().size() > 1) {
-        unacked.put(blockId, new UnackedWrites());
-      } else {
-        unacked.remove(blockId);
-      }
-      wanted.putIfAbsent(blockId, locations.size());
-      keepMembers(blockId, writer);
+      blocks.opened(index, writer, (token != null && !writer.renewsInPlace() && writer.acknowledgedBytes() >= 0)
+          || writer.replicas().size() > 1);
     }
     return writer;
-  }
-
-  /** Takes the writer's pipeline members as the block's DataNodes: a dropped follower gets no more requests. */
-  private void keepMembers(long blockId, BlockWriter writer) {
-    List<DatanodeIdProto> members = writer.replicas();
-    if (!members.isEmpty()) {
-      blockLocations.set(blockIds.indexOf(blockId), members);
-    }
   }
 
   /** Drains the current last block, then asks the NameNode for the next one. */
   private void addBlock() throws IOException {
     BlockProto previous = null;
-    if (!blockIds.isEmpty()) {
-      long last = blockIds.get(blockIds.size() - 1);
-      BlockWriter writer = writers.get(last);
+    if (blocks.count() > 0) {
+      long last = blocks.id(blocks.count() - 1);
+      BlockWriter writer = blocks.writer(last);
       if (writer != null) {
         try {
           flushOrFailOver(last, writer);
         } catch (FffsException e) {
-          resendRefused(e);
+          tokens.resendRefused(e);
         }
       }
       previous = BlockProto.newBuilder().setBlockId(last).setNumBytes(blockSize).build();
     }
     BlockProto full = previous;
-    LocatedBlockProto block = call(() -> nn.addBlock(path, fileId, client.clientName(), full));
-    blockIds.add(block.getBlock().getBlockId());
-    blockLocations.add(List.copyOf(block.getLocationsList()));
-    blockTokens.add(block);
-  }
-
-  /**
-   * Fresh WRITE tokens for every block of the file, from the NameNode (this client holds the lease). The open
-   * writers carry the old tokens, so they are drained and closed first; the next write opens one with the new token.
-   */
-  private void renewTokens() throws IOException {
-    try {
-      for (BlockWriter writer : writers.values()) {
-        writer.flush();
-      }
-    } catch (FffsException e) {
-      resendRefused(e);  // leaves flushed writers with fresh tokens
-      return;
-    }
-    closeWriters();
-    fetchTokens();
-  }
-
-  private void closeWriters() throws IOException {
-    try {
-      for (Map.Entry<Long, BlockWriter> writer : writers.entrySet()) {
-        closeWriter(writer.getKey(), writer.getValue());
-        keepMembers(writer.getKey(), writer.getValue());
-      }
-    } finally {
-      writers.clear();
-      unacked.clear();
-    }
-  }
-
-  /**
-   * Closes a writer; a refusal of its token on the way (a follower refusing to end the pipeline, say) is met once
-   * with fresh tokens from the NameNode and a second close.
-   */
-  private void closeWriter(long blockId, BlockWriter writer) throws IOException {
-    try {
-      writer.close();
-    } catch (FffsException e) {
-      if (e.code() != ErrorCode.ACCESS_DENIED || resending || !writer.renewsInPlace()) {
-        throw e;
-      }
-      LOG.info("A DataNode refused the token of the writer of block {} of {} as it closed; asking the NameNode for"
-          + " fresh tokens: {}", blockId, path, e.getMessage());
-      resending = true;
-      try {
-        fetchTokens();
-        writer.renewToken(blockTokens.get(blockIds.indexOf(blockId)));
-        writer.close();
-      } catch (IOException again) {
-        again.addSuppressed(e);
-        throw again;
-      } finally {
-        resending = false;
-      }
-    }
-  }
-
-  private void fetchTokens() throws IOException {
-    LocatedBlocksProto located = call(() -> nn.getBlockLocations(path, TimeSpec.latest(), 0, Long.MAX_VALUE,
-        client.clientName()));
-    if (located == null) {
-      throw new FffsException(ErrorCode.NOT_FOUND, path + " no longer exists; its writer cannot renew its tokens");
-    }
-    for (LocatedBlockProto block : located.getBlocksList()) {
-      int index = blockIds.indexOf(block.getBlock().getBlockId());
-      if (index >= 0) {
-        blockTokens.set(index, block);
-      }
-    }
+    blocks.add(call(() -> nn.addBlock(path, fileId, client.clientName(), full)));
   }
 
   /**
@@ -342,9 +241,9 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
    */
   private List<BlockLastEntryProto> lastEntries(boolean onlyNew) {
     List<BlockLastEntryProto> entries = new ArrayList<>();
-    for (Map.Entry<Long, BlockWriter> e : writers.entrySet()) {
+    for (Map.Entry<Long, BlockWriter> e : blocks.writers().entrySet()) {
       long hlc = e.getValue().lastEntryHlc().packed();
-      int index = blockIds.indexOf(e.getKey());
+      int index = blocks.index(e.getKey());
       if (hlc == 0 || index < 0 || (onlyNew && reportedEntries.getOrDefault(e.getKey(), 0L) >= hlc)) {
         continue;
       }
@@ -357,28 +256,28 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   }
 
   private BlockProto lastBlock() {
-    if (blockIds.isEmpty()) {
+    if (blocks.count() == 0) {
       return null;
     }
-    int last = blockIds.size() - 1;
-    return BlockProto.newBuilder().setBlockId(blockIds.get(last)).setNumBytes(length - last * blockSize).build();
+    int last = blocks.count() - 1;
+    return BlockProto.newBuilder().setBlockId(blocks.id(last)).setNumBytes(length - last * blockSize).build();
   }
 
   private void drain() throws IOException {
     sendPacket();
     try {
-      for (Map.Entry<Long, BlockWriter> writer : List.copyOf(writers.entrySet())) {
+      for (Map.Entry<Long, BlockWriter> writer : List.copyOf(blocks.writers().entrySet())) {
         flushOrFailOver(writer.getKey(), writer.getValue());
       }
     } catch (FffsException e) {
-      resendRefused(e);
+      tokens.resendRefused(e);
     }
-    for (Map.Entry<Long, BlockWriter> writer : writers.entrySet()) {
-      if (writer.getKey().equals(blockIds.get(blockIds.size() - 1))) {
-        repair.repair(writer.getKey(), writer.getValue(), wanted.getOrDefault(writer.getKey(), 0),
-            lostPrimaries.getOrDefault(writer.getKey(), List.of()));
+    for (Map.Entry<Long, BlockWriter> writer : blocks.writers().entrySet()) {
+      long blockId = writer.getKey();
+      if (blockId == blocks.id(blocks.count() - 1)) {
+        repair.repair(blockId, writer.getValue(), blocks.wanted(blockId), failover.lostPrimaries(blockId));
       }
-      keepMembers(writer.getKey(), writer.getValue());
+      blocks.keepMembers(blockId, writer.getValue());
     }
   }
 
@@ -397,57 +296,15 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   }
 
   /**
-   * The primary of {@code blockId}'s pipeline failed ({@code cause}): a new pipeline over the followers left
-   * promotes the one holding the newest entry (it must hold the last acknowledged one, else {@code cause} is thrown)
-   * and brings the others up to it, every write the old primary did not acknowledge is sent again through it from
-   * this stream's copies, and the writer is flushed. The lost primary is replaced at the next repair, as a lost
-   * follower is.
+   * The primary of {@code blockId}'s pipeline was lost ({@code cause}): a follower takes over
+   * ({@link PrimaryFailover}); anything else, or a failure while sending again after a refused token, is thrown.
    */
   private void failOver(long blockId, BlockWriter failed, IOException cause) throws IOException {
-    UnackedWrites copies = unacked.get(blockId);
-    if (copies == null || failed.replicas().size() < 2 || resending || !lostPrimary(cause)) {
+    UnackedWrites copies = blocks.copies(blockId);
+    if (tokens.resending() || !PrimaryFailover.canTakeOver(failed, copies, cause)) {
       throw cause;
     }
-    DatanodeIdProto lost = failed.replicas().get(0);
-    List<UnackedWrites.Remainder> resend = copies.after(failed.acknowledgedBytes());
-    HlcTimestamp acknowledged = failed.lastEntryHlc();
-    List<DatanodeIdProto> survivors = failed.abandon();
-    writers.remove(blockId);
-    unacked.remove(blockId);
-    int index = blockIds.indexOf(blockId);
-    BlockWriter writer;
-    try {
-      writer = client.data().promoteWriter(survivors, blockId, blockTokens.get(index), options, acknowledged);
-    } catch (IOException e) {
-      cause.addSuppressed(e);
-      throw cause;
-    }
-    LOG.warn("The primary {}:{} of block {} of {} failed mid-write ({}); {}:{} took over, {} unacknowledged writes"
-        + " sent again", lost.getHost(), lost.getDataPort(), blockId, path, cause.getMessage(),
-        writer.replicas().get(0).getHost(), writer.replicas().get(0).getDataPort(), resend.size());
-    lostPrimaries.computeIfAbsent(blockId, b -> new ArrayList<>()).add(lost);
-    writers.put(blockId, writer);
-    UnackedWrites fresh = new UnackedWrites();
-    unacked.put(blockId, fresh);
-    keepMembers(blockId, writer);
-    for (UnackedWrites.Remainder write : resend) {
-      ByteBuffer bytes = write.bytes();
-      fresh.add(write.offset(), bytes.array(), bytes.position(), bytes.remaining(), writer.acknowledgedBytes());
-      writer.write(write.offset(), bytes);
-    }
-    writer.flush();
-  }
-
-  /**
-   * Whether {@code failure} is the primary's loss (no answer, a broken connection, its store failing), which a
-   * follower can take over from; a refusal of the write itself (a newer pipeline's epoch, a wrong argument) is not.
-   */
-  private static boolean lostPrimary(IOException failure) {
-    if (!(failure instanceof FffsException typed)) {
-      return true;
-    }
-    return typed.code() == ErrorCode.IO_ERROR || typed.code() == ErrorCode.INTERNAL
-        || typed.code() == ErrorCode.NODE_UNHEALTHY;
+    failover.failOver(blockId, failed, copies, cause);
   }
 
   @Override
@@ -469,13 +326,14 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   }
 
   /**
-   * {@link #hflush}, every block written to is durable on each of its DataNodes still in its pipeline (synced in
-   * parallel), and the NameNode records the length.
+   * {@link #hflush}, every block written to is durable on each of its DataNodes still in its pipeline
+   * ({@link PipelineSync}), and the NameNode records the length.
    */
   @Override
   public synchronized void hsync() throws IOException {
     hflush();
-    syncBlocks();
+    WriteFaultInjector.get().beforeSync(path);
+    syncs.sync(length);
     BlockProto last = lastBlock();
     List<BlockLastEntryProto> entries = lastEntries(true);
     if (last != null && (length != reportedLength || !entries.isEmpty())) {
@@ -488,172 +346,6 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     }
   }
 
-  private void syncBlocks() throws IOException {
-    for (long blockId : unsynced) {
-      if (blockTokens.due(blockIds.indexOf(blockId))) {
-        renewTokens();
-        break;
-      }
-    }
-    try {
-      syncUnsynced();
-    } catch (FffsException e) {
-      if (e.code() != ErrorCode.ACCESS_DENIED || resending) {
-        throw e;
-      }
-      // A SYNC changes no byte, so asking again with fresh tokens is safe; the flushed writers carry the old ones.
-      LOG.info("A DataNode refused the token of a SYNC of {}; asking the NameNode for fresh tokens: {}", path,
-          e.getMessage());
-      closeWriters();
-      fetchTokens();
-      resending = true;
-      try {
-        syncUnsynced();
-      } catch (FffsException again) {
-        again.addSuppressed(e);
-        throw again;
-      } finally {
-        resending = false;
-      }
-    }
-  }
-
-  private void syncUnsynced() throws IOException {
-    Map<DatanodeIdProto, List<Long>> byDatanode = new HashMap<>();
-    Map<DatanodeIdProto, List<BlockToken>> tokens = new HashMap<>();
-    Map<DatanodeIdProto, List<Long>> lengths = new HashMap<>();
-    Set<DatanodeIdProto> primaries = new HashSet<>();
-    for (long blockId : unsynced) {
-      int index = blockIds.indexOf(blockId);
-      List<DatanodeIdProto> locations = blockLocations.get(index);
-      if (!locations.isEmpty()) {
-        primaries.add(locations.get(0));
-      }
-      for (DatanodeIdProto location : locations) {
-        byDatanode.computeIfAbsent(location, d -> new ArrayList<>()).add(blockId);
-        // What this stream has written up to in the block: a DataNode that lost some must not report it durable.
-        lengths.computeIfAbsent(location, d -> new ArrayList<>()).add(Math.min(blockSize,
-            length - index * blockSize));
-        if (blockTokens.get(index) != null) {
-          tokens.computeIfAbsent(location, d -> new ArrayList<>()).add(blockTokens.get(index));
-        }
-      }
-    }
-    Map<DatanodeIdProto, CompletableFuture<HlcTimestamp>> syncs = new HashMap<>();
-    for (Map.Entry<DatanodeIdProto, List<Long>> entry : byDatanode.entrySet()) {
-      syncs.put(entry.getKey(), client.data().syncAsync(entry.getKey(), entry.getValue(),
-          tokens.getOrDefault(entry.getKey(), List.of()), lengths.get(entry.getKey())));
-    }
-    for (Map.Entry<DatanodeIdProto, CompletableFuture<HlcTimestamp>> sync : syncs.entrySet()) {
-      try {
-        sync.getValue().join();
-      } catch (CompletionException e) {
-        IOException cause = e.getCause() instanceof IOException ? (IOException) e.getCause()
-            : new IOException("SYNC to " + sync.getKey().getHost() + ":" + sync.getKey().getDataPort() + " failed: "
-                + e.getCause(), e.getCause());
-        // A refused token is asked again with fresh ones (syncBlocks); any other failure drops a follower.
-        boolean refused = cause instanceof FffsException typed && typed.code() == ErrorCode.ACCESS_DENIED;
-        if (primaries.contains(sync.getKey()) || (refused && !resending)) {
-          throw cause;
-        }
-        dropFollower(sync.getKey(), byDatanode.get(sync.getKey()), cause);
-      }
-    }
-    unsynced.clear();
-  }
-
-  /**
-   * A DataNode refused a write with {@code ACCESS_DENIED} (the key of its token unknown to it or expired): asks the
-   * NameNode for fresh tokens once; a writer that keeps its unapplied writes itself (a replicated pipeline) carries
-   * on with the fresh token, any other is replaced by a new writer sent again every write its DataNode did not
-   * apply, in order, from this stream's copies. Every writer is then flushed, so that a second refusal fails the
-   * write here. Anything else, or a writer that cannot tell what was applied, is thrown.
-   */
-  private void resendRefused(FffsException refusal) throws IOException {
-    if (refusal.code() != ErrorCode.ACCESS_DENIED || resending) {
-      throw refusal;
-    }
-    resending = true;
-    try {
-      Map<Long, List<UnackedWrites.Remainder>> resend = new HashMap<>();
-      for (Map.Entry<Long, BlockWriter> entry : writers.entrySet()) {
-        BlockWriter writer = entry.getValue();
-        if (writer.renewsInPlace()) {
-          continue;
-        }
-        try {
-          writer.flush();  // the writers that were not refused finish what they have in flight
-        } catch (FffsException e) {
-          if (e.code() != ErrorCode.ACCESS_DENIED) {
-            throw e;
-          }
-        }
-        UnackedWrites copies = unacked.get(entry.getKey());
-        long acknowledged = writer.acknowledgedBytes();
-        if (copies == null || acknowledged < 0) {
-          throw refusal;
-        }
-        resend.put(entry.getKey(), copies.after(acknowledged));
-      }
-      LOG.info("A DataNode refused the token of a writer of {}; asking the NameNode for fresh tokens ({} writers"
-          + " resume, {} unapplied writes sent again through new ones): {}", path, writers.size() - resend.size(),
-          resend.values().stream().mapToInt(List::size).sum(), refusal.getMessage());
-      fetchTokens();
-      for (Map.Entry<Long, BlockWriter> entry : List.copyOf(writers.entrySet())) {
-        long blockId = entry.getKey();
-        BlockWriter writer = entry.getValue();
-        if (writer.renewsInPlace()) {
-          writer.renewToken(blockTokens.get(blockIds.indexOf(blockId)));
-        } else {
-          try {
-            writer.close();
-          } catch (IOException e) {
-            // A refused writer reports its refusal again on closing; closing only releases its connections.
-          }
-          writers.remove(blockId);
-          unacked.remove(blockId);
-        }
-        keepMembers(blockId, writer);
-      }
-      for (Map.Entry<Long, List<UnackedWrites.Remainder>> blockWrites : resend.entrySet()) {
-        BlockWriter writer = writerFor(blockIds.indexOf(blockWrites.getKey()));
-        UnackedWrites copies = unacked.get(blockWrites.getKey());
-        for (UnackedWrites.Remainder write : blockWrites.getValue()) {
-          ByteBuffer bytes = write.bytes();
-          if (copies != null) {
-            copies.add(write.offset(), bytes.array(), bytes.position(), bytes.remaining(),
-                writer.acknowledgedBytes());
-          }
-          writer.write(write.offset(), bytes);
-        }
-      }
-      for (BlockWriter writer : writers.values()) {
-        writer.flush();
-      }
-    } catch (FffsException e) {
-      if (e != refusal) {
-        e.addSuppressed(refusal);
-      }
-      throw e;
-    } finally {
-      resending = false;
-    }
-  }
-
-  /** A follower that failed a SYNC leaves the pipelines of {@code blocks}: it gets no more packets or SYNCs. */
-  private void dropFollower(DatanodeIdProto datanode, List<Long> blocks, IOException cause) {
-    for (long blockId : blocks) {
-      BlockWriter writer = writers.get(blockId);
-      if (writer != null) {
-        writer.drop(datanode, cause);
-      }
-      int index = blockIds.indexOf(blockId);
-      List<DatanodeIdProto> locations = new ArrayList<>(blockLocations.get(index));
-      locations.remove(datanode);
-      blockLocations.set(index, List.copyOf(locations));
-    }
-  }
-
   @Override
   public synchronized void close() throws IOException {
     if (closed) {
@@ -662,8 +354,8 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     IOException failed = null;
     try {
       drain();
-      for (Map.Entry<Long, BlockWriter> writer : writers.entrySet()) {
-        closeWriter(writer.getKey(), writer.getValue());
+      for (Map.Entry<Long, BlockWriter> writer : blocks.writers().entrySet()) {
+        tokens.closeWriter(writer.getKey(), writer.getValue());
       }
       BlockProto last = lastBlock();
       List<BlockLastEntryProto> entries = lastEntries(false);
@@ -674,7 +366,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     } finally {
       closed = true;
       // After a failure some writers are still open: release their connections (closing is idempotent).
-      for (BlockWriter writer : writers.values()) {
+      for (BlockWriter writer : blocks.writers().values()) {
         try {
           writer.close();
         } catch (IOException e) {
@@ -683,7 +375,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
           }
         }
       }
-      writers.clear();
+      blocks.clearWriters();
       client.closed(this);
     }
   }

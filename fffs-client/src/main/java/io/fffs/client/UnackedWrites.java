@@ -24,21 +24,32 @@ final class UnackedWrites {
   private final ArrayDeque<byte[]> spare = new ArrayDeque<>();
   private long sent;
 
-  /** Keeps a copy of {@code count} bytes of {@code bytes} written at {@code offset} of the block. */
-  void add(long offset, byte[] bytes, int from, int count, long acknowledged) {
+  /**
+   * Keeps a copy of {@code count} bytes of {@code bytes} written at {@code offset} of the block; returns the copy,
+   * unchanged until {@code acknowledged} counts it (a writer may keep it by reference).
+   */
+  ByteBuffer add(long offset, byte[] bytes, int from, int count, long acknowledged) {
     drop(acknowledged);
     byte[] copy = spare(count);
     System.arraycopy(bytes, from, copy, 0, count);
     keep(offset, copy);
+    return ByteBuffer.wrap(copy);
+  }
+
+  /** Keeps a copy of {@code write}, which is being sent again; returns the copy, as {@link #add} does. */
+  ByteBuffer add(Remainder write, long acknowledged) {
+    ByteBuffer bytes = write.bytes();
+    return add(write.offset(), bytes.array(), bytes.position(), bytes.remaining(), acknowledged);
   }
 
   /**
    * Keeps {@code packet} itself, all of it written at {@code offset} of the block, instead of a copy: the caller
    * hands it over and writes into another ({@link #spare}) from now on.
    */
-  void handOver(long offset, byte[] packet, long acknowledged) {
+  ByteBuffer handOver(long offset, byte[] packet, long acknowledged) {
     drop(acknowledged);
     keep(offset, packet);
+    return ByteBuffer.wrap(packet);
   }
 
   /** An array of {@code size} bytes no kept write uses: an acknowledged write's, or a new one. */

@@ -20,6 +20,15 @@ public interface BlockWriter extends Closeable {
    */
   void write(long offset, ByteBuffer data) throws IOException;
 
+  /**
+   * {@link #write}, the caller keeping {@code data}'s bytes unchanged until {@link #acknowledgedBytes} counts them
+   * (as the stream's copies of unacknowledged writes are kept): a writer that keeps what it may send again keeps
+   * {@code data} itself then instead of a copy.
+   */
+  default void writeRetained(long offset, ByteBuffer data) throws IOException {
+    write(offset, data);
+  }
+
   /** Waits until every write sent so far is acknowledged; returns the block length after the last one. */
   long flush() throws IOException;
 

@@ -11,10 +11,8 @@ import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,9 +32,10 @@ import org.slf4j.LoggerFactory;
  * ({@link #abandon}, {@link DataTransferClient#promoteWriter}).
  *
  * <p>A refusal of the token, by the primary or a follower, is thrown instead, and {@link #renewToken} carries on with
- * a fresh one: the writer keeps each packet (a copy, taken only when there is a token) until the primary applied
- * it, so the primary is sent again exactly what it refused; a follower that refused, and those after it, are
- * brought up to the primary's log and stay. Not thread-safe (one writer thread).
+ * a fresh one: the writer keeps each packet until the primary applied it (only when there is a token: a copy, or the
+ * caller's buffer itself when it is retained, {@link #writeRetained}), so the primary is sent again exactly what it
+ * refused; a follower that refused, and those after it, are brought up to the primary's log and stay. Not
+ * thread-safe (one writer thread).
  */
 final class ChainBlockWriter implements BlockWriter {
   private static final Logger LOG = LoggerFactory.getLogger(ChainBlockWriter.class);
@@ -46,12 +45,6 @@ final class ChainBlockWriter implements BlockWriter {
     PacketWriter open(List<ChainMemberProto> chain, BlockToken token) throws IOException;
   }
 
-  /** The answer of a packet the primary was not sent: it refused an earlier one, and gets it after a renewal. */
-  private static final CompletableFuture<ResponseHeaderProto> NOT_SENT = CompletableFuture.completedFuture(null);
-
-  /** A packet sent to the primary and not yet answered; {@code bytes} is kept (with a token) to send it again. */
-  private record Pending(long offset, ByteBuffer bytes, CompletableFuture<ResponseHeaderProto> answer) {}
-
   private final ReplicaPipeline pipeline;
   private final PrimaryFactory factory;
   private final HybridLogicalClock clock;
@@ -59,7 +52,20 @@ final class ChainBlockWriter implements BlockWriter {
   private final DatanodeIdProto primaryNode;
   private final List<DatanodeIdProto> followers;
   private final List<DatanodeIdProto> dropped = new ArrayList<>();
-  private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+  /** Packets sent to the primary and not yet answered; kept (with a token) to send them again. */
+  private final PrimaryPackets pending = new PrimaryPackets();
+  /** What the packet loop asks of this writer. */
+  private final PrimaryPackets.Writer packets = new PrimaryPackets.Writer() {
+    @Override
+    public FffsException refusalOrThrow(FffsException e) throws FffsException {
+      return ChainBlockWriter.this.refusalOrThrow(e);
+    }
+
+    @Override
+    public void takeAnswers() throws IOException {
+      ChainBlockWriter.this.takeAnswers(true);
+    }
+  };
   private BlockToken token;
   private PacketWriter primary;
   /** Bytes the primary acknowledged through writers this one replaced (each was flushed first). */
@@ -100,6 +106,16 @@ final class ChainBlockWriter implements BlockWriter {
 
   @Override
   public void write(long offset, ByteBuffer data) throws IOException {
+    write(offset, data, PrimaryPackets.Keep.COPY);
+  }
+
+  @Override
+  public void writeRetained(long offset, ByteBuffer data) throws IOException {
+    write(offset, data, PrimaryPackets.Keep.BY_REFERENCE);
+  }
+
+  /** {@code keep}: how a packet is kept to be sent again after a refused token (without a token nothing is). */
+  private void write(long offset, ByteBuffer data, PrimaryPackets.Keep keep) throws IOException {
     if (closed) {
       throw new IOException("the writer of block " + blockId + " is closed");
     }
@@ -111,33 +127,8 @@ final class ChainBlockWriter implements BlockWriter {
         refusal = refusalOrThrow(e);
       }
     }
-    ByteBuffer rest = data.duplicate();
-    long at = offset;
-    int packetSize = primary.packetSize();
-    do {
-      int n = Math.min(packetSize, rest.remaining());
-      ByteBuffer piece = rest.slice(rest.position(), n);
-      // Kept to be sent again after a refused token; without a token nothing is refused for it.
-      ByteBuffer kept = token == null ? null : ByteBuffer.allocate(n).put(piece.duplicate()).flip();
-      CompletableFuture<ResponseHeaderProto> answer = NOT_SENT;
-      if (refusal == null) {
-        try {
-          answer = primary.send(at, piece, null);
-        } catch (FffsException e) {
-          refusal = refusalOrThrow(e);
-        }
-      }
-      pending.add(new Pending(at, kept, answer));
-      rest.position(rest.position() + n);
-      at += n;
-      if (refusal == null) {
-        try {
-          takeAnswers(true);
-        } catch (FffsException e) {
-          refusal = refusalOrThrow(e);
-        }
-      }
-    } while (rest.hasRemaining());
+    refusal = pending.send(primary, offset, data, primary.packetSize(), token == null ? PrimaryPackets.Keep.NONE
+        : keep, refusal, packets);
     if (refusal != null) {
       throw refusal;  // every byte of this write is kept: renewToken sends it
     }
@@ -222,18 +213,13 @@ final class ChainBlockWriter implements BlockWriter {
       }
     }
     refusalThrown = false;
-    List<Pending> again = new ArrayList<>(pending);
-    pending.clear();
     try {
       primary.close();
     } catch (IOException e) {
       // The refusal it reports again was met; closing only releases its connection.
     }
     newStream();
-    for (Pending packet : again) {
-      pending.add(new Pending(packet.offset(), packet.bytes(), primary.send(packet.offset(),
-          packet.bytes().duplicate(), null)));
-    }
+    pending.resend(primary);
   }
 
   /**

@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,12 +36,6 @@ import org.slf4j.LoggerFactory;
  */
 final class ReplicatedBlockWriter implements BlockWriter {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicatedBlockWriter.class);
-  /** The answer of a packet the primary was not sent: it refused an earlier one, and gets it after a renewal. */
-  private static final CompletableFuture<ResponseHeaderProto> NOT_SENT = CompletableFuture.completedFuture(null);
-
-  /** A packet the primary was sent and whose answer is not yet forwarded. */
-  private record Pending(long offset, ByteBuffer bytes, CompletableFuture<ResponseHeaderProto> answer) {}
-
   /**
    * A packet forwarded to the followers, kept (the same bytes, not a copy) until each has applied it: what a follower
    * that refused the token is sent again. {@code end}: the bytes forwarded up to and including it.
@@ -59,7 +52,20 @@ final class ReplicatedBlockWriter implements BlockWriter {
   private final HybridLogicalClock clock;
   private final long blockId;
   private final int packetSize;
-  private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+  /** Packets the primary was sent and whose answers are not yet forwarded. */
+  private final PrimaryPackets pending = new PrimaryPackets();
+  /** What the packet loop asks of this writer. */
+  private final PrimaryPackets.Writer packets = new PrimaryPackets.Writer() {
+    @Override
+    public FffsException refusalOrThrow(FffsException e) throws FffsException {
+      return ReplicatedBlockWriter.refusalOrThrow(e);
+    }
+
+    @Override
+    public void takeAnswers() throws IOException {
+      forwardAnswered();
+    }
+  };
   private final ArrayDeque<Forwarded> forwarded = new ArrayDeque<>();
   private long forwardedBytes;
   /** A follower's refusal not yet thrown to the caller. */
@@ -97,33 +103,10 @@ final class ReplicatedBlockWriter implements BlockWriter {
     if (closed) {
       throw new IOException("the writer of block " + blockId + " is closed");
     }
-    ByteBuffer rest = data.duplicate();
-    long at = offset;
-    FffsException refusal = null;
-    while (rest.hasRemaining()) {
-      int n = Math.min(packetSize, rest.remaining());
-      // Kept until every member applied it: sent to the primary, forwarded to the followers, sent again after a
-      // refused token.
-      ByteBuffer bytes = ByteBuffer.allocate(n).put(rest.slice(rest.position(), n)).flip();
-      CompletableFuture<ResponseHeaderProto> answer = NOT_SENT;
-      if (refusal == null) {
-        try {
-          answer = primary.send(at, bytes.duplicate(), null);
-        } catch (FffsException e) {
-          refusal = refusalOrThrow(e);
-        }
-      }
-      pending.add(new Pending(at, bytes, answer));
-      rest.position(rest.position() + n);
-      at += n;
-      if (refusal == null) {
-        try {
-          forwardAnswered();
-        } catch (FffsException e) {
-          refusal = refusalOrThrow(e);
-        }
-      }
-    }
+    // Each packet is kept (a copy) until every member applied it: sent to the primary, forwarded to the followers,
+    // sent again after a refused token.
+    FffsException refusal = pending.send(primary, offset, data, packetSize, PrimaryPackets.Keep.COPY, null,
+        packets);
     if (refusal != null) {
       throw refusal;  // every byte of this write is kept: renewToken sends it
     }
@@ -208,12 +191,7 @@ final class ReplicatedBlockWriter implements BlockWriter {
     primary = factory.open(old.datanode(), fresh);
     primary.continueFrom(old);
     closeQuietly(old);
-    List<Pending> again = new ArrayList<>(pending);
-    pending.clear();
-    for (Pending packet : again) {
-      pending.add(new Pending(packet.offset(), packet.bytes(), primary.send(packet.offset(),
-          packet.bytes().duplicate(), null)));
-    }
+    pending.resend(primary);
     unreportedRefusal = null;
   }
 
@@ -233,7 +211,7 @@ final class ReplicatedBlockWriter implements BlockWriter {
         throw new IOException("the write of block " + blockId + " at offset " + pending.peek().offset()
             + " to its primary " + ReplicaPipeline.address(primary.datanode()) + " failed");
       }
-      Pending next = pending.poll();
+      PrimaryPackets.Pending next = pending.poll();
       forwardedBytes += next.bytes().remaining();
       Forwarded packet = new Forwarded(next.offset(), next.bytes(), ReplicaStamps.of(answer), forwardedBytes);
       forwarded.add(packet);

@@ -1,0 +1,152 @@
+package io.fffs.client;
+
+import io.fffs.client.data.BlockWriter;
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.security.BlockToken;
+import io.fffs.common.time.HlcTimestamp;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The durable half of an hsync: every block written to since the last one is SYNCed on each DataNode of its
+ * pipeline, one request per DataNode for all its blocks, all DataNodes in parallel. A follower that fails its SYNC
+ * leaves the pipeline; a primary lost meanwhile is succeeded by a follower ({@link PrimaryFailover}) and the blocks
+ * are synced again on their new pipelines (a SYNC changes no byte); a refused token is met once with fresh ones.
+ * Not thread-safe (the stream's lock).
+ */
+final class PipelineSync {
+  private static final Logger LOG = LoggerFactory.getLogger(PipelineSync.class);
+
+  /** Has a follower take over block {@code blockId} from the lost primary of {@code failed}, or throws. */
+  interface FailOver {
+    void failOver(long blockId, BlockWriter failed, IOException cause) throws IOException;
+  }
+
+  private final FffsClient client;
+  private final String path;
+  private final long blockSize;
+  private final BlockPipelines blocks;
+  private final TokenRenewal tokens;
+  private final FailOver failOver;
+  private final Set<Long> unsynced = new LinkedHashSet<>();
+
+  PipelineSync(FffsClient client, String path, long blockSize, BlockPipelines blocks, TokenRenewal tokens,
+      FailOver failOver) {
+    this.client = client;
+    this.path = path;
+    this.blockSize = blockSize;
+    this.blocks = blocks;
+    this.tokens = tokens;
+    this.failOver = failOver;
+  }
+
+  /** {@code blockId} was written to: the next {@link #sync} SYNCs it. */
+  void written(long blockId) {
+    unsynced.add(blockId);
+  }
+
+  /** SYNCs every block written to since the last call; {@code length}: the file's, as the stream wrote it. */
+  void sync(long length) throws IOException {
+    for (long blockId : unsynced) {
+      if (blocks.tokenDue(blocks.index(blockId))) {
+        tokens.renewTokens();
+        break;
+      }
+    }
+    try {
+      syncUnsynced(length);
+    } catch (FffsException e) {
+      if (e.code() != ErrorCode.ACCESS_DENIED || tokens.resending()) {
+        throw e;
+      }
+      // A SYNC changes no byte, so asking again with fresh tokens is safe; the flushed writers carry the old ones.
+      LOG.info("A DataNode refused the token of a SYNC of {}; asking the NameNode for fresh tokens: {}", path,
+          e.getMessage());
+      tokens.closeWriters();
+      tokens.fetchTokens();
+      tokens.again(e, () -> syncUnsynced(length));
+    }
+  }
+
+  private void syncUnsynced(long length) throws IOException {
+    for (int round = 1; !syncOnce(length, round < PrimaryFailover.ATTEMPTS); round++) {
+      // A primary lost between the flush and its SYNC was succeeded: the new pipelines are synced again.
+    }
+    unsynced.clear();
+  }
+
+  /**
+   * SYNCs every unsynced block on each DataNode of its pipeline, in parallel. A follower that fails leaves the
+   * pipeline; a primary lost meanwhile is succeeded by a follower (when {@code mayFailOver}), and then this returns
+   * false: the blocks are to be synced again on their new pipelines.
+   */
+  private boolean syncOnce(long length, boolean mayFailOver) throws IOException {
+    Map<DatanodeIdProto, List<Long>> byDatanode = new HashMap<>();
+    Map<DatanodeIdProto, List<BlockToken>> tokensOf = new HashMap<>();
+    Map<DatanodeIdProto, List<Long>> lengths = new HashMap<>();
+    for (long blockId : unsynced) {
+      int index = blocks.index(blockId);
+      for (DatanodeIdProto location : blocks.locations(index)) {
+        byDatanode.computeIfAbsent(location, d -> new ArrayList<>()).add(blockId);
+        // What this stream has written up to in the block: a DataNode that lost some must not report it durable.
+        lengths.computeIfAbsent(location, d -> new ArrayList<>()).add(Math.min(blockSize,
+            length - index * blockSize));
+        if (blocks.token(index) != null) {
+          tokensOf.computeIfAbsent(location, d -> new ArrayList<>()).add(blocks.token(index));
+        }
+      }
+    }
+    Map<DatanodeIdProto, CompletableFuture<HlcTimestamp>> syncs = new HashMap<>();
+    for (Map.Entry<DatanodeIdProto, List<Long>> entry : byDatanode.entrySet()) {
+      syncs.put(entry.getKey(), client.data().syncAsync(entry.getKey(), entry.getValue(),
+          tokensOf.getOrDefault(entry.getKey(), List.of()), lengths.get(entry.getKey())));
+    }
+    boolean failedOver = false;
+    for (Map.Entry<DatanodeIdProto, CompletableFuture<HlcTimestamp>> sync : syncs.entrySet()) {
+      try {
+        sync.getValue().join();
+      } catch (CompletionException e) {
+        IOException cause = e.getCause() instanceof IOException ? (IOException) e.getCause()
+            : new IOException("SYNC to " + sync.getKey().getHost() + ":" + sync.getKey().getDataPort() + " failed: "
+                + e.getCause(), e.getCause());
+        // A refused token is asked again with fresh ones (sync); any other failure drops a follower.
+        boolean refused = cause instanceof FffsException typed && typed.code() == ErrorCode.ACCESS_DENIED;
+        if (refused && !tokens.resending()) {
+          throw cause;
+        }
+        for (long blockId : byDatanode.get(sync.getKey())) {
+          BlockWriter writer = blocks.writer(blockId);
+          if (!sync.getKey().equals(blocks.locations(blocks.index(blockId)).get(0))) {
+            dropFollower(sync.getKey(), blockId, cause);
+          } else if (refused || !mayFailOver || writer == null) {
+            throw cause;
+          } else {
+            failOver.failOver(blockId, writer, cause);
+            failedOver = true;
+          }
+        }
+      }
+    }
+    return !failedOver;
+  }
+
+  /** A follower that failed a SYNC leaves the pipeline of {@code blockId}: it gets no more packets or SYNCs. */
+  private void dropFollower(DatanodeIdProto datanode, long blockId, IOException cause) {
+    BlockWriter writer = blocks.writer(blockId);
+    if (writer != null) {
+      writer.drop(datanode, cause);
+    }
+    blocks.removeLocation(blockId, datanode);
+  }
+}

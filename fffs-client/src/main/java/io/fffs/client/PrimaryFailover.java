@@ -1,0 +1,141 @@
+package io.fffs.client;
+
+import io.fffs.client.data.BlockWriter;
+import io.fffs.client.data.WriteOptions;
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.security.BlockToken;
+import io.fffs.common.time.HlcTimestamp;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Succeeds the lost primary of a block's write pipeline: a new pipeline over the followers left promotes the one
+ * holding the newest entry (it must hold the last acknowledged one, else no follower can take over) and brings the
+ * others up to it, every write the lost primary did not acknowledge is sent again through it from the stream's
+ * copies ({@link UnackedWrites}), and the new writer is flushed. Should the new primary be lost too while that
+ * happens, the next follower takes over the same way, until none is left or {@link #ATTEMPTS} primaries were lost;
+ * then the write fails with {@code IO_ERROR} naming every lost primary and why. The lost primaries are remembered:
+ * {@link PipelineRepair} replaces them, as it replaces lost followers. Not thread-safe (the stream's lock).
+ */
+final class PrimaryFailover {
+  private static final Logger LOG = LoggerFactory.getLogger(PrimaryFailover.class);
+  /** Primaries one failover may lose before it gives up (a pipeline of 3 has at most 2 successors anyway). */
+  static final int ATTEMPTS = 4;
+
+  /** What a failover needs of the stream's block writers. */
+  interface Writers {
+    /** The block's current WRITE token, or null when it has none. */
+    BlockToken token(long blockId);
+
+    /** From now on {@code writer} writes the block, keeping its unacknowledged writes in {@code copies}. */
+    void install(long blockId, BlockWriter writer, UnackedWrites copies);
+
+    /** The block has no writer open (its last one was abandoned). */
+    void remove(long blockId);
+  }
+
+  private final FffsClient client;
+  private final WriteOptions options;
+  private final String path;
+  private final Writers writers;
+  private final Map<Long, List<DatanodeIdProto>> lost = new HashMap<>();
+
+  PrimaryFailover(FffsClient client, WriteOptions options, String path, Writers writers) {
+    this.client = client;
+    this.options = options;
+    this.path = path;
+    this.writers = writers;
+  }
+
+  /**
+   * Whether {@code failure} is the primary's loss (no answer, a broken connection, its store failing), which a
+   * follower can take over from; a refusal of the write itself (a newer pipeline's epoch, a wrong argument, a token)
+   * is not.
+   */
+  static boolean lostPrimary(IOException failure) {
+    if (!(failure instanceof FffsException typed)) {
+      return true;
+    }
+    return typed.code() == ErrorCode.IO_ERROR || typed.code() == ErrorCode.INTERNAL
+        || typed.code() == ErrorCode.NODE_UNHEALTHY;
+  }
+
+  /** Whether a follower of {@code failed}, whose unacknowledged writes {@code copies} keeps, can take over. */
+  static boolean canTakeOver(BlockWriter failed, UnackedWrites copies, IOException cause) {
+    return copies != null && failed.replicas().size() > 1 && lostPrimary(cause);
+  }
+
+  /** The primaries of {@code blockId} lost so far, oldest first. */
+  List<DatanodeIdProto> lostPrimaries(long blockId) {
+    return lost.getOrDefault(blockId, List.of());
+  }
+
+  /**
+   * {@code failed}'s primary of {@code blockId} was lost ({@code cause}; {@link #canTakeOver} holds): returns the
+   * flushed writer of the new pipeline, installed in the stream. Throws {@code IO_ERROR} when no follower is left
+   * to take over, and a refusal met on the way (a token, say) as it is.
+   */
+  BlockWriter failOver(long blockId, BlockWriter failed, UnackedWrites copies, IOException cause) throws IOException {
+    List<String> history = new ArrayList<>();
+    HlcTimestamp acknowledged = HlcTimestamp.ZERO;
+    for (int attempt = 1; ; attempt++) {
+      DatanodeIdProto primary = failed.replicas().get(0);
+      history.add(address(primary) + " (" + cause.getMessage() + ")");
+      lost.computeIfAbsent(blockId, b -> new ArrayList<>()).add(primary);
+      List<UnackedWrites.Remainder> resend = copies.after(failed.acknowledgedBytes());
+      acknowledged = newer(acknowledged, failed.lastEntryHlc());
+      List<DatanodeIdProto> survivors = failed.abandon();
+      writers.remove(blockId);
+      if (survivors.isEmpty() || attempt >= ATTEMPTS) {
+        throw gaveUp(blockId, history, survivors.isEmpty() ? "no follower is left to take over"
+            : attempt + " primaries were lost in a row", cause);
+      }
+      BlockWriter writer;
+      try {
+        writer = client.data().promoteWriter(survivors, blockId, writers.token(blockId), options, acknowledged);
+      } catch (IOException e) {
+        throw gaveUp(blockId, history, "no follower could take over: " + e.getMessage(), e);
+      }
+      LOG.warn("The primary {} of block {} of {} failed mid-write ({}); {} took over, {} unacknowledged writes sent"
+          + " again", address(primary), blockId, path, cause.getMessage(), address(writer.replicas().get(0)),
+          resend.size());
+      UnackedWrites fresh = new UnackedWrites();
+      writers.install(blockId, writer, fresh);
+      try {
+        WriteFaultInjector.get().afterPromotion(path, blockId, writer.replicas().get(0));
+        for (UnackedWrites.Remainder write : resend) {
+          writer.writeRetained(write.offset(), fresh.add(write, writer.acknowledgedBytes()));
+        }
+        writer.flush();
+        return writer;
+      } catch (IOException e) {
+        if (!lostPrimary(e)) {
+          throw e;
+        }
+        failed = writer;
+        copies = fresh;
+        cause = e;
+      }
+    }
+  }
+
+  private FffsException gaveUp(long blockId, List<String> history, String why, IOException cause) {
+    return new FffsException(ErrorCode.IO_ERROR, "block " + blockId + " of " + path + " lost its primary "
+        + String.join(", then ", history) + "; " + why, cause);
+  }
+
+  private static HlcTimestamp newer(HlcTimestamp a, HlcTimestamp b) {
+    return a.compareTo(b) >= 0 ? a : b;
+  }
+
+  private static String address(DatanodeIdProto datanode) {
+    return datanode.getHost() + ":" + datanode.getDataPort();
+  }
+}
