@@ -75,7 +75,8 @@ public final class StoreStats {
     return "entries=" + entriesAppended + " bytesWritten=" + bytesWritten + " refused=" + writesRefused
         + " backpressureWaits=" + backpressureWaits + " backpressureMs=" + backpressureNanos.sum() / 1_000_000
         + " evicted=" + pagesEvicted + " reloaded=" + pagesReloaded + " persisted=" + entriesPersisted
-        + " durable=" + entriesDurable + " persistedBytes=" + bytesPersisted + " batches=" + persistBatches + " fsyncs=" + fsyncs
+        + " durable=" + entriesDurable + " persistedBytes=" + bytesPersisted + " batches=" + persistBatches
+        + " fsyncs=" + fsyncs
         + " crcFailures=" + crcFailures + " pretouched=" + pagesPretouched;
   }
   /** Bytes of segment records the background scrubber verified. */

@@ -139,7 +139,8 @@ final class PersistenceWorker implements Runnable {
 
   /** Whether the sync interval has passed, or {@code more} bytes to write reach the sync bytes. */
   private boolean intervalOrBytesDue(long more) {
-    return syncPolicy.intervalNanos() <= 0 || syncPolicy.bytes() <= 0 || System.nanoTime() - lastSyncNanos >= syncPolicy.intervalNanos()
+    return syncPolicy.intervalNanos() <= 0 || syncPolicy.bytes() <= 0
+        || System.nanoTime() - lastSyncNanos >= syncPolicy.intervalNanos()
         || unsyncedBytes + more >= syncPolicy.bytes();
   }
 
@@ -247,8 +248,7 @@ final class PersistenceWorker implements Runnable {
         ? bytes + batch.size() * (writer.alignment() + (long) SegmentFormat.PAD_MIN_BYTES) : bytes))) {
       synced(0);  // the full file was closed with an fsync; the new one has nothing fsync'd yet
     }
-    long[] locations = writer.direct() ? writeBatchDirect(batch, bytes)
-        : writeBatchBuffered(batch);
+    long[] locations = writer.direct() ? writeBatchDirect(batch, bytes) : writeBatchBuffered(batch);
     stats.persistBatches.increment();
     stats.bytesPersisted.add(bytes);
     stats.pageCrcsDerived.add(pagesDerived);

@@ -351,7 +351,8 @@ final class SegmentScanner implements AutoCloseable {
   }
 
   /**
-   * Whether a valid commit mark after {@code pos} has its synced offset beyond {@code pos}: walks the records after the bad one, searching past any other bad ones for the next valid record.
+   * Whether a valid commit mark after {@code pos} has its synced offset beyond {@code pos}: walks the records
+   * after the bad one, searching past any other bad ones for the next valid record.
    */
   private boolean syncedEvidenceAfter(Parsed bad, long pos) throws IOException {
     long at = bad.bytes >= 0 && pos + bad.bytes < size ? pos + bad.bytes : -1;
