@@ -255,7 +255,10 @@ final class PersistenceWorker implements Runnable {
     pagesDerived = 0;
     writer.countEntries(batch.size());
     service.entriesWritten(batch, locations);
-    unsynced.addAll(batch);
+    for (Task task : batch) {
+      // The chunk CRCs are spent: not kept for up to the sync interval.
+      unsynced.add(task.chunkCrcs() == null ? task : new Task(task.block(), task.meta(), null));
+    }
     unsyncedBytes += bytes;
     if (syncAfter) {
       fsync();
