@@ -228,20 +228,21 @@ public final class DataNodeConfigKeys {
 
   /** {@link #PERSISTENCE_SYNC_BYTES_KEY} in bytes. */
   public static long persistenceSyncBytes(Configuration conf) {
-    long bytes = conf.getLongBytes(PERSISTENCE_SYNC_BYTES_KEY, PERSISTENCE_SYNC_BYTES_DEFAULT);
-    if (bytes < 0) {
-      throw new IllegalArgumentException(PERSISTENCE_SYNC_BYTES_KEY + " must be 0 (every batch) or a size such as"
-          + " 2g, got " + conf.get(PERSISTENCE_SYNC_BYTES_KEY));
-    }
-    return bytes;
+    return sizeOrZero(conf, PERSISTENCE_SYNC_BYTES_KEY, PERSISTENCE_SYNC_BYTES_DEFAULT, "every batch", "2g");
   }
 
   /** {@link #PERSISTENCE_CHUNK_CRC_BUDGET_KEY} in bytes. */
   public static long persistenceChunkCrcBudget(Configuration conf) {
-    long bytes = conf.getLongBytes(PERSISTENCE_CHUNK_CRC_BUDGET_KEY, PERSISTENCE_CHUNK_CRC_BUDGET_DEFAULT);
+    return sizeOrZero(conf, PERSISTENCE_CHUNK_CRC_BUDGET_KEY, PERSISTENCE_CHUNK_CRC_BUDGET_DEFAULT, "off", "16m");
+  }
+
+  /** A size setting that may be 0 (meaning {@code zeroMeans}) but not negative. */
+  private static long sizeOrZero(Configuration conf, String key, long defaultBytes, String zeroMeans,
+      String example) {
+    long bytes = conf.getLongBytes(key, defaultBytes);
     if (bytes < 0) {
-      throw new IllegalArgumentException(PERSISTENCE_CHUNK_CRC_BUDGET_KEY + " must be 0 (off) or a size such as 16m,"
-          + " got " + conf.get(PERSISTENCE_CHUNK_CRC_BUDGET_KEY));
+      throw new IllegalArgumentException(key + " must be 0 (" + zeroMeans + ") or a size such as " + example
+          + ", got " + conf.get(key));
     }
     return bytes;
   }

@@ -2,6 +2,7 @@ package io.fffs.datanode.store;
 
 import static io.fffs.datanode.store.StoreFixture.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fffs.datanode.store.persist.SegmentFormat;
 import java.io.ByteArrayOutputStream;
@@ -12,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -157,6 +159,23 @@ class UnsyncedBatchesTest {
       assertThat(fixture.store.quarantined()).containsExactly(1L);
       assertThat(fixture.store.logEntries(2)).hasSize(2);
     }
+  }
+
+  @Test
+  void theSyncSettingsTakeDurationsAndSizesAndRefuseNegativeOnes() {
+    Configuration conf = new Configuration(false);
+    assertThat(DataNodeConfigKeys.persistenceSyncIntervalNanos(conf)).isEqualTo(30_000_000_000L);
+    assertThat(DataNodeConfigKeys.persistenceSyncBytes(conf)).isEqualTo(2L << 30);
+    conf.set(DataNodeConfigKeys.PERSISTENCE_SYNC_INTERVAL_KEY, "250ms");
+    conf.set(DataNodeConfigKeys.PERSISTENCE_SYNC_BYTES_KEY, "0");
+    assertThat(DataNodeConfigKeys.persistenceSyncIntervalNanos(conf)).isEqualTo(250_000_000L);
+    assertThat(DataNodeConfigKeys.persistenceSyncBytes(conf)).isZero();
+    conf.set(DataNodeConfigKeys.PERSISTENCE_SYNC_INTERVAL_KEY, "-1s");
+    conf.set(DataNodeConfigKeys.PERSISTENCE_SYNC_BYTES_KEY, "-1");
+    assertThatThrownBy(() -> DataNodeConfigKeys.persistenceSyncIntervalNanos(conf))
+        .hasMessageContaining(DataNodeConfigKeys.PERSISTENCE_SYNC_INTERVAL_KEY);
+    assertThatThrownBy(() -> DataNodeConfigKeys.persistenceSyncBytes(conf))
+        .hasMessageContaining(DataNodeConfigKeys.PERSISTENCE_SYNC_BYTES_KEY);
   }
 
   /** A version 4 segment file written through the page cache, as version 3 wrote it: 28-byte commit marks. */
