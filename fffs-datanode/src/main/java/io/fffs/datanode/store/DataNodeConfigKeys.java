@@ -85,10 +85,26 @@ public final class DataNodeConfigKeys {
    * so that the first read of an evicted page finds it in memory; {@code auto} with O_DIRECT (no page-cache copy, no
    * writeback: less DataNode CPU per byte written, but first reads of evicted data go to the disk) where the data
    * directory's file system takes it and through the page cache where it does not; {@code true} O_DIRECT or refuse
-   * to start. Durability is the same in every mode: an entry is durable once its batch is fsync'd.
+   * to start. Durability is the same in every mode: an entry is durable once its segment file is fsync'd
+   * ({@link #PERSISTENCE_SYNC_INTERVAL_KEY}).
    */
   public static final String PERSISTENCE_DIRECT_IO_KEY = "fffs.datanode.persistence.direct-io";
   public static final String PERSISTENCE_DIRECT_IO_DEFAULT = "false";
+
+  /**
+   * How long a persistence thread may leave what it wrote to its segment file without an fsync while no {@code
+   * sync} (hsync) asks for one (0: fsync after every batch). Pages leave the memory arena once written, without
+   * waiting for the disk, as HDFS writes its block files; the durable frontier (what {@code sync} waits for and the
+   * NameNode is told) advances at each fsync. A power loss can lose the entries written since the last fsync that no
+   * hsync covered — at most this long, or {@link #PERSISTENCE_SYNC_BYTES_KEY} — as HDFS loses what the kernel had
+   * not written back; a crash of the DataNode's process alone loses nothing written.
+   */
+  public static final String PERSISTENCE_SYNC_INTERVAL_KEY = "fffs.datanode.persistence.sync-interval";
+  public static final String PERSISTENCE_SYNC_INTERVAL_DEFAULT = "30s";
+
+  /** Bytes a persistence thread may write without an fsync before it makes one (0: after every batch). */
+  public static final String PERSISTENCE_SYNC_BYTES_KEY = "fffs.datanode.persistence.sync-bytes";
+  public static final long PERSISTENCE_SYNC_BYTES_DEFAULT = 2L << 30;
 
   /** Size at which a segment file is closed (footer, fsync) and the next one started. */
   public static final String SEGMENT_FILE_SIZE_KEY = "fffs.datanode.segment.file.size";
@@ -199,12 +215,34 @@ public final class DataNodeConfigKeys {
     return us * 1_000;
   }
 
+  /** {@link #PERSISTENCE_SYNC_INTERVAL_KEY} in nanoseconds (suffixes ms, s, m; plain numbers are milliseconds). */
+  public static long persistenceSyncIntervalNanos(Configuration conf) {
+    long ms = conf.getTimeDuration(PERSISTENCE_SYNC_INTERVAL_KEY, PERSISTENCE_SYNC_INTERVAL_DEFAULT,
+        java.util.concurrent.TimeUnit.MILLISECONDS);
+    if (ms < 0 || ms > 3_600_000) {
+      throw new IllegalArgumentException(PERSISTENCE_SYNC_INTERVAL_KEY + " must be from 0 (every batch) to 1h,"
+          + " got " + conf.get(PERSISTENCE_SYNC_INTERVAL_KEY));
+    }
+    return ms * 1_000_000;
+  }
+
+  /** {@link #PERSISTENCE_SYNC_BYTES_KEY} in bytes. */
+  public static long persistenceSyncBytes(Configuration conf) {
+    return sizeOrZero(conf, PERSISTENCE_SYNC_BYTES_KEY, PERSISTENCE_SYNC_BYTES_DEFAULT, "every batch", "2g");
+  }
+
   /** {@link #PERSISTENCE_CHUNK_CRC_BUDGET_KEY} in bytes. */
   public static long persistenceChunkCrcBudget(Configuration conf) {
-    long bytes = conf.getLongBytes(PERSISTENCE_CHUNK_CRC_BUDGET_KEY, PERSISTENCE_CHUNK_CRC_BUDGET_DEFAULT);
+    return sizeOrZero(conf, PERSISTENCE_CHUNK_CRC_BUDGET_KEY, PERSISTENCE_CHUNK_CRC_BUDGET_DEFAULT, "off", "16m");
+  }
+
+  /** A size setting that may be 0 (meaning {@code zeroMeans}) but not negative. */
+  private static long sizeOrZero(Configuration conf, String key, long defaultBytes, String zeroMeans,
+      String example) {
+    long bytes = conf.getLongBytes(key, defaultBytes);
     if (bytes < 0) {
-      throw new IllegalArgumentException(PERSISTENCE_CHUNK_CRC_BUDGET_KEY + " must be 0 (off) or a size such as 16m,"
-          + " got " + conf.get(PERSISTENCE_CHUNK_CRC_BUDGET_KEY));
+      throw new IllegalArgumentException(key + " must be 0 (" + zeroMeans + ") or a size such as " + example
+          + ", got " + conf.get(key));
     }
     return bytes;
   }

@@ -131,7 +131,9 @@ public final class MultiLogBlockStore implements BlockStore {
             DataNodeConfigKeys.persistenceInPlaceMinPages(conf), DataNodeConfigKeys.persistenceChunkCrcBudget(conf),
             DataNodeConfigKeys.segmentFileSize(conf), nextFile,
             arena, tracker, stats, DirectIo.choose(DataNodeConfigKeys.persistenceDirectIo(conf), dataDir,
-                DataNodeConfigKeys.PERSISTENCE_DIRECT_IO_KEY));
+                DataNodeConfigKeys.PERSISTENCE_DIRECT_IO_KEY),
+            new PersistenceService.SyncPolicy(DataNodeConfigKeys.persistenceSyncIntervalNanos(conf),
+                DataNodeConfigKeys.persistenceSyncBytes(conf)));
         persistence.start();
       }
       SegmentPageReader disk = new SegmentPageReader(dataDir, pageSize, stats,
@@ -497,6 +499,9 @@ public final class MultiLogBlockStore implements BlockStore {
       int count = block.log().count();
       if (block.replicaFrontier() != Block.NOT_FOLLOWING
           || (persistence != null && (block.durableCount() < count || block.enqueuedCount() < count))) {
+        if (persistence != null && block.durableCount() < count) {
+          persistence.requestSync();  // written entries become durable at the next fsync, not the sync interval
+        }
         return false;
       }
       // Its records in the segment files go when the cleaner rewrites them; a restart before that brings the
@@ -559,6 +564,14 @@ public final class MultiLogBlockStore implements BlockStore {
   public void applyRetention(RetentionTable table) throws FffsException {
     checkOpen();
     collector.apply(table);
+    syncForPendingTrims();
+  }
+
+  /** Trims wait for their blocks' entries to be durable: the next fsync, asked for now, instead of the interval. */
+  private void syncForPendingTrims() {
+    if (persistence != null && collector.pendingTrims() > 0) {
+      persistence.requestSync();
+    }
   }
 
   @Override
@@ -569,6 +582,7 @@ public final class MultiLogBlockStore implements BlockStore {
   @Override
   public void collectHistory() {
     collector.trimPending();
+    syncForPendingTrims();
   }
 
   /** Runs a pass of the segment cleaner now; the number of files it deleted (0 when it is switched off). */

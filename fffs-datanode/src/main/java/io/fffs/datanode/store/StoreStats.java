@@ -27,8 +27,10 @@ public final class StoreStats {
   public final LongAdder segmentReads = new LongAdder();
   /** Bytes those reads brought in: the pages, and the records and padding between pages read together. */
   public final LongAdder segmentReadBytes = new LongAdder();
-  /** Entries written to segment files and fsync'd. */
+  /** Entries written to segment files (their pages may leave the arena; fsync'd later: {@link #entriesDurable}). */
   public final LongAdder entriesPersisted = new LongAdder();
+  /** Entries fsync'd: counted in the durable frontier. */
+  public final LongAdder entriesDurable = new LongAdder();
   /** Bytes written to segment files (pages and entry records). */
   public final LongAdder bytesPersisted = new LongAdder();
   /** Batched segment writes (one gathering write each). */
@@ -73,7 +75,8 @@ public final class StoreStats {
     return "entries=" + entriesAppended + " bytesWritten=" + bytesWritten + " refused=" + writesRefused
         + " backpressureWaits=" + backpressureWaits + " backpressureMs=" + backpressureNanos.sum() / 1_000_000
         + " evicted=" + pagesEvicted + " reloaded=" + pagesReloaded + " persisted=" + entriesPersisted
-        + " persistedBytes=" + bytesPersisted + " batches=" + persistBatches + " fsyncs=" + fsyncs
+        + " durable=" + entriesDurable + " persistedBytes=" + bytesPersisted + " batches=" + persistBatches
+        + " fsyncs=" + fsyncs
         + " crcFailures=" + crcFailures + " pretouched=" + pagesPretouched;
   }
   /** Bytes of segment records the background scrubber verified. */

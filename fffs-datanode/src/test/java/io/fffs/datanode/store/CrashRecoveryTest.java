@@ -31,8 +31,12 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the surviving prefixes.
  */
 class CrashRecoveryTest {
-  /** Where to crash. {@code POWER_LOSS} crashes before an fsync and also drops a random part of the unsynced tail. */
-  enum CrashPoint { AFTER_PAGES_WRITTEN, MID_ENTRY, BEFORE_FSYNC, POWER_LOSS }
+  /**
+   * Where to crash. {@code POWER_LOSS} crashes before an fsync and also drops a random part of the unsynced tail;
+   * {@code POWER_LOSS_HOLE} instead zeroes a random range of it and keeps what follows (the kernel wrote back a
+   * later batch but not an earlier one).
+   */
+  enum CrashPoint { AFTER_PAGES_WRITTEN, MID_ENTRY, BEFORE_FSYNC, POWER_LOSS, POWER_LOSS_HOLE }
 
   @TempDir
   Path dataDir;
@@ -96,7 +100,8 @@ class CrashRecoveryTest {
 
     @Override
     public void beforeFsync(Path segment) throws IOException {
-      if (point == CrashPoint.BEFORE_FSYNC || point == CrashPoint.POWER_LOSS) {
+      if (point == CrashPoint.BEFORE_FSYNC || point == CrashPoint.POWER_LOSS
+          || point == CrashPoint.POWER_LOSS_HOLE) {
         crashedFile = segment;
         maybeCrash(-1, -1);
         // Not crashing now: everything up to the current size is about to be synced.
@@ -108,7 +113,8 @@ class CrashRecoveryTest {
   @ParameterizedTest
   @EnumSource(CrashPoint.class)
   void syncedEntriesSurviveACrashAndEverySurvivingStateMatchesTheModel(CrashPoint point) throws Exception {
-    boolean perBatch = point == CrashPoint.BEFORE_FSYNC || point == CrashPoint.POWER_LOSS;
+    boolean perBatch = point == CrashPoint.BEFORE_FSYNC || point == CrashPoint.POWER_LOSS
+        || point == CrashPoint.POWER_LOSS_HOLE;
     Crasher crasher = new Crasher(point, perBatch ? 12 : 700);
     try (StoreFixture fixture = new StoreFixture(dataDir, mode())) {
       fixture.open();
@@ -125,6 +131,9 @@ class CrashRecoveryTest {
       assertThatWritesAreRefusedAfterTheCrash(fixture.store);
       if (point == CrashPoint.POWER_LOSS) {
         dropUnsyncedTail(crasher, new Random(point.ordinal()));
+      }
+      if (point == CrashPoint.POWER_LOSS_HOLE) {
+        punchUnsyncedHole(crasher, new Random(point.ordinal()));
       }
 
       fixture.restart();
@@ -208,6 +217,26 @@ class CrashRecoveryTest {
     long keep = synced + (long) (random.nextDouble() * (entriesEnd - synced));
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
       channel.truncate(keep);
+    }
+  }
+
+  /**
+   * Power loss with writeback out of order: a random range of what was written after the file's last fsync reads as
+   * zeros, and everything after it was written. The range starts before the end of the last entry record written
+   * since that fsync, so it tears an entry record or the commit mark before one, and recovery must cut there.
+   */
+  private void punchUnsyncedHole(Crasher crasher, Random random) throws IOException {
+    Path file = crasher.crashedFile;
+    long synced = Math.max(crasher.syncedSize.getOrDefault(file, 0L), SegmentFormat.HEADER_BYTES);
+    long entriesEnd = endOfLastEntryRecord(file, synced);
+    assertThat(entriesEnd).as("an entry record written after the last fsync of " + file).isGreaterThan(synced);
+    long start = synced + (long) (random.nextDouble() * (entriesEnd - synced));
+    int length = (int) Math.min(1 + random.nextInt(4 * StoreFixture.PAGE_SIZE), entriesEnd - start);
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+      ByteBuffer zeros = ByteBuffer.allocate(length);
+      while (zeros.hasRemaining()) {
+        channel.write(zeros, start + zeros.position());
+      }
     }
   }
 

@@ -39,10 +39,11 @@ public final class PersistenceService {
    * @param chunkCrcBudget bytes of chunk CRCs the queued entries may hold ({@code
    *     fffs.datanode.persistence.chunk-crc-budget}); a write queued beyond it goes without
    * @param directIoAlignment 0 to write through the page cache, else O_DIRECT with this alignment
+   * @param syncPolicy when to fsync what was written while no {@code sync} waits
    */
   public PersistenceService(Path dataDir, int threadCount, long batchBytes, long minBatchIntervalNanos,
       int inPlaceMinPages, long chunkCrcBudget, long segmentFileSize, long firstFileNumber, PageArena arena,
-      DurabilityTracker tracker, StoreStats stats, int directIoAlignment) {
+      DurabilityTracker tracker, StoreStats stats, int directIoAlignment, SyncPolicy syncPolicy) {
     this.chunkCrcBudget = chunkCrcBudget;
     this.arena = arena;
     this.tracker = tracker;
@@ -53,7 +54,7 @@ public final class PersistenceService {
       SegmentWriter writer = new SegmentWriter(dataDir, arena.pageSize(), segmentFileSize, fileNumbers,
           directIoAlignment, batchBytes);
       PersistenceWorker worker = new PersistenceWorker(this, arena, writer, batchBytes, minBatchIntervalNanos,
-          inPlaceMinPages, stats);
+          inPlaceMinPages, stats, syncPolicy);
       workers.add(worker);
       Thread thread = new Thread(worker, "fffs-persist-" + i);
       thread.setDaemon(true);
@@ -62,6 +63,12 @@ public final class PersistenceService {
     // A writer waiting for room waits for persisted pages: no group-commit wait then.
     arena.onFull(() -> workers.forEach(PersistenceWorker::hurry));
   }
+
+  /**
+   * When a persistence thread fsyncs what it wrote while no {@code sync} waits: {@code intervalNanos} after its
+   * last fsync, or once {@code bytes} were written since (either 0: after every batch).
+   */
+  public record SyncPolicy(long intervalNanos, long bytes) {}
 
   /** Where new segment files get their numbers. */
   AtomicLong fileNumbers() {
@@ -97,15 +104,16 @@ public final class PersistenceService {
   }
 
   /**
-   * Called by a worker once the entries of {@code batch} are fsync'd, entry {@code i} at {@code locations[i]}. Each
-   * lock is taken once per batch (a block's write lock once per run of its entries), not once per entry: the
-   * writers take the same locks for every write. Disk locations are set before the pages may leave memory.
+   * Called by a worker once the entries of {@code batch} are written to their segment file (in the page cache, not
+   * yet fsync'd), entry {@code i} at {@code locations[i]}: their pages may leave the arena, since a read finds them
+   * in the file from now on. Each lock is taken once per batch (a block's write lock once per run of its entries),
+   * not once per entry: the writers take the same locks for every write. Disk locations are set before the pages
+   * may leave memory.
    */
-  void entriesDurable(List<PersistenceWorker.Task> batch, long[] locations) {
+  void entriesWritten(List<PersistenceWorker.Task> batch, long[] locations) {
     int count = batch.size();
     long[] firstSeqs = new long[count];
     int ranges = 0;
-    long[] hlcs = new long[count];
     long crcBytes = 0;
     int next = 0;
     while (next < count) {
@@ -125,13 +133,28 @@ public final class PersistenceService {
       if (task.meta().pageCount() > 0) {
         firstSeqs[ranges++] = task.meta().firstSeq();
       }
-      hlcs[i] = task.meta().trackHlc();
       crcBytes += task.chunkCrcs() == null ? 0 : 4L * task.chunkCrcs().length;
     }
     chunkCrcBytes.addAndGet(-crcBytes);
     arena.persisted(firstSeqs, ranges);
-    tracker.durable(hlcs, count);
     stats.entriesPersisted.add(count);
+  }
+
+  /**
+   * Called by a worker once the entries of {@code batch}, written before ({@link #entriesWritten}), are fsync'd:
+   * they count toward the durable frontier and {@code sync}.
+   */
+  void entriesDurable(List<PersistenceWorker.Task> batch) {
+    int count = batch.size();
+    if (count == 0) {
+      return;
+    }
+    long[] hlcs = new long[count];
+    for (int i = 0; i < count; i++) {
+      hlcs[i] = batch.get(i).meta().trackHlc();
+    }
+    tracker.durable(hlcs, count);
+    stats.entriesDurable.add(count);
     synchronized (durableMonitor) {
       for (PersistenceWorker.Task task : batch) {
         Block block = task.block();
@@ -170,6 +193,14 @@ public final class PersistenceService {
     } finally {
       durableWaiters.decrementAndGet();
     }
+  }
+
+  /**
+   * Asks every persistence thread to fsync what it has written without waiting for the sync interval: for work
+   * that waits for entries to be durable without waiting itself (a trim or a removal, asked again later).
+   */
+  public void requestSync() {
+    workers.forEach(PersistenceWorker::requestSync);
   }
 
   /** Whether someone waits in {@link #awaitDurable} (a worker then skips its group-commit wait). */

@@ -17,7 +17,12 @@ import java.util.zip.CRC32C;
 /**
  * One persistence thread: the only consumer of its FIFO queue (a {@link WorkerInbox}; the blocks hashed to it) and
  * the only writer of its segment files. It takes everything queued and writes it in batches of about the batch
- * size; after each batch it fsyncs once and reports every entry of the batch durable. Through the page cache the
+ * size; once a batch is written (to the page cache, without waiting for the disk) its entries' pages may leave the
+ * arena. The file is fsync'd — and the entries written before it reported durable — only when a {@code sync} waits
+ * (once for all the batches it finds queued), when {@code fffs.datanode.persistence.sync-interval} has passed
+ * since the last fsync or {@code sync-bytes} were written since, when the file is full, and at shutdown. Each
+ * batch's commit mark, and one written right after each fsync, records how far the file was fsync'd, which is how
+ * recovery tells damage from a torn tail ({@link SegmentFormat}). Through the page cache the
  * batch is one gathering write of each entry's pages straight from the arena mapping, then its record. With
  * O_DIRECT, an entry of at least {@code fffs.datanode.persistence.in-place-min-pages} pages (32) is preceded by a
  * padding record that makes its pages start on the alignment; its pages are then written from the arena mapping as
@@ -47,10 +52,19 @@ final class PersistenceWorker implements Runnable {
   /** O_DIRECT: entries of at least this many pages are written from the arena in place. */
   private final int inPlaceMinPages;
   private final StoreStats stats;
+  private final PersistenceService.SyncPolicy syncPolicy;
+  /** Entries written to the current file since its last fsync, in order: durable at the next one. */
+  private final List<Task> unsynced = new ArrayList<>();
+  private long unsyncedBytes;
+  private long lastSyncNanos = System.nanoTime();
+  /** Bytes of the current file fsync'd: recorded in each commit mark. */
+  private long syncedOffset;
   private long lastBatchStart = System.nanoTime() - (1L << 40);
   private volatile Thread thread;
   private volatile boolean waiting;
   private volatile boolean stopQueued;
+  /** {@link #requestSync} was called since the last fsync began. */
+  private volatile boolean syncRequested;
   private final WorkerInbox inbox = new WorkerInbox();
   private final CRC32C crc = new CRC32C();
   /** Page CRCs derived from chunk CRCs since the last batch was counted. */
@@ -60,7 +74,8 @@ final class PersistenceWorker implements Runnable {
   record Task(Block block, EntryMeta meta, int[] chunkCrcs) {}
 
   PersistenceWorker(PersistenceService service, PageArena arena, SegmentWriter writer, long batchBytes,
-      long minBatchIntervalNanos, int inPlaceMinPages, StoreStats stats) {
+      long minBatchIntervalNanos, int inPlaceMinPages, StoreStats stats, PersistenceService.SyncPolicy syncPolicy) {
+    this.syncPolicy = syncPolicy;
     this.minBatchIntervalNanos = minBatchIntervalNanos;
     this.inPlaceMinPages = inPlaceMinPages;
     this.service = service;
@@ -83,12 +98,50 @@ final class PersistenceWorker implements Runnable {
     }
   }
 
-  /** Ends a group-commit wait early: someone waits for durability. */
+  /** Ends a group-commit wait (or an idle wait before an fsync) early: someone waits for durability or room. */
   void hurry() {
+    inbox.wake();
     Thread t = thread;
     if (t != null) {
       LockSupport.unpark(t);
     }
+  }
+
+  /** Fsync what was written soon, without the sync interval (nobody waits for it). */
+  void requestSync() {
+    syncRequested = true;
+    hurry();
+  }
+
+  /**
+   * Waits until entries are queued, or an fsync of what was written is due ({@link #syncDue}): a {@code sync}
+   * waits, or the sync interval runs out while no entries come.
+   */
+  private void awaitWork() throws InterruptedException {
+    while (true) {
+      long seen = inbox.wakes();
+      if (syncDue()) {
+        return;
+      }
+      long timeout = unsynced.isEmpty() ? 0
+          : Math.max(1, lastSyncNanos + syncPolicy.intervalNanos() - System.nanoTime());
+      if (inbox.awaitAny(timeout, seen)) {
+        return;
+      }
+    }
+  }
+
+  /** Whether what was written since the last fsync should be fsync'd now, with no batch to write. */
+  private boolean syncDue() {
+    return !unsynced.isEmpty() && (service.durabilityAwaited() || syncRequested || stopQueued
+        || intervalOrBytesDue(0));
+  }
+
+  /** Whether the sync interval has passed, or {@code more} bytes to write reach the sync bytes. */
+  private boolean intervalOrBytesDue(long more) {
+    return syncPolicy.intervalNanos() <= 0 || syncPolicy.bytes() <= 0
+        || System.nanoTime() - lastSyncNanos >= syncPolicy.intervalNanos()
+        || unsyncedBytes + more >= syncPolicy.bytes();
   }
 
   /**
@@ -125,15 +178,21 @@ final class PersistenceWorker implements Runnable {
     thread = Thread.currentThread();
     try {
       while (!stop && !service.failed()) {
-        inbox.awaitAny();
-        awaitBatchInterval();
-        lastBatchStart = System.nanoTime();
-        inbox.takeAll(taken);
-        stop = writeBatches(taken);
-        taken.clear();
+        awaitWork();
+        if (!inbox.isEmpty()) {
+          awaitBatchInterval();
+          lastBatchStart = System.nanoTime();
+          inbox.takeAll(taken);
+          stop = writeBatches(taken);
+          taken.clear();
+        }
+        if (!stop && !service.failed() && syncDue()) {
+          fsync();
+        }
       }
       if (!service.failed()) {
         writer.closeCleanly();
+        synced(0);
       }
     } catch (IOException | RuntimeException e) {
       service.fail("persistence to " + writer.path() + " failed: " + e);
@@ -162,7 +221,10 @@ final class PersistenceWorker implements Runnable {
         to++;
       }
       if (to > from) {
-        writeBatch(tasks.subList(from, to), bytes);
+        boolean last = to == tasks.size() || tasks.get(to) == STOP;
+        // A waiting sync is served once, after the last batch taken (group commit).
+        boolean syncAfter = last && (service.durabilityAwaited() || syncRequested) || intervalOrBytesDue(bytes);
+        writeBatch(tasks.subList(from, to), bytes, syncAfter);
       }
       if (to < tasks.size() && tasks.get(to) == STOP) {
         return true;
@@ -176,14 +238,67 @@ final class PersistenceWorker implements Runnable {
     return SegmentFormat.recordBytes(task.meta().pageCount(), arena.pageSize());
   }
 
-  private void writeBatch(List<Task> batch, long bytes) throws IOException {
+  /**
+   * Writes {@code batch} (of {@code bytes} record bytes) and its commit mark, makes its entries' pages evictable,
+   * and, if {@code syncAfter}, fsyncs the file and reports everything written to it so far durable.
+   */
+  private void writeBatch(List<Task> batch, long bytes, boolean syncAfter) throws IOException {
     // O_DIRECT: room for a padding record before each entry written in place.
-    writer.ensureRoom(SegmentFormat.COMMIT_BYTES + (writer.direct()
-        ? bytes + batch.size() * (writer.alignment() + (long) SegmentFormat.PAD_MIN_BYTES) : bytes));
-    if (writer.direct()) {
-      writeBatchDirect(batch, bytes);
-      return;
+    if (writer.ensureRoom(SegmentFormat.COMMIT_BYTES + (writer.direct()
+        ? bytes + batch.size() * (writer.alignment() + (long) SegmentFormat.PAD_MIN_BYTES) : bytes))) {
+      synced(0);  // the full file was closed with an fsync; the new one has nothing fsync'd yet
     }
+    long[] locations = writer.direct() ? writeBatchDirect(batch, bytes) : writeBatchBuffered(batch);
+    stats.persistBatches.increment();
+    stats.bytesPersisted.add(bytes);
+    stats.pageCrcsDerived.add(pagesDerived);
+    pagesDerived = 0;
+    writer.countEntries(batch.size());
+    service.entriesWritten(batch, locations);
+    for (Task task : batch) {
+      // The chunk CRCs are spent: not kept for up to the sync interval.
+      unsynced.add(task.chunkCrcs() == null ? task : new Task(task.block(), task.meta(), null));
+    }
+    unsyncedBytes += bytes;
+    if (syncAfter) {
+      fsync();
+    }
+  }
+
+  /**
+   * Fsyncs the file, reports what was written durable, and writes a commit mark that records it (on disk by the
+   * next fsync, or the kernel's writeback): it shows the last batches fsync'd, so damage in them is not taken for a
+   * torn tail at recovery.
+   */
+  private void fsync() throws IOException {
+    if (writer.direct()) {
+      writer.endBatch();  // writes a staged mark, if any, so that the offset recorded below is on the disk
+    }
+    syncRequested = false;
+    StoreFaultInjector.get().beforeFsync(writer.path());
+    writer.force();
+    stats.fsyncs.increment();
+    long synced = writer.position();
+    synced(synced);
+    ByteBuffer mark = SegmentFormat.commitMark(synced, synced);
+    if (writer.direct()) {
+      writer.stage(mark);  // out with the next batch or the footer: an aligned write of its own would cost a block
+    } else {
+      writer.write(new ByteBuffer[] {mark});
+    }
+  }
+
+  /** Everything written so far is fsync'd, and the current file up to {@code offset}: reports it durable. */
+  private void synced(long offset) {
+    syncedOffset = offset;
+    lastSyncNanos = System.nanoTime();
+    service.entriesDurable(unsynced);
+    unsynced.clear();
+    unsyncedBytes = 0;
+  }
+
+  /** The page-cache form of {@link #writeBatch}: one gathering write from the arena; returns the locations. */
+  private long[] writeBatchBuffered(List<Task> batch) throws IOException {
     StoreFaultInjector injector = StoreFaultInjector.get();
     boolean piecewise = StoreFaultInjector.isActive();
     List<ByteBuffer> buffers = new ArrayList<>();
@@ -211,21 +326,13 @@ final class PersistenceWorker implements Runnable {
       }
       position += SegmentFormat.recordBytes(meta.pageCount(), arena.pageSize());
     }
-    buffers.add(SegmentFormat.commitMark(batchStart));  // fsync'd with the batch: marks it whole
+    buffers.add(SegmentFormat.commitMark(batchStart, syncedOffset));
     writer.write(buffers.toArray(new ByteBuffer[0]));
-    writer.countEntries(batch.size());
-    injector.beforeFsync(writer.path());
-    writer.force();
-    stats.persistBatches.increment();
-    stats.fsyncs.increment();
-    stats.bytesPersisted.add(bytes);
-    stats.pageCrcsDerived.add(pagesDerived);
-    pagesDerived = 0;
-    service.entriesDurable(batch, locations);
+    return locations;
   }
 
   /** The O_DIRECT form of {@link #writeBatch}: the same records, staged, then padded to the alignment. */
-  private void writeBatchDirect(List<Task> batch, long bytes) throws IOException {
+  private long[] writeBatchDirect(List<Task> batch, long bytes) throws IOException {
     StoreFaultInjector injector = StoreFaultInjector.get();
     boolean piecewise = StoreFaultInjector.isActive();
     long[] locations = new long[batch.size()];
@@ -256,19 +363,11 @@ final class PersistenceWorker implements Runnable {
         writer.stage(body);
       }
     }
-    writer.stage(SegmentFormat.commitMark(start));
+    writer.stage(SegmentFormat.commitMark(start, syncedOffset));
     writer.endBatch();
-    writer.countEntries(batch.size());
-    injector.beforeFsync(writer.path());
-    writer.force();
-    stats.persistBatches.increment();
     stats.persistDirectBatches.increment();
-    stats.fsyncs.increment();
-    stats.bytesPersisted.add(bytes);
     stats.bytesPadded.add(writer.position() - start - bytes);
-    stats.pageCrcsDerived.add(pagesDerived);
-    pagesDerived = 0;
-    service.entriesDurable(batch, locations);
+    return locations;
   }
 
   /** Checksums each page of the entry and stages it right after, while it is in the cache; returns the CRCs. */

@@ -49,14 +49,21 @@ import java.util.zip.CRC32C;
  *  |        | the record) u32  |                      |                             |
  *  +--------+------------------+----------------------+-----------------------------+
  *
- * Commit mark (version 3): a padding record of 28 bytes whose filler is not zeros but marks the end of a batch,
- * written with the batch and fsync'd with it, so that a damaged last entry of a batch is followed by a valid record
- * (damage) while a batch torn before its fsync ends without one (a torn tail). Readers that skip padding skip it.
- *   0        4            8                      12       16                  24
- *  +--------+------------+----------------------+--------+-------------------+-----------------------------+
- *  | "FFPD" | 28 u32     | CRC32C of bytes 0..7 | "FFCM" | batch start u64   | CRC32C of bytes 0..23       |
- *  +--------+------------+----------------------+--------+-------------------+-----------------------------+
- *
+ * Commit mark: a padding record whose filler is not zeros but records how far the file had been fsync'd, written at
+ * the end of each batch and right after each fsync, so that damage in what was fsync'd is told apart from a torn
+ * tail. Readers that skip padding skip it. Version 4 (36 bytes):
+ *   0        4            8                      12       16                  24                  32
+ *  +--------+------------+----------------------+--------+-------------------+-------------------+--------+
+ *  | "FFPD" | 36 u32     | CRC32C of bytes 0..7 | "FFCM" | batch start u64   | synced u64        | CRC32C |
+ *  +--------+------------+----------------------+--------+-------------------+-------------------+--------+
+ *   batch start: where the batch's first record starts (the mark's own offset for a mark written after an fsync).
+ *   synced: every byte of the file before this offset had been fsync'd when the mark was written. CRC32C covers
+ *   bytes 0..31. Batches between two fsyncs are written without waiting for the disk, so after a power loss any of
+ *   their pages may be missing, in any order; a bad record in a file without a footer is damage only when a valid
+ *   mark after it has {@code synced} beyond it, else a torn tail, cut there with every record after it.
+ *   Version 3 marks are 28 bytes (no synced offset): every batch was fsync'd before the next was written, and in
+ *   version 1 to 3 files any valid record after a bad one makes it damage.
+
  * Footer (20 bytes), written when a file is closed cleanly; in a file with an alignment a padding record before
  * it makes the footer end on a boundary
  *   0        4            8                    16        20
@@ -64,17 +71,17 @@ import java.util.zip.CRC32C;
  *  | "FFFT" | 0xFFFFFFFF | entry record count | CRC32C  |   CRC32C covers bytes 0..15
  *  +--------+------------+--------------------+---------+
  * </pre>
- * A file without a footer was being written when the process stopped: a record at its end that is incomplete or
- * fails its CRC, with no valid record anywhere after it, is a torn tail and is cut. In a file with a footer every
- * failure is corruption, a padding record that fails its CRC or holds a non-zero filler byte (but a commit mark's)
- * included.
+ * A file without a footer was being written when the process stopped: a record in it that is incomplete or fails
+ * its CRC, with no commit mark after it that shows it fsync'd (above), is a torn tail and is cut with everything
+ * after it. In a file with a footer every failure is corruption, a padding record that fails its CRC or holds a
+ * non-zero filler byte (but a commit mark's) included.
  *
  * <p>A record's place is a <em>disk location</em>: {@code fileNumber << 40 | byte offset}.
  */
 public final class SegmentFormat {
   public static final long FILE_MAGIC = 0x0047455353464646L; // "FFFSSEG\0" little-endian
   /** The version written; {@link #MIN_VERSION} to this one are read. */
-  public static final int VERSION = 3;
+  public static final int VERSION = 4;
   public static final int MIN_VERSION = 1;
   public static final int HEADER_BYTES = 32;
   public static final int ENTRY_MAGIC = 0x4e454646; // "FFEN"
@@ -82,7 +89,10 @@ public final class SegmentFormat {
   public static final int PAD_MAGIC = 0x44504646; // "FFPD"
   public static final int PAD_MIN_BYTES = 12;
   public static final int COMMIT_MAGIC = 0x4d434646; // "FFCM"
-  public static final int COMMIT_BYTES = 28;
+  /** The commit mark written (version 4). */
+  public static final int COMMIT_BYTES = 36;
+  /** The commit mark of version 3 files, still read. */
+  public static final int COMMIT_BYTES_V3 = 28;
   public static final int PREFIX_BYTES = 8;
   public static final int BODY_FIXED_BYTES = 56;
   public static final int FOOTER_BYTES = 20;
@@ -198,18 +208,30 @@ public final class SegmentFormat {
     return pad.clear();
   }
 
-  /** The commit mark that ends a batch whose first record starts at {@code batchStart}. */
-  public static ByteBuffer commitMark(long batchStart) {
+  /**
+   * The commit mark that ends a batch whose first record starts at {@code batchStart} (or, written after an fsync,
+   * starts there itself), when the file had been fsync'd up to {@code synced}.
+   */
+  public static ByteBuffer commitMark(long batchStart, long synced) {
     ByteBuffer mark = ByteBuffer.allocate(COMMIT_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-    mark.put(paddingHeader(COMMIT_BYTES)).putInt(COMMIT_MAGIC).putLong(batchStart);
+    mark.put(paddingHeader(COMMIT_BYTES)).putInt(COMMIT_MAGIC).putLong(batchStart).putLong(synced);
     mark.putInt(crc(mark.array(), 0, COMMIT_BYTES - 4));
     return mark.flip();
   }
 
-  /** Whether the filler of a {@link #COMMIT_BYTES} padding record (its bytes from 12 on) makes it a commit mark. */
+  /**
+   * Whether the filler of a padding record of {@link #COMMIT_BYTES} or {@link #COMMIT_BYTES_V3} bytes (its bytes
+   * from 12 on; {@code record} holds all of it) makes it a valid commit mark.
+   */
   public static boolean isCommitMark(ByteBuffer record) {
-    return record.getInt(PAD_MIN_BYTES) == COMMIT_MAGIC
-        && record.getInt(COMMIT_BYTES - 4) == crc(record.array(), 0, COMMIT_BYTES - 4);
+    int bytes = record.capacity();
+    return (bytes == COMMIT_BYTES || bytes == COMMIT_BYTES_V3) && record.getInt(PAD_MIN_BYTES) == COMMIT_MAGIC
+        && record.getInt(bytes - 4) == crc(record.array(), 0, bytes - 4);
+  }
+
+  /** A valid version 4 commit mark's {@code synced} offset; -1 for a version 3 mark, which has none. */
+  public static long commitSynced(ByteBuffer record) {
+    return record.capacity() == COMMIT_BYTES ? record.getLong(24) : -1;
   }
 
   public static ByteBuffer footer(long entryCount) {

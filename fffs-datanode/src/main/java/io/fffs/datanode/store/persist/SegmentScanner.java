@@ -51,6 +51,8 @@ final class SegmentScanner implements AutoCloseable {
   private final CRC32C crc = new CRC32C();
   /** The header's alignment once read: where, after a damaged record, the next batch may start. */
   private int alignment;
+  /** The header's format version once read. */
+  private int version;
 
   private SegmentScanner(Path file, long fileNumber, int pageSize, StoreStats stats, boolean writable)
       throws IOException {
@@ -153,7 +155,7 @@ final class SegmentScanner implements AutoCloseable {
       }
       Parsed record = parse(pos, !footer);
       if (!record.valid()) {
-        if (footer || followedByValidRecord(record, pos)) {
+        if (footer || writtenWhole(record, pos)) {
           long next = damage == null ? -1 : nextValidRecord(record, pos, footer);
           if (next < 0) {
             throw corrupt(pos, record.problem);
@@ -197,6 +199,7 @@ final class SegmentScanner implements AutoCloseable {
       throw corrupt(0, unknownVersion(header.getInt(8)));
     }
     alignment = header.getInt(24);
+    version = header.getInt(8);
     int filePageSize = header.getInt(12);
     if (filePageSize != pageSize) {
       throw new FffsException(ErrorCode.INVALID_ARGUMENT, "segment file " + file + " was written with pages of "
@@ -223,6 +226,9 @@ final class SegmentScanner implements AutoCloseable {
     String problem;
     long bytes = -1;
     long suspectBlock = -1;
+    /** A commit mark, and its synced offset (-1 in a version 3 mark). */
+    boolean commit;
+    long synced = -1;
 
     boolean valid() {
       return meta != null || padding;
@@ -308,7 +314,7 @@ final class SegmentScanner implements AutoCloseable {
       result.problem = "a padding record of " + length + " bytes runs past the end of the file";
       return result;
     }
-    if (length == SegmentFormat.COMMIT_BYTES) {
+    if (length == SegmentFormat.COMMIT_BYTES || length == SegmentFormat.COMMIT_BYTES_V3) {
       ByteBuffer record = read(pos, length);
       if (record.getInt(SegmentFormat.PAD_MIN_BYTES) != 0) {
         if (!SegmentFormat.isCommitMark(record)) {
@@ -317,6 +323,8 @@ final class SegmentScanner implements AutoCloseable {
           return result;
         }
         result.padding = true;
+        result.commit = true;
+        result.synced = SegmentFormat.commitSynced(record);
         return result;
       }
     }
@@ -330,6 +338,42 @@ final class SegmentScanner implements AutoCloseable {
     }
     result.padding = true;
     return result;
+  }
+
+  /**
+   * Whether the bad record at {@code pos} of a file without a footer had been written whole (damage) rather than
+   * torn. Since version 4, batches between fsyncs reach the disk in no particular order, so only a commit mark
+   * after it whose synced offset lies beyond it says so ({@link SegmentFormat}); before, every batch was fsync'd
+   * and any valid record after it did.
+   */
+  private boolean writtenWhole(Parsed bad, long pos) throws IOException {
+    return version >= 4 ? syncedEvidenceAfter(bad, pos) : followedByValidRecord(bad, pos);
+  }
+
+  /**
+   * Whether a valid commit mark after {@code pos} has its synced offset beyond {@code pos}: walks the records
+   * after the bad one, searching past any other bad ones for the next valid record.
+   */
+  private boolean syncedEvidenceAfter(Parsed bad, long pos) throws IOException {
+    long at = bad.bytes >= 0 && pos + bad.bytes < size ? pos + bad.bytes : -1;
+    Parsed record = at >= 0 ? parse(at, false) : null;
+    while (true) {
+      if (record == null || !record.valid()) {
+        at = validRecordAfter(Math.max(pos, at), size);
+        if (at < 0) {
+          return false;
+        }
+        record = parse(at, false);
+      }
+      if (record.commit && record.synced > pos) {
+        return true;
+      }
+      at += record.bytes;
+      if (at >= size) {
+        return false;
+      }
+      record = parse(at, false);
+    }
   }
 
   /**

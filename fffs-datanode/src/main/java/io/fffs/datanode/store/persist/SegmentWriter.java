@@ -81,13 +81,16 @@ final class SegmentWriter {
 
   /**
    * Makes sure a file is open that can take {@code bytes} more (or is empty), rolling to a new one if not. With
-   * O_DIRECT the batch must then be {@link #stage}d and ended with {@link #endBatch}.
+   * O_DIRECT the batch must then be {@link #stage}d and ended with {@link #endBatch}. Returns whether a full file
+   * was closed (and so fsync'd) to make room.
    */
-  void ensureRoom(long bytes) throws IOException {
+  boolean ensureRoom(long bytes) throws IOException {
     long padded = bytes + 2L * alignment;
+    boolean rolled = false;
     if (channel != null && position() + padded > fileSizeLimit && position() > SegmentFormat.HEADER_BYTES
         + alignment) {
       closeCleanly();
+      rolled = true;
     }
     if (channel == null) {
       fileNumber = fileNumbers.getAndIncrement();
@@ -107,6 +110,7 @@ final class SegmentWriter {
       }
       syncDirectory();
     }
+    return rolled;
   }
 
   /**

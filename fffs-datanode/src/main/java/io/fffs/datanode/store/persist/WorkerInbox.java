@@ -24,16 +24,44 @@ final class WorkerInbox {
     return bytes;
   }
 
-  /** Returns once a task is queued. */
-  synchronized void awaitAny() throws InterruptedException {
-    while (tasks.isEmpty()) {
+  /** Times {@link #wake} was called: read before checking what to wait for, handed to {@link #awaitAny}. */
+  private long wakes;
+
+  /**
+   * Returns once a task is queued (true), or {@link #wake} was called since {@link #wakes} returned {@code seen},
+   * or {@code timeoutNanos} passed (0: no limit) (false).
+   */
+  synchronized boolean awaitAny(long timeoutNanos, long seen) throws InterruptedException {
+    long deadline = System.nanoTime() + timeoutNanos;
+    while (tasks.isEmpty() && wakes == seen) {
+      long left = timeoutNanos == 0 ? 0 : deadline - System.nanoTime();
+      if (timeoutNanos != 0 && left <= 0) {
+        return false;
+      }
       takerWaiting = true;
       try {
-        wait();
+        wait(left / 1_000_000, (int) (left % 1_000_000));
       } finally {
         takerWaiting = false;
       }
     }
+    return !tasks.isEmpty();
+  }
+
+  synchronized long wakes() {
+    return wakes;
+  }
+
+  /** Ends an {@link #awaitAny} early: someone waits for an fsync of what was written. */
+  synchronized void wake() {
+    wakes++;
+    if (takerWaiting) {
+      notifyAll();
+    }
+  }
+
+  synchronized boolean isEmpty() {
+    return tasks.isEmpty();
   }
 
   /** Record bytes of the tasks queued now (a read without the lock, for the group-commit wait). */

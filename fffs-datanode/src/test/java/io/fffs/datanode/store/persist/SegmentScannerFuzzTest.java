@@ -69,7 +69,8 @@ class SegmentScannerFuzzTest {
     for (int i = 0; i < records; i++) {
       int kind = data.consumeInt(0, 4);
       if (kind == 4) {  // a batch's commit mark
-        put(out, SegmentFormat.commitMark(data.consumeBoolean() ? out.size() : data.consumeLong()));
+        put(out, SegmentFormat.commitMark(data.consumeBoolean() ? out.size() : data.consumeLong(),
+            data.consumeBoolean() ? out.size() : data.consumeLong()));
         continue;
       }
       if (kind == 0) {
