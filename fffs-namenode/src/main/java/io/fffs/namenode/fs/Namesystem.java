@@ -474,6 +474,16 @@ public final class Namesystem implements Closeable {
    * was applied here.
    */
   public boolean applyReplicated(long txid, HlcTimestamp hlc, EditOpProto op) throws IOException {
+    return applyReplicated(txid, hlc, () -> op);
+  }
+
+  /** An op of the Raft log, parsed only when it is applied here. */
+  public interface ReplicatedOp {
+    EditOpProto parse() throws IOException;
+  }
+
+  /** {@link #applyReplicated(long, HlcTimestamp, EditOpProto)} parsing {@code op} only if it is applied here. */
+  public boolean applyReplicated(long txid, HlcTimestamp hlc, ReplicatedOp op) throws IOException {
     if (txid <= journal.lastQueuedTxid()) {
       return false;  // read without the lock: the commit of the leader's own op must not wait for its write lock
     }
@@ -484,7 +494,7 @@ public final class Namesystem implements Closeable {
             + " does not follow " + lastTxid + ": the Raft log and the namespace disagree");
       }
       clock.observe(hlc);  // this NameNode's own stamps, once it leads, follow every one it applied
-      applier.apply(op, hlc);
+      applier.apply(op.parse(), hlc);
       lastTxid = txid;
       lastHlc = hlc;
       return true;
