@@ -438,6 +438,7 @@ public final class Namesystem implements Closeable {
       durableAt = lastTxid;
     } finally {
       lock.writeLock().unlock();
+      journal.flush();
     }
     maybeCheckpoint();
     return new Logged<>(result, durableAt, journal);
@@ -458,6 +459,7 @@ public final class Namesystem implements Closeable {
       txid = lastTxid;
     } finally {
       lock.writeLock().unlock();
+      journal.flush();
     }
     new Logged<Void>(null, txid, journal).await();
   }
@@ -484,6 +486,7 @@ public final class Namesystem implements Closeable {
       txid = lastTxid;
     } finally {
       lock.writeLock().unlock();
+      journal.flush();
     }
     new Logged<Void>(null, txid, journal).await();
     return true;
@@ -607,7 +610,10 @@ public final class Namesystem implements Closeable {
     }
   }
 
-  /** Stamps, logs and applies one op. Caller holds the write lock and has validated the op. */
+  /**
+   * Stamps, logs and applies one op. Caller holds the write lock and has validated the op, and flushes the journal
+   * once it released the lock.
+   */
   private HlcTimestamp log(EditOpProto op) throws FffsException {
     HlcTimestamp hlc = clock.tick();
     long txid = lastTxid + 1;

@@ -30,9 +30,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The namespace's {@link Journal} on a Raft log. The leader appends each stamped op here in txid order (under the
- * namespace's write lock); one submitter thread hands the ops to the Raft server in that order, those appended while
- * it submitted the previous entry together as one entry ({@link HaEntry}); an op is durable once the state machine
- * has seen it committed by a majority ({@link #committed}), and only then is its change acknowledged. A failed
+ * namespace's write lock) and {@link #flush}es once it released the lock: the ops go to the Raft server in that
+ * order, those appended while another entry was being submitted together as one entry ({@link HaEntry}); an op is
+ * durable once the state machine has seen it committed by a majority ({@link #committed}), and only then is its
+ * change acknowledged. A failed
  * append — this NameNode lost the lead, or its server stopped — fails every change not yet committed: none of them
  * is acknowledged here, and {@code onLost} is told, since this NameNode has applied ops the cluster may never commit.
  */
@@ -50,9 +51,8 @@ final class RatisJournal implements Journal {
   private final AtomicLong callIds = new AtomicLong();
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition advanced = lock.newCondition();
-  /** Signalled when an op is appended to an empty {@link #unsent} or the journal fails. */
-  private final Condition toSend = lock.newCondition();
-  private final Thread submitter;
+  /** Whether a thread is handing {@link #unsent} to Raft; under the lock. */
+  private boolean submitting;
   /** Encoded ops appended and not yet handed to Raft, in txid order; under the lock. */
   private final List<byte[]> unsent = new ArrayList<>();
   private final LongAdder entries = new LongAdder();
@@ -73,9 +73,6 @@ final class RatisJournal implements Journal {
     this.onLost = onLost;
     this.lastQueuedTxid = lastTxid;
     this.committedTxid = lastTxid;
-    this.submitter = new Thread(this::submitLoop, "fffs-raft-journal-submitter-" + self);
-    submitter.setDaemon(true);
-    submitter.start();
   }
 
   @Override
@@ -87,50 +84,71 @@ final class RatisJournal implements Journal {
       if (failure != null) {
         throw new FffsException(ErrorCode.NOT_LEADER, "this NameNode lost the lead: " + failure.getMessage());
       }
-      // Before the submit: the commit may reach the state machine before the submitter returns.
+      // Before the submit: the commit may reach the state machine before the submit returns.
       lastQueuedTxid = txid;
       appended.addLast(new long[] {txid, hlc.packed()});
       unsent.add(entry);
-      if (unsent.size() == 1) {
-        toSend.signal();
-      }
     } finally {
       lock.unlock();
     }
   }
 
   /**
-   * The submitter: hands the ops appended since its last submit to Raft as one entry, in txid order. Only this
-   * thread submits, so the log holds the ops in the order they were stamped, and the namespace's write lock is not
-   * held while Raft appends (which hands the request to a thread of its own and waits for it).
+   * Hands the ops appended and not yet submitted to Raft, those appended meanwhile together as one entry, in txid
+   * order. Called by the thread that appended, once it released the namespace's write lock: only one thread submits
+   * at a time (one that finds another submitting leaves its ops to it), so the log holds the ops in the order they
+   * were stamped, no thread switch comes before the Raft append, and the write lock is not held during it.
    */
-  private void submitLoop() {
-    List<byte[]> batch = new ArrayList<>();
-    while (true) {
-      long firstTxid;
-      lock.lock();
-      try {
-        while (unsent.isEmpty() && failure == null) {
-          toSend.awaitUninterruptibly();
-        }
-        if (failure != null) {
-          unsent.clear();  // never committed; their callers were failed with the journal
-          return;
-        }
-        firstTxid = lastQueuedTxid - unsent.size() + 1;
-        int bytes = 0;
-        int taken = 0;
-        while (taken < unsent.size() && taken < MAX_BATCH_OPS
-            && (taken == 0 || bytes + unsent.get(taken).length <= MAX_BATCH_BYTES)) {
-          bytes += unsent.get(taken).length;
-          batch.add(unsent.get(taken++));
-        }
-        unsent.subList(0, taken).clear();
-      } finally {
-        lock.unlock();
+  @Override
+  public void flush() {
+    lock.lock();
+    try {
+      if (submitting) {
+        return;
       }
-      submit(firstTxid, batch);
-      batch.clear();
+      submitting = true;
+    } finally {
+      lock.unlock();
+    }
+    List<byte[]> batch = new ArrayList<>();
+    boolean done = false;
+    try {
+      while (true) {
+        long firstTxid;
+        lock.lock();
+        try {
+          if (failure != null) {
+            unsent.clear();  // never committed; their callers were failed with the journal
+          }
+          if (unsent.isEmpty()) {
+            submitting = false;
+            done = true;
+            return;
+          }
+          firstTxid = lastQueuedTxid - unsent.size() + 1;
+          int bytes = 0;
+          int taken = 0;
+          while (taken < unsent.size() && taken < MAX_BATCH_OPS
+              && (taken == 0 || bytes + unsent.get(taken).length <= MAX_BATCH_BYTES)) {
+            bytes += unsent.get(taken).length;
+            batch.add(unsent.get(taken++));
+          }
+          unsent.subList(0, taken).clear();
+        } finally {
+          lock.unlock();
+        }
+        submit(firstTxid, batch);
+        batch.clear();
+      }
+    } finally {
+      if (!done) {
+        lock.lock();
+        try {
+          submitting = false;
+        } finally {
+          lock.unlock();
+        }
+      }
     }
   }
 
@@ -157,8 +175,8 @@ final class RatisJournal implements Journal {
   }
 
   /**
-   * The Raft server's division of this group, called directly from the submitter (the server itself would hand
-   * each request to a pool thread and wait for it); the server where the division does not take client requests.
+   * The Raft server's division of this group, called directly (the server itself would hand each request to a pool
+   * thread and wait for it); the server where the division does not take client requests.
    */
   private RaftClientAsynchronousProtocol raft() throws IOException {
     if (direct == null) {
@@ -232,7 +250,6 @@ final class RatisJournal implements Journal {
         failure = new FffsException(ErrorCode.NOT_LEADER, "a change was not committed by the NameNodes ("
             + cause.getMessage() + "); retry it on the leader", cause);
         advanced.signalAll();
-        toSend.signal();
         release();
       }
     } finally {
@@ -326,7 +343,6 @@ final class RatisJournal implements Journal {
         failure = new FffsException(ErrorCode.IO_ERROR, "the NameNode is shutting down");
       }
       advanced.signalAll();
-      toSend.signal();
       release();
     } finally {
       lock.unlock();
