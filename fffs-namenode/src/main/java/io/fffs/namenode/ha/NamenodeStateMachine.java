@@ -186,6 +186,11 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
     }
   }
 
+  /** The lead was handed to another NameNode: no more changes here, whenever Raft tells of the new leader. */
+  void handedOver() {
+    ready = false;
+  }
+
   @Override
   public void notifyLeaderReady() {
     try {
