@@ -47,6 +47,15 @@ final class ChildSide implements MetadataSide {
     return Long.parseLong(answer[0]);
   }
 
+  /** The child JVM's CPU time so far, its JIT compilers' left out. */
+  long cpuNanos() throws IOException {
+    String[] answer = child.ask("cpu");
+    if (answer.length != 1) {
+      throw new IOException(name() + " child answered '" + String.join(" ", answer) + "' to cpu");
+    }
+    return Long.parseLong(answer[0]);
+  }
+
   /** Asks the child to stop its cluster and exit; kills it if it has not within a minute. */
   @Override
   public void close() throws IOException {

@@ -12,6 +12,7 @@ import java.nio.file.Paths;
  *   prepare                          → ok
  *   run OP THREADS NANOS             → ok OPS NANOS       (OP a {@link MetadataSide.Measured} name)
  *   failover                         → ok MILLIS          (HA sides: stop the leader, time the next create)
+ *   cpu                              → ok NANOS           (this JVM's CPU time, its JIT compilers' left out)
  * </pre>
  */
 public final class SideMain {
@@ -36,6 +37,9 @@ public final class SideMain {
             }
             case "failover" -> {
               return String.valueOf(side.failoverMillis());
+            }
+            case "cpu" -> {
+              return String.valueOf(JvmCpu.nanosWithoutJit());
             }
             default -> throw new IllegalArgumentException("unknown command " + command[0]);
           }

@@ -15,15 +15,36 @@ import java.util.TreeSet;
 /**
  * The DataNodes an administrator decommissioned ({@code bin/fffs admin -decommission HOST:PORT}), by the address of
  * their data port, kept in a file (one {@code host:port} a line) so that a restarted NameNode goes on
- * decommissioning them, as HDFS's exclude file does. A name matches by itself or by the address it resolves to.
+ * decommissioning them, as HDFS's exclude file does; with several NameNodes, in the namespace, changed through the
+ * log ({@link Replicated}), so that a new leader goes on decommissioning them. A name matches by itself or by the
+ * address it resolves to.
  */
 public final class Decommissions {
   private final Path file;
   private final Set<String> nodes = new TreeSet<>();
+  private final Replicated replicated;
+
+  /** The list of a NameNode among several: what every NameNode applied from the log. */
+  public interface Replicated {
+    List<String> current();
+
+    /**
+     * Logs {@code next} as the list, and waits until it is committed, if the list is still {@code expected};
+     * returns false (nothing logged) if another change came first.
+     */
+    boolean replace(List<String> expected, List<String> next) throws IOException;
+  }
+
+  /** A list kept through the log. */
+  public Decommissions(Replicated replicated) {
+    this.file = null;
+    this.replicated = replicated;
+  }
 
   /** {@code file} null: kept in memory only. */
   public Decommissions(Path file) throws IOException {
     this.file = file;
+    this.replicated = null;
     if (file != null && Files.exists(file)) {
       for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
         if (!line.isBlank()) {
@@ -35,7 +56,7 @@ public final class Decommissions {
 
   static Decommissions inMemory() {
     try {
-      return new Decommissions(null);
+      return new Decommissions((Path) null);
     } catch (IOException e) {
       throw new AssertionError(e);
     }
@@ -45,9 +66,25 @@ public final class Decommissions {
    * Starts decommissioning the nodes (or, with {@code recommission}, ends it), saves the list and moves the
    * {@code registered} DataNodes they name; returns those DataNodes' addresses.
    */
-  synchronized List<String> change(List<String> nodes, boolean recommission,
+  List<String> change(List<String> nodes, boolean recommission,
       Collection<DatanodeDescriptor> registered) throws IOException {
-    save(nodes, !recommission);
+    if (replicated == null) {
+      synchronized (this) {
+        save(nodes, !recommission);
+      }
+    } else {
+      // Not under this monitor: the log takes the namespace's lock, under which DataNodes register.
+      List<String> current;
+      do {
+        current = replicated.current();
+      } while (!replicated.replace(current, List.copyOf(next(current, nodes, !recommission))));
+    }
+    synchronized (this) {
+      return move(nodes, recommission, registered);
+    }
+  }
+
+  private List<String> move(List<String> nodes, boolean recommission, Collection<DatanodeDescriptor> registered) {
     List<String> named = new java.util.ArrayList<>();
     for (DatanodeDescriptor descriptor : registered) {
       if (nodes.stream().anyMatch(node -> matches(node, descriptor.address()))) {
@@ -89,14 +126,7 @@ public final class Decommissions {
 
   /** Adds ({@code add}) or removes the nodes and saves the list. */
   private void save(Collection<String> changed, boolean add) throws IOException {
-    Set<String> next = new TreeSet<>(nodes);
-    if (add) {
-      next.addAll(changed);
-    } else {
-      for (String node : changed) {
-        next.removeIf(listed -> matches(listed, node));
-      }
-    }
+    Set<String> next = next(nodes, changed, add);
     if (file != null) {
       Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
       Files.write(tmp, next, StandardCharsets.UTF_8);
@@ -106,9 +136,25 @@ public final class Decommissions {
     nodes.addAll(next);
   }
 
+  private static Set<String> next(Collection<String> listed, Collection<String> changed, boolean add) {
+    Set<String> next = new TreeSet<>(listed);
+    if (add) {
+      next.addAll(changed);
+    } else {
+      for (String node : changed) {
+        next.removeIf(one -> matches(one, node));
+      }
+    }
+    return next;
+  }
+
+  private Collection<String> listed() {
+    return replicated == null ? nodes : replicated.current();
+  }
+
   /** Whether the DataNode at {@code address} ({@code host:port}) is listed. */
   public synchronized boolean contains(String address) {
-    for (String listed : nodes) {
+    for (String listed : listed()) {
       if (matches(listed, address)) {
         return true;
       }
@@ -117,7 +163,7 @@ public final class Decommissions {
   }
 
   public synchronized List<String> list() {
-    return List.copyOf(nodes);
+    return List.copyOf(listed());
   }
 
   /** Whether two {@code host:port} names are the same port on the same host (by name or resolved address). */

@@ -31,6 +31,12 @@ public interface Journal extends Closeable {
   /** The last txid appended (or, on a follower, applied). */
   long lastQueuedTxid();
 
+  /**
+   * Hands the ops appended so far on towards durability, if the journal does not on its own; called after each
+   * change, once the namespace's write lock is released. Never throws: a failure fails the ops' waiters.
+   */
+  default void flush() {}
+
   /** Durability rounds since start (fsyncs, or Raft commits observed). */
   long batchesSynced();
 }

@@ -35,6 +35,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -199,9 +200,18 @@ public final class Namesystem implements Closeable {
     datanodes.onBlockReported(blockId -> safeMode.reported(blockId));
     datanodes.setTopology(Topology.fromConf(conf));
     datanodes.setExpectedLastEntries(blockId -> namespace.lastEntries().get(blockId));
-    // an HA namesystem has no name directory of its own: its list lives in memory (docs/ha.md)
-    datanodes.setDecommissions(new Decommissions(
-        current == null ? null : current.getParent().resolve(DECOMMISSIONED_FILE)));
+    // with several NameNodes the list goes through the log, so that a new leader keeps it (docs/ha.md)
+    datanodes.setDecommissions(replicatedJournal != null ? new Decommissions(new Decommissions.Replicated() {
+      @Override
+      public List<String> current() {
+        return namespace.decommissioned();
+      }
+
+      @Override
+      public boolean replace(List<String> expected, List<String> next) throws IOException {
+        return replaceDecommissioned(expected, next);
+      }
+    }) : new Decommissions(current == null ? null : current.getParent().resolve(DECOMMISSIONED_FILE)));
     this.replication = new ReplicationMonitor(datanodes, nanoTime,
         millisToNanos(NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.REPLICATION_DEAD_INTERVAL_KEY,
             NameNodeConfigKeys.REPLICATION_DEAD_INTERVAL_DEFAULT_MS)),
@@ -428,6 +438,7 @@ public final class Namesystem implements Closeable {
       durableAt = lastTxid;
     } finally {
       lock.writeLock().unlock();
+      journal.flush();
     }
     maybeCheckpoint();
     return new Logged<>(result, durableAt, journal);
@@ -448,8 +459,37 @@ public final class Namesystem implements Closeable {
       txid = lastTxid;
     } finally {
       lock.writeLock().unlock();
+      journal.flush();
     }
     new Logged<Void>(null, txid, journal).await();
+  }
+
+  /**
+   * Logs {@code next} as the list of DataNodes decommissioned, if it is still {@code expected}, and waits until the
+   * change is durable (HA: {@link Decommissions.Replicated}). Also in safe mode, as without HA.
+   */
+  boolean replaceDecommissioned(List<String> expected, List<String> next) throws IOException {
+    if (leadership != null) {
+      leadership.checkLeader("decommission DataNodes");
+    }
+    long txid;
+    lock.writeLock().lock();
+    try {
+      if (leadership != null) {
+        leadership.checkLeader("decommission DataNodes");
+      }
+      if (!namespace.decommissioned().equals(expected)) {
+        return false;
+      }
+      log(EditOpProto.newBuilder().setDecommissions(
+          io.fffs.common.proto.NamenodeEditsProtos.DecommissionsOp.newBuilder().addAllNodes(next)).build());
+      txid = lastTxid;
+    } finally {
+      lock.writeLock().unlock();
+      journal.flush();
+    }
+    new Logged<Void>(null, txid, journal).await();
+    return true;
   }
 
   /** The delegation-token secrets as loaded and logged (read at start, before the secret manager runs). */
@@ -474,6 +514,16 @@ public final class Namesystem implements Closeable {
    * was applied here.
    */
   public boolean applyReplicated(long txid, HlcTimestamp hlc, EditOpProto op) throws IOException {
+    return applyReplicated(txid, hlc, () -> op);
+  }
+
+  /** An op of the Raft log, parsed only when it is applied here. */
+  public interface ReplicatedOp {
+    EditOpProto parse() throws IOException;
+  }
+
+  /** {@link #applyReplicated(long, HlcTimestamp, EditOpProto)} parsing {@code op} only if it is applied here. */
+  public boolean applyReplicated(long txid, HlcTimestamp hlc, ReplicatedOp op) throws IOException {
     if (txid <= journal.lastQueuedTxid()) {
       return false;  // read without the lock: the commit of the leader's own op must not wait for its write lock
     }
@@ -484,7 +534,7 @@ public final class Namesystem implements Closeable {
             + " does not follow " + lastTxid + ": the Raft log and the namespace disagree");
       }
       clock.observe(hlc);  // this NameNode's own stamps, once it leads, follow every one it applied
-      applier.apply(op, hlc);
+      applier.apply(op.parse(), hlc);
       lastTxid = txid;
       lastHlc = hlc;
       return true;
@@ -560,7 +610,10 @@ public final class Namesystem implements Closeable {
     }
   }
 
-  /** Stamps, logs and applies one op. Caller holds the write lock and has validated the op. */
+  /**
+   * Stamps, logs and applies one op. Caller holds the write lock and has validated the op, and flushes the journal
+   * once it released the lock.
+   */
   private HlcTimestamp log(EditOpProto op) throws FffsException {
     HlcTimestamp hlc = clock.tick();
     long txid = lastTxid + 1;

@@ -216,6 +216,9 @@ public final class HaNode implements Closeable {
               + reply.getException());
         }
       }
+      // Before the write lock is released: Raft may tell this state machine of the new leader only later, and a
+      // change stamped meanwhile could never be committed (this NameNode would reload).
+      stateMachine.handedOver();
       return null;
     });
   }

@@ -115,21 +115,25 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
       return CompletableFuture.completedFuture(Message.EMPTY);
     }
     try {
-      HaEntry op = HaEntry.decode(entry.getStateMachineLogEntry().getLogData());
-      if (op.txid() <= journal.lastQueuedTxid() && !journal.appendedHere(op.txid(), op.hlc())) {
-        // Another leader's op under a txid this NameNode gave an op of its own that was never committed: applying
-        // the entries after it here would mix two histories.
-        LOG.warn("Committed txid {} is another leader's op, not the one this NameNode stamped; it reloads",
-            op.txid());
-        stale();
-        updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
-        return CompletableFuture.completedFuture(Message.EMPTY);
+      HaEntry last = null;
+      for (HaEntry op : HaEntry.decodeAll(entry.getStateMachineLogEntry().getLogData())) {
+        if (op.txid() <= journal.lastQueuedTxid() && !journal.appendedHere(op.txid(), op.hlc())) {
+          // Another leader's op under a txid this NameNode gave an op of its own that was never committed:
+          // applying the entries after it here would mix two histories.
+          LOG.warn("Committed txid {} is another leader's op, not the one this NameNode stamped; it reloads",
+              op.txid());
+          stale();
+          updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+          return CompletableFuture.completedFuture(Message.EMPTY);
+        }
+        if (namesystem.applyReplicated(op.txid(), op.hlc(), op::op)) {
+          namesystem.retryAnswers.recordMadeElsewhere(op.clientId(), op.callId());
+        }
+        last = op;
       }
-      if (namesystem.applyReplicated(op.txid(), op.hlc(), op.op())) {
-        namesystem.retryAnswers.recordMadeElsewhere(op.clientId(), op.callId());
-      }
-      journal.committed(op.txid());
-      committedHlc = op.hlc().packed();  // after the op is applied: a follower read below it finds it
+      // Once per entry: its ops are answered together
+      journal.committed(last.txid());
+      committedHlc = last.hlc().packed();  // after the ops are applied: a follower read below it finds them
       updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
       return CompletableFuture.completedFuture(Message.EMPTY);
     } catch (IOException | RuntimeException e) {
@@ -180,6 +184,11 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
         stale();
       }
     }
+  }
+
+  /** The lead was handed to another NameNode: no more changes here, whenever Raft tells of the new leader. */
+  void handedOver() {
+    ready = false;
   }
 
   @Override

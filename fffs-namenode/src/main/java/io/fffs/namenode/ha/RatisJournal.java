@@ -9,12 +9,16 @@ import io.fffs.namenode.edits.DurabilityNotices;
 import io.fffs.namenode.edits.Journal;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
@@ -25,14 +29,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The namespace's {@link Journal} on a Raft log. The leader appends each stamped op to its Raft server in txid order
- * (under the namespace's write lock, so the log holds them in that order); an op is durable once the state machine
- * has seen it committed by a majority ({@link #committed}), and only then is its change acknowledged. A failed
+ * The namespace's {@link Journal} on a Raft log. The leader appends each stamped op here in txid order (under the
+ * namespace's write lock) and {@link #flush}es once it released the lock: the ops go to the Raft server in that
+ * order, those appended while another entry was being submitted together as one entry ({@link HaEntry}); an op is
+ * durable once the state machine has seen it committed by a majority ({@link #committed}), and only then is its
+ * change acknowledged. A failed
  * append — this NameNode lost the lead, or its server stopped — fails every change not yet committed: none of them
  * is acknowledged here, and {@code onLost} is told, since this NameNode has applied ops the cluster may never commit.
  */
 final class RatisJournal implements Journal {
   private static final Logger LOG = LoggerFactory.getLogger(RatisJournal.class);
+  /** Bounds of one Raft entry: well below Ratis's appender buffer (4 MiB), so an entry is never sent alone. */
+  private static final int MAX_BATCH_OPS = 1024;
+  private static final int MAX_BATCH_BYTES = 1 << 20;
 
   private final RaftServer server;
   private final RaftGroupId group;
@@ -42,6 +51,12 @@ final class RatisJournal implements Journal {
   private final AtomicLong callIds = new AtomicLong();
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition advanced = lock.newCondition();
+  /** Whether a thread is handing {@link #unsent} to Raft; under the lock. */
+  private boolean submitting;
+  /** Encoded ops appended and not yet handed to Raft, in txid order; under the lock. */
+  private final List<byte[]> unsent = new ArrayList<>();
+  private final LongAdder entries = new LongAdder();
+  private volatile RaftClientAsynchronousProtocol direct;
   private final DurabilityNotices notices = new DurabilityNotices("fffs-raft-journal-notifier");
   /** The last txid appended here or applied from the log; written under the lock. */
   private volatile long lastQueuedTxid;
@@ -62,28 +77,94 @@ final class RatisJournal implements Journal {
 
   @Override
   public void append(long txid, HlcTimestamp hlc, EditOpProto op) throws FffsException {
+    // Encoded here: the IPC ids are the calling handler's.
+    byte[] entry = HaEntry.of(txid, hlc, CallerIds.clientId(), CallerIds.callId(), op).encodeOne();
     lock.lock();
     try {
       if (failure != null) {
         throw new FffsException(ErrorCode.NOT_LEADER, "this NameNode lost the lead: " + failure.getMessage());
       }
-      // Before the submit: the commit may reach the state machine before this method returns.
+      // Before the submit: the commit may reach the state machine before the submit returns.
       lastQueuedTxid = txid;
       appended.addLast(new long[] {txid, hlc.packed()});
+      unsent.add(entry);
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * Hands the ops appended and not yet submitted to Raft, those appended meanwhile together as one entry, in txid
+   * order. Called by the thread that appended, once it released the namespace's write lock: only one thread submits
+   * at a time (one that finds another submitting leaves its ops to it), so the log holds the ops in the order they
+   * were stamped, no thread switch comes before the Raft append, and the write lock is not held during it.
+   */
+  @Override
+  public void flush() {
+    lock.lock();
+    try {
+      if (submitting) {
+        return;
+      }
+      submitting = true;
+    } finally {
+      lock.unlock();
+    }
+    List<byte[]> batch = new ArrayList<>();
+    boolean done = false;
+    try {
+      while (true) {
+        long firstTxid;
+        lock.lock();
+        try {
+          if (failure != null) {
+            unsent.clear();  // never committed; their callers were failed with the journal
+          }
+          if (unsent.isEmpty()) {
+            submitting = false;
+            done = true;
+            return;
+          }
+          firstTxid = lastQueuedTxid - unsent.size() + 1;
+          int bytes = 0;
+          int taken = 0;
+          while (taken < unsent.size() && taken < MAX_BATCH_OPS
+              && (taken == 0 || bytes + unsent.get(taken).length <= MAX_BATCH_BYTES)) {
+            bytes += unsent.get(taken).length;
+            batch.add(unsent.get(taken++));
+          }
+          unsent.subList(0, taken).clear();
+        } finally {
+          lock.unlock();
+        }
+        submit(firstTxid, batch);
+        batch.clear();
+      }
+    } finally {
+      if (!done) {
+        lock.lock();
+        try {
+          submitting = false;
+        } finally {
+          lock.unlock();
+        }
+      }
+    }
+  }
+
+  private void submit(long firstTxid, List<byte[]> batch) {
     RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(clientId).setServerId(self)
         .setGroupId(group).setCallId(callIds.incrementAndGet())
-        .setMessage(Message.valueOf(new HaEntry(txid, hlc, CallerIds.clientId(), CallerIds.callId(), op)
-            .encode()))
+        .setMessage(Message.valueOf(HaEntry.encodeBatch(batch)))
         .setType(RaftClientRequest.writeRequestType()).build();
     CompletableFuture<RaftClientReply> reply;
     try {
-      reply = server.submitClientRequestAsync(request);
+      entries.increment();
+      reply = raft().submitClientRequestAsync(request);
     } catch (IOException | RuntimeException e) {
-      fail(e);
-      throw new FffsException(ErrorCode.NOT_LEADER, "the Raft log refused txid " + txid + ": " + e.getMessage(), e);
+      fail(new FffsException(ErrorCode.NOT_LEADER, "the Raft log refused txids " + firstTxid + ".."
+          + (firstTxid + batch.size() - 1) + ": " + e.getMessage(), e));
+      return;
     }
     reply.whenComplete((answer, error) -> {
       Throwable cause = error != null ? error : answer.isSuccess() ? null : answer.getException();
@@ -91,6 +172,23 @@ final class RatisJournal implements Journal {
         fail(cause);
       }
     });
+  }
+
+  /**
+   * The Raft server's division of this group, called directly (the server itself would hand each request to a pool
+   * thread and wait for it); the server where the division does not take client requests.
+   */
+  private RaftClientAsynchronousProtocol raft() throws IOException {
+    if (direct == null) {
+      RaftServer.Division division = server.getDivision(group);
+      direct = division instanceof RaftClientAsynchronousProtocol p ? p : server;
+    }
+    return direct;
+  }
+
+  /** Raft entries submitted here (each holds one or more ops). */
+  long entriesSubmitted() {
+    return entries.sum();
   }
 
   /**

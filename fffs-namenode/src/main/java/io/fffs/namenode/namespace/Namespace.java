@@ -32,6 +32,8 @@ public final class Namespace {
   private final Map<Long, Inode> inodes = new ConcurrentHashMap<>();
   private final TreeMap<String, Pin> pins = new TreeMap<>();
   private final DelegationState delegation = new DelegationState();
+  /** Read without the namespace's lock (DataNode registrations): a list replaced whole. */
+  private volatile List<String> decommissioned = List.of();
   private final BlockLastEntries lastEntries = new BlockLastEntries();
   private final String clusterId;
   /** HLC of the last garbage-collection pass applied, 0 if none. */
@@ -188,6 +190,15 @@ public final class Namespace {
 
   public DelegationState delegation() {
     return delegation;
+  }
+
+  /** The DataNodes being or already decommissioned, as logged (with several NameNodes; see DecommissionsOp). */
+  public List<String> decommissioned() {
+    return decommissioned;
+  }
+
+  public void setDecommissioned(List<String> nodes) {
+    decommissioned = List.copyOf(nodes);
   }
 
   public NavigableMap<String, Pin> pins() {

@@ -57,6 +57,9 @@ public final class NamespaceApplier {
       case BLOCKKEYS:
         namespace.delegation().apply(op.getBlockKeys());
         break;
+      case DECOMMISSIONS:
+        namespace.setDecommissioned(op.getDecommissions().getNodesList());
+        break;
       case FENCEWRITERS:
         raiseWriterEpoch(op.getFenceWriters().getInodeId(), op.getFenceWriters().getEpoch());
         break;

@@ -104,6 +104,7 @@ public final class NamespaceImage {
           .setLastGcHlc(namespace.lastGcHlc());
       namespace.pins().values().forEach(pin -> header.addPins(pin.toProto()));
       header.addAllExpectedLastEntries(namespace.lastEntries().all());
+      header.addAllDecommissioned(namespace.decommissioned());
       header.addAllDelegationKeys(namespace.delegation().keys())
           .addAllDelegationTokens(namespace.delegation().tokens());
       if (namespace.delegation().blockKeys() != null) {
@@ -144,6 +145,7 @@ public final class NamespaceImage {
       }
       namespace.setLastGcHlc(header.getLastGcHlc());
       namespace.lastEntries().raise(header.getExpectedLastEntriesList());
+      namespace.setDecommissioned(header.getDecommissionedList());
       header.getDelegationKeysList().forEach(namespace.delegation()::apply);
       header.getDelegationTokensList().forEach(namespace.delegation()::apply);
       if (header.hasBlockKeys()) {

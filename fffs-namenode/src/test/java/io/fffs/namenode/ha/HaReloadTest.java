@@ -44,7 +44,8 @@ class HaReloadTest extends ThreeNameNodesTestBase {
               .addInodeIds(1_000_000).setPermission(0755).setOwner("nobody").setGroup("nobody")).build();
           assertThat(namesystem.applyReplicated(txid, stamp, phantom)).isTrue();
           try {
-            stateMachine.journal().append(txid, stamp, phantom);  // refused: this NameNode does not lead
+            stateMachine.journal().append(txid, stamp, phantom);
+            stateMachine.journal().flush();  // refused: this NameNode does not lead
           } catch (io.fffs.common.error.FffsException refused) {
             // refused at once rather than by the reply: the same loss of the lead
           }
