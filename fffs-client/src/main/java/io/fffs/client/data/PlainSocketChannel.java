@@ -270,6 +270,9 @@ final class PlainSocketChannel implements DataChannel {
     key.interestOps(op);
     int ready = selector.select(timeoutMillis);
     selector.selectedKeys().clear();
+    if (ready == 0 && Thread.currentThread().isInterrupted()) {
+      throw new java.io.InterruptedIOException("interrupted waiting for DataNode " + address);
+    }
     if (ready == 0) {
       throw new IOException("DataNode " + address + " did not answer within " + timeoutMillis + " ms");
     }

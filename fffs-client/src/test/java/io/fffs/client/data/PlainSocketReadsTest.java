@@ -176,4 +176,32 @@ class PlainSocketReadsTest {
       assertThat(served.get(TIMEOUT_MS, TimeUnit.MILLISECONDS)).isTrue();
     }
   }
+
+  @Test
+  void anInterruptedReaderStopsWaitingWithoutTheTimeout() throws Exception {
+    try (ServerSocket server = new ServerSocket(0, 2, InetAddress.getLoopbackAddress());
+        PlainSocketReads reads = new PlainSocketReads(TIMEOUT_MS, TIMEOUT_MS, 16 << 20, 4)) {
+      CompletableFuture<Boolean> served = CompletableFuture.supplyAsync(() -> {
+        try (Socket socket = server.accept()) {
+          DataInputStream in = new DataInputStream(socket.getInputStream());
+          receive(in);
+          return in.read() < 0;  // never answered; the client closes the connection
+        } catch (IOException e) {
+          throw new RuntimeException(e);
+        }
+      });
+      PlainSocketChannel channel = reads.open(dn(server));
+      CompletableFuture<ReadAnswer> answer = channel.read(read(0, 100), 100, true, true);
+      Thread.currentThread().interrupt();  // as a task is cancelled: set before or during the wait, the same
+      long start = System.nanoTime();
+      try {
+        assertThatThrownBy(() -> channel.await(answer)).isInstanceOf(java.io.InterruptedIOException.class);
+      } finally {
+        assertThat(Thread.interrupted()).isTrue();
+      }
+      assertThat(System.nanoTime() - start).isLessThan(TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS));
+      channel.release();  // condemned: closed, not kept
+      assertThat(served.get(TIMEOUT_MS, TimeUnit.MILLISECONDS)).isTrue();
+    }
+  }
 }
