@@ -65,6 +65,21 @@ class PlainSocketReadsTest {
     out.flush();
   }
 
+  /** A DataNode that takes {@code requests} requests and answers none; true once the client closed on it. */
+  private static CompletableFuture<Boolean> neverAnswering(ServerSocket server, int requests) {
+    return CompletableFuture.supplyAsync(() -> {
+      try (Socket socket = server.accept()) {
+        DataInputStream in = new DataInputStream(socket.getInputStream());
+        for (int i = 0; i < requests; i++) {
+          receive(in);
+        }
+        return in.read() < 0;
+      } catch (IOException e) {
+        throw new RuntimeException(e);
+      }
+    });
+  }
+
   private static byte[] bytes(ReadAnswer answer) {
     ByteBuffer all = ByteBuffer.allocate(answer.length());
     for (ByteBuffer piece : answer.payload()) {
@@ -156,16 +171,7 @@ class PlainSocketReadsTest {
   void aDataNodeThatDoesNotAnswerCondemnsTheChannelWithinTheTimeout() throws Exception {
     try (ServerSocket server = new ServerSocket(0, 2, InetAddress.getLoopbackAddress());
         PlainSocketReads reads = new PlainSocketReads(TIMEOUT_MS, 300, 16 << 20, 4)) {
-      CompletableFuture<Boolean> served = CompletableFuture.supplyAsync(() -> {
-        try (Socket socket = server.accept()) {
-          DataInputStream in = new DataInputStream(socket.getInputStream());
-          receive(in);
-          receive(in);
-          return in.read() < 0;  // never answered; the client closes the connection
-        } catch (IOException e) {
-          throw new RuntimeException(e);
-        }
-      });
+      CompletableFuture<Boolean> served = neverAnswering(server, 2);
       PlainSocketChannel channel = reads.open(dn(server));
       CompletableFuture<ReadAnswer> first = channel.read(read(0, 100), 100, true, false);
       CompletableFuture<ReadAnswer> second = channel.read(read(100, 100), 100, true, true);
@@ -181,15 +187,7 @@ class PlainSocketReadsTest {
   void anInterruptedReaderStopsWaitingWithoutTheTimeout() throws Exception {
     try (ServerSocket server = new ServerSocket(0, 2, InetAddress.getLoopbackAddress());
         PlainSocketReads reads = new PlainSocketReads(TIMEOUT_MS, TIMEOUT_MS, 16 << 20, 4)) {
-      CompletableFuture<Boolean> served = CompletableFuture.supplyAsync(() -> {
-        try (Socket socket = server.accept()) {
-          DataInputStream in = new DataInputStream(socket.getInputStream());
-          receive(in);
-          return in.read() < 0;  // never answered; the client closes the connection
-        } catch (IOException e) {
-          throw new RuntimeException(e);
-        }
-      });
+      CompletableFuture<Boolean> served = neverAnswering(server, 1);
       PlainSocketChannel channel = reads.open(dn(server));
       CompletableFuture<ReadAnswer> answer = channel.read(read(0, 100), 100, true, true);
       Thread.currentThread().interrupt();  // as a task is cancelled: set before or during the wait, the same
