@@ -107,6 +107,15 @@ public final class DataTransferConfigKeys {
   public static final String SHORT_CIRCUIT_REQUEST_SIZE_KEY = "fffs.client.read.shortcircuit.request-size";
   public static final long SHORT_CIRCUIT_REQUEST_SIZE_DEFAULT = 8L << 20;
 
+  /**
+   * Data-port reads over TCP without TLS go over plain sockets the reading thread serves itself (requests pipelined,
+   * each answer read straight into a buffer of its own, no event loop): a fresh client never starts Netty for them
+   * and has far less code for the JIT to compile, which is most of what a fresh client's read costs. Off: reads go
+   * through the Netty transport, as writes do.
+   */
+  public static final String READ_PLAIN_SOCKETS_KEY = "fffs.client.read.plain-sockets";
+  public static final boolean READ_PLAIN_SOCKETS_DEFAULT = true;
+
   /** READ requests one block read keeps outstanding on its connection. */
   public static final String READ_REQUESTS_IN_FLIGHT_KEY = "fffs.client.read.requests-in-flight";
   public static final int READ_REQUESTS_IN_FLIGHT_DEFAULT = 4;
@@ -203,6 +212,10 @@ public final class DataTransferConfigKeys {
 
   public static boolean shortCircuit(Configuration conf) {
     return conf.getBoolean(SHORT_CIRCUIT_KEY, SHORT_CIRCUIT_DEFAULT);
+  }
+
+  public static boolean readPlainSockets(Configuration conf) {
+    return conf.getBoolean(READ_PLAIN_SOCKETS_KEY, READ_PLAIN_SOCKETS_DEFAULT);
   }
 
   public static int shortCircuitRequestSize(Configuration conf) {

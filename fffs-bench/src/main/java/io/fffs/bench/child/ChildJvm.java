@@ -45,6 +45,11 @@ public final class ChildJvm implements AutoCloseable {
         command.add("-D" + property + "=" + System.getProperty(property));
       }
     }
+    // Extra options for every child, e.g. a flight recording: -Dfffs.bench.child-jvm-options="-XX:...".
+    String extra = System.getProperty("fffs.bench.child-jvm-options", "").trim();
+    if (!extra.isEmpty()) {
+      command.addAll(List.of(extra.split("\\s+")));
+    }
     command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass.getName()));
     command.addAll(List.of(args));
     Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();

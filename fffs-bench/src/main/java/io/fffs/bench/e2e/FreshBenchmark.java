@@ -227,12 +227,14 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
     StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%d MiB, 1 MiB reads, FFFS/HDFS:", size >> 20));
     for (String arena : List.of("all", "quarter", "none")) {
       b.append(String.format(Locale.ROOT, " arena %s 1st %.2f (client CPU %.2f) 2nd %.2f pread %.2f 8 readers %.2f,"
-          + " past/latest %.2f (data port: 1st %.2f 2nd %.2f);",
+          + " past/latest %.2f (data port: 1st %.2f 2nd %.2f pread %.2f 8 readers %.2f, past/latest %.2f);",
           arena, ratio(size, arena, "read 1st"), cpuRatio(size, arena, "read 1st"), ratio(size, arena, "read 2nd"),
           ratio(size, arena, "pread"),
           ratio(size, arena, READERS + " readers"),
           find(size, "FFFS", arena, "read past", 1024) / find(size, "FFFS", arena, "read 2nd", 1024),
-          ratio(size, PORT, arena, "read 1st"), ratio(size, PORT, arena, "read 2nd")));
+          ratio(size, PORT, arena, "read 1st"), ratio(size, PORT, arena, "read 2nd"),
+          ratio(size, PORT, arena, "pread"), ratio(size, PORT, arena, READERS + " readers"),
+          find(size, PORT, arena, "read past", 1024) / find(size, PORT, arena, "read 2nd", 1024)));
     }
     return b.append(' ').toString();
   }

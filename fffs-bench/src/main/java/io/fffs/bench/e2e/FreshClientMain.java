@@ -24,6 +24,7 @@ import org.apache.hadoop.fs.Path;
  *   read PATH SIZE IO         → ok GBPS CPU_MS   (reads it to the end in IO-byte calls)
  *   pread PATH SIZE IO        → ok GBPS CPU_MS   (readFully(position, IO bytes) from 0 to the end)
  *   readers PATH SIZE IO N    → ok GBPS CPU_MS   (N threads each read the whole file at once; aggregate)
+ *   threads                   → ok SNAPSHOT      (the CPU time of each thread group, {@link ThreadCpu})
  * </pre>
  */
 public final class FreshClientMain {
@@ -41,6 +42,9 @@ public final class FreshClientMain {
       return new ChildLoop.Side() {
         @Override
         public String serve(String[] c) throws Exception {
+          if (c[0].equals("threads")) {
+            return ThreadCpu.snapshot();
+          }
           Path path = new Path(c[1]);
           long size = Long.parseLong(c[2]);
           int io = Integer.parseInt(c[3]);

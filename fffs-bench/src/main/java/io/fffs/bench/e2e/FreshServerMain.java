@@ -19,6 +19,7 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
  *   quiet        → ok                            (FFFS: waits until persistence has gone quiet)
  *   stats        → ok PAGES_RELOADED SEGMENT_READS BATCHES FSYNCS  (FFFS' DataNode 0; zeros for HDFS)
  *   cpu          → ok CPU_MS                      (the CPU time this JVM has used, all its threads)
+ *   threads      → ok SNAPSHOT                    (the CPU time of each thread group, {@link ThreadCpu})
  *   repair PATH  → ok SECONDS BYTES              (FFFS: stops DataNode 0 and waits until every block of PATH has
  *                                                its replication again; BYTES: the bytes of the blocks it held)
  * </pre>
@@ -61,6 +62,9 @@ public final class FreshServerMain {
             case "cpu" -> {
               return String.valueOf(((com.sun.management.OperatingSystemMXBean) java.lang.management
                   .ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime() / 1_000_000);
+            }
+            case "threads" -> {
+              return ThreadCpu.snapshot();
             }
             case "repair" -> {
               return ReplicationBenchmark.repair(ffs, c[1]);

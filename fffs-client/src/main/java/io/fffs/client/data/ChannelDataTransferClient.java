@@ -45,8 +45,9 @@ import org.slf4j.LoggerFactory;
  * its HLC, one to a change is refused); reads are checked end to end against the DataNode's chunk CRCs. Reads of a
  * replica on this host copy the bytes from its DataNode's files instead ({@link ShortCircuit}) unless that is turned
  * off; their LOCAL_READ requests go over plain blocking connections ({@link BlockingCalls}) where the data port runs
- * without TLS. The TCP transport (Netty's event loops and buffer pools) is started on first use, so a fresh client
- * that reads only through the short circuit never pays for it. Thread-safe.
+ * without TLS. Data-port reads over TCP without TLS go over plain sockets the reading thread serves itself
+ * ({@link PlainSocketReads}). The TCP transport (Netty's event loops and buffer pools) is started on first use, so a
+ * fresh client that only reads never pays for it. Thread-safe.
  */
 final class ChannelDataTransferClient implements DataTransferClient {
   private static final Logger LOG = LoggerFactory.getLogger(ChannelDataTransferClient.class);
@@ -81,6 +82,8 @@ final class ChannelDataTransferClient implements DataTransferClient {
   private final AtomicBoolean closed = new AtomicBoolean();
   /** Reads of replicas on this host through their DataNode's files; null when off. */
   private final ShortCircuit shortCircuit;
+  /** Data-port reads over plain sockets ({@code fffs.client.read.plain-sockets}); null: over the data transport. */
+  private final PlainSocketReads plainReads;
 
   /** Owns both transports from now on (closes them). */
   ChannelDataTransferClient(Configuration conf, HybridLogicalClock clock, NettyTransport tcp, DataTransport data) {
@@ -113,6 +116,9 @@ final class ChannelDataTransferClient implements DataTransferClient {
         ? new ShortCircuit(DataTransferConfigKeys.shortCircuitRequestSize(conf), this::localCall) : null;
     this.blocking = shortCircuit != null && !DataTransferTls.enabled(conf)
         ? new BlockingCalls(timeoutMillis, DataTransferConfigKeys.maxFrameSize(conf)) : null;
+    this.plainReads = data == null && !DataTransferTls.enabled(conf) && DataTransferConfigKeys.readPlainSockets(conf)
+        ? new PlainSocketReads(DataTransferConfigKeys.connectTimeoutMillis(conf), timeoutMillis,
+            DataTransferConfigKeys.maxFrameSize(conf), DataTransferConfigKeys.maxIdleConnections(conf)) : null;
   }
 
   /** The TCP transport, started now if it was not. */
@@ -130,6 +136,11 @@ final class ChannelDataTransferClient implements DataTransferClient {
   private DataChannel channel(DatanodeIdProto datanode) throws IOException {
     DataChannel channel = data == null ? null : data.open(datanode);
     return channel != null ? channel : tcp().open(datanode);
+  }
+
+  /** A channel for READs from {@code datanode}: a plain socket where they are on, else {@link #channel}. */
+  private DataChannel readChannel(DatanodeIdProto datanode) throws IOException {
+    return plainReads != null ? plainReads.open(datanode) : channel(datanode);
   }
 
   @Override
@@ -257,7 +268,7 @@ final class ChannelDataTransferClient implements DataTransferClient {
 
   private ReadResult socketRead(DatanodeIdProto datanode, long blockId, BlockToken token, long offset,
       ByteBuffer dst, TimeSpec time) throws IOException {
-    DataChannel channel = channel(datanode);
+    DataChannel channel = readChannel(datanode);
     try {
       return new PipelinedRead(channel, datanode, clocks, readRequestSize, readsInFlight).read(blockId, token, offset,
           dst, time);
@@ -271,10 +282,10 @@ final class ChannelDataTransferClient implements DataTransferClient {
       long end, TimeSpec time) throws IOException {
     if (shortCircuit != null && shortCircuit.applies(datanode)) {
       return new ShortCircuitStream(shortCircuit, datanode, blockId, token, time, offset, end,
-          at -> new PipelinedReadStream(channel(datanode), datanode, clocks, blockId, token, time, at, end,
+          at -> new PipelinedReadStream(readChannel(datanode), datanode, clocks, blockId, token, time, at, end,
               readRequestSize, readsInFlight));
     }
-    return new PipelinedReadStream(channel(datanode), datanode, clocks, blockId, token, time, offset, end,
+    return new PipelinedReadStream(readChannel(datanode), datanode, clocks, blockId, token, time, offset, end,
         readRequestSize, readsInFlight);
   }
 
@@ -418,6 +429,9 @@ final class ChannelDataTransferClient implements DataTransferClient {
       }
       if (blocking != null) {
         blocking.close();
+      }
+      if (plainReads != null) {
+        plainReads.close();
       }
       if (data != null) {
         data.close();

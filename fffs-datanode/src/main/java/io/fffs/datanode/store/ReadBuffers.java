@@ -3,30 +3,27 @@ package io.fffs.datanode.store;
 import io.fffs.datanode.store.persist.PageRunLoader;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * Direct buffers that reads of evicted pages load into, kept for the next read once a view is closed: a fresh
- * buffer costs a first touch of its memory (about 1 GB/s here), a kept one nothing. Sizes are powers of two from
- * {@link #MIN_BYTES}; at most {@link #IDLE_PER_SIZE} idle buffers of each size up to {@link #MAX_KEPT_BYTES}, and
+ * buffer costs a first touch of its memory (about 1 GB/s here), a kept one nothing. Sizes are multiples of a
+ * quarter of a power of two from {@link #MIN_BYTES} (a 1 MiB read's pages with their CRC table, 1 MiB + 1 KiB, take
+ * 1.25 MiB, not 2); at most {@link #IDLE_PER_SIZE} idle buffers of each size up to {@link #MAX_KEPT_BYTES}, and
  * {@link #MAX_IDLE_BYTES} in all, are kept (about the read requests in flight at once); the rest are left to the
  * collector. Thread-safe.
  */
 final class ReadBuffers implements PageRunLoader.Buffers {
   static final int MIN_BYTES = 64 << 10;
   static final int MAX_KEPT_BYTES = 16 << 20;
-  static final int IDLE_PER_SIZE = 8;
+  static final int IDLE_PER_SIZE = 16;
   static final long MAX_IDLE_BYTES = 32L << 20;
 
-  @SuppressWarnings("unchecked")
-  private final ArrayDeque<ByteBuffer>[] idle = new ArrayDeque[Integer.numberOfTrailingZeros(MAX_KEPT_BYTES) + 1];
+  /** Idle buffers by capacity; guarded by this. */
+  private final Map<Integer, ArrayDeque<ByteBuffer>> idle = new HashMap<>();
   /** Bytes of the buffers kept idle; guarded by this. */
   private long idleBytes;
-
-  ReadBuffers() {
-    for (int i = 0; i < idle.length; i++) {
-      idle[i] = new ArrayDeque<>();
-    }
-  }
 
   /** A buffer of at least {@code bytes}, its position 0 and limit {@code bytes}. */
   @Override
@@ -35,7 +32,8 @@ final class ReadBuffers implements PageRunLoader.Buffers {
     ByteBuffer buffer = null;
     if (size <= MAX_KEPT_BYTES) {
       synchronized (this) {
-        buffer = idle[Integer.numberOfTrailingZeros(size)].poll();
+        ArrayDeque<ByteBuffer> kept = idle.get(size);
+        buffer = kept == null ? null : kept.poll();
         if (buffer != null) {
           idleBytes -= size;
         }
@@ -51,11 +49,11 @@ final class ReadBuffers implements PageRunLoader.Buffers {
   @Override
   public void give(ByteBuffer buffer) {
     int size = buffer.capacity();
-    if (size > MAX_KEPT_BYTES || Integer.bitCount(size) != 1 || size < MIN_BYTES) {
+    if (size > MAX_KEPT_BYTES || size < MIN_BYTES || sizeFor(size) != size) {
       return;
     }
     synchronized (this) {
-      ArrayDeque<ByteBuffer> kept = idle[Integer.numberOfTrailingZeros(size)];
+      ArrayDeque<ByteBuffer> kept = idle.computeIfAbsent(size, s -> new ArrayDeque<>());
       if (kept.size() < IDLE_PER_SIZE && idleBytes + size <= MAX_IDLE_BYTES) {
         kept.push(buffer);
         idleBytes += size;
@@ -68,11 +66,13 @@ final class ReadBuffers implements PageRunLoader.Buffers {
     return idleBytes;
   }
 
+  /** {@code bytes} rounded up to a quarter of the power of two below it (at least {@link #MIN_BYTES}). */
   static int sizeFor(int bytes) {
     if (bytes <= MIN_BYTES) {
       return MIN_BYTES;
     }
-    int size = Integer.highestOneBit(bytes - 1) << 1;
-    return size > 0 ? size : bytes;  // beyond 1 GiB: the exact size, never kept
+    int step = Math.max(MIN_BYTES / 4, Integer.highestOneBit(bytes - 1) / 4);
+    long size = ((long) bytes + step - 1) / step * step;
+    return size <= Integer.MAX_VALUE ? (int) size : bytes;  // beyond: the exact size, never kept
   }
 }
