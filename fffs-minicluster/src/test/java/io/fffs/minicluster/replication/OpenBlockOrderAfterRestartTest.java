@@ -1,5 +1,6 @@
 package io.fffs.minicluster.replication;
 
+import static io.fffs.minicluster.replication.StaleReplicaReadTest.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fffs.client.FreezeFrameFileSystem;
@@ -14,7 +15,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.junit.jupiter.api.Test;
@@ -90,13 +90,5 @@ class OpenBlockOrderAfterRestartTest {
       }
     }
     throw new AssertionError("no DataNode " + uuid);
-  }
-
-  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime()).as("waiting until %s", what).isLessThan(deadline);
-      Thread.sleep(20);
-    }
   }
 }

@@ -19,7 +19,6 @@ import io.fffs.common.time.HlcTimestamp;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -110,40 +109,13 @@ class GcLargeInodeTest {
       applier.apply(op, HlcTimestamp.of(micros, 0));
     }
 
-    /** What each path reads at each moment: the inode and its length, or none. */
     Map<String, String> answers(long... at) throws Exception {
-      Map<String, String> answers = new TreeMap<>();
-      for (String path : paths) {
-        for (long moment : at) {
-          Inode inode = namespace.resolve(NamePaths.components(path), Namespace.limitForMicros(moment));
-          answers.put(path + "@" + moment, inode == null ? "none"
-              : inode.id() + ":" + inode.stateAt(Namespace.limitForMicros(moment)).length());
-        }
-      }
-      return answers;
+      return GcResults.answers(namespace, paths, at);
     }
 
-    /** Every inode whole: states, kept moments, names and their histories; and the blocks' last entries. */
+    /** Every inode whole, and the blocks' last entries. */
     List<String> dump() {
-      List<String> dump = new ArrayList<>();
-      for (long id = Namespace.ROOT_ID; id < namespace.nextInodeId(); id++) {
-        Inode inode = namespace.inode(id);
-        if (inode == null) {
-          continue;
-        }
-        StringBuilder line = new StringBuilder().append(id).append(" kept ").append(inode.kept()).append(" names ")
-            .append(inode.keptNames()).append(" states");
-        for (int i = 0; i < inode.states().size(); i++) {
-          line.append(' ').append(inode.states().hlc(i)).append('=').append(inode.states().value(i).length());
-        }
-        inode.children().forEach((name, history) -> {
-          line.append(' ').append(name).append(':');
-          for (int i = 0; i < history.size(); i++) {
-            line.append(history.hlc(i)).append('>').append(history.inodeId(i)).append(',');
-          }
-        });
-        dump.add(line.toString());
-      }
+      List<String> dump = GcResults.dump(namespace, namespace.nextInodeId());
       dump.add("last entries " + new java.util.TreeSet<>(namespace.lastEntries().blockIds()));
       return dump;
     }
