@@ -75,7 +75,7 @@ public final class GcPass {
   }
 
   /**
-   * Which of an inode's entries one part of its keep decides ({@link GcKeepParts}): its versions ({@code states}),
+   * Which of an inode's entries one part of its keep decides ({@link GcBatches}): its versions ({@code states}),
    * else the entries of its names from {@code namesFrom} to {@code namesTo}, both included; either way only those
    * with an HLC in [{@code fromHlc}, {@code toHlc}) ({@code Long.MAX_VALUE}: no end). An inode's parts are applied
    * in order, which drops what its whole keep drops.
