@@ -1,5 +1,6 @@
 package io.fffs.datanode;
 
+import io.fffs.common.conf.NodeSettings;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.security.BlockTokenConfigKeys;
 import io.fffs.common.security.BlockTokenVerifier;
@@ -82,6 +83,7 @@ public final class DataNode implements Closeable {
           + transport.transport() + " was chosen: set fffs.transport=tcp (docs/security.md)");
     }
     HybridLogicalClock clock = new HybridLogicalClock(physicalClock, conf);
+    NodeSettings.writableDirectory(DataNodeConfigKeys.DATA_DIR_KEY, DataNodeConfigKeys.dataDir(conf));
     MultiLogBlockStore store = MultiLogBlockStore.open(conf, clock);
     DataServer server = null;
     ServerTransportProvider.Server transportServer = null;
@@ -92,9 +94,14 @@ public final class DataNode implements Closeable {
       NamenodeLink.Receiver receiver = new NamenodeLink.Receiver();
       BlockTokenVerifier blockKeys = new BlockTokenVerifier(BlockTokenConfigKeys.enabled(conf), physicalClock);
       WriteRules rules = new WriteRules(clock, health::unhealthyReason, receiver, blockKeys.fences());
-      server = DataServer.start(conf, store, rules, blockKeys);
+      server = NodeSettings.bind(DataNodeServiceConfigKeys.DATA_ADDRESS_KEY,
+          conf.getTrimmed(DataNodeServiceConfigKeys.DATA_ADDRESS_KEY, DataNodeServiceConfigKeys.DATA_ADDRESS_DEFAULT),
+          () -> DataServer.start(conf, store, rules, blockKeys));
       InetSocketAddress bound = server.address();
-      http = DataNodeHttpServer.start(conf, DataNodeServiceConfigKeys.httpAddress(conf));
+      InetSocketAddress httpAddress = DataNodeServiceConfigKeys.httpAddress(conf);
+      http = NodeSettings.bind(DataNodeServiceConfigKeys.HTTP_ADDRESS_KEY,
+          httpAddress.getHostString() + ":" + httpAddress.getPort(),
+          () -> DataNodeHttpServer.start(conf, httpAddress));
       DatanodeIdProto.Builder idBuilder = DatanodeIdProto.newBuilder().setDatanodeUuid(uuid)
           .setHost(advertisedHost(conf, bound)).setDataPort(bound.getPort()).setIpcPort(0).setHttpPort(http.port())
           .setTransport(transport.transport());

@@ -29,7 +29,7 @@ public final class DataNodeMain {
       System.err.println("fffs datanode: unknown arguments " + rest + "\n" + USAGE);
       System.exit(2);
     }
-    DataNode dataNode = DataNode.start(conf, PhysicalClock.system());
+    DataNode dataNode = startOrExit(conf);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       try {
         dataNode.close();
@@ -42,5 +42,18 @@ public final class DataNodeMain {
     System.out.println("id=" + dataNode.uuid());
     System.out.println("READY");
     dataNode.join();
+  }
+
+  /** Starts the DataNode, or exits 1 saying why (a port taken, a data directory it cannot write). */
+  private static DataNode startOrExit(Configuration conf) {
+    try {
+      return DataNode.start(conf, PhysicalClock.system());
+    } catch (java.io.IOException | RuntimeException e) {
+      // Threads started before the failure would keep a half-started process alive.
+      e.printStackTrace();
+      System.err.println("fffs datanode: cannot start: " + e.getMessage());  // the reason, last
+      System.exit(1);
+      throw new IllegalStateException(e);  // not reached
+    }
   }
 }

@@ -1,5 +1,6 @@
 package io.fffs.namenode;
 
+import io.fffs.common.conf.NodeSettings;
 import io.fffs.common.ipc.ClientNamenodeProtocolPB;
 import io.fffs.common.ipc.DatanodeProtocolPB;
 import io.fffs.common.ipc.NamenodeAdminProtocolPB;
@@ -98,7 +99,8 @@ public final class NameNode implements Closeable {
     if (nameservice != null) {
       conf = HaNode.resolve(conf, nameservice);
     }
-    Path nameDir = Paths.get(conf.get(NameNodeConfigKeys.NAME_DIR_KEY, NameNodeConfigKeys.NAME_DIR_DEFAULT));
+    Path nameDir = NodeSettings.writableDirectory(NameNodeConfigKeys.NAME_DIR_KEY,
+        Paths.get(conf.get(NameNodeConfigKeys.NAME_DIR_KEY, NameNodeConfigKeys.NAME_DIR_DEFAULT)));
     // With Kerberos the NameNode logs in from its keytab first: it is then the superuser, as HDFS's is.
     KerberosConfigKeys.loginNameNode(conf, hostOf(conf.get(NameNodeConfigKeys.RPC_ADDRESS_KEY,
         NameNodeConfigKeys.RPC_ADDRESS_DEFAULT)));
@@ -199,7 +201,7 @@ public final class NameNode implements Closeable {
         .setFileBufferSize(conf.getInt("io.file.buffer.size", 4096))
         .setMaxOffsetMicros(namesystem.clock().maxOffsetMicros())
         .build();
-    RPC.Server server = new RPC.Builder(conf)
+    RPC.Builder builder = new RPC.Builder(conf)
         .setProtocol(ClientNamenodeProtocolPB.class)
         .setInstance(ClientNamenodeProtocol.newReflectiveBlockingService(
             new ClientNamenodeProtocolServerSide(namesystem, defaults, new DelegationTokenCalls(delegationTokens))))
@@ -207,8 +209,9 @@ public final class NameNode implements Closeable {
         .setBindAddress(bind.getHostString())
         .setPort(bind.getPort())
         .setNumHandlers(conf.getInt(NameNodeConfigKeys.RPC_HANDLERS_KEY, NameNodeConfigKeys.RPC_HANDLERS_DEFAULT))
-        .setVerbose(false)
-        .build();
+        .setVerbose(false);
+    RPC.Server server = NodeSettings.bind(NameNodeConfigKeys.RPC_ADDRESS_KEY, NetUtils.getHostPortString(bind),
+        builder::build);
     long heartbeatMs = NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.HEARTBEAT_INTERVAL_KEY,
         NameNodeConfigKeys.HEARTBEAT_INTERVAL_DEFAULT_MS);
     server.addProtocol(RPC.RpcKind.RPC_PROTOCOL_BUFFER, DatanodeProtocolPB.class,
@@ -236,7 +239,10 @@ public final class NameNode implements Closeable {
         .build();
     http.setAttribute(StatusServlet.NAMESYSTEM_ATTRIBUTE, namesystem);
     http.addServlet("status", "/status", StatusServlet.class);
-    http.start();
+    NodeSettings.bind(NameNodeConfigKeys.HTTP_ADDRESS_KEY, NetUtils.getHostPortString(bind), () -> {
+      http.start();
+      return http;
+    });
     return http;
   }
 

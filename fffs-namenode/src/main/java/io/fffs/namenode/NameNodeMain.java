@@ -47,6 +47,7 @@ public final class NameNodeMain {
     } catch (IOException | RuntimeException e) {
       // Threads started before the failure (a port already taken, say) would keep a half-started process alive.
       e.printStackTrace();
+      System.err.println("fffs namenode: cannot start: " + e.getMessage());  // the reason, last
       System.exit(1);
     }
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {

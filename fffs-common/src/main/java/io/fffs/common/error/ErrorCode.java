@@ -64,6 +64,11 @@ public enum ErrorCode {
    * owns the file now, and nothing of this write was applied. The message says how to write again.
    */
   STALE_WRITER(30),
+  /**
+   * A node cannot start with a port or directory a setting names (the port is taken, the directory cannot be
+   * written): the message names the setting and its value.
+   */
+  SETTING_UNUSABLE(31),
   /** A DataNode the NameNode's include/exclude host files do not admit ({@code bin/fffs admin -refreshNodes}). */
   NODE_NOT_ALLOWED(35),
   /**

@@ -25,6 +25,7 @@ import io.fffs.datanode.store.DiskUsage;
 import io.fffs.datanode.store.BlockStore;
 import io.fffs.datanode.store.ScrubberStatus;
 import io.fffs.datanode.store.BlockSummary;
+import io.fffs.datanode.store.log.Block;
 import io.fffs.datanode.store.MemoryUsage;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -389,8 +390,13 @@ public final class NamenodeLink implements AutoCloseable {
   private void blockReport() throws IOException {
     List<ReportedBlockProto> blocks = new ArrayList<>();
     for (BlockSummary block : store.blockReport()) {
-      blocks.add(ReportedBlockProto.newBuilder().setBlockId(block.blockId()).setNumBytes(block.length())
-          .setLastEntryHlc(block.lastHlc().packed()).build());
+      ReportedBlockProto.Builder reported = ReportedBlockProto.newBuilder().setBlockId(block.blockId())
+          .setNumBytes(block.length()).setLastEntryHlc(block.lastHlc().packed())
+          .setPipelineEpoch(block.pipelineEpoch()).setStale(block.stale());
+      if (block.followerFrontier() != Block.NOT_FOLLOWING) {
+        reported.setFollowerFrontierHlc(block.followerFrontier());
+      }
+      blocks.add(reported.build());
     }
     for (long quarantined : store.quarantined()) {
       blocks.add(ReportedBlockProto.newBuilder().setBlockId(quarantined).setNumBytes(0).setCorrupt(true).build());

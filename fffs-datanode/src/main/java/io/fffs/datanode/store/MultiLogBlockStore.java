@@ -528,7 +528,8 @@ public final class MultiLogBlockStore implements BlockStore {
         BlockLog log = block.log();
         int last = log.count() - 1;
         if (log.existsAfter(last)) {
-          report.add(new BlockSummary(block.id(), log.lengthAfter(last), HlcTimestamp.valueOf(log.hlc(last))));
+          report.add(new BlockSummary(block.id(), log.lengthAfter(last), HlcTimestamp.valueOf(log.hlc(last)),
+              block.pipelineEpoch(), block.replicaFrontier(), block.stale()));
         }
       } finally {
         block.readLock().unlock();

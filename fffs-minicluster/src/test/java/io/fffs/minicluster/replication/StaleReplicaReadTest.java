@@ -108,7 +108,7 @@ class StaleReplicaReadTest {
     });
   }
 
-  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+  static void await(String what, BooleanSupplier condition) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (!condition.getAsBoolean()) {
       assertThat(System.nanoTime()).as("waiting until %s", what).isLessThan(deadline);

@@ -29,11 +29,20 @@ public final class BlockReplicas {
     this.expected = expected;
   }
 
+  /** {@link #standing} of a replica that stamps the block itself (or whose DataNode did not say). */
+  public static final long STAMPS = Long.MAX_VALUE;
+
   private static final class Replica {
     final String uuid;
     long length = -1;
     long lastEntryHlc;
     boolean corrupt;
+    /** From the DataNode's last full report since the block was last placed: its pipeline epoch (0: none) ... */
+    long pipelineEpoch;
+    /** ... the HLC up to which it holds every entry while it follows another's stamps (STAMPS: it stamps) ... */
+    long frontier = STAMPS;
+    /** ... and whether it was left out of a pipeline (it misses entries after its frontier). */
+    boolean leftOut;
 
     Replica(String uuid) {
       this.uuid = uuid;
@@ -42,9 +51,57 @@ public final class BlockReplicas {
 
   /** Records where the block was placed, primary first (replicas already known keep their place). */
   synchronized void placed(List<String> uuids) {
+    for (Replica replica : replicas) {
+      // A new pipeline: where each replica stood in an older one says nothing now (the placement order does).
+      replica.pipelineEpoch = 0;
+      replica.frontier = STAMPS;
+      replica.leftOut = false;
+    }
     for (String uuid : uuids) {
       replica(uuid);
     }
+  }
+
+  /**
+   * Records where the replica on {@code uuid} stands in the block's write pipeline, from its DataNode's full report:
+   * the highest pipeline epoch it was opened with, its frontier while it follows another's stamps ({@link #STAMPS}:
+   * it stamps the block itself) and whether it was left out of a pipeline.
+   */
+  synchronized void standing(String uuid, long pipelineEpoch, long frontier, boolean leftOut) {
+    Replica replica = replica(uuid);
+    replica.pipelineEpoch = pipelineEpoch;
+    replica.frontier = frontier;
+    replica.leftOut = leftOut;
+  }
+
+  /**
+   * {@code uuids} (replicas of this block) in the order a writer or reader of the block being written should try
+   * them: those that may know the newest entries first. A replica left out of a pipeline goes last; then replicas
+   * opened by a newer pipeline before older ones; then one that stamps the block (the primary) before those that
+   * follow it; then followers by their frontier, highest first. Replicas that stand alike keep the given order, so
+   * the placement order decides while the NameNode knows it (it forgets the standings when the block is placed).
+   */
+  synchronized List<String> byStanding(List<String> uuids) {
+    List<String> sorted = new ArrayList<>(uuids);
+    sorted.sort((a, b) -> {
+      Replica x = find(a);
+      Replica y = find(b);
+      if (x == null || y == null) {
+        return Boolean.compare(x == null, y == null);
+      }
+      if (x.leftOut != y.leftOut) {
+        return Boolean.compare(x.leftOut, y.leftOut);
+      }
+      int epoch = Long.compareUnsigned(y.pipelineEpoch, x.pipelineEpoch);
+      return epoch != 0 ? epoch : Long.compare(y.frontier, x.frontier);
+    });
+    return sorted;
+  }
+
+  /** Whether the replica on {@code uuid} was reported left out of a pipeline (it may miss entries). */
+  synchronized boolean leftOut(String uuid) {
+    Replica replica = find(uuid);
+    return replica != null && replica.leftOut;
   }
 
   /** Records a report of {@code uuid}: the block's length there and its last entry's HLC (0: not reported). */
@@ -156,11 +213,19 @@ public final class BlockReplicas {
     return newest;
   }
 
-  private Replica replica(String uuid) {
+  private Replica find(String uuid) {
     for (Replica replica : replicas) {
       if (replica.uuid.equals(uuid)) {
         return replica;
       }
+    }
+    return null;
+  }
+
+  private Replica replica(String uuid) {
+    Replica found = find(uuid);
+    if (found != null) {
+      return found;
     }
     Replica replica = new Replica(uuid);
     replicas.add(replica);

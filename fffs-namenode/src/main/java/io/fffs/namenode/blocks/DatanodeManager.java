@@ -266,6 +266,18 @@ public final class DatanodeManager {
     blockReport(uuid, blockIds, lengths, new long[blockIds.length], durableHlc);
   }
 
+  /**
+   * Records where the replica of {@code blockId} on {@code uuid} stands in the block's write pipeline, as its
+   * DataNode's full report said ({@link BlockReplicas#standing}; {@code frontier} {@link BlockReplicas#STAMPS}: it
+   * stamps the block itself).
+   */
+  public void standing(String uuid, long blockId, long pipelineEpoch, long frontier, boolean leftOut) {
+    BlockReplicas replicas = blockReplicas.get(blockId);
+    if (replicas != null) {
+      replicas.standing(uuid, pipelineEpoch, frontier, leftOut);
+    }
+  }
+
   /** Adds blocks (ids, current lengths, last entries' HLCs or 0) a DataNode reports between full reports. */
   public void blocksReceived(String uuid, long[] blockIds, long[] lengths, long[] lastEntryHlcs)
       throws FffsException {
@@ -372,15 +384,17 @@ public final class DatanodeManager {
     placed(blockId, List.of(uuid));
   }
 
-  /** Where a block can be read: its current replicas, in placement order; empty when unknown or all dead. */
+  /** Where a block can be read: its current replicas in pipeline order; empty when unknown or all dead. */
   public List<DatanodeIdProto> locations(long blockId) {
     return locations(blockId, true);
   }
 
   /**
-   * The block's current replicas. {@code pipelineOrder} keeps placement order, the primary first (the block is
-   * being written, and the primary knows its newest entries); otherwise the list is rotated by the block id to
-   * spread reads, in read order ({@link #readOrder}: unhealthy DataNodes last).
+   * The block's current replicas. {@code pipelineOrder} puts first those that may know the newest entries (the
+   * block is being written): placement order, the primary first, while this NameNode placed the block; after a
+   * restart, when only reports say where the replicas are (in the order they came), the DataNodes' standings in the
+   * pipeline decide ({@link BlockReplicas#byStanding}: the primary of the newest pipeline first, a replica left out
+   * last). Otherwise the list is rotated by the block id to spread reads, in read order ({@link #readOrder}).
    */
   public List<DatanodeIdProto> locations(long blockId, boolean pipelineOrder) {
     BlockReplicas replicas = blockReplicas.get(blockId);
@@ -394,7 +408,7 @@ public final class DatanodeManager {
       ordered.add(current.get((i + shift) % current.size()));
     }
     List<DatanodeIdProto> ids = new ArrayList<>(current.size());
-    for (String uuid : pipelineOrder ? ordered : readOrder(ordered)) {
+    for (String uuid : pipelineOrder ? replicas.byStanding(ordered) : readOrder(ordered, replicas)) {
       DatanodeDescriptor descriptor = datanodes.get(uuid);
       if (descriptor != null) {
         ids.add(descriptor.id());
@@ -405,11 +419,12 @@ public final class DatanodeManager {
 
   /**
    * Replicas on healthy DataNodes in service first, then decommissioning ones (read last, as HDFS does), then
-   * unhealthy ones ({@link BlockPlacement#readRank}), each group in order.
+   * unhealthy ones ({@link BlockPlacement#readRank}), and last those reported left out of a pipeline (they may miss
+   * entries), each group in order.
    */
-  private List<String> readOrder(List<String> uuids) {
+  private List<String> readOrder(List<String> uuids, BlockReplicas replicas) {
     List<String> sorted = new ArrayList<>(uuids);
-    sorted.sort(Comparator.comparingInt(uuid -> {
+    sorted.sort(Comparator.<String>comparingInt(uuid -> replicas.leftOut(uuid) ? 1 : 0).thenComparingInt(uuid -> {
       DatanodeDescriptor descriptor = datanodes.get(uuid);
       return descriptor == null ? 3 : BlockPlacement.readRank(descriptor);
     }));

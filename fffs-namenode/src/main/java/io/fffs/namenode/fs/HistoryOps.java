@@ -5,9 +5,7 @@ import io.fffs.common.error.FffsException;
 import io.fffs.common.history.MomentSet;
 import io.fffs.common.history.RetentionRule;
 import io.fffs.common.proto.NamenodeEditsProtos.EditOpProto;
-import io.fffs.common.proto.HistoryProtos.MomentSetProto;
 import io.fffs.common.proto.NamenodeEditsProtos.GcBatchOp;
-import io.fffs.common.proto.NamenodeEditsProtos.GcKeepProto;
 import io.fffs.common.proto.NamenodeEditsProtos.PinOp;
 import io.fffs.common.proto.NamenodeEditsProtos.SetRetentionOp;
 import io.fffs.common.proto.NamenodeEditsProtos.UnpinOp;
@@ -15,6 +13,7 @@ import io.fffs.common.time.TemporalPath;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.common.time.TimeText;
 import io.fffs.namenode.namespace.BlockRetention;
+import io.fffs.namenode.namespace.GcBatches;
 import io.fffs.namenode.namespace.GcPass;
 import io.fffs.namenode.namespace.Inode;
 import io.fffs.namenode.namespace.NamePaths;
@@ -25,12 +24,9 @@ import io.fffs.namenode.permission.Caller;
 import io.fffs.namenode.permission.PermissionChecker;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.IntConsumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -40,9 +36,6 @@ import java.util.function.Supplier;
  * they have a history of their own and replay to the same namespace.
  */
 public final class HistoryOps {
-  /** A batch's table of sets stops growing past this (a fine tier rule keeps many moments). */
-  private static final long MAX_BATCH_SET_BYTES = 1 << 20;
-
   private final MutationPath changes;
   private final QueryPath reads;
   private final Namespace namespace;
@@ -206,13 +199,15 @@ public final class HistoryOps {
       long rules = ruleChanges.get();
       RetentionRule rule = clusterDefault.get();
       long now = nowMicros.getAsLong();
-      List<GcPass.Keep> plan = GcPass.plan(namespace, now, rule, batchInodes, locked);
+      GcBatches batches = new GcBatches(GcPass.plan(namespace, now, rule, batchInodes, locked), batchInodes);
       long versions = 0;
       long names = 0;
-      for (int from = 0; from < plan.size(); ) {
-        GcBatchOp.Builder batch = GcBatchOp.newBuilder();
-        from = fill(batch, plan, from);
-        GcPass.Result done = logBatch(batch, rules);
+      while (!batches.done()) {
+        // Built under the write lock: a large inode's next part is cut from the inode as it stands.
+        GcPass.Result done = logBatch(() -> {
+          GcBatches.Batch batch = batches.next(namespace);
+          return batch == null ? null : batch.op();
+        }, rules);
         if (done == null) {
           break;
         }
@@ -222,14 +217,21 @@ public final class HistoryOps {
       // Found after the keeping batches, in steps: what nothing binds stays so (no path names it).
       List<Long> unreachable = GcPass.unreachable(namespace, batchInodes, locked);
       List<Long> removed = new ArrayList<>();
+      for (int from = 0; from < unreachable.size(); from += batchInodes) {
+        GcBatchOp.Builder batch = GcBatchOp.newBuilder()
+            .addAllRemoveInodeIds(unreachable.subList(from, Math.min(unreachable.size(), from + batchInodes)));
+        removed.addAll(logBatch(() -> batch, -1).removedInodeIds());
+      }
+      // The blocks no version refers to any more, found in steps too: the last batches forget their entries.
+      List<Long> forget = GcPass.unreferencedEntries(namespace, batchInodes, locked);
       int from = 0;
       do {
-        List<Long> slice = unreachable.subList(from, Math.min(unreachable.size(), from + batchInodes));
+        List<Long> slice = forget.subList(from, Math.min(forget.size(), from + batchInodes));
         from += slice.size();
-        GcPass.Result done = logBatch(GcBatchOp.newBuilder().addAllRemoveInodeIds(slice)
-            .setLast(from == unreachable.size()), -1);
-        removed.addAll(done.removedInodeIds());
-      } while (from < unreachable.size());
+        GcBatchOp.Builder batch = GcBatchOp.newBuilder().addAllForgetLastEntries(slice)
+            .setLast(from == forget.size()).setLastEntriesListed(true);
+        logBatch(() -> batch, -1);
+      } while (from < forget.size());
       retentionTable = BlockRetention.compute(namespace, batchInodes, locked);
       lastReadHolds = holds;
       return new GcPass.Result(removed.size(), versions, names, removed);
@@ -237,16 +239,21 @@ public final class HistoryOps {
   }
 
   /**
-   * Logs one batch of a pass under the write lock; a keeping batch ({@code rules} the rule-change count its plan
-   * saw, -1 for a removing one) is not logged once a rule changed. Returns what it dropped, or null if not logged.
+   * Logs one batch of a pass, built by {@code batch} under the write lock (null: none left); a keeping batch
+   * ({@code rules} the rule-change count its plan saw, -1 for a removing one) is not logged once a rule changed.
+   * Returns what it dropped, or null if not logged.
    */
-  private GcPass.Result logBatch(GcBatchOp.Builder batch, long rules) throws IOException {
+  private GcPass.Result logBatch(Supplier<GcBatchOp.Builder> batch, long rules) throws IOException {
     batchHook.run();
     return changes.mutate("collect history", () -> {
       if (rules >= 0 && ruleChanges.get() != rules) {
         return null;  // checked under the write lock: no batch of an outdated plan is logged
       }
-      changes.log(EditOpProto.newBuilder().setGcBatch(batch).build());
+      GcBatchOp.Builder op = batch.get();
+      if (op == null) {
+        return null;
+      }
+      changes.log(EditOpProto.newBuilder().setGcBatch(op).build());
       return lastGc.get();
     }).await();
   }
@@ -290,45 +297,6 @@ public final class HistoryOps {
   /** How the last pass read the namespace (null before the first). */
   ReadHolds lastReadHolds() {
     return lastReadHolds;
-  }
-
-  /**
-   * Adds plan entries from {@code from} until applying the batch would go through {@code batchInodes} units (inodes,
-   * versions, name entries: a batch of large directories or long-lived files holds fewer inodes) or its sets reach
-   * ~1 MiB; at least one entry.
-   */
-  private int fill(GcBatchOp.Builder batch, List<GcPass.Keep> plan, int from) {
-    Map<MomentSet, Integer> index = new HashMap<>();
-    long bytes = 0;
-    long units = 0;
-    int i = from;
-    for (; i < plan.size() && units < batchInodes && bytes < MAX_BATCH_SET_BYTES; i++) {
-      GcPass.Keep keep = plan.get(i);
-      units += keep.units();
-      GcKeepProto.Builder entry = GcKeepProto.newBuilder().setInodeId(keep.inodeId());
-      bytes += indexOf(batch, index, keep.states(), entry::setStates);
-      if (keep.names() != null) {
-        bytes += indexOf(batch, index, keep.names(), entry::setNames);
-      }
-      batch.addKeep(entry);
-    }
-    return i;
-  }
-
-  /** Sets the index of {@code set} in the batch's table (added if new); returns the bytes it added. */
-  private static long indexOf(GcBatchOp.Builder batch, Map<MomentSet, Integer> index, MomentSet set,
-      IntConsumer setIndex) {
-    Integer known = index.get(set);
-    if (known != null) {
-      setIndex.accept(known);
-      return 0;
-    }
-    int added = batch.getSetsCount();
-    MomentSetProto proto = set.toProto();
-    batch.addSets(proto);
-    index.put(set, added);
-    setIndex.accept(added);
-    return proto.getSerializedSize();
   }
 
   /** For tests: runs before each batch of a pass is logged (a latch holds a pass between batches). */

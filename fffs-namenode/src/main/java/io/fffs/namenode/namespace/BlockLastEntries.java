@@ -36,6 +36,16 @@ public final class BlockLastEntries {
     lastEntries.keySet().removeIf(blockId -> !referenced.test(blockId));
   }
 
+  /** Forgets the entries of {@code blockIds} (history collected every version referring to them). */
+  public void forget(List<Long> blockIds) {
+    blockIds.forEach(lastEntries::remove);
+  }
+
+  /** The blocks that have an entry now (a snapshot). */
+  public java.util.Set<Long> blockIds() {
+    return new java.util.HashSet<>(lastEntries.keySet());
+  }
+
   /** How many blocks have an entry. */
   public int size() {
     return lastEntries.size();

@@ -49,15 +49,32 @@ public final class ChildHistory {
     return inodeIds[index];
   }
 
+  /** Index of the first entry with HLC at least {@code hlc} ({@link #size()} if none). */
+  public int firstAtOrAfter(long hlc) {
+    return VersionChain.lastAtOrBefore(hlcs, size, hlc - 1) + 1;
+  }
+
   /**
    * Drops every entry no moment of {@code kept} sees (as {@link VersionChain#retainVisible}), and then the
    * tombstones at its start, which say no more than an empty history does; returns how many went.
    */
   int retainVisible(MomentSet kept) {
+    return retainVisible(kept, 0, Long.MAX_VALUE);
+  }
+
+  /**
+   * {@link #retainVisible(MomentSet)} deciding only the entries with an HLC in [{@code fromHlc}, {@code toHlc})
+   * ({@code Long.MAX_VALUE}: no end); consecutive ranges in ascending order drop what one call over all drops (as
+   * {@link VersionChain#retainVisible(MomentSet, long, long)}; a tombstone at the start goes whenever it is reached,
+   * as it would at the end).
+   */
+  int retainVisible(MomentSet kept, long fromHlc, long toHlc) {
     int before = size;
     if (!kept.isAll()) {
-      int out = 0;
-      for (int i = 0; i < size; i++) {
+      int start = firstAtOrAfter(fromHlc);
+      int end = toHlc == Long.MAX_VALUE ? size : firstAtOrAfter(toHlc);
+      int out = start;
+      for (int i = start; i < end; i++) {
         long from = HlcTimestamp.valueOf(hlcs[i]).physicalMicros();
         long to = i + 1 < size ? HlcTimestamp.valueOf(hlcs[i + 1]).physicalMicros() : MomentSet.END;
         if (kept.intersects(from, to)) {
@@ -66,7 +83,9 @@ public final class ChildHistory {
           out++;
         }
       }
-      size = out;
+      System.arraycopy(hlcs, end, hlcs, out, size - end);
+      System.arraycopy(inodeIds, end, inodeIds, out, size - end);
+      size -= end - out;
     }
     int lead = 0;
     while (lead < size && inodeIds[lead] == Namespace.TOMBSTONE) {

@@ -64,11 +64,23 @@ public final class GcPass {
    * units applying it costs (the inode, its versions and its names' entries as the plan read them), by which batches
    * are cut.
    */
-  public record Keep(long inodeId, MomentSet states, MomentSet names, int units) {
+  public record Keep(long inodeId, MomentSet states, MomentSet names, int units, Part part) {
+    public Keep(long inodeId, MomentSet states, MomentSet names, int units) {
+      this(inodeId, states, names, units, null);
+    }
+
     public Keep(long inodeId, MomentSet states, MomentSet names) {
       this(inodeId, states, names, 1);
     }
   }
+
+  /**
+   * Which of an inode's entries one part of its keep decides ({@link GcBatches}): its versions ({@code states}),
+   * else the entries of its names from {@code namesFrom} to {@code namesTo}, both included; either way only those
+   * with an HLC in [{@code fromHlc}, {@code toHlc}) ({@code Long.MAX_VALUE}: no end). An inode's parts are applied
+   * in order, which drops what its whole keep drops.
+   */
+  public record Part(boolean states, String namesFrom, String namesTo, long fromHlc, long toHlc) {}
 
   /**
    * Runs each step of a pass's reading under the namespace's read lock, or directly where the caller holds a lock
@@ -201,7 +213,9 @@ public final class GcPass {
 
   /**
    * Makes each listed inode keep only what it kept before and its {@link Keep} says (inodes gone since are skipped):
-   * drops the versions and names no kept moment sees. Counts no removed inodes.
+   * drops the versions and names no kept moment sees, or, for a keep's {@link Part}, those of the part's entries.
+   * The kept moments are set whole by each part (so a read between parts already answers as after the last).
+   * Counts no removed inodes.
    */
   public static Result apply(Namespace namespace, List<Keep> keeps) {
     namespace.countGcBatch();
@@ -212,15 +226,25 @@ public final class GcPass {
       if (inode == null) {
         continue;
       }
+      Part part = keep.part();
       MomentSet keptStates = intersect(keep.states(), inode.kept());
       inode.setKept(keptStates);
-      versions += inode.states().retainVisible(keptStates);
+      if (part == null || part.states()) {
+        versions += part == null ? inode.states().retainVisible(keptStates)
+            : inode.states().retainVisible(keptStates, part.fromHlc(), part.toHlc());
+      }
       if (inode.isDirectory() && keep.names() != null) {
         MomentSet keptNames = intersect(keep.names(), inode.keptNames());
         inode.setKeptNames(keptNames);
+        if (part != null && part.states()) {
+          continue;
+        }
+        Map<String, ChildHistory> decided = part == null ? inode.children()
+            : inode.children().subMap(part.namesFrom(), true, part.namesTo(), true);
         List<String> emptied = new ArrayList<>();
-        for (Map.Entry<String, ChildHistory> child : inode.children().entrySet()) {
-          versions += child.getValue().retainVisible(keptNames);
+        for (Map.Entry<String, ChildHistory> child : decided.entrySet()) {
+          versions += part == null ? child.getValue().retainVisible(keptNames)
+              : child.getValue().retainVisible(keptNames, part.fromHlc(), part.toHlc());
           if (child.getValue().size() == 0) {
             emptied.add(child.getKey());
           }
@@ -259,6 +283,31 @@ public final class GcPass {
       }
     }
     entries.retainOnly(referenced::contains);
+  }
+
+  /**
+   * The blocks with a last entry that no version of any inode refers to, read in steps of about {@code budget}
+   * units (an inode and each of its versions) run by {@code locked}: what {@link #finished} forgets, found without
+   * walking every version under the write lock. Call it once the pass's inodes are removed. A block no version
+   * refers to stays so (a new version refers to the blocks of the current state, or to new ones).
+   */
+  public static List<Long> unreferencedEntries(Namespace namespace, int budget, Locked locked) throws IOException {
+    Set<Long> withEntries = namespace.lastEntries().blockIds();
+    if (withEntries.isEmpty()) {
+      return List.of();
+    }
+    Set<Long> referenced = new HashSet<>();
+    GcSteps.run(GcSteps.versions(namespace, state -> {
+      for (int b = 0; b < state.blockCount(); b++) {
+        if (withEntries.contains(state.blockId(b))) {
+          referenced.add(state.blockId(b));
+        }
+      }
+    }), Math.max(1, budget), locked);
+    withEntries.removeAll(referenced);
+    List<Long> unreferenced = new ArrayList<>(withEntries);
+    Collections.sort(unreferenced);
+    return unreferenced;
   }
 
   private static MomentSet intersect(MomentSet wanted, MomentSet before) {

@@ -126,4 +126,48 @@ public final class GcSteps {
       return done;
     }
   }
+
+  /**
+   * Visits every version of every file, a budget of units (a file, a version) per step: a file's versions may span
+   * steps (the cursor is the next version's index; versions are only added at the end, and no pass drops any
+   * meanwhile, since passes run one at a time).
+   */
+  static Stepped versions(Namespace namespace, java.util.function.Consumer<InodeState> visitor) {
+    return new Stepped() {
+      private final Iterator<Inode> inodes = namespace.inodes().iterator();
+      private Inode file;
+      private int next;
+      private boolean done;
+
+      @Override
+      public void step(Units units) {
+        while (!units.exhausted()) {
+          if (file == null) {
+            if (!inodes.hasNext()) {
+              done = true;
+              return;
+            }
+            Inode inode = inodes.next();
+            units.spend(1);
+            file = inode.isDirectory() ? null : inode;
+            next = 0;
+            continue;
+          }
+          VersionChain<InodeState> states = file.states();
+          for (; next < states.size() && !units.exhausted(); next++) {
+            visitor.accept(states.value(next));
+            units.spend(1);
+          }
+          if (next >= states.size()) {
+            file = null;
+          }
+        }
+      }
+
+      @Override
+      public boolean done() {
+        return done;
+      }
+    };
+  }
 }

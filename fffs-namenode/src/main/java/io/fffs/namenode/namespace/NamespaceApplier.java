@@ -346,11 +346,14 @@ public final class NamespaceApplier {
     List<GcPass.Keep> keeps = new java.util.ArrayList<>(op.getKeepCount());
     for (GcKeepProto keep : op.getKeepList()) {
       keeps.add(new GcPass.Keep(keep.getInodeId(), sets.get(keep.getStates()),
-          keep.hasNames() ? sets.get(keep.getNames()) : null));
+          keep.hasNames() ? sets.get(keep.getNames()) : null, 1, GcBatches.partOf(keep)));
     }
     GcPass.Result kept = GcPass.apply(namespace, keeps);
     List<Long> removed = GcPass.remove(namespace, op.getRemoveInodeIdsList());
-    if (op.getLast()) {
+    namespace.lastEntries().forget(op.getForgetLastEntriesList());
+    if (op.getLast() && op.getLastEntriesListed()) {
+      namespace.setLastGcHlc(stamp.packed());  // the entries to forget came in this pass's batches
+    } else if (op.getLast()) {
       GcPass.finished(namespace, stamp);
     }
     return new GcPass.Result(removed.size(), kept.versionsDropped(), kept.namesDropped(), removed);

@@ -85,26 +85,34 @@ public final class VersionChain<T> {
     return (T) values[index];
   }
 
+  /** Index of the first version with HLC at least {@code hlc} ({@link #size()} if none). */
+  public int firstAtOrAfter(long hlc) {
+    return lastAtOrBefore(hlcs, size, hlc - 1) + 1;
+  }
+
   /**
    * Drops every version no moment of {@code kept} sees, keeping the order of the rest; returns how many went. A
    * version is seen from its HLC's physical µs up to (not including) the next version's; a lookup "as of" a kept
    * moment then finds the same version as before.
    */
   public int retainVisible(MomentSet kept) {
-    int out = retainVisible(hlcs, values, size, kept);
-    int dropped = size - out;
-    Arrays.fill(values, out, size, null);
-    size = out;
-    return dropped;
+    return retainVisible(kept, 0, Long.MAX_VALUE);
   }
 
-  /** Compacts the first {@code size} pairs to those visible at a moment of {@code kept}; returns how many stay. */
-  static int retainVisible(long[] hlcs, Object[] values, int size, MomentSet kept) {
+  /**
+   * {@link #retainVisible(MomentSet)} deciding only the versions with an HLC in [{@code fromHlc}, {@code toHlc})
+   * ({@code Long.MAX_VALUE}: no end). Applied to consecutive ranges in ascending order it drops what one call over
+   * all of them drops: whether a version is seen depends on its HLC and the next version's, which deciding the
+   * versions before it does not change. Goes through the range's versions (and moves those after it down).
+   */
+  public int retainVisible(MomentSet kept, long fromHlc, long toHlc) {
     if (kept.isAll()) {
-      return size;
+      return 0;
     }
-    int out = 0;
-    for (int i = 0; i < size; i++) {
+    int start = firstAtOrAfter(fromHlc);
+    int end = toHlc == Long.MAX_VALUE ? size : firstAtOrAfter(toHlc);
+    int out = start;
+    for (int i = start; i < end; i++) {
       long from = HlcTimestamp.valueOf(hlcs[i]).physicalMicros();
       long to = i + 1 < size ? HlcTimestamp.valueOf(hlcs[i + 1]).physicalMicros() : MomentSet.END;
       if (kept.intersects(from, to)) {
@@ -113,6 +121,11 @@ public final class VersionChain<T> {
         out++;
       }
     }
-    return out;
+    int dropped = end - out;
+    System.arraycopy(hlcs, end, hlcs, out, size - end);
+    System.arraycopy(values, end, values, out, size - end);
+    Arrays.fill(values, size - dropped, size, null);
+    size -= dropped;
+    return dropped;
   }
 }

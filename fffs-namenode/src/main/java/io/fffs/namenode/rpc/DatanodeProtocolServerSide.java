@@ -28,6 +28,7 @@ import io.fffs.common.proto.DatanodeProtocolProtos.ReportedBlockProto;
 import io.fffs.common.time.ClockSkewException;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
+import io.fffs.namenode.blocks.BlockReplicas;
 import io.fffs.namenode.blocks.DatanodeDescriptor;
 import io.fffs.namenode.blocks.DatanodeManager;
 import io.fffs.namenode.fs.Namesystem;
@@ -195,6 +196,10 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
       List<ReportedBlockProto> good = markCorrupt(r.getDatanodeUuid(), r.getBlocksList());
       datanodes.blockReport(r.getDatanodeUuid(), ids(good), lengths(good), lastEntries(good),
           HlcTimestamp.fromProto(r.getDurableHlc()));
+      for (ReportedBlockProto block : good) {
+        datanodes.standing(r.getDatanodeUuid(), block.getBlockId(), block.getPipelineEpoch(),
+            block.hasFollowerFrontierHlc() ? block.getFollowerFrontierHlc() : BlockReplicas.STAMPS, block.getStale());
+      }
       return BlockReportResponseProto.newBuilder().setHlc(call.now()).build();
     });
   }

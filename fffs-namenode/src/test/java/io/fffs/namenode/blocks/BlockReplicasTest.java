@@ -6,7 +6,10 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-/** The newest last entry a block's writer reported decides which replicas are current, reported or not. */
+/**
+ * The newest last entry a block's writer reported decides which replicas are current, reported or not; the
+ * replicas' standings in the write pipeline decide their order once reports alone say where they are.
+ */
 class BlockReplicasTest {
   @Test
   void aReplicaBehindTheWritersLastEntryIsNotCurrentEvenWhenNoNewerOneReported() {
@@ -24,5 +27,30 @@ class BlockReplicasTest {
     replicas.reported("a", 100, 20);
     assertThat(replicas.current(uuid -> true)).containsExactly("a");
     assertThat(replicas.newestLength()).isEqualTo(100);
+  }
+
+  @Test
+  void afterARestartTheNewestPipelinesPrimaryComesFirstAndALeftOutReplicaLast() {
+    BlockReplicas replicas = new BlockReplicas();
+    // A restarted NameNode learns the replicas in the order their reports come: the left-out one, followers, then
+    // the primary; all hold the same last entry (nothing was written since the pipeline changed).
+    for (String uuid : List.of("left", "old", "behind", "ahead", "primary")) {
+      replicas.reported(uuid, 100, 10);
+    }
+    replicas.standing("left", 7, 10, true);
+    replicas.standing("old", 6, BlockReplicas.STAMPS, false);  // the primary of an older pipeline
+    replicas.standing("behind", 7, 12, false);
+    replicas.standing("ahead", 7, 15, false);
+    replicas.standing("primary", 7, BlockReplicas.STAMPS, false);
+    List<String> current = replicas.current(uuid -> true);
+    assertThat(current).as("report order").containsExactly("left", "old", "behind", "ahead", "primary");
+    assertThat(replicas.byStanding(current)).containsExactly("primary", "ahead", "behind", "old", "left");
+    assertThat(replicas.leftOut("left")).isTrue();
+    assertThat(replicas.leftOut("primary")).isFalse();
+
+    // A new pipeline placed by this NameNode: its order decides again, whatever the older reports said.
+    replicas.placed(List.of("left", "primary"));
+    assertThat(replicas.byStanding(current)).containsExactly("left", "old", "behind", "ahead", "primary");
+    assertThat(replicas.leftOut("left")).isFalse();
   }
 }

@@ -16,7 +16,6 @@ import io.fffs.common.time.HlcTimestamp;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
@@ -105,41 +104,13 @@ class GcStepsTest {
       applier.apply(op, HlcTimestamp.of(micros, 0));
     }
 
-    /** What each path reads at each moment: the inode and its length, or none. */
     Map<String, String> answers(long... moments) throws Exception {
-      Map<String, String> answers = new TreeMap<>();
-      for (String path : paths) {
-        for (long moment : moments) {
-          Inode inode = namespace.resolve(NamePaths.components(path), Namespace.limitForMicros(moment));
-          answers.put(path + "@" + moment, inode == null ? "none"
-              : inode.id() + ":" + inode.stateAt(Namespace.limitForMicros(moment)).length());
-        }
-      }
-      return answers;
+      return GcResults.answers(namespace, paths, moments);
     }
 
     /** Every inode below the late directory's id, whole: states, kept moments, names and their histories. */
     List<String> dump() {
-      List<String> dump = new ArrayList<>();
-      for (long id = Namespace.ROOT_ID; id < lateDirectory; id++) {
-        Inode inode = namespace.inode(id);
-        if (inode == null) {
-          continue;
-        }
-        StringBuilder line = new StringBuilder().append(id).append(" kept ").append(inode.kept()).append(" names ")
-            .append(inode.keptNames()).append(" states");
-        for (int i = 0; i < inode.states().size(); i++) {
-          line.append(' ').append(inode.states().hlc(i)).append('=').append(inode.states().value(i).length());
-        }
-        inode.children().forEach((name, history) -> {
-          line.append(' ').append(name).append(':');
-          for (int i = 0; i < history.size(); i++) {
-            line.append(history.hlc(i)).append('>').append(history.inodeId(i)).append(',');
-          }
-        });
-        dump.add(line.toString());
-      }
-      return dump;
+      return GcResults.dump(namespace, lateDirectory);
     }
   }
 
