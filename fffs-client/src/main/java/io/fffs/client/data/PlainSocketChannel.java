@@ -20,6 +20,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A {@link DataChannel} for READs over one plain TCP connection that its user's thread serves itself: requests are
@@ -35,7 +36,8 @@ import java.util.concurrent.CompletableFuture;
  * Not thread-safe: one user at a time, as every {@link DataChannel}.
  */
 final class PlainSocketChannel implements DataChannel {
-  private static final int KEPT_BUFFERS = 8;
+  /** Answer buffers kept between answers: a stream's default window of 4 and the one being consumed. */
+  private static final int KEPT_BUFFERS = 5;
   private static final int BUFFER_ROUNDING = 64 << 10;
   private static final ByteBuffer EMPTY = ByteBuffer.allocateDirect(0);
 
@@ -266,15 +268,23 @@ final class PlainSocketChannel implements DataChannel {
     }
   }
 
+  /** Waits until the socket is ready for {@code op}, at most the response timeout. */
   private void waitFor(int op) throws IOException {
     key.interestOps(op);
-    int ready = selector.select(timeoutMillis);
-    selector.selectedKeys().clear();
-    if (ready == 0 && Thread.currentThread().isInterrupted()) {
-      throw new java.io.InterruptedIOException("interrupted waiting for DataNode " + address);
-    }
-    if (ready == 0) {
-      throw new IOException("DataNode " + address + " did not answer within " + timeoutMillis + " ms");
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    while (true) {
+      long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+      int ready = selector.select(Math.max(1, left));  // 0 would wait for ever
+      selector.selectedKeys().clear();
+      if (ready > 0) {
+        return;
+      }
+      if (Thread.currentThread().isInterrupted()) {
+        throw new java.io.InterruptedIOException("interrupted waiting for DataNode " + address);
+      }
+      if (System.nanoTime() - deadline >= 0) {
+        throw new IOException("DataNode " + address + " did not answer within " + timeoutMillis + " ms");
+      }
     }
   }
 
