@@ -173,6 +173,8 @@ final class PlainSocketChannel implements DataChannel {
         }
       }
       out.clear();
+    } catch (java.io.InterruptedIOException e) {
+      fail(e);  // an interrupt stays one for the caller, as it does while receiving
     } catch (IOException e) {
       fail(new IOException("cannot send to DataNode " + address + ": " + e.getMessage(), e));
     }

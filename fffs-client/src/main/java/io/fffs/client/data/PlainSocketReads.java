@@ -34,8 +34,7 @@ final class PlainSocketReads implements Closeable {
     if (closed) {
       throw new IOException("the data-transfer client is closed");
     }
-    InetSocketAddress address = addresses.computeIfAbsent(datanode.getHost() + ":" + datanode.getDataPort(),
-        k -> new InetSocketAddress(datanode.getHost(), datanode.getDataPort()));
+    InetSocketAddress address = address(datanode);
     ConcurrentLinkedDeque<PlainSocketChannel> kept = idle.get(address);
     if (kept != null) {
       for (PlainSocketChannel c = kept.pollFirst(); c != null; c = kept.pollFirst()) {
@@ -46,6 +45,28 @@ final class PlainSocketReads implements Closeable {
       }
     }
     return PlainSocketChannel.connect(this, address, connectTimeoutMillis, timeoutMillis, maxFrameBytes);
+  }
+
+  /**
+   * The DataNode's resolved address, kept while it resolves: a name that did not resolve is looked up again on the
+   * next read, so a DataNode the resolver did not know yet (a container starting) is reached once it does.
+   */
+  private InetSocketAddress address(DatanodeIdProto datanode) {
+    String key = datanode.getHost() + ":" + datanode.getDataPort();
+    InetSocketAddress known = addresses.get(key);
+    if (known != null) {
+      return known;
+    }
+    InetSocketAddress resolved = new InetSocketAddress(datanode.getHost(), datanode.getDataPort());
+    if (!resolved.isUnresolved()) {
+      addresses.put(key, resolved);
+    }
+    return resolved;
+  }
+
+  /** Whether the DataNode's address is kept, resolved (for tests). */
+  boolean knows(DatanodeIdProto datanode) {
+    return addresses.containsKey(datanode.getHost() + ":" + datanode.getDataPort());
   }
 
   /** Keeps a released channel for the next read of its DataNode, or closes it (broken, surplus, closed). */

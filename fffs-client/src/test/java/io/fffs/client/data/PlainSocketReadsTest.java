@@ -202,4 +202,22 @@ class PlainSocketReadsTest {
       assertThat(served.get(TIMEOUT_MS, TimeUnit.MILLISECONDS)).isTrue();
     }
   }
+
+  @Test
+  void aDataNodeNameThatDoesNotResolveIsAnIoErrorAndIsLookedUpAgainNextTime() throws Exception {
+    DatanodeIdProto unknown = DatanodeIdProto.newBuilder().setDatanodeUuid("unknown")
+        .setHost("no-such-datanode.invalid").setDataPort(50010).setIpcPort(0).build();
+    try (PlainSocketReads reads = new PlainSocketReads(TIMEOUT_MS, TIMEOUT_MS, 16 << 20, 4)) {
+      for (int attempt = 0; attempt < 2; attempt++) {
+        assertThatThrownBy(() -> reads.open(unknown)).isInstanceOf(IOException.class)
+            .hasMessageContaining("no-such-datanode.invalid");
+        assertThat(reads.knows(unknown)).as("an unresolved name is not kept").isFalse();
+      }
+    }
+    try (ServerSocket server = new ServerSocket(0, 2, InetAddress.getLoopbackAddress());
+        PlainSocketReads reads = new PlainSocketReads(TIMEOUT_MS, TIMEOUT_MS, 16 << 20, 4)) {
+      reads.open(dn(server)).release();
+      assertThat(reads.knows(dn(server))).as("a resolved one is").isTrue();
+    }
+  }
 }
