@@ -46,6 +46,8 @@ final class DataNodeStatus {
         .field("reads", node.serverStats().reads.sum())
         .field("readBytes", node.serverStats().readBytes.sum())
         .field("entriesPersisted", node.storeStats().entriesPersisted.sum())
+        .field("entriesDurable", node.storeStats().entriesDurable.sum())
+        .field("fsyncs", node.storeStats().fsyncs.sum())
         .field("bytesPersisted", node.storeStats().bytesPersisted.sum())
         .field("pagesEvicted", node.storeStats().pagesEvicted.sum())
         .endObject().toString();

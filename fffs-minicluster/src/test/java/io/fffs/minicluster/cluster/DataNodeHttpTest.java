@@ -49,7 +49,7 @@ class DataNodeHttpTest {
       String status = get(page + "/status");
       assertThat(status).contains("\"id\":\"" + dataNode.uuid() + "\"").contains("\"registered\":true")
           .contains("\"healthy\":true").contains("\"httpPort\":" + port).contains("\"writeBytes\":10000")
-          .contains("\"clockOffsetMicros\":");
+          .contains("\"clockOffsetMicros\":").contains("\"entriesDurable\":").contains("\"fsyncs\":");
       assertThat(get(page + "/prom")).contains("# TYPE fffs_datanode_healthy gauge")
           .contains("fffs_datanode_healthy{datanode=\"" + dataNode.uuid() + "\"")
           .contains("fffs_datanode_write_bytes_total{");
