@@ -267,8 +267,8 @@ final class PersistenceWorker implements Runnable {
 
   /**
    * Fsyncs the file, reports what was written durable, and writes a commit mark that records it (on disk by the
-   * next fsync, or the kernel's writeback): it shows the last batches fsync'd, so damage in them is not taken for a
-   * torn tail at recovery.
+   * next fsync, or the kernel's writeback; with O_DIRECT it is only staged, and reaches the file with the next batch
+   * or the footer): it shows the last batches fsync'd, so damage in them is not taken for a torn tail at recovery.
    */
   private void fsync() throws IOException {
     if (writer.direct()) {
