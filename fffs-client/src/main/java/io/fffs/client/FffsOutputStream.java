@@ -303,7 +303,8 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
 
   /**
    * The primary of {@code blockId}'s pipeline was lost ({@code cause}): a follower takes over
-   * ({@link PrimaryFailover}); anything else, or a failure while sending again after a refused token, is thrown.
+   * ({@link PrimaryFailover}); anything else, or a failure while sending again after a refused token, is thrown
+   * and fails the stream.
    */
   private void failOver(long blockId, BlockWriter writer, IOException cause) throws IOException {
     UnackedWrites copies = blocks.copies(blockId);

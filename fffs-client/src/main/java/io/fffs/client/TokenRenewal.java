@@ -201,7 +201,7 @@ final class TokenRenewal {
       }
     } catch (IOException e) {
       FffsException typed = e instanceof FffsException f ? f : new FffsException(ErrorCode.IO_ERROR, "a DataNode of "
-          + path + " failed while the writes a refused token left unapplied were sent again; they are lost: "
+          + path + " failed while the writes a refused token left unapplied were sent again; they may be lost: "
           + e.getMessage(), e);
       if (typed != refusal) {
         typed.addSuppressed(refusal);
