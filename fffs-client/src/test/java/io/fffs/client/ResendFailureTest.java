@@ -88,8 +88,8 @@ class ResendFailureTest {
       blocks.copies(BLOCK).add(i * 10L, packet(i), 0, 10, 0);
     }
     FakeWriter reopened = new FakeWriter(List.of(node("a")), 2);  // its DataNode lost on the second write
-    TokenRenewal renewal = new TokenRenewal(() -> LocatedBlocksProto.newBuilder().addBlocks(located).buildPartial(), "/f",
-        blocks, index -> {
+    TokenRenewal renewal = new TokenRenewal(() -> LocatedBlocksProto.newBuilder().addBlocks(located).buildPartial(),
+        "/f", blocks, index -> {
           blocks.opened(index, reopened, true);
           return reopened;
         });
