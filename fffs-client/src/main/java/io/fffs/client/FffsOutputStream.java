@@ -37,6 +37,7 @@ import org.apache.hadoop.fs.Syncable;
  * or expired) makes the writer ask for fresh tokens once and send again what was not applied
  * ({@link TokenRenewal}). A pipeline whose primary is lost goes on with a follower as primary
  * ({@link PrimaryFailover}); one that lost followers gets replacements at the next flush ({@link PipelineRepair}).
+ * A failure none of these recovers from fails the stream for good: every later call throws it, close included.
  * Each block's DataNodes, token and open writer are in {@link BlockPipelines}.
  */
 final class FffsOutputStream extends OutputStream implements Syncable, StreamCapabilities {
@@ -62,6 +63,11 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   /** Per block, the last entry the NameNode was told of (fsync). */
   private final Map<Long, Long> reportedEntries = new HashMap<>();
   private boolean closed;
+  /**
+   * Set once a failed write could not be recovered (no follower took over, or sending again after a refused token
+   * failed): bytes the stream counts as written may be in no replica, so every later call fails with it.
+   */
+  private FffsException failed;
 
   FffsOutputStream(FffsClient client, String path, long fileId, long blockSize, String userTimePlugin,
       List<LocatedBlockProto> existing, long length, long position, int packetSize, boolean sendEachWrite) {
@@ -73,7 +79,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     this.options = new WriteOptions(blockSize, userTimePlugin);
     this.blocks = new BlockPipelines(client.clock().physicalClock());
     this.tokens = new TokenRenewal(client, path, blocks, this::writerFor);
-    this.failover = new PrimaryFailover(client, options, path, blocks);
+    this.failover = new PrimaryFailover(client::data, options, path, blocks);
     this.syncs = new PipelineSync(client, path, blockSize, blocks, tokens, this::failOver);
     this.repair = new PipelineRepair(client.conf(), nn, path, fileId, client.clientName());
     existing.forEach(blocks::add);
@@ -177,7 +183,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
         if (e.code() != ErrorCode.ACCESS_DENIED) {
           failOver(blockId, writer, e);
         } else {
-          tokens.resendRefused(e);  // this write is among the copies: sent again
+          resendRefused(e);  // this write is among the copies: sent again
         }
       } catch (IOException e) {
         failOver(blockId, writer, e);  // this write is among the copies: sent again
@@ -225,7 +231,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
         try {
           flushOrFailOver(last, writer);
         } catch (FffsException e) {
-          tokens.resendRefused(e);
+          resendRefused(e);
         }
       }
       previous = BlockProto.newBuilder().setBlockId(last).setNumBytes(blockSize).build();
@@ -270,7 +276,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
         flushOrFailOver(writer.getKey(), writer.getValue());
       }
     } catch (FffsException e) {
-      tokens.resendRefused(e);
+      resendRefused(e);
     }
     for (Map.Entry<Long, BlockWriter> writer : blocks.writers().entrySet()) {
       long blockId = writer.getKey();
@@ -297,14 +303,38 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
 
   /**
    * The primary of {@code blockId}'s pipeline was lost ({@code cause}): a follower takes over
-   * ({@link PrimaryFailover}); anything else, or a failure while sending again after a refused token, is thrown.
+   * ({@link PrimaryFailover}); anything else, or a failure while sending again after a refused token, is thrown
+   * and fails the stream.
    */
-  private void failOver(long blockId, BlockWriter failed, IOException cause) throws IOException {
+  private void failOver(long blockId, BlockWriter writer, IOException cause) throws IOException {
     UnackedWrites copies = blocks.copies(blockId);
-    if (tokens.resending() || !PrimaryFailover.canTakeOver(failed, copies, cause)) {
-      throw cause;
+    if (tokens.resending() || !PrimaryFailover.canTakeOver(writer, copies, cause)) {
+      throw fail(cause);
     }
-    failover.failOver(blockId, failed, copies, cause);
+    try {
+      failover.failOver(blockId, writer, copies, cause);
+    } catch (IOException e) {
+      throw fail(e);
+    }
+  }
+
+  /** A DataNode refused a token: {@link TokenRenewal#resendRefused}; should that fail, the stream fails. */
+  private void resendRefused(FffsException refusal) throws IOException {
+    try {
+      tokens.resendRefused(refusal);
+    } catch (IOException e) {
+      throw fail(e);
+    }
+  }
+
+  /** Fails the stream for good with {@code cause} (see {@link #failed}); returns it typed, to be thrown. */
+  private FffsException fail(IOException cause) {
+    FffsException typed = cause instanceof FffsException f ? f
+        : new FffsException(ErrorCode.IO_ERROR, "a write to " + path + " failed: " + cause.getMessage(), cause);
+    if (failed == null) {
+      failed = typed;
+    }
+    return typed;
   }
 
   @Override
@@ -351,8 +381,9 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     if (closed) {
       return;
     }
-    IOException failed = null;
+    IOException thrown = null;
     try {
+      checkFailed();
       drain();
       for (Map.Entry<Long, BlockWriter> writer : blocks.writers().entrySet()) {
         tokens.closeWriter(writer.getKey(), writer.getValue());
@@ -361,7 +392,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       List<BlockLastEntryProto> entries = lastEntries(false);
       call(() -> nn.complete(path, fileId, client.clientName(), last, entries));
     } catch (IOException e) {
-      failed = e;
+      thrown = e;
       throw e;
     } finally {
       closed = true;
@@ -370,8 +401,8 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
         try {
           writer.close();
         } catch (IOException e) {
-          if (failed != null) {
-            failed.addSuppressed(e);
+          if (thrown != null) {
+            thrown.addSuppressed(e);
           }
         }
       }
@@ -399,6 +430,15 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   private void checkOpen() throws IOException {
     if (closed) {
       throw new IOException(FSExceptionMessages.STREAM_IS_CLOSED + ": " + path);
+    }
+    checkFailed();
+  }
+
+  /** Nothing reports success once a failed write could not be recovered (neither flushes nor close). */
+  private void checkFailed() throws FffsException {
+    if (failed != null) {
+      throw new FffsException(failed.code(), path + " cannot be written on: an earlier write failed and bytes"
+          + " written before it may be in no replica (" + failed.getMessage() + ")", failed);
     }
   }
 

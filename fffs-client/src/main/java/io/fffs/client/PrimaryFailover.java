@@ -1,6 +1,7 @@
 package io.fffs.client;
 
 import io.fffs.client.data.BlockWriter;
+import io.fffs.client.data.DataTransferClient;
 import io.fffs.client.data.WriteOptions;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
@@ -8,6 +9,7 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HlcTimestamp;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -41,14 +43,19 @@ final class PrimaryFailover {
     void remove(long blockId);
   }
 
-  private final FffsClient client;
+  /** Where the promoted writers come from (the stream's client's data-transfer client). */
+  interface Data {
+    DataTransferClient get() throws IOException;
+  }
+
+  private final Data data;
   private final WriteOptions options;
   private final String path;
   private final Writers writers;
   private final Map<Long, List<DatanodeIdProto>> lost = new HashMap<>();
 
-  PrimaryFailover(FffsClient client, WriteOptions options, String path, Writers writers) {
-    this.client = client;
+  PrimaryFailover(Data data, WriteOptions options, String path, Writers writers) {
+    this.data = data;
     this.options = options;
     this.path = path;
     this.writers = writers;
@@ -99,7 +106,7 @@ final class PrimaryFailover {
       }
       BlockWriter writer;
       try {
-        writer = client.data().promoteWriter(survivors, blockId, writers.token(blockId), options, acknowledged);
+        writer = data.get().promoteWriter(survivors, blockId, writers.token(blockId), options, acknowledged);
       } catch (IOException e) {
         throw gaveUp(blockId, history, "no follower could take over: " + e.getMessage(), e);
       }
@@ -110,8 +117,15 @@ final class PrimaryFailover {
       writers.install(blockId, writer, fresh);
       try {
         WriteFaultInjector.get().afterPromotion(path, blockId, writer.replicas().get(0));
+        // Every write is kept before any is sent: should this primary be lost on one of them, the next one is
+        // sent all of them again, not only those kept up to there.
+        List<ByteBuffer> kept = new ArrayList<>(resend.size());
+        long none = writer.acknowledgedBytes();
         for (UnackedWrites.Remainder write : resend) {
-          writer.writeRetained(write.offset(), fresh.add(write, writer.acknowledgedBytes()));
+          kept.add(fresh.add(write, none));
+        }
+        for (int i = 0; i < resend.size(); i++) {
+          writer.writeRetained(resend.get(i).offset(), kept.get(i));
         }
         writer.flush();
         return writer;

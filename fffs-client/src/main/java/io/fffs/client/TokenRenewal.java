@@ -9,6 +9,8 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
 import io.fffs.common.time.TimeSpec;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * failover, or expired): a writer that keeps its unapplied writes itself (a replicated pipeline) carries on with the
  * fresh token ({@link BlockWriter#renewToken}), any other is replaced by a new writer sent again what its DataNode
  * did not apply, from the stream's copies ({@link UnackedWrites}). A second refusal while sending again fails the
- * write. Not thread-safe (the stream's lock).
+ * write, and so does a DataNode lost meanwhile ({@code IO_ERROR}). Not thread-safe (the stream's lock).
  */
 final class TokenRenewal {
   private static final Logger LOG = LoggerFactory.getLogger(TokenRenewal.class);
@@ -36,7 +38,12 @@ final class TokenRenewal {
     void run() throws IOException;
   }
 
-  private final FffsClient client;
+  /** The file's blocks as the NameNode locates them now, with fresh tokens (null: the file is gone). */
+  interface Locator {
+    LocatedBlocksProto locate() throws IOException;
+  }
+
+  private final Locator locator;
   private final String path;
   private final BlockPipelines blocks;
   private final Opener opener;
@@ -44,7 +51,12 @@ final class TokenRenewal {
   private boolean resending;
 
   TokenRenewal(FffsClient client, String path, BlockPipelines blocks, Opener opener) {
-    this.client = client;
+    this(() -> ClientErrors.translating(() -> client.namenode().getBlockLocations(path, TimeSpec.latest(), 0,
+        Long.MAX_VALUE, client.clientName())), path, blocks, opener);
+  }
+
+  TokenRenewal(Locator locator, String path, BlockPipelines blocks, Opener opener) {
+    this.locator = locator;
     this.path = path;
     this.blocks = blocks;
     this.opener = opener;
@@ -119,8 +131,7 @@ final class TokenRenewal {
   }
 
   void fetchTokens() throws IOException {
-    LocatedBlocksProto located = ClientErrors.translating(() -> client.namenode().getBlockLocations(path,
-        TimeSpec.latest(), 0, Long.MAX_VALUE, client.clientName()));
+    LocatedBlocksProto located = locator.locate();
     if (located == null) {
       throw new FffsException(ErrorCode.NOT_FOUND, path + " no longer exists; its writer cannot renew its tokens");
     }
@@ -183,26 +194,42 @@ final class TokenRenewal {
         blocks.keepMembers(blockId, writer);
       }
       for (Map.Entry<Long, List<UnackedWrites.Remainder>> blockWrites : resend.entrySet()) {
-        BlockWriter writer = opener.writerFor(blocks.index(blockWrites.getKey()));
-        UnackedWrites copies = blocks.copies(blockWrites.getKey());
-        for (UnackedWrites.Remainder write : blockWrites.getValue()) {
-          if (copies != null) {
-            writer.writeRetained(write.offset(), copies.add(write, writer.acknowledgedBytes()));
-          } else {
-            writer.write(write.offset(), write.bytes());
-          }
-        }
+        sendAgain(blockWrites.getKey(), blockWrites.getValue());
       }
       for (BlockWriter writer : blocks.writers().values()) {
         writer.flush();
       }
-    } catch (FffsException e) {
-      if (e != refusal) {
-        e.addSuppressed(refusal);
+    } catch (IOException e) {
+      FffsException typed = e instanceof FffsException f ? f : new FffsException(ErrorCode.IO_ERROR, "a DataNode of "
+          + path + " failed while the writes a refused token left unapplied were sent again; they may be lost: "
+          + e.getMessage(), e);
+      if (typed != refusal) {
+        typed.addSuppressed(refusal);
       }
-      throw e;
+      throw typed;
     } finally {
       resending = false;
+    }
+  }
+
+  /**
+   * Sends {@code writes} again, in order, through a new writer of {@code blockId}; every one is among the block's
+   * copies before any is sent, so that should the writer fail on one, none after it is missing from them.
+   */
+  private void sendAgain(long blockId, List<UnackedWrites.Remainder> writes) throws IOException {
+    BlockWriter writer = opener.writerFor(blocks.index(blockId));
+    UnackedWrites copies = blocks.copies(blockId);
+    List<ByteBuffer> kept = new ArrayList<>(writes.size());
+    long none = writer.acknowledgedBytes();
+    for (UnackedWrites.Remainder write : writes) {
+      kept.add(copies != null ? copies.add(write, none) : write.bytes());
+    }
+    for (int i = 0; i < writes.size(); i++) {
+      if (copies != null) {
+        writer.writeRetained(writes.get(i).offset(), kept.get(i));
+      } else {
+        writer.write(writes.get(i).offset(), kept.get(i));
+      }
     }
   }
 }

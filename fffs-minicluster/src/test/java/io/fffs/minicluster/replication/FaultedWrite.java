@@ -51,6 +51,7 @@ final class FaultedWrite implements AutoCloseable {
   private final List<Synced> synced = new ArrayList<>();
   private org.apache.hadoop.fs.Path file;
   private List<String> pipeline = List.of();
+  private FSDataOutputStream out;
 
   /** {@code conf} for such a test: heartbeats every 200 ms, and replacements only from the writer. */
   static Configuration conf(Configuration conf) {
@@ -86,7 +87,7 @@ final class FaultedWrite implements AutoCloseable {
    * whole. Returns the bytes written.
    */
   byte[] write(String dir, Predicate<List<String>> wanted, Fault fault) throws Exception {
-    FSDataOutputStream out = null;
+    out = null;
     for (int attempt = 0; !wanted.test(pipeline); attempt++) {
       assertThat(attempt).as("a pipeline with the process DataNode where the test wants it").isLessThan(40);
       if (out != null) {
@@ -135,6 +136,11 @@ final class FaultedWrite implements AutoCloseable {
       }
     }
     return block;
+  }
+
+  /** The stream {@link #write} writes (left open should a write fail). */
+  FSDataOutputStream stream() {
+    return out;
   }
 
   private void writeRecord(FSDataOutputStream out) throws IOException {

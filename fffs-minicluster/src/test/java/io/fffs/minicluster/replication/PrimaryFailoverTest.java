@@ -35,7 +35,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * pipeline replaces the lost one, and the writer finishes. No hsync'd byte is lost and every replica holds the same
  * log — one stamp sequence, the new primary's after the old one's — and reads every hsync'd moment alike. Should the
  * follower that took over be lost too while it is sent what the first did not acknowledge, the next one takes over;
- * with none left the write fails with {@code IO_ERROR} naming every lost primary.
+ * with none left the write fails with {@code IO_ERROR} naming every lost primary, and so do every later flush and
+ * the close.
  */
 class PrimaryFailoverTest {
   @TempDir
@@ -154,6 +155,11 @@ class PrimaryFailoverTest {
           .hasMessageContaining(addresses.get(0))
           .hasMessageContaining(addresses.get(1));
       assertThat(addresses).as("both followers took over in turn").hasSize(2);
+      // The block's unacknowledged writes are in no replica: neither a flush nor the close may report success.
+      assertThatThrownBy(() -> write.stream().hflush()).isInstanceOfSatisfying(FffsException.class,
+          e -> assertThat(e.code()).isEqualTo(ErrorCode.IO_ERROR)).hasMessageContaining("no follower is left");
+      assertThatThrownBy(() -> write.stream().close()).isInstanceOfSatisfying(FffsException.class,
+          e -> assertThat(e.code()).isEqualTo(ErrorCode.IO_ERROR));
     }
   }
 
