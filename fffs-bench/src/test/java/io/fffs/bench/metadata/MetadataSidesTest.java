@@ -24,10 +24,12 @@ class MetadataSidesTest {
       IOException early = assertThrows(IOException.class, () -> side.run(Measured.STAT_PAST, 1, 1_000_000L));
       assertTrue(early.getMessage().contains("no past time"), early.getMessage());
       side.prepare();
+      long cpuBefore = side.cpuNanos();
       for (Measured op : Measured.values()) {
         Measurement m = side.run(op, 2, 100_000_000L);
         assertTrue(m.ops() > 0, op + ": " + m);
       }
+      assertTrue(side.cpuNanos() > cpuBefore, "the child's CPU time grew while it measured");
       IOException single = assertThrows(IOException.class, side::failoverMillis);
       assertTrue(single.getMessage().contains("one NameNode"), single.getMessage());
     }

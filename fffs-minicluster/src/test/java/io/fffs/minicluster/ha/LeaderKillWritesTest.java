@@ -39,34 +39,28 @@ class LeaderKillWritesTest {
   }
 
   /** One client writing its file until told to stop; what it wrote and hsynced is kept. */
-  private static final class Writer implements Runnable {
-    final int index;
+  private static final class Writer extends StormClient {
     final FreezeFrameFileSystem fs;
-    final AtomicBoolean stop;
-    final CountDownLatch started;
     volatile long written;
     volatile long hsynced;
-    volatile Throwable failure;
 
     Writer(int index, FreezeFrameFileSystem fs, AtomicBoolean stop, CountDownLatch started) {
-      this.index = index;
+      super(index, stop, started);
       this.fs = fs;
-      this.stop = stop;
-      this.started = started;
     }
 
     String path() {
-      return "/writes/w" + index;
+      return "/writes/w" + client;
     }
 
     @Override
-    public void run() {
+    void work() throws IOException {
       byte[] chunk = new byte[CHUNK];
       try (FSDataOutputStream out = fs.create(new org.apache.hadoop.fs.Path(path()), FsPermission.getFileDefault(),
           true, 4096, (short) 1, BLOCK_SIZE, null)) {
         for (int n = 0; !stop.get(); n++) {
           for (int i = 0; i < CHUNK; i++) {
-            chunk[i] = patternAt(index, written + i);
+            chunk[i] = patternAt(client, written + i);
           }
           out.write(chunk);
           out.hflush();
@@ -76,13 +70,9 @@ class LeaderKillWritesTest {
             hsynced = written;
           }
           if (n == 8) {
-            started.countDown();
+            warmedUp.countDown();
           }
         }
-      } catch (Throwable t) {
-        failure = t;
-      } finally {
-        started.countDown();
       }
     }
   }
@@ -150,23 +140,23 @@ class LeaderKillWritesTest {
           leader + 1, failoverMs);
 
       for (Writer writer : writers) {
-        assertThat(writer.failure).as("writer %d (cluster log:\n%s)", writer.index, cluster.logTail()).isNull();
-        assertThat(writer.written).as("writer %d went on after the failover", writer.index)
-            .isGreaterThan(writtenAtFailover[writer.index]);
+        assertThat(writer.failure).as("writer %d (cluster log:\n%s)", writer.client, cluster.logTail()).isNull();
+        assertThat(writer.written).as("writer %d went on after the failover", writer.client)
+            .isGreaterThan(writtenAtFailover[writer.client]);
         byte[] now = read(reader, writer.path(), TimeSpec.latest());
-        assertThat((long) now.length).as("length of writer %d's file", writer.index).isEqualTo(writer.written);
-        assertThat(now.length).as("writer %d's bytes hsynced before the kill", writer.index)
-            .isGreaterThanOrEqualTo((int) syncedAtKill[writer.index]);
+        assertThat((long) now.length).as("length of writer %d's file", writer.client).isEqualTo(writer.written);
+        assertThat(now.length).as("writer %d's bytes hsynced before the kill", writer.client)
+            .isGreaterThanOrEqualTo((int) syncedAtKill[writer.client]);
         for (int i = 0; i < now.length; i++) {
-          if (now[i] != patternAt(writer.index, i)) {
-            throw new AssertionError("writer " + writer.index + "'s file differs at byte " + i);
+          if (now[i] != patternAt(writer.client, i)) {
+            throw new AssertionError("writer " + writer.client + "'s file differs at byte " + i);
           }
         }
         byte[] pastNow = read(reader, writer.path(), past);
-        assertThat(pastNow.length).as("past read of writer %d", writer.index)
-            .isGreaterThanOrEqualTo((int) syncedAtPast[writer.index]);
-        assertThat(Arrays.equals(pastNow, before.get(writer.index)))
-            .as("writer %d's file at the past moment reads the same after the failover", writer.index).isTrue();
+        assertThat(pastNow.length).as("past read of writer %d", writer.client)
+            .isGreaterThanOrEqualTo((int) syncedAtPast[writer.client]);
+        assertThat(Arrays.equals(pastNow, before.get(writer.client)))
+            .as("writer %d's file at the past moment reads the same after the failover", writer.client).isTrue();
         writer.fs.close();
       }
       reader.close();

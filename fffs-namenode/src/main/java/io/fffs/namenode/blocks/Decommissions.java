@@ -73,7 +73,7 @@ public final class Decommissions {
         save(nodes, !recommission);
       }
     } else {
-      // Not under this monitor: the log takes the namespace's lock, under which DataNodes register.
+      // Not under this monitor, which DataNode registrations take: logging waits for the write lock and a commit.
       List<String> current;
       do {
         current = replicated.current();

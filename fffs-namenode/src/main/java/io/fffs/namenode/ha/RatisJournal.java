@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -33,13 +32,13 @@ import org.slf4j.LoggerFactory;
  * namespace's write lock) and {@link #flush}es once it released the lock: the ops go to the Raft server in that
  * order, those appended while another entry was being submitted together as one entry ({@link HaEntry}); an op is
  * durable once the state machine has seen it committed by a majority ({@link #committed}), and only then is its
- * change acknowledged. A failed
- * append — this NameNode lost the lead, or its server stopped — fails every change not yet committed: none of them
- * is acknowledged here, and {@code onLost} is told, since this NameNode has applied ops the cluster may never commit.
+ * change acknowledged. A failed append — this NameNode lost the lead, or its server stopped — fails every change not
+ * yet committed: none of them is acknowledged here, and {@code onLost} is told, since this NameNode has applied ops
+ * the cluster may never commit.
  */
 final class RatisJournal implements Journal {
   private static final Logger LOG = LoggerFactory.getLogger(RatisJournal.class);
-  /** Bounds of one Raft entry: well below Ratis's appender buffer (4 MiB), so an entry is never sent alone. */
+  /** Bounds of one Raft entry, so that it fits well within Ratis's appender buffer (4 MiB). */
   private static final int MAX_BATCH_OPS = 1024;
   private static final int MAX_BATCH_BYTES = 1 << 20;
 
@@ -55,7 +54,6 @@ final class RatisJournal implements Journal {
   private boolean submitting;
   /** Encoded ops appended and not yet handed to Raft, in txid order; under the lock. */
   private final List<byte[]> unsent = new ArrayList<>();
-  private final LongAdder entries = new LongAdder();
   private volatile RaftClientAsynchronousProtocol direct;
   private final DurabilityNotices notices = new DurabilityNotices("fffs-raft-journal-notifier");
   /** The last txid appended here or applied from the log; written under the lock. */
@@ -159,7 +157,6 @@ final class RatisJournal implements Journal {
         .setType(RaftClientRequest.writeRequestType()).build();
     CompletableFuture<RaftClientReply> reply;
     try {
-      entries.increment();
       reply = raft().submitClientRequestAsync(request);
     } catch (IOException | RuntimeException e) {
       fail(new FffsException(ErrorCode.NOT_LEADER, "the Raft log refused txids " + firstTxid + ".."
@@ -184,11 +181,6 @@ final class RatisJournal implements Journal {
       direct = division instanceof RaftClientAsynchronousProtocol p ? p : server;
     }
     return direct;
-  }
-
-  /** Raft entries submitted here (each holds one or more ops). */
-  long entriesSubmitted() {
-    return entries.sum();
   }
 
   /**
