@@ -38,19 +38,22 @@ public final class NodeSettings {
   }
 
   /**
-   * The directory setting {@code key} names, created if missing, once this process has written a file in it; else
-   * {@code SETTING_UNUSABLE} naming the setting (a file in its place, no permission, a read-only file system).
+   * The directory setting {@code key} names, created if missing, when this process may write in it (the system's
+   * access check, which also says no on a read-only file system); else {@code SETTING_UNUSABLE} naming the setting.
    */
   public static Path writableDirectory(String key, Path dir) throws FffsException {
+    String why;
     try {
       Files.createDirectories(dir);
-      Path probe = Files.createTempFile(dir, ".write-check", ".tmp");
-      Files.delete(probe);
-      return dir;
+      why = !Files.isDirectory(dir) ? "not a directory" : Files.isWritable(dir) ? null : "not writable by this process";
     } catch (IOException | SecurityException e) {
-      throw new FffsException(ErrorCode.SETTING_UNUSABLE, key + "=" + dir + " is not a directory this process can"
-          + " write (" + e + "); fix its permissions or set " + key + " to another directory", e);
+      why = e.toString();
     }
+    if (why != null) {
+      throw new FffsException(ErrorCode.SETTING_UNUSABLE, key + "=" + dir + " cannot be used (" + why + "); fix"
+          + " its permissions or set " + key + " to another directory");
+    }
+    return dir;
   }
 
   private static boolean bindFailure(Throwable e) {

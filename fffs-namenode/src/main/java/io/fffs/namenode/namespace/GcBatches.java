@@ -49,8 +49,8 @@ public final class GcBatches {
   public Batch next(Namespace namespace) {
     while (!done()) {
       GcPass.Keep keep = plan.get(next);
-      if (cursor == null && keep.units() <= budget) {
-        return whole();
+      if (cursor == null && units(namespace, keep) <= budget) {
+        return whole(namespace);
       }
       Inode inode = namespace.inode(keep.inodeId());
       Batch part = inode == null ? null : part(inode, keep);
@@ -65,17 +65,29 @@ public final class GcBatches {
   }
 
   /** Whole keeps from the next one until the batch goes through the budget; a keep larger than it stays out. */
-  private Batch whole() {
+  private Batch whole(Namespace namespace) {
     GcBatchOp.Builder batch = GcBatchOp.newBuilder();
     Map<MomentSet, Integer> index = new HashMap<>();
     long bytes = 0;
     int units = 0;
-    while (next < plan.size() && units < budget && bytes < MAX_SET_BYTES && plan.get(next).units() <= budget) {
-      GcPass.Keep keep = plan.get(next++);
-      units += keep.units();
-      bytes += add(batch, index, keep, null);
+    while (next < plan.size() && units < budget && bytes < MAX_SET_BYTES) {
+      int more = units(namespace, plan.get(next));
+      if (more > budget) {
+        break;
+      }
+      units += more;
+      bytes += add(batch, index, plan.get(next++), null);
     }
     return new Batch(batch, units);
+  }
+
+  /**
+   * The units applying {@code keep} whole goes through: as the plan read them, or more when the inode has grown
+   * since (versions and names added while the pass ran, counted without walking its names' histories).
+   */
+  private static int units(Namespace namespace, GcPass.Keep keep) {
+    Inode inode = namespace.inode(keep.inodeId());
+    return inode == null ? 1 : Math.max(keep.units(), 1 + inode.states().size() + inode.children().size());
   }
 
   /** The next part of {@code inode}'s keep (advances the cursor; null at its end), or null if nothing is left. */

@@ -205,6 +205,38 @@ class GcLargeInodeTest {
     assertThat(replayed.dump()).as("the logged batches replayed (a follower, a restart)").isEqualTo(whole.dump());
   }
 
+  @Test
+  void aFileThatGrewWhileThePassRanIsCutIntoPartsToo() throws Exception {
+    Namespace namespace = Namespace.format("cluster-7", "admin", "supergroup", (short) 0755);
+    NamespaceApplier applier = new NamespaceApplier(namespace);
+    long[] micros = {START_MICROS};
+    java.util.function.Consumer<EditOpProto> apply = op -> applier.apply(op, HlcTimestamp.of(micros[0] += 200, 0));
+    long file = namespace.allocateInodeId();
+    long block = namespace.allocateBlockId();
+    apply.accept(EditOpProto.newBuilder().setCreate(CreateOp.newBuilder().setPath("/grown").setInodeId(file)
+        .setPermission(0644).setOwner("admin").setGroup("supergroup").setReplication(1).setBlockSize(1 << 20)
+        .setClientName("writer")).build());
+    apply.accept(EditOpProto.newBuilder().setAddBlock(AddBlockOp.newBuilder().setInodeId(file).setBlockId(block)
+        .setDatanodeUuid("dn-1")).build());
+    List<GcPass.Keep> plan = GcPass.plan(namespace, micros[0], RetentionRule.parse("1s"), BUDGET, GcPass.DIRECT);
+    for (int v = 0; v < 20 * BUDGET; v++) {  // a writer hsyncs while the pass runs
+      apply.accept(EditOpProto.newBuilder().setFsync(FsyncOp.newBuilder().setInodeId(file).setBlockId(block)
+          .setLength(v + 1)).build());
+    }
+    GcBatches batches = new GcBatches(plan, BUDGET);
+    List<Integer> writeHolds = new ArrayList<>();
+    for (GcBatches.Batch batch = batches.next(namespace); batch != null; batch = batches.next(namespace)) {
+      writeHolds.add(decided(namespace, batch.op().build()));
+      applier.apply(EditOpProto.newBuilder().setGcBatch(batch.op()).build(), HlcTimestamp.of(micros[0] += 200, 0));
+    }
+    assertThat(plan).extracting(GcPass.Keep::units).as("planned small").allSatisfy(units ->
+        assertThat(units).isLessThan(BUDGET));
+    assertThat(writeHolds).as("applied in parts of the budget").hasSizeGreaterThan(10)
+        .allSatisfy(units -> assertThat(units).isLessThanOrEqualTo(BUDGET));
+    assertThat(namespace.inode(file).states().size()).as("every version is in the window")
+        .isEqualTo(1 + 20 * BUDGET + 1);
+  }
+
   /** The inodes, versions and name entries applying {@code batch} decides, counted on the namespace before. */
   private static int decided(Namespace namespace, GcBatchOp batch) {
     int units = 0;
