@@ -29,17 +29,7 @@ public final class AsOfJob {
   public static void main(String[] args) throws Exception {
     String root = args[0];
     String table = root + args[1];
-    SparkSession spark = SparkSession.builder()
-        .master("local[2]")
-        .appName("fffs-as-of-job")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.hadoop.fs.fffs.impl", "io.fffs.client.FreezeFrameFileSystem")
-        .config("spark.hadoop.fs.AbstractFileSystem.fffs.impl", "io.fffs.client.Fffs")
-        .config("spark.hadoop.fs.defaultFS", root)
-        .getOrCreate();
+    SparkSession spark = LocalSpark.on("fffs-as-of-job", root);
     boolean held;
     try (FileSystem fs = FileSystem.newInstance(URI.create(root), new Configuration())) {
       rows(spark, 0, 100).write().mode(SaveMode.Overwrite).parquet(table);

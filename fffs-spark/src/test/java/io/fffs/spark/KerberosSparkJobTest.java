@@ -137,13 +137,7 @@ class KerberosSparkJobTest {
     String root = cluster.getURI().toString();
     String table = root + "/user/alice/sales";
     List<List<Integer>> seen = task.doAs((PrivilegedExceptionAction<List<List<Integer>>>) () -> {
-      SparkSession.Builder builder = SparkSession.builder()
-          .master("local[2]")
-          .appName("fffs-kerberos")
-          .config("spark.driver.bindAddress", "127.0.0.1")
-          .config("spark.driver.host", "127.0.0.1")
-          .config("spark.ui.enabled", "false")
-          .config("spark.sql.shuffle.partitions", "2");
+      SparkSession.Builder builder = LocalSpark.builder("fffs-kerberos");
       for (Map.Entry<String, String> setting : cluster.getConfiguration()) {
         if (setting.getKey().startsWith("fffs.") || setting.getKey().startsWith("hadoop.security.")
             || setting.getKey().startsWith("fs.")) {

@@ -63,17 +63,7 @@ class SparkAsOfReadTest {
     cluster = MiniFffsCluster.builder().baseDir(baseDir).numDataNodes(1).build();
     fs = cluster.getFileSystem();
     root = cluster.getURI().toString();
-    spark = SparkSession.builder()
-        .master("local[2]")
-        .appName("fffs-as-of")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.hadoop.fs.fffs.impl", "io.fffs.client.FreezeFrameFileSystem")
-        .config("spark.hadoop.fs.AbstractFileSystem.fffs.impl", "io.fffs.client.Fffs")
-        .config("spark.hadoop.fs.defaultFS", root)
-        .getOrCreate();
+    spark = LocalSpark.on("fffs-as-of", root);
   }
 
   @AfterAll
