@@ -202,7 +202,9 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     long blockId = blocks.id(index);
     BlockWriter writer = blocks.writer(blockId);
     if (blocks.tokenDue(index)) {
-      // Its packets would outlive the token: go on with a fresh token (renewing drains and closes the writers).
+      // Its packets would outlive the token: go on with a fresh token (renewing closes the writers). They are
+      // drained here first, so that a primary lost meanwhile is succeeded as in any flush.
+      flushAll();
       tokens.renewTokens();
       writer = blocks.writer(blockId);
     }
@@ -271,19 +273,24 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
 
   private void drain() throws IOException {
     sendPacket();
-    try {
-      for (Map.Entry<Long, BlockWriter> writer : List.copyOf(blocks.writers().entrySet())) {
-        flushOrFailOver(writer.getKey(), writer.getValue());
-      }
-    } catch (FffsException e) {
-      resendRefused(e);
-    }
+    flushAll();
     for (Map.Entry<Long, BlockWriter> writer : blocks.writers().entrySet()) {
       long blockId = writer.getKey();
       if (blockId == blocks.id(blocks.count() - 1)) {
         repair.repair(blockId, writer.getValue(), blocks.wanted(blockId), failover.lostPrimaries(blockId));
       }
       blocks.keepMembers(blockId, writer.getValue());
+    }
+  }
+
+  /** Flushes every open writer: a lost primary is succeeded, a refused token renewed and the refused sent again. */
+  private void flushAll() throws IOException {
+    try {
+      for (Map.Entry<Long, BlockWriter> writer : List.copyOf(blocks.writers().entrySet())) {
+        flushOrFailOver(writer.getKey(), writer.getValue());
+      }
+    } catch (FffsException e) {
+      resendRefused(e);
     }
   }
 

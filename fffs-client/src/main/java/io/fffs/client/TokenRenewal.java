@@ -2,7 +2,6 @@ package io.fffs.client;
 
 import io.fffs.client.data.BlockWriter;
 import io.fffs.client.errors.ClientErrors;
-import io.fffs.client.rpc.NamenodeClient;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
