@@ -29,7 +29,6 @@ import io.fffs.datanode.store.WriteResult;
 import io.fffs.protocol.frame.ChunkChecksums;
 import io.fffs.protocol.frame.FrameFormat;
 import io.netty.channel.Channel;
-import java.nio.ByteBuffer;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
@@ -39,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * READ, LOCAL_READ (where a READ's bytes are, for a short-circuit reader on this host), BLOCK_INFO, BLOCK_LOG, SYNC,
  * TRUNCATE and the pipeline's REPLICA_OPEN and REPLICA_END, served on a pool of handler threads because they may wait: for the
  * clock to pass a time (at most the max offset) or for the disk. A READ answer is the header, with a CRC32C per 512-byte chunk of
- * the payload, followed by the view's runs (arena pages, and evicted pages the store loaded and checked) with plain
+ * the payload (mostly those its runs carry, {@link ReadView#chunkCrcs()}), followed by the view's runs (arena pages, and
+ * evicted pages the store loaded and checked) with plain
  * writes; the whole frame is written in one event-loop task so it never interleaves
  * with an ack, and the view (which pins its pages) is closed once the last run is on the wire.
  */
@@ -202,7 +202,7 @@ final class QueryService {
         channel.eventLoop().execute(() -> {
           ResponseHeaderProto header;
           try {
-            header = header(request, view, checksums(view));
+            header = header(request, view, view.chunkCrcs());
           } catch (RuntimeException e) {
             release.run();
             refuse(channel, request, Responses.typed(e, "serving READ"));
@@ -211,7 +211,7 @@ final class QueryService {
           sendRuns(channel, header, view, release);
         });
       } else {
-        ResponseHeaderProto header = header(request, view, checksums(view));
+        ResponseHeaderProto header = header(request, view, view.chunkCrcs());
         channel.eventLoop().execute(() -> sendRuns(channel, header, view, release));
       }
     } catch (RuntimeException e) {
@@ -257,27 +257,6 @@ final class QueryService {
         .setResolvedHlc(view.hlc().toProto()).setChunkCrcs(ChunkChecksums.toWire(crcs));
     return ResponseHeaderProto.newBuilder().setCallId(request.getCallId()).setHlc(clock.now().toProto())
         .setRead(body).build();
-  }
-
-  /**
-   * Checksums the view's bytes: arena pages, and checked pages loaded from segment files, whose chunk CRCs the check
-   * computed already where the answer's chunks line up with theirs.
-   */
-  static int[] checksums(ReadView view) {
-    ChunkChecksums sums = new ChunkChecksums(view.length());
-    for (ReadView.Run run : view.runs()) {
-      ByteBuffer bytes = run.bytes();
-      int[] known = run.chunkCrcs();
-      if (known != null && sums.atChunkBoundary()) {
-        int whole = run.length() / ChunkChecksums.CHUNK_BYTES;
-        for (int k = 0; k < whole; k++) {
-          sums.add(known[run.firstChunk() + k]);
-        }
-        bytes.position(whole * ChunkChecksums.CHUNK_BYTES);
-      }
-      sums.update(bytes);
-    }
-    return sums.finish();
   }
 
   /**

@@ -7,6 +7,7 @@ import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.datanode.store.arena.ArenaFiles;
 import io.fffs.datanode.store.arena.PageArena;
+import io.fffs.datanode.store.arena.SlotChecksums;
 import io.fffs.datanode.store.log.Block;
 import io.fffs.datanode.store.log.BlockLog;
 import io.fffs.datanode.store.log.Pages;
@@ -205,6 +206,9 @@ final class BlockReader {
       held.clear();
     }
     List<ReadView.Run> runs = new ArrayList<>();
+    SlotChecksums kept = arena.checksums();
+    int chunksPerPage = kept.chunksPerPage();
+    int[] residentCrcs = null;  // page i's chunk CRCs at i * chunksPerPage, where the writes kept them
     long minResident = Long.MAX_VALUE;
     long at = offset;
     long end = offset + count;
@@ -217,7 +221,15 @@ final class BlockReader {
       if (pieceOf[i] < 0) {
         int slot = arena.slot(ref.seq);
         ArenaFiles files = arena.files();
-        run = new ReadView.Run(files.channel(slot), files.offsetInFile(slot) + from, to - from, files.map(slot));
+        int[] known = null;
+        if (from % ChunkChecksums.CHUNK_BYTES == 0) {
+          if (residentCrcs == null) {
+            residentCrcs = new int[refs.length * chunksPerPage];
+          }
+          known = kept.copy(ref.seq, residentCrcs, i * chunksPerPage) ? residentCrcs : null;
+        }
+        run = ReadView.Run.resident(files.channel(slot), files.offsetInFile(slot) + from, to - from, files.map(slot),
+            known, i * chunksPerPage + from / ChunkChecksums.CHUNK_BYTES);
         minResident = Math.min(minResident, ref.seq);
       } else {
         PageRunLoader.Piece piece = pieces.get(pieceOf[i]);

@@ -4,6 +4,7 @@ import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.datanode.store.arena.PageArena;
+import io.fffs.protocol.frame.ChunkChecksums;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.List;
@@ -12,7 +13,8 @@ import java.util.List;
  * The bytes of a block range as of one log entry, as runs of contiguous bytes in memory that can be sent without a
  * copy of our own ({@link Run#bytes()}). Resident pages are runs of the arena's mapped tmpfs files; evicted pages
  * were read from the segment files when the view was made, checked against their CRC32C, and are runs of a buffer
- * the view holds ({@link Run#loaded()}), so what is sent is exactly what was checked.
+ * the view holds ({@link Run#loaded()}), so what is sent is exactly what was checked. Runs carry the CRC32Cs of
+ * their 512-byte chunks where those are known ({@link Run#chunkCrcs()}).
  *
  * <p>While the view is open its resident pages cannot be evicted or reused, nor its loaded buffer given to another
  * read; <b>close it</b> (after the bytes are sent) or writers will eventually stall. The arena's channels belong to
@@ -87,6 +89,28 @@ public final class ReadView implements AutoCloseable {
     }
   }
 
+  /**
+   * The CRC32C of each 512-byte chunk of the view's bytes (chunk 0 starting at {@link #offset()}): where the chunks
+   * line up with a run's, those it carries ({@link Run#chunkCrcs()}), else computed over the bytes (pages written in
+   * part, reads that do not start on a chunk boundary).
+   */
+  public int[] chunkCrcs() {
+    ChunkChecksums sums = new ChunkChecksums(length);
+    for (Run run : runs) {
+      ByteBuffer bytes = run.bytes();
+      int[] known = run.chunkCrcs();
+      if (known != null && sums.atChunkBoundary()) {
+        int whole = run.length() / ChunkChecksums.CHUNK_BYTES;
+        for (int k = 0; k < whole; k++) {
+          sums.add(known[run.firstChunk() + k]);
+        }
+        bytes.position(whole * ChunkChecksums.CHUNK_BYTES);
+      }
+      sums.update(bytes);
+    }
+    return sums.finish();
+  }
+
   /** The view's bytes in a new array. */
   public byte[] toBytes() throws FffsException {
     byte[] bytes = new byte[length];
@@ -115,12 +139,21 @@ public final class ReadView implements AutoCloseable {
     private final long position;
     private final int length;
     private final ByteBuffer mapped;
-    /** Of a loaded run that starts on a chunk boundary: the CRCs of its chunks from {@link #firstChunk}, else null. */
+    /** When known (see {@link #chunkCrcs()}): the CRCs of its chunks from {@link #firstChunk}, else null. */
     private final int[] chunkCrcs;
     private final int firstChunk;
 
     Run(FileChannel channel, long position, int length, ByteBuffer mapped) {
       this(channel, position, length, mapped, null, 0);
+    }
+
+    /**
+     * A run of arena bytes; {@code chunkCrcs} from {@code firstChunk} are the CRC32Cs of its 512-byte chunks kept
+     * from the write that filled its pages ({@link io.fffs.datanode.store.arena.SlotChecksums}), or null.
+     */
+    static Run resident(FileChannel channel, long position, int length, ByteBuffer mapped, int[] chunkCrcs,
+        int firstChunk) {
+      return new Run(channel, position, length, mapped, chunkCrcs, firstChunk);
     }
 
     private Run(FileChannel channel, long position, int length, ByteBuffer mapped, int[] chunkCrcs,
@@ -175,8 +208,9 @@ public final class ReadView implements AutoCloseable {
     }
 
     /**
-     * The CRC32Cs of the run's whole 512-byte chunks, from index {@link #firstChunk()}, known from the check of a
-     * loaded run that starts on a chunk boundary; null when they must be computed.
+     * The CRC32Cs of the run's whole 512-byte chunks, from index {@link #firstChunk()}, for a run that starts on a
+     * chunk boundary of its pages: of arena pages, kept from the write that filled them; of a loaded run, computed by
+     * the check of its pages. Null when they must be computed.
      */
     public int[] chunkCrcs() {
       return chunkCrcs;
