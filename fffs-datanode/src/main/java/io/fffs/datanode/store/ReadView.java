@@ -13,7 +13,9 @@ import java.util.List;
  * The bytes of a block range as of one log entry, as runs of contiguous bytes in memory that can be sent without a
  * copy of our own ({@link Run#bytes()}). Resident pages are runs of the arena's mapped tmpfs files; evicted pages
  * were read from the segment files when the view was made, checked against their CRC32C, and are runs of a buffer
- * the view holds ({@link Run#loaded()}), so what is sent is exactly what was checked. Runs carry the CRC32Cs of
+ * the view holds ({@link Run#loaded()}), so what is sent is exactly what was checked — or, for a view made to be
+ * sent ({@link BlockStore#readForSending}), evicted pages an earlier read checked are runs of their segment file
+ * ({@link Run#inFile()}) with the CRCs that check computed, for the reader to check. Runs carry the CRC32Cs of
  * their 512-byte chunks where those are known ({@link Run#chunkCrcs()}).
  *
  * <p>While the view is open its resident pages cannot be evicted or reused, nor its loaded buffer given to another
@@ -30,7 +32,7 @@ public final class ReadView implements AutoCloseable {
   private final int length;
   private final List<Run> runs;
   private final PageArena.Pin pin;
-  /** Gives back the buffer of the view's loaded runs (null when none). */
+  /** Gives back the buffer of the view's loaded runs and the segment files it holds (null when neither). */
   private Runnable releaseFiles;
 
   ReadView(long blockId, int logIndex, HlcTimestamp hlc, long blockLength, long offset, int length, List<Run> runs,
@@ -97,16 +99,18 @@ public final class ReadView implements AutoCloseable {
   public int[] chunkCrcs() {
     ChunkChecksums sums = new ChunkChecksums(length);
     for (Run run : runs) {
-      ByteBuffer bytes = run.bytes();
       int[] known = run.chunkCrcs();
+      int whole = 0;
       if (known != null && sums.atChunkBoundary()) {
-        int whole = run.length() / ChunkChecksums.CHUNK_BYTES;
+        whole = run.length() / ChunkChecksums.CHUNK_BYTES;
         for (int k = 0; k < whole; k++) {
           sums.add(known[run.firstChunk() + k]);
         }
-        bytes.position(whole * ChunkChecksums.CHUNK_BYTES);
       }
-      sums.update(bytes);
+      if (whole * ChunkChecksums.CHUNK_BYTES < run.length()) {
+        ByteBuffer bytes = run.bytes();
+        sums.update(bytes.position(whole * ChunkChecksums.CHUNK_BYTES));
+      }
     }
     return sums.finish();
   }
@@ -174,7 +178,19 @@ public final class ReadView implements AutoCloseable {
       return new Run(null, position, length, buffer, chunkCrcs, firstChunk);
     }
 
-    /** The arena file the bytes are in (null for a {@link #loaded()} run); owned by the store, never close it. */
+    /**
+     * A run of whole 512-byte chunks at {@code position} of a segment file, which the view holds open; {@code chunkCrcs}
+     * from {@code firstChunk} are their CRC32Cs as an earlier read checked them. Send it with {@code sendfile}: a
+     * segment file's records never change, so the socket may reference its pages after the view is closed.
+     */
+    static Run inFile(FileChannel channel, long position, int length, int[] chunkCrcs, int firstChunk) {
+      return new Run(channel, position, length, null, chunkCrcs, firstChunk);
+    }
+
+    /**
+     * The arena or segment file the bytes are in (null for a {@link #loaded()} run); owned by the store, never close
+     * it.
+     */
     public FileChannel channel() {
       return channel;
     }
@@ -187,9 +203,14 @@ public final class ReadView implements AutoCloseable {
       return length;
     }
 
-    /** Whether the bytes are in the memory arena (else they were loaded from a segment file on disk). */
+    /** Whether the bytes are in the memory arena (else they are or were loaded from a segment file on disk). */
     public boolean inMemory() {
-      return channel != null;
+      return channel != null && mapped != null;
+    }
+
+    /** Whether the bytes are to be sent from their segment file ({@link #inFile}); {@link #bytes()} reads them. */
+    public boolean inFile() {
+      return mapped == null;
     }
 
     /** Whether the bytes were loaded from a segment file into the view's buffer and checked there. */
@@ -201,9 +222,19 @@ public final class ReadView implements AutoCloseable {
      * The run's bytes, read-only, without a copy: straight from the mapped arena, or the view's loaded buffer. Send
      * them with an ordinary socket write, which copies them into the kernel before it completes — not with
      * {@code sendfile}: a sent file page stays referenced by the socket until the peer reads it, and an arena slot
-     * is reused once the view is closed.
+     * is reused once the view is closed. A run {@link #inFile()} is read from its file into a new buffer here.
      */
     public ByteBuffer bytes() {
+      if (mapped == null) {
+        ByteBuffer read = ByteBuffer.allocate(length);
+        try {
+          io.fffs.datanode.store.persist.SegmentPageReader.readFully(channel, read, position);
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException("cannot read " + length + " bytes of a segment file at offset "
+              + position, e);
+        }
+        return read.flip().asReadOnlyBuffer();
+      }
       return mapped.slice((int) position, length).asReadOnlyBuffer();
     }
 
@@ -231,6 +262,10 @@ public final class ReadView implements AutoCloseable {
     }
 
     void copyTo(ByteBuffer dst) {
+      if (mapped == null) {
+        dst.put(bytes());
+        return;
+      }
       dst.put(dst.position(), mapped, (int) position, length);
       dst.position(dst.position() + length);
     }
