@@ -17,7 +17,7 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
  * <pre>
  *   uri          → ok URI                        (the file system clients connect to)
  *   quiet        → ok                            (FFFS: waits until persistence has gone quiet)
- *   stats        → ok PAGES_RELOADED SEGMENT_READS BATCHES FSYNCS  (FFFS' DataNode 0; zeros for HDFS)
+ *   stats        → ok PAGES_RELOADED SEGMENT_READS BATCHES FSYNCS SENT_FROM_FILES  (FFFS' DataNode 0; zeros for HDFS)
  *   cpu          → ok CPU_MS                      (the CPU time this JVM has used, all its threads)
  *   threads      → ok SNAPSHOT                    (the CPU time of each thread group, {@link ThreadCpu})
  *   repair PATH  → ok SECONDS BYTES              (FFFS: stops DataNode 0 and waits until every block of PATH has
@@ -56,8 +56,8 @@ public final class FreshServerMain {
             }
             case "stats" -> {
               StoreStats stats = fffs ? ffs.getDataNode(0).store().stats() : null;
-              return stats == null ? "0 0 0 0" : stats.pagesReloaded.sum() + " " + stats.segmentReads.sum() + " "
-                  + stats.persistBatches.sum() + " " + stats.fsyncs.sum();
+              return stats == null ? "0 0 0 0 0" : stats.pagesReloaded.sum() + " " + stats.segmentReads.sum() + " "
+                  + stats.persistBatches.sum() + " " + stats.fsyncs.sum() + " " + stats.pagesSentFromFiles.sum();
             }
             case "cpu" -> {
               return String.valueOf(((com.sun.management.OperatingSystemMXBean) java.lang.management

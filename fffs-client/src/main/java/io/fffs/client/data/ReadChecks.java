@@ -15,16 +15,29 @@ final class ReadChecks {
   private ReadChecks() {}
 
   /**
-   * Copies {@code pieces} (the answer's bytes, in order) to {@code dst} while checksumming them, piece by piece, each
-   * checked while it is still in cache and then copied. On a mismatch {@code dst}'s position is left where it was.
+   * Bytes checksummed and then copied at a time: small enough that the copy reads them from the core's L1/L2 cache
+   * where the checksum left them (a 1 MiB answer checksummed whole and then copied costs about half again as much).
+   */
+  private static final int PASS_BYTES = 64 << 10;
+
+  /**
+   * Copies {@code pieces} (the answer's bytes, in order) to {@code dst} while checksumming them, {@link #PASS_BYTES}
+   * at a time, each checked while it is still in cache and then copied. On a mismatch {@code dst}'s position is left
+   * where it was.
    */
   static void verifyInto(ByteBuffer[] pieces, int length, ReadResponseProto response, ByteBuffer dst, long blockId,
       long offset, String peer) throws FffsException {
     int start = dst.position();
     ChunkChecksums sums = new ChunkChecksums(length);
     for (ByteBuffer piece : pieces) {
-      sums.update(piece.duplicate());
-      dst.put(piece);
+      ByteBuffer pass = piece.duplicate();
+      for (int at = piece.position(); at < piece.limit(); at += PASS_BYTES) {
+        pass.limit(Math.min(piece.limit(), at + PASS_BYTES)).position(at);
+        sums.update(pass);
+        dst.put(dst.position(), piece, at, pass.limit() - at);
+        dst.position(dst.position() + pass.limit() - at);
+      }
+      piece.position(piece.limit());
     }
     FffsException corrupt = mismatch(sums, length, response, blockId, offset, peer);
     if (corrupt != null) {

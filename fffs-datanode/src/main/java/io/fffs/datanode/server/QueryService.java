@@ -29,7 +29,9 @@ import io.fffs.datanode.store.WriteResult;
 import io.fffs.protocol.frame.ChunkChecksums;
 import io.fffs.protocol.frame.FrameFormat;
 import io.netty.channel.Channel;
-import java.nio.ByteBuffer;
+import io.netty.channel.DefaultFileRegion;
+import io.netty.handler.ssl.SslHandler;
+import java.nio.channels.FileChannel;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
@@ -39,9 +41,10 @@ import org.slf4j.LoggerFactory;
  * READ, LOCAL_READ (where a READ's bytes are, for a short-circuit reader on this host), BLOCK_INFO, BLOCK_LOG, SYNC,
  * TRUNCATE and the pipeline's REPLICA_OPEN and REPLICA_END, served on a pool of handler threads because they may wait: for the
  * clock to pass a time (at most the max offset) or for the disk. A READ answer is the header, with a CRC32C per 512-byte chunk of
- * the payload, followed by the view's runs (arena pages, and evicted pages the store loaded and checked) with plain
- * writes; the whole frame is written in one event-loop task so it never interleaves
- * with an ack, and the view (which pins its pages) is closed once the last run is on the wire.
+ * the payload (mostly those its runs carry, {@link ReadView#chunkCrcs()}), followed by the view's runs: arena pages and
+ * evicted pages the store loaded and checked with plain writes, evicted pages an earlier read checked from their
+ * segment file with sendfile ({@link BlockStore#readForSending}); the whole frame is written in one event-loop task
+ * so it never interleaves with an ack, and the view (which pins its pages) is closed once the last run is on the wire.
  */
 final class QueryService {
   private static final Logger LOG = LoggerFactory.getLogger(QueryService.class);
@@ -187,7 +190,11 @@ final class QueryService {
     gate.enterRead();
     ReadView view;
     try {
-      view = store.read(read.getBlockId(), read.getOffset(), read.getLength(), TimeSpec.fromProto(read.getTime()));
+      TimeSpec time = TimeSpec.fromProto(read.getTime());
+      // sendfile bypasses a TLS handler's encryption: over TLS every byte goes through it as a buffer
+      view = channel.pipeline().get(SslHandler.class) == null
+          ? store.readForSending(read.getBlockId(), read.getOffset(), read.getLength(), time)
+          : store.read(read.getBlockId(), read.getOffset(), read.getLength(), time);
     } catch (FffsException | RuntimeException e) {
       gate.exitRead();
       throw e;
@@ -202,7 +209,7 @@ final class QueryService {
         channel.eventLoop().execute(() -> {
           ResponseHeaderProto header;
           try {
-            header = header(request, view, checksums(view));
+            header = header(request, view, view.chunkCrcs());
           } catch (RuntimeException e) {
             release.run();
             refuse(channel, request, Responses.typed(e, "serving READ"));
@@ -211,7 +218,7 @@ final class QueryService {
           sendRuns(channel, header, view, release);
         });
       } else {
-        ResponseHeaderProto header = header(request, view, checksums(view));
+        ResponseHeaderProto header = header(request, view, view.chunkCrcs());
         channel.eventLoop().execute(() -> sendRuns(channel, header, view, release));
       }
     } catch (RuntimeException e) {
@@ -260,39 +267,35 @@ final class QueryService {
   }
 
   /**
-   * Checksums the view's bytes: arena pages, and checked pages loaded from segment files, whose chunk CRCs the check
-   * computed already where the answer's chunks line up with theirs.
-   */
-  static int[] checksums(ReadView view) {
-    ChunkChecksums sums = new ChunkChecksums(view.length());
-    for (ReadView.Run run : view.runs()) {
-      ByteBuffer bytes = run.bytes();
-      int[] known = run.chunkCrcs();
-      if (known != null && sums.atChunkBoundary()) {
-        int whole = run.length() / ChunkChecksums.CHUNK_BYTES;
-        for (int k = 0; k < whole; k++) {
-          sums.add(known[run.firstChunk() + k]);
-        }
-        bytes.position(whole * ChunkChecksums.CHUNK_BYTES);
-      }
-      sums.update(bytes);
-    }
-    return sums.finish();
-  }
-
-  /**
    * Event loop: the header, then each run, then {@code release} closes the view (and lets the {@link ReadGate}
-   * know) once everything is flushed. Every run goes out with a plain write, which the kernel copies before the
-   * flush completes: after that the view may be closed, its arena slots reused and its loaded buffer taken by the
-   * next read. (sendfile would keep referencing an arena page until the peer read it; pages loaded from a segment
-   * file were copied into memory to be checked, and sending that copy costs what sendfile would.)
+   * know) once everything is flushed. Arena runs and loaded runs go out with a plain write, which the kernel copies
+   * before the flush completes: after that the view may be closed, its arena slots reused and its loaded buffer
+   * taken by the next read (sendfile would keep referencing an arena page until the peer read it). Runs in a segment
+   * file go out with sendfile ({@link SegmentRegion}): a record's bytes never change while its file exists, and the
+   * view holds the file until they are flushed.
    */
   private static void sendRuns(Channel channel, ResponseHeaderProto header, ReadView view, Runnable release) {
     channel.write(FrameFormat.prefix(channel.alloc(), header, view.length()), channel.voidPromise());
     for (ReadView.Run run : view.runs()) {
-      channel.write(io.netty.buffer.Unpooled.wrappedBuffer(run.bytes()), channel.voidPromise());
+      channel.write(run.inFile() ? new SegmentRegion(run.channel(), run.position(), run.length())
+          : io.netty.buffer.Unpooled.wrappedBuffer(run.bytes()), channel.voidPromise());
     }
     channel.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(done -> release.run());
+  }
+
+  /**
+   * A stretch of a segment file for {@code sendfile}, whose channel is the store's: released without closing it
+   * (Netty's own region closes its file).
+   */
+  private static final class SegmentRegion extends DefaultFileRegion {
+    SegmentRegion(FileChannel file, long position, long count) {
+      super(file, position, count);
+    }
+
+    @Override
+    protected void deallocate() {
+      // the channel belongs to the store's SegmentPageReader
+    }
   }
 
   /**

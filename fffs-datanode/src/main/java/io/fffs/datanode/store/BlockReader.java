@@ -7,6 +7,7 @@ import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.datanode.store.arena.ArenaFiles;
 import io.fffs.datanode.store.arena.PageArena;
+import io.fffs.datanode.store.arena.SlotChecksums;
 import io.fffs.datanode.store.log.Block;
 import io.fffs.datanode.store.log.BlockLog;
 import io.fffs.datanode.store.log.Pages;
@@ -29,12 +30,19 @@ final class BlockReader {
   private final int pageSize;
   private final PageRunLoader loader;
   private final ReadBuffers buffers = new ReadBuffers();
+  private final CheckedCrcs checked;
+  private final StoreStats stats;
+  private static final int RESIDENT = -1;
+  private static final int IN_FILE = -2;
 
-  BlockReader(PageArena arena, SegmentPageReader disk, StoreStats stats) {
+  /** @param checkedCrcBytes heap for the chunk CRCs of evicted pages reads checked ({@link CheckedCrcs}) */
+  BlockReader(PageArena arena, SegmentPageReader disk, StoreStats stats, long checkedCrcBytes) {
     this.arena = arena;
     this.disk = disk;
+    this.stats = stats;
     this.pageSize = arena.pageSize();
     this.loader = new PageRunLoader(pageSize, stats);
+    this.checked = new CheckedCrcs(checkedCrcBytes, pageSize);
   }
 
   BlockInfo info(Block block, Selector selector) throws FffsException {
@@ -54,22 +62,28 @@ final class BlockReader {
     }
   }
 
-  ReadView read(Block block, Selector selector, long offset, int length) throws FffsException {
+  /**
+   * A view of the range as of the selected entry; with {@code sendFiles}, evicted pages whose chunk CRCs an earlier
+   * read checked ({@link CheckedCrcs}) are runs of their segment file ({@link ReadView.Run#inFile()}), which the
+   * view holds open until it is closed, instead of being loaded and checked again.
+   */
+  ReadView read(Block block, Selector selector, long offset, int length, boolean sendFiles) throws FffsException {
     PageArena.Pin pin = arena.pin();
     try {
-      return read(block, selector, offset, length, pin);
+      return read(block, selector, offset, length, pin, sendFiles);
     } catch (FffsException | RuntimeException e) {
       pin.close();
       throw e;
     }
   }
 
-  private ReadView read(Block block, Selector selector, long offset, int length, PageArena.Pin pin)
-      throws FffsException {
+  private ReadView read(Block block, Selector selector, long offset, int length, PageArena.Pin pin,
+      boolean sendFiles) throws FffsException {
     List<SegmentPageReader.Handle> held = new ArrayList<>();
     Resolved r = resolve(block, selector, offset, length, pin, held);
     try {
-      return view(block, r.index, r.hlc, r.blockLength, offset, r.count, r.refs, r.segmentFiles, held, pin);
+      return view(block, r.index, r.hlc, r.blockLength, offset, r.count, r.refs, r.segmentFiles, held, pin,
+          sendFiles);
     } catch (FffsException | RuntimeException e) {
       held.forEach(disk::release);
       throw e;
@@ -178,14 +192,28 @@ final class BlockReader {
   }
 
   private ReadView view(Block block, int index, long hlc, long blockLength, long offset, int count, PageRef[] refs,
-      SegmentPageReader.Handle[] segmentFiles, List<SegmentPageReader.Handle> held, PageArena.Pin pin)
-      throws FffsException {
+      SegmentPageReader.Handle[] segmentFiles, List<SegmentPageReader.Handle> held, PageArena.Pin pin,
+      boolean sendFiles) throws FffsException {
+    int chunksPerPage = arena.checksums().chunksPerPage();
+    // Page i's chunk CRCs at i * chunksPerPage: kept by its write (arena) or by an earlier read's check (in a file).
+    int[] crcs = new int[refs.length * chunksPerPage];
+    boolean filesAllowed = sendFiles && checked.enabled() && offset % ChunkChecksums.CHUNK_BYTES == 0;
+    int inFiles = 0;
     List<PageRunLoader.Piece> pieces = new ArrayList<>();
     int[] pieceOf = new int[refs.length];
+    long end = offset + count;
     for (int i = 0; i < refs.length; i++) {
       PageRef ref = refs[i];
       if (ref.seq >= pin.residentFrom()) {
-        pieceOf[i] = -1;
+        pieceOf[i] = RESIDENT;
+        continue;
+      }
+      long pageStart = (long) ref.page * pageSize;
+      int bytes = (int) (Math.min(pageStart + pageSize, end) - Math.max(pageStart, offset));
+      if (filesAllowed && bytes % ChunkChecksums.CHUNK_BYTES == 0
+          && checked.copy(ref.diskLoc, ref.pageInEntry, crcs, i * chunksPerPage)) {
+        pieceOf[i] = IN_FILE;
+        inFiles++;
         continue;
       }
       int last = pieces.size() - 1;
@@ -201,30 +229,44 @@ final class BlockReader {
     ByteBuffer loaded = null;
     if (!pieces.isEmpty()) {
       loaded = loader.load(pieces, buffers);
+      for (PageRunLoader.Piece piece : pieces) {
+        checked.keep(piece.location(), piece.entryPages(), piece.firstPage(), piece.pages(), piece.chunkCrcs());
+      }
+    }
+    if (inFiles == 0) {
       held.forEach(disk::release);  // the view holds checked copies: the cleaner may close the files now
       held.clear();
+    } else {
+      stats.pagesSentFromFiles.add(inFiles);
     }
     List<ReadView.Run> runs = new ArrayList<>();
+    SlotChecksums kept = arena.checksums();
     long minResident = Long.MAX_VALUE;
     long at = offset;
-    long end = offset + count;
     for (int i = 0; i < refs.length; i++) {
       PageRef ref = refs[i];
       long pageStart = (long) ref.page * pageSize;
       int from = (int) (at - pageStart);
       int to = (int) Math.min(pageSize, end - pageStart);
+      boolean onChunk = from % ChunkChecksums.CHUNK_BYTES == 0;
+      int firstChunk = i * chunksPerPage + from / ChunkChecksums.CHUNK_BYTES;
       ReadView.Run run;
-      if (pieceOf[i] < 0) {
+      if (pieceOf[i] == RESIDENT) {
         int slot = arena.slot(ref.seq);
         ArenaFiles files = arena.files();
-        run = new ReadView.Run(files.channel(slot), files.offsetInFile(slot) + from, to - from, files.map(slot));
+        boolean known = onChunk && kept.copy(ref.seq, crcs, i * chunksPerPage);
+        run = ReadView.Run.resident(files.channel(slot), files.offsetInFile(slot) + from, to - from, files.map(slot),
+            known ? crcs : null, firstChunk);
         minResident = Math.min(minResident, ref.seq);
+      } else if (pieceOf[i] == IN_FILE) {
+        run = ReadView.Run.inFile(segmentFiles[i].channel(), disk.pagePosition(ref.diskLoc, ref.pageInEntry) + from,
+            to - from, crcs, firstChunk);
       } else {
         PageRunLoader.Piece piece = pieces.get(pieceOf[i]);
         int inPiece = (ref.pageInEntry - piece.firstPage()) * pageSize + from;
-        boolean onChunk = inPiece % ChunkChecksums.CHUNK_BYTES == 0;
         run = ReadView.Run.loaded(loaded, piece.bufferOffset() + inPiece, to - from,
-            onChunk ? piece.chunkCrcs() : null, inPiece / ChunkChecksums.CHUNK_BYTES);
+            inPiece % ChunkChecksums.CHUNK_BYTES == 0 ? piece.chunkCrcs() : null,
+            inPiece / ChunkChecksums.CHUNK_BYTES);
       }
       addRun(runs, run);
       at = pageStart + to;
@@ -235,8 +277,14 @@ final class BlockReader {
       pin.narrow(minResident);
     }
     ByteBuffer buffer = loaded;
-    return new ReadView(block.id(), index, HlcTimestamp.valueOf(hlc), blockLength, offset, count, runs, pin,
-        buffer == null ? null : () -> buffers.give(buffer));
+    List<SegmentPageReader.Handle> files = List.copyOf(held);
+    Runnable release = buffer == null && files.isEmpty() ? null : () -> {
+      if (buffer != null) {
+        buffers.give(buffer);
+      }
+      files.forEach(disk::release);  // runs in the files are sent: the cleaner may close them now
+    };
+    return new ReadView(block.id(), index, HlcTimestamp.valueOf(hlc), blockLength, offset, count, runs, pin, release);
   }
 
   /** The handle of the file {@code location} is in, acquired once per read. */

@@ -117,6 +117,15 @@ public interface BlockStore extends AutoCloseable {
   ReadView read(long blockId, long offset, int length, TimeSpec time) throws FffsException;
 
   /**
+   * {@link #read} for a caller that sends the view with a plain socket write or {@code sendfile}: evicted pages whose
+   * chunk CRCs an earlier read checked may be runs of their segment file ({@link ReadView.Run#inFile()}) carrying
+   * those CRCs, not loaded and checked again; the reader's check of the CRCs covers them. Any other store: {@link #read}.
+   */
+  default ReadView readForSending(long blockId, long offset, int length, TimeSpec time) throws FffsException {
+    return read(blockId, offset, length, time);
+  }
+
+  /**
    * Where the bytes {@link #read} would return are in this DataNode's files, for a short-circuit reader on this host
    * ({@link LocalView}); the same waits and refusals as {@link #read}. {@code UNSUPPORTED} for a store without files.
    */

@@ -157,6 +157,9 @@ final class BlockWriter {
       UserTimeExtractor.Stream trial, WriteOptions options) {
     List<EntryMeta> entries = new ArrayList<>(2);
     ReplicaStamp stamp = options.replica();
+    if (count > 0) {
+      arena.checksums().keep(firstSeq, offset, count, options.chunkCrcs());  // before readers can see the pages
+    }
     block.writeLock().lock();
     try {
       if (!state.exists) {

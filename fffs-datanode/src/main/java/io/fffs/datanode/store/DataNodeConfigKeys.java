@@ -81,6 +81,15 @@ public final class DataNodeConfigKeys {
   public static final long PERSISTENCE_CHUNK_CRC_BUDGET_DEFAULT = 16L << 20;
 
   /**
+   * Heap for the chunk CRC32Cs of evicted pages that reads loaded and checked (4 bytes per 512 B: the default 32 MiB
+   * covers 4 GiB of pages): a later data-port read of those pages is sent straight from the segment file with
+   * {@code sendfile} and these CRCs, which the reader checks, instead of being read and checked again. 0: every read
+   * of an evicted page loads and checks it.
+   */
+  public static final String READ_CHECKED_CRCS_KEY = "fffs.datanode.read.checked-crcs";
+  public static final long READ_CHECKED_CRCS_DEFAULT = 32L << 20;
+
+  /**
    * How segment files are written: {@code false} (default) through the page cache, as HDFS writes its block files,
    * so that the first read of an evicted page finds it in memory; {@code auto} with O_DIRECT (no page-cache copy, no
    * writeback: less DataNode CPU per byte written, but first reads of evicted data go to the disk) where the data
@@ -234,6 +243,11 @@ public final class DataNodeConfigKeys {
   /** {@link #PERSISTENCE_CHUNK_CRC_BUDGET_KEY} in bytes. */
   public static long persistenceChunkCrcBudget(Configuration conf) {
     return sizeOrZero(conf, PERSISTENCE_CHUNK_CRC_BUDGET_KEY, PERSISTENCE_CHUNK_CRC_BUDGET_DEFAULT, "off", "16m");
+  }
+
+  /** {@link #READ_CHECKED_CRCS_KEY} in bytes. */
+  public static long readCheckedCrcs(Configuration conf) {
+    return sizeOrZero(conf, READ_CHECKED_CRCS_KEY, READ_CHECKED_CRCS_DEFAULT, "off", "32m");
   }
 
   /** A size setting that may be 0 (meaning {@code zeroMeans}) but not negative. */

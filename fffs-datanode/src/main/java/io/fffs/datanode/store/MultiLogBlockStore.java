@@ -64,7 +64,7 @@ public final class MultiLogBlockStore implements BlockStore {
   private MultiLogBlockStore(HybridLogicalClock clock, BlockMap blocks, PageArena arena, DurabilityTracker tracker,
       PersistenceService persistence, SegmentPageReader disk, DirectoryLock dataLock, StoreStats stats,
       long maxBlockSize, Scrubber scrubber, HistoryCollector collector, SegmentCleaner cleaner,
-      java.util.Set<Long> quarantined, Path dataDir, PipelineEpochFile epochs) {
+      java.util.Set<Long> quarantined, Path dataDir, PipelineEpochFile epochs, long checkedCrcBytes) {
     this.epochs = epochs;
     this.quarantined = quarantined;
     this.dataDir = dataDir;
@@ -79,7 +79,7 @@ public final class MultiLogBlockStore implements BlockStore {
     this.scrubber = scrubber;
     this.collector = collector;
     this.cleaner = cleaner;
-    this.reader = new BlockReader(arena, disk, stats);
+    this.reader = new BlockReader(arena, disk, stats, checkedCrcBytes);
     this.writer = new BlockWriter(arena, reader, tracker, persistence, stats, maxBlockSize);
   }
 
@@ -156,7 +156,8 @@ public final class MultiLogBlockStore implements BlockStore {
         scrubber.start();
       }
       return new MultiLogBlockStore(clock, blocks, arena, tracker, persistence, disk, dataLock, stats,
-          DataNodeConfigKeys.blockMaxSize(conf), scrubber, collector, cleaner, quarantined, dataDir, epochs);
+          DataNodeConfigKeys.blockMaxSize(conf), scrubber, collector, cleaner, quarantined, dataDir, epochs,
+          persistent ? DataNodeConfigKeys.readCheckedCrcs(conf) : 0);
     } catch (FffsException | RuntimeException e) {
       if (epochs != null) {
         closeQuietly(epochs);
@@ -350,7 +351,14 @@ public final class MultiLogBlockStore implements BlockStore {
     checkOpen();
     // Wait first: a block unknown now may still be created at or before a time not yet passed.
     awaitPast(blockId, time);
-    return reader.read(existing(blockId, time.toString()), Selector.of(time), offset, length);
+    return reader.read(existing(blockId, time.toString()), Selector.of(time), offset, length, false);
+  }
+
+  @Override
+  public ReadView readForSending(long blockId, long offset, int length, TimeSpec time) throws FffsException {
+    checkOpen();
+    awaitPast(blockId, time);
+    return reader.read(existing(blockId, time.toString()), Selector.of(time), offset, length, true);
   }
 
   @Override
@@ -363,7 +371,8 @@ public final class MultiLogBlockStore implements BlockStore {
   @Override
   public ReadView readAtLogIndex(long blockId, int logIndex, long offset, int length) throws FffsException {
     checkOpen();
-    return reader.read(existing(blockId, "at log index " + logIndex), Selector.logIndex(logIndex), offset, length);
+    return reader.read(existing(blockId, "at log index " + logIndex), Selector.logIndex(logIndex), offset, length,
+        false);
   }
 
   @Override

@@ -4,6 +4,7 @@ import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.datanode.store.arena.PageArena;
+import io.fffs.protocol.frame.ChunkChecksums;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.List;
@@ -12,7 +13,10 @@ import java.util.List;
  * The bytes of a block range as of one log entry, as runs of contiguous bytes in memory that can be sent without a
  * copy of our own ({@link Run#bytes()}). Resident pages are runs of the arena's mapped tmpfs files; evicted pages
  * were read from the segment files when the view was made, checked against their CRC32C, and are runs of a buffer
- * the view holds ({@link Run#loaded()}), so what is sent is exactly what was checked.
+ * the view holds ({@link Run#loaded()}), so what is sent is exactly what was checked — or, for a view made to be
+ * sent ({@link BlockStore#readForSending}), evicted pages an earlier read checked are runs of their segment file
+ * ({@link Run#inFile()}) with the CRCs that check computed, for the reader to check. Runs carry the CRC32Cs of
+ * their 512-byte chunks where those are known ({@link Run#chunkCrcs()}).
  *
  * <p>While the view is open its resident pages cannot be evicted or reused, nor its loaded buffer given to another
  * read; <b>close it</b> (after the bytes are sent) or writers will eventually stall. The arena's channels belong to
@@ -28,7 +32,7 @@ public final class ReadView implements AutoCloseable {
   private final int length;
   private final List<Run> runs;
   private final PageArena.Pin pin;
-  /** Gives back the buffer of the view's loaded runs (null when none). */
+  /** Gives back the buffer of the view's loaded runs and the segment files it holds (null when neither). */
   private Runnable releaseFiles;
 
   ReadView(long blockId, int logIndex, HlcTimestamp hlc, long blockLength, long offset, int length, List<Run> runs,
@@ -87,6 +91,30 @@ public final class ReadView implements AutoCloseable {
     }
   }
 
+  /**
+   * The CRC32C of each 512-byte chunk of the view's bytes (chunk 0 starting at {@link #offset()}): where the chunks
+   * line up with a run's, those it carries ({@link Run#chunkCrcs()}), else computed over the bytes (pages written in
+   * part, reads that do not start on a chunk boundary).
+   */
+  public int[] chunkCrcs() {
+    ChunkChecksums sums = new ChunkChecksums(length);
+    for (Run run : runs) {
+      int[] known = run.chunkCrcs();
+      int whole = 0;
+      if (known != null && sums.atChunkBoundary()) {
+        whole = run.length() / ChunkChecksums.CHUNK_BYTES;
+        for (int k = 0; k < whole; k++) {
+          sums.add(known[run.firstChunk() + k]);
+        }
+      }
+      if (whole * ChunkChecksums.CHUNK_BYTES < run.length()) {
+        ByteBuffer bytes = run.bytes();
+        sums.update(bytes.position(whole * ChunkChecksums.CHUNK_BYTES));
+      }
+    }
+    return sums.finish();
+  }
+
   /** The view's bytes in a new array. */
   public byte[] toBytes() throws FffsException {
     byte[] bytes = new byte[length];
@@ -115,12 +143,21 @@ public final class ReadView implements AutoCloseable {
     private final long position;
     private final int length;
     private final ByteBuffer mapped;
-    /** Of a loaded run that starts on a chunk boundary: the CRCs of its chunks from {@link #firstChunk}, else null. */
+    /** When known (see {@link #chunkCrcs()}): the CRCs of its chunks from {@link #firstChunk}, else null. */
     private final int[] chunkCrcs;
     private final int firstChunk;
 
     Run(FileChannel channel, long position, int length, ByteBuffer mapped) {
       this(channel, position, length, mapped, null, 0);
+    }
+
+    /**
+     * A run of arena bytes; {@code chunkCrcs} from {@code firstChunk} are the CRC32Cs of its 512-byte chunks kept
+     * from the write that filled its pages ({@link io.fffs.datanode.store.arena.SlotChecksums}), or null.
+     */
+    static Run resident(FileChannel channel, long position, int length, ByteBuffer mapped, int[] chunkCrcs,
+        int firstChunk) {
+      return new Run(channel, position, length, mapped, chunkCrcs, firstChunk);
     }
 
     private Run(FileChannel channel, long position, int length, ByteBuffer mapped, int[] chunkCrcs,
@@ -141,7 +178,19 @@ public final class ReadView implements AutoCloseable {
       return new Run(null, position, length, buffer, chunkCrcs, firstChunk);
     }
 
-    /** The arena file the bytes are in (null for a {@link #loaded()} run); owned by the store, never close it. */
+    /**
+     * A run of whole 512-byte chunks at {@code position} of a segment file, which the view holds open; {@code chunkCrcs}
+     * from {@code firstChunk} are their CRC32Cs as an earlier read checked them. Send it with {@code sendfile}: a
+     * segment file's records never change, so the socket may reference its pages after the view is closed.
+     */
+    static Run inFile(FileChannel channel, long position, int length, int[] chunkCrcs, int firstChunk) {
+      return new Run(channel, position, length, null, chunkCrcs, firstChunk);
+    }
+
+    /**
+     * The arena or segment file the bytes are in (null for a {@link #loaded()} run); owned by the store, never close
+     * it.
+     */
     public FileChannel channel() {
       return channel;
     }
@@ -154,9 +203,14 @@ public final class ReadView implements AutoCloseable {
       return length;
     }
 
-    /** Whether the bytes are in the memory arena (else they were loaded from a segment file on disk). */
+    /** Whether the bytes are in the memory arena (else they are or were loaded from a segment file on disk). */
     public boolean inMemory() {
-      return channel != null;
+      return channel != null && mapped != null;
+    }
+
+    /** Whether the bytes are to be sent from their segment file ({@link #inFile}); {@link #bytes()} reads them. */
+    public boolean inFile() {
+      return mapped == null;
     }
 
     /** Whether the bytes were loaded from a segment file into the view's buffer and checked there. */
@@ -168,15 +222,26 @@ public final class ReadView implements AutoCloseable {
      * The run's bytes, read-only, without a copy: straight from the mapped arena, or the view's loaded buffer. Send
      * them with an ordinary socket write, which copies them into the kernel before it completes — not with
      * {@code sendfile}: a sent file page stays referenced by the socket until the peer reads it, and an arena slot
-     * is reused once the view is closed.
+     * is reused once the view is closed. A run {@link #inFile()} is read from its file into a new buffer here.
      */
     public ByteBuffer bytes() {
+      if (mapped == null) {
+        ByteBuffer read = ByteBuffer.allocate(length);
+        try {
+          io.fffs.datanode.store.persist.SegmentPageReader.readFully(channel, read, position);
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException("cannot read " + length + " bytes of a segment file at offset "
+              + position, e);
+        }
+        return read.flip().asReadOnlyBuffer();
+      }
       return mapped.slice((int) position, length).asReadOnlyBuffer();
     }
 
     /**
-     * The CRC32Cs of the run's whole 512-byte chunks, from index {@link #firstChunk()}, known from the check of a
-     * loaded run that starts on a chunk boundary; null when they must be computed.
+     * The CRC32Cs of the run's whole 512-byte chunks, from index {@link #firstChunk()}, for a run that starts on a
+     * chunk boundary of its pages: of arena pages, kept from the write that filled them; of a loaded run, computed by
+     * the check of its pages. Null when they must be computed.
      */
     public int[] chunkCrcs() {
       return chunkCrcs;
@@ -197,6 +262,10 @@ public final class ReadView implements AutoCloseable {
     }
 
     void copyTo(ByteBuffer dst) {
+      if (mapped == null) {
+        dst.put(bytes());
+        return;
+      }
       dst.put(dst.position(), mapped, (int) position, length);
       dst.position(dst.position() + length);
     }

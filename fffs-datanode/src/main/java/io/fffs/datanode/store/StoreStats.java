@@ -23,6 +23,11 @@ public final class StoreStats {
   public final LongAdder pagesEvicted = new LongAdder();
   /** Evicted pages read back from segment files (and checked against their CRC32C) to serve a read or a copy. */
   public final LongAdder pagesReloaded = new LongAdder();
+  /**
+   * Evicted pages sent to a reader straight from their segment file ({@code sendfile}) with chunk CRCs an earlier read
+   * checked, instead of being read back and checked again.
+   */
+  public final LongAdder pagesSentFromFiles = new LongAdder();
   /** Positional reads of segment files made to serve reads of evicted pages (a run of pages and its CRCs each). */
   public final LongAdder segmentReads = new LongAdder();
   /** Bytes those reads brought in: the pages, and the records and padding between pages read together. */
@@ -74,7 +79,8 @@ public final class StoreStats {
   public String toString() {
     return "entries=" + entriesAppended + " bytesWritten=" + bytesWritten + " refused=" + writesRefused
         + " backpressureWaits=" + backpressureWaits + " backpressureMs=" + backpressureNanos.sum() / 1_000_000
-        + " evicted=" + pagesEvicted + " reloaded=" + pagesReloaded + " persisted=" + entriesPersisted
+        + " evicted=" + pagesEvicted + " reloaded=" + pagesReloaded + " sentFromFiles=" + pagesSentFromFiles
+        + " persisted=" + entriesPersisted
         + " durable=" + entriesDurable + " persistedBytes=" + bytesPersisted + " batches=" + persistBatches
         + " fsyncs=" + fsyncs
         + " crcFailures=" + crcFailures + " pretouched=" + pagesPretouched;

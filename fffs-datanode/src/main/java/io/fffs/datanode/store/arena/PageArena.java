@@ -30,6 +30,7 @@ public final class PageArena implements AutoCloseable {
   private final boolean evictable;
   private final long waitTimeoutNanos;
   private final StoreStats stats;
+  private final SlotChecksums checksums;
   /** First sequence number of every allocated range not yet persisted (allocation order is ascending). */
   private final AscendingLongSet unpersisted = new AscendingLongSet();
   /** Reader pins: sequence number → count; no page at or above the smallest pin may be evicted. */
@@ -55,6 +56,7 @@ public final class PageArena implements AutoCloseable {
     this.evictable = evictable;
     this.waitTimeoutNanos = waitTimeoutNanos;
     this.stats = stats;
+    this.checksums = new SlotChecksums(slotCount, files.pageSize());
   }
 
   /** Sets what runs (under this arena's lock: keep it short) when a writer starts to wait for room. */
@@ -69,6 +71,11 @@ public final class PageArena implements AutoCloseable {
 
   public ArenaFiles files() {
     return files;
+  }
+
+  /** The chunk CRCs kept with resident pages by the writes that filled them. */
+  public SlotChecksums checksums() {
+    return checksums;
   }
 
   public int pageSize() {
@@ -246,6 +253,7 @@ public final class PageArena implements AutoCloseable {
    */
   public synchronized void release(long firstSeq, int count) {
     if (head == firstSeq + count) {
+      checksums.forget(firstSeq, count);  // those sequence numbers come again, with other bytes
       head = firstSeq;
       unpersisted.remove(firstSeq);
       notifyAll();

@@ -61,6 +61,21 @@ public final class PageRunLoader {
       return firstPage;
     }
 
+    /** Where its entry record is ({@link SegmentFormat#location}). */
+    public long location() {
+      return location;
+    }
+
+    /** Pages in the piece. */
+    public int pages() {
+      return pages;
+    }
+
+    /** Pages in its entry record. */
+    public int entryPages() {
+      return entryPages;
+    }
+
     /** Where the piece's first page starts in the buffer {@link #load} returned. */
     public int bufferOffset() {
       return bufferOffset;

@@ -194,7 +194,7 @@ public final class SegmentPageReader implements AutoCloseable {
     return SegmentFormat.offsetOf(location) + SegmentFormat.pageCrcOffset(j, pageCount, pageSize);
   }
 
-  static void readFully(FileChannel channel, ByteBuffer dst, long position) throws IOException {
+  public static void readFully(FileChannel channel, ByteBuffer dst, long position) throws IOException {
     long at = position;
     while (dst.hasRemaining()) {
       int n = channel.read(dst, at);
