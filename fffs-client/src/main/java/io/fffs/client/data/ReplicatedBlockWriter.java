@@ -105,7 +105,7 @@ final class ReplicatedBlockWriter implements BlockWriter {
     }
     // Each packet is kept (a copy) until every member applied it: sent to the primary, forwarded to the followers,
     // sent again after a refused token.
-    FffsException refusal = pending.send(primary, offset, data, packetSize, PrimaryPackets.Keep.COPY, null,
+    FffsException refusal = pending.send(primary, offset, data, packetSize, PrimaryPackets.Keep.COPY, false, null,
         packets);
     if (refusal != null) {
       throw refusal;  // every byte of this write is kept: renewToken sends it
@@ -224,7 +224,7 @@ final class ReplicatedBlockWriter implements BlockWriter {
 
   private void sendTo(PacketWriter follower, Forwarded packet) {
     try {
-      follower.send(packet.offset(), packet.bytes().duplicate(), packet.stamp());
+      follower.send(packet.offset(), packet.bytes().duplicate(), packet.stamp(), false);
     } catch (IOException e) {
       failed(follower, e);
     }
