@@ -60,7 +60,8 @@ final class PrimaryPackets {
       CompletableFuture<ResponseHeaderProto> answer = NOT_SENT;
       if (refusal == null) {
         try {
-          answer = primary.send(at, kept == null ? piece : kept.duplicate(), null, retained);
+          // The caller's retained memory rather than a copy on the heap: a transport may send it from where it is.
+          answer = primary.send(at, retained || kept == null ? piece : kept.duplicate(), null, retained);
         } catch (FffsException e) {
           refusal = writer.refusalOrThrow(e);
         }
