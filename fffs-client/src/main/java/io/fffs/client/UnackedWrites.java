@@ -4,6 +4,8 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingDeque;
+import java.util.concurrent.LinkedBlockingDeque;
 
 /**
  * Copies of the writes handed to one block writer that were not acknowledged yet, oldest first, so that they can be
@@ -24,6 +26,11 @@ final class UnackedWrites {
   private record Write(long offset, ByteBuffer bytes, long start) {}
 
   private static final int SPARE_BUFFERS = 64;
+  /**
+   * Direct buffers given back by the writes of blocks done ({@link #release}), for the next block's copies: fresh
+   * direct memory costs a page fault and zeroing per page. Bounded; shared by the streams of this JVM.
+   */
+  private static final BlockingDeque<ByteBuffer> SHARED = new LinkedBlockingDeque<>(32);
 
   private final ArrayDeque<Write> writes = new ArrayDeque<>();
   /** Handed-over packet arrays, for the stream to gather its next packets in. */
@@ -74,6 +81,9 @@ final class UnackedWrites {
   /** Direct memory of exactly {@code size} bytes no kept write uses. */
   private ByteBuffer spareDirect(int size) {
     ByteBuffer buffer = spareDirect.poll();
+    if (buffer == null) {
+      buffer = SHARED.pollFirst();
+    }
     if (buffer == null || buffer.capacity() < size) {
       buffer = ByteBuffer.allocateDirect(size);
     }
@@ -95,6 +105,18 @@ final class UnackedWrites {
       rest.add(new Remainder(write.offset() + skip, bytes.position(bytes.position() + skip).slice()));
     }
     return rest;
+  }
+
+  /**
+   * The writer's acknowledged bytes are {@code acknowledged} and it may never write again (its block is done, or
+   * nothing is written to it for now): the direct buffers of the writes those bytes cover, and the spare ones, go
+   * to the next block's copies. Writes not acknowledged stay kept, unchanged.
+   */
+  void release(long acknowledged) {
+    drop(acknowledged);
+    for (ByteBuffer buffer = spareDirect.poll(); buffer != null; buffer = spareDirect.poll()) {
+      SHARED.offerFirst(buffer);
+    }
   }
 
   /** A write to send again: at {@code offset} of the block. */

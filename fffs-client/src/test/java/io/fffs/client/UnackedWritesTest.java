@@ -116,4 +116,17 @@ class UnackedWritesTest {
     }
     assertThat(checked).isGreaterThan(1900);
   }
+
+  @Test
+  void aDoneBlocksAcknowledgedCopiesTakeTheNextBlocksAndItsUnacknowledgedOnesStay() {
+    UnackedWrites done = new UnackedWrites();
+    ByteBuffer first = done.add(0, new byte[] {1, 1, 1}, 0, 3, 0);
+    ByteBuffer second = done.add(3, new byte[] {2, 2, 2}, 0, 3, 0);
+    done.release(3);  // the second write is not acknowledged: it stays, unchanged
+    UnackedWrites next = new UnackedWrites();
+    next.add(0, new byte[] {7, 7, 7}, 0, 3, 0);
+    assertThat(bytes(first)).containsExactly(7, 7, 7);  // the released memory holds the next block's copy
+    assertThat(bytes(second)).containsExactly(2, 2, 2);
+    assertThat(done.after(3)).extracting(r -> bytes(r.bytes())).containsExactly(new byte[] {2, 2, 2});
+  }
 }
