@@ -38,8 +38,8 @@ public interface DataChannel {
   /**
    * The payload of one WRITE sent from {@code bytes} themselves (position to limit), without a copy, or null when the
    * transport needs room of its own ({@link #allocate}: UCX's registered memory) or cannot send from such memory
-   * (a heap buffer). Only for bytes the caller keeps unchanged until the WRITE is answered or the channel is
-   * released: a transport reads them until then.
+   * (a heap buffer). Only for bytes the caller keeps unchanged until the WRITE is answered, and for good should it
+   * never be (the channel broke): a transport may read them until then.
    */
   default PacketBuffer wrap(ByteBuffer bytes) {
     return null;
