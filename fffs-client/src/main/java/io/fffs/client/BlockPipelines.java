@@ -93,6 +93,13 @@ final class BlockPipelines implements PrimaryFailover.Writers {
   /** {@code writer}, just opened over block {@code index}'s DataNodes, writes it; {@code keepCopies}: see class. */
   void opened(int index, BlockWriter writer, boolean keepCopies) {
     long blockId = id(index);
+    // The other blocks' acknowledged copies are done with: their memory takes this block's copies.
+    unacked.forEach((other, copies) -> {
+      BlockWriter otherWriter = writers.get(other);
+      if (otherWriter != null) {
+        copies.release(otherWriter.acknowledgedBytes());
+      }
+    });
     writers.put(blockId, writer);
     if (keepCopies) {
       unacked.put(blockId, new UnackedWrites());

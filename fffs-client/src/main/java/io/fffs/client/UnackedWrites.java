@@ -4,42 +4,62 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingDeque;
+import java.util.concurrent.LinkedBlockingDeque;
 
 /**
  * Copies of the writes handed to one block writer that were not acknowledged yet, oldest first, so that they can be
  * sent again, once: through a writer with a fresh token after a single DataNode refused the writer's token (a
  * replicated writer renews in place: {@link io.fffs.client.data.BlockWriter#renewsInPlace}), or to the follower
  * promoted when a replicated writer's primary failed.
- * Acknowledged writes are dropped as new ones come, so it holds about a write window; their arrays take the next
- * copies of the same size (no allocation and zeroing per packet). A full packet gathered in the output stream's own
- * buffer is kept without a copy ({@link #handOver}): the stream goes on in a spare array. Not thread-safe.
+ *
+ * <p>A copy is made into direct memory, which a TCP transport sends from as it is
+ * ({@link io.fffs.protocol.transport.DataChannel#wrap}): the copy kept for a resend is the only copy the client
+ * makes of a write. Acknowledged writes are dropped as new ones come, so it holds about a write window; their
+ * buffers take the next copies of the same size (no allocation and zeroing per packet). A buffer is reused only once
+ * the writer's acknowledged bytes cover its write, and an acknowledged write was received by its DataNode, so no
+ * transport still reads it then. A full packet gathered in the output stream's own array is kept without a copy
+ * ({@link #handOver}): the stream goes on in a spare array. Not thread-safe.
  */
 final class UnackedWrites {
   /** {@code start}: where the write begins in the writer's bytes, counted in the order they were sent. */
-  private record Write(long offset, byte[] bytes, long start) {}
+  private record Write(long offset, ByteBuffer bytes, long start) {}
 
-  private static final int SPARE_ARRAYS = 64;
+  private static final int SPARE_BUFFERS = 64;
+  /**
+   * Direct buffers given back by the writes of blocks done ({@link #release}), for the next block's copies: fresh
+   * direct memory costs a page fault and zeroing per page. Bounded; shared by the streams of this JVM.
+   */
+  private static final BlockingDeque<ByteBuffer> SHARED = new LinkedBlockingDeque<>(32);
 
   private final ArrayDeque<Write> writes = new ArrayDeque<>();
+  /** Handed-over packet arrays, for the stream to gather its next packets in. */
   private final ArrayDeque<byte[]> spare = new ArrayDeque<>();
+  /** Direct buffers of acknowledged copies. */
+  private final ArrayDeque<ByteBuffer> spareDirect = new ArrayDeque<>();
   private long sent;
 
   /**
-   * Keeps a copy of {@code count} bytes of {@code bytes} written at {@code offset} of the block; returns the copy,
-   * unchanged until {@code acknowledged} counts it (a writer may keep it by reference).
+   * Keeps a copy of {@code count} bytes of {@code bytes} written at {@code offset} of the block; returns the copy
+   * (direct memory), unchanged until {@code acknowledged} counts it (a writer may keep it, or send from it, by
+   * reference).
    */
   ByteBuffer add(long offset, byte[] bytes, int from, int count, long acknowledged) {
-    drop(acknowledged);
-    byte[] copy = spare(count);
-    System.arraycopy(bytes, from, copy, 0, count);
-    keep(offset, copy);
-    return ByteBuffer.wrap(copy);
+    return add(offset, ByteBuffer.wrap(bytes, from, count), acknowledged);
   }
 
   /** Keeps a copy of {@code write}, which is being sent again; returns the copy, as {@link #add} does. */
   ByteBuffer add(Remainder write, long acknowledged) {
-    ByteBuffer bytes = write.bytes();
-    return add(write.offset(), bytes.array(), bytes.position(), bytes.remaining(), acknowledged);
+    return add(write.offset(), write.bytes(), acknowledged);
+  }
+
+  private ByteBuffer add(long offset, ByteBuffer bytes, long acknowledged) {
+    drop(acknowledged);
+    int count = bytes.remaining();
+    ByteBuffer copy = spareDirect(count);
+    copy.put(0, bytes, bytes.position(), count);
+    keep(offset, copy);
+    return copy.duplicate();
   }
 
   /**
@@ -48,18 +68,31 @@ final class UnackedWrites {
    */
   ByteBuffer handOver(long offset, byte[] packet, long acknowledged) {
     drop(acknowledged);
-    keep(offset, packet);
-    return ByteBuffer.wrap(packet);
+    ByteBuffer kept = ByteBuffer.wrap(packet);
+    keep(offset, kept);
+    return kept.duplicate();
   }
 
-  /** An array of {@code size} bytes no kept write uses: an acknowledged write's, or a new one. */
+  /** An array of {@code size} bytes no kept write uses: a handed-over packet acknowledged since, or a new one. */
   byte[] spare(int size) {
     return spare.isEmpty() || spare.peek().length != size ? new byte[size] : spare.poll();
   }
 
-  private void keep(long offset, byte[] bytes) {
+  /** Direct memory of exactly {@code size} bytes no kept write uses. */
+  private ByteBuffer spareDirect(int size) {
+    ByteBuffer buffer = spareDirect.poll();
+    if (buffer == null) {
+      buffer = SHARED.pollFirst();
+    }
+    if (buffer == null || buffer.capacity() < size) {
+      buffer = ByteBuffer.allocateDirect(size);
+    }
+    return buffer.clear().limit(size);
+  }
+
+  private void keep(long offset, ByteBuffer bytes) {
     writes.add(new Write(offset, bytes, sent));
-    sent += bytes.length;
+    sent += bytes.remaining();
   }
 
   /** The writes, or their tails, past the first {@code acknowledged} bytes, in order: offset in the block and bytes. */
@@ -68,20 +101,36 @@ final class UnackedWrites {
     List<Remainder> rest = new ArrayList<>();
     for (Write write : writes) {
       int skip = (int) Math.max(0, acknowledged - write.start());
-      rest.add(new Remainder(write.offset() + skip, ByteBuffer.wrap(write.bytes(), skip,
-          write.bytes().length - skip)));
+      ByteBuffer bytes = write.bytes().duplicate();
+      rest.add(new Remainder(write.offset() + skip, bytes.position(bytes.position() + skip).slice()));
     }
     return rest;
+  }
+
+  /**
+   * The writer's acknowledged bytes are {@code acknowledged} and it may never write again (its block is done, or
+   * nothing is written to it for now): the direct buffers of the writes those bytes cover, and the spare ones, go
+   * to the next block's copies. Writes not acknowledged stay kept, unchanged.
+   */
+  void release(long acknowledged) {
+    drop(acknowledged);
+    for (ByteBuffer buffer = spareDirect.poll(); buffer != null; buffer = spareDirect.poll()) {
+      SHARED.offerFirst(buffer);
+    }
   }
 
   /** A write to send again: at {@code offset} of the block. */
   record Remainder(long offset, ByteBuffer bytes) {}
 
   private void drop(long acknowledged) {
-    while (!writes.isEmpty() && writes.peek().start() + writes.peek().bytes().length <= acknowledged) {
-      byte[] done = writes.poll().bytes();
-      if (spare.size() < SPARE_ARRAYS) {
-        spare.push(done);
+    while (!writes.isEmpty() && writes.peek().start() + writes.peek().bytes().remaining() <= acknowledged) {
+      ByteBuffer done = writes.poll().bytes();
+      if (done.hasArray()) {
+        if (spare.size() < SPARE_BUFFERS) {
+          spare.push(done.array());
+        }
+      } else if (spareDirect.size() < SPARE_BUFFERS) {
+        spareDirect.push(done);
       }
     }
   }

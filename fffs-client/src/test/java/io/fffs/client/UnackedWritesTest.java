@@ -72,4 +72,61 @@ class UnackedWritesTest {
     assertThat(writes.spare(2)).isNotSameAs(next);
     assertThat(bytes(writes.after(2).get(0).bytes())).containsExactly(2, 2);
   }
+
+  @Test
+  void aCopyIsDirectMemoryThatStaysUnchangedUntilAcknowledgedThenHoldsALaterCopy() {
+    UnackedWrites writes = new UnackedWrites();
+    ByteBuffer first = writes.add(0, new byte[] {1, 1}, 0, 2, 0);
+    ByteBuffer second = writes.add(2, new byte[] {2, 2}, 0, 2, 0);
+    assertThat(first.isDirect()).isTrue();  // a TCP transport sends from it without a copy of its own
+    ByteBuffer third = writes.add(4, new byte[] {3, 3}, 0, 2, 0);  // nothing acknowledged: new memory
+    assertThat(bytes(first)).containsExactly(1, 1);
+    assertThat(bytes(second)).containsExactly(2, 2);
+    ByteBuffer fourth = writes.add(6, new byte[] {4, 4}, 0, 2, 2);  // the first is acknowledged: its memory
+    assertThat(bytes(first)).containsExactly(4, 4);
+    assertThat(bytes(second)).containsExactly(2, 2);
+    assertThat(bytes(third)).containsExactly(3, 3);
+    assertThat(bytes(fourth)).containsExactly(4, 4);
+  }
+
+  /**
+   * The stream's loop against a writer that sends from the kept copies by reference and acknowledges them late, by
+   * a varying lag: at each acknowledgement, the memory the writer sent from still holds exactly what was written.
+   */
+  @Test
+  void noCopyAWriterSendsFromIsReusedBeforeItIsAcknowledged() {
+    UnackedWrites writes = new UnackedWrites();
+    java.util.Random random = new java.util.Random(29);
+    java.util.ArrayDeque<ByteBuffer> sent = new java.util.ArrayDeque<>();
+    java.util.ArrayDeque<byte[]> expected = new java.util.ArrayDeque<>();
+    long acknowledged = 0;
+    int checked = 0;
+    for (int i = 0; i < 2000; i++) {
+      byte[] data = new byte[1 + random.nextInt(64)];
+      random.nextBytes(data);
+      ByteBuffer kept = writes.add(i * 64L, data, 0, data.length, acknowledged);
+      sent.add(kept);
+      expected.add(data.clone());
+      java.util.Arrays.fill(data, (byte) 0);  // the caller reuses its array at once
+      for (int lag = random.nextInt(20); sent.size() > lag; checked++) {
+        ByteBuffer answered = sent.poll();
+        assertThat(bytes(answered)).containsExactly(expected.poll());
+        acknowledged += answered.remaining();
+      }
+    }
+    assertThat(checked).isGreaterThan(1900);
+  }
+
+  @Test
+  void aDoneBlocksAcknowledgedCopiesTakeTheNextBlocksAndItsUnacknowledgedOnesStay() {
+    UnackedWrites done = new UnackedWrites();
+    ByteBuffer first = done.add(0, new byte[] {1, 1, 1}, 0, 3, 0);
+    ByteBuffer second = done.add(3, new byte[] {2, 2, 2}, 0, 3, 0);
+    done.release(3);  // the second write is not acknowledged: it stays, unchanged
+    UnackedWrites next = new UnackedWrites();
+    next.add(0, new byte[] {7, 7, 7}, 0, 3, 0);
+    assertThat(bytes(first)).containsExactly(7, 7, 7);  // the released memory holds the next block's copy
+    assertThat(bytes(second)).containsExactly(2, 2, 2);
+    assertThat(done.after(3)).extracting(r -> bytes(r.bytes())).containsExactly(new byte[] {2, 2, 2});
+  }
 }

@@ -18,7 +18,7 @@ import org.apache.hadoop.fs.FileSystem;
  * given) written in 1 MiB calls by the given write pipeline; per round the writer thread's CPU time per GiB (what
  * the client spends copying, checksumming and sending, which a shared machine's load changes little), the whole
  * process's (client and the three DataNodes: what the pipeline costs in all) and the wall-clock rate. Prints the
- * median of the rounds.
+ * median of the rounds, and the thread groups that used the process's CPU over them.
  * {@code java -cp ... io.fffs.bench.e2e.PipelineWriteCpu [MIB_PER_ROUND] [ROUNDS] [REPLICATION] [PIPELINE]}
  * (256, 7, 3, fan-out).
  */
@@ -43,10 +43,15 @@ public final class PipelineWriteCpu {
     double[] cpuMsPerGib = new double[rounds];
     double[] processMsPerGib = new double[rounds];
     double[] gbps = new double[rounds];
+    String threadsBefore = null;
+    String threadsAfter = null;
     try (MiniFffsCluster cluster = MiniFffsCluster.builder().baseDir(base).conf(conf).numDataNodes(3)
         .memoryCapacity((long) mib * 3 / 2 << 20).build();
         FileSystem fs = cluster.getFileSystem()) {
       for (int round = -1; round < rounds; round++) {  // round -1 warms the JIT up
+        if (round == 0) {
+          threadsBefore = ThreadCpu.snapshot();
+        }
         org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/cpu-" + round);
         long cpu = threads.getCurrentThreadCpuTime();
         long process = os.getProcessCpuTime();
@@ -68,6 +73,7 @@ public final class PipelineWriteCpu {
               round, cpuMsPerGib[round], processMsPerGib[round], gbps[round]);
         }
       }
+      threadsAfter = ThreadCpu.snapshot();
     } finally {
       try (var paths = Files.walk(base)) {
         paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -79,5 +85,7 @@ public final class PipelineWriteCpu {
     System.out.printf(Locale.ROOT, "median of %d rounds of %d MiB at replication %d by %s: writer thread %.0f ms CPU"
         + " per GiB, process %.0f ms CPU per GiB, %.3f GB/s%n", rounds, mib, replication, pipeline,
         cpuMsPerGib[rounds / 2], processMsPerGib[rounds / 2], gbps[rounds / 2]);
+    System.out.println("thread groups, ms CPU over the " + rounds + " rounds (" + (long) mib * rounds
+        + " MiB): " + ThreadCpu.delta(threadsBefore, threadsAfter, 16));
   }
 }

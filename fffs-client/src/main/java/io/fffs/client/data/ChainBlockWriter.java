@@ -106,16 +106,19 @@ final class ChainBlockWriter implements BlockWriter {
 
   @Override
   public void write(long offset, ByteBuffer data) throws IOException {
-    write(offset, data, PrimaryPackets.Keep.COPY);
+    write(offset, data, false);
   }
 
   @Override
   public void writeRetained(long offset, ByteBuffer data) throws IOException {
-    write(offset, data, PrimaryPackets.Keep.BY_REFERENCE);
+    write(offset, data, true);
   }
 
-  /** {@code keep}: how a packet is kept to be sent again after a refused token (without a token nothing is). */
-  private void write(long offset, ByteBuffer data, PrimaryPackets.Keep keep) throws IOException {
+  /**
+   * {@code retained}: the caller keeps {@code data} until acknowledged, so a packet is kept to be sent again after a
+   * refused token (only with a token) by reference instead of a copy, and may go out from where it is.
+   */
+  private void write(long offset, ByteBuffer data, boolean retained) throws IOException {
     if (closed) {
       throw new IOException("the writer of block " + blockId + " is closed");
     }
@@ -127,8 +130,9 @@ final class ChainBlockWriter implements BlockWriter {
         refusal = refusalOrThrow(e);
       }
     }
-    refusal = pending.send(primary, offset, data, primary.packetSize(), token == null ? PrimaryPackets.Keep.NONE
-        : keep, refusal, packets);
+    PrimaryPackets.Keep keep = token == null ? PrimaryPackets.Keep.NONE
+        : retained ? PrimaryPackets.Keep.BY_REFERENCE : PrimaryPackets.Keep.COPY;
+    refusal = pending.send(primary, offset, data, primary.packetSize(), keep, retained, refusal, packets);
     if (refusal != null) {
       throw refusal;  // every byte of this write is kept: renewToken sends it
     }

@@ -26,7 +26,9 @@ import java.util.concurrent.TimeoutException;
 /**
  * {@link BlockWriter} over one {@link DataChannel}, whatever moves its bytes: data is cut into packets of at most
  * {@code fffs.client.write.packet-size} (and the channel's largest), each copied once into a buffer the transport
- * owns with a CRC32C per 512-byte chunk computed in the same pass, and sent as a WRITE carrying the client's HLC
+ * owns with a CRC32C per 512-byte chunk computed in the same pass — or, for bytes the caller keeps unchanged until
+ * acknowledged ({@link #writeRetained}), sent from where they are when the channel can ({@link DataChannel#wrap}) —
+ * and sent as a WRITE carrying the client's HLC
  * and the block's WRITE token. Up to a {@link WriteWindow} of packets are in flight; acks come back in order, each
  * one's HLCs are taken into the client clock ({@link DataNodeClocks#observeChange}: one beyond the max offset fails
  * the writer) and frees a window slot. The first failure is kept and thrown by
@@ -101,6 +103,16 @@ final class PacketWriter implements BlockWriter {
 
   @Override
   public void write(long offset, ByteBuffer data) throws IOException {
+    write(offset, data, false);
+  }
+
+  /** The caller keeps {@code data} unchanged until acknowledged: its packets go out from it where the channel can. */
+  @Override
+  public void writeRetained(long offset, ByteBuffer data) throws IOException {
+    write(offset, data, true);
+  }
+
+  private void write(long offset, ByteBuffer data, boolean retained) throws IOException {
     if (closed) {
       throw new IOException("the writer of block " + blockId + " is closed");
     }
@@ -109,7 +121,7 @@ final class PacketWriter implements BlockWriter {
     long at = offset;
     do {
       int n = Math.min(packetSize, rest.remaining());
-      sendPacket(at, rest.slice(rest.position(), n), null);
+      sendPacket(at, rest.slice(rest.position(), n), null, retained);
       rest.position(rest.position() + n);
       at += n;
     } while (rest.hasRemaining());
@@ -126,17 +138,19 @@ final class PacketWriter implements BlockWriter {
   }
 
   /**
-   * Sends {@code piece} (at most {@link #packetSize()} bytes, position to limit; not used after return) as one
-   * WRITE, at the primary's stamps when {@code stamp} is not null. Returns its answer once this writer has taken it
-   * in (null when the packet failed: the failure is kept). Throws a failure kept from earlier.
+   * Sends {@code piece} (at most {@link #packetSize()} bytes, position to limit) as one WRITE, at the primary's
+   * stamps when {@code stamp} is not null. {@code retained}: the caller keeps the bytes unchanged until this packet
+   * is acknowledged (they may go out from where they are); else they are not used after return. Returns its answer
+   * once this writer has taken it in (null when the packet failed: the failure is kept). Throws a failure kept from
+   * earlier.
    */
-  CompletableFuture<ResponseHeaderProto> send(long offset, ByteBuffer piece, ReplicaStampProto stamp)
-      throws IOException {
+  CompletableFuture<ResponseHeaderProto> send(long offset, ByteBuffer piece, ReplicaStampProto stamp,
+      boolean retained) throws IOException {
     if (closed) {
       throw new IOException("the writer of block " + blockId + " is closed");
     }
     failure.throwIfFailed();
-    return sendPacket(offset, piece, stamp);
+    return sendPacket(offset, piece, stamp, retained);
   }
 
   /** Throws the failure kept, if any. */
@@ -199,19 +213,25 @@ final class PacketWriter implements BlockWriter {
     }
   }
 
-  private CompletableFuture<ResponseHeaderProto> sendPacket(long offset, ByteBuffer piece, ReplicaStampProto stamp)
-      throws IOException {
+  private CompletableFuture<ResponseHeaderProto> sendPacket(long offset, ByteBuffer piece, ReplicaStampProto stamp,
+      boolean retained) throws IOException {
     window.acquire(channel::flush, failure);
     int n = piece.remaining();
-    PacketBuffer payload;
-    try {
-      payload = channel.allocate(n);
-    } catch (IOException e) {
-      window.release();
-      throw e;
+    PacketBuffer payload = retained ? channel.wrap(piece) : null;
+    int[] crcs;
+    if (payload != null) {
+      crcs = ChunkChecksums.of(piece);  // sent from the caller's memory: no copy
+    } else {
+      try {
+        payload = channel.allocate(n);
+      } catch (IOException e) {
+        window.release();
+        throw e;
+      }
+      crcs = copyAndChecksum(piece, payload.bytes());
     }
     WriteRequestProto.Builder write = WriteRequestProto.newBuilder().setBlockId(blockId).setOffset(offset)
-        .setStreamId(streamId).setChunkCrcs(ChunkChecksums.toWire(copyAndChecksum(piece, payload.bytes())));
+        .setStreamId(streamId).setChunkCrcs(ChunkChecksums.toWire(crcs));
     if (options.blockSize() > 0) {
       write.setBlockSize(options.blockSize());
     }

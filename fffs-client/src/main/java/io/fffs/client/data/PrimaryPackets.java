@@ -41,10 +41,12 @@ final class PrimaryPackets {
   /**
    * Sends {@code data}, written at {@code offset} of the block, to {@code primary} in packets of at most
    * {@code packetSize} bytes, taking answers in between. After {@code refusal} (given, or met on the way) nothing
-   * more is sent and each packet is kept unsent; returns the refusal, or null.
+   * more is sent and each packet is kept unsent; returns the refusal, or null. {@code retained}: the caller keeps
+   * {@code data} unchanged until the primary applied it ({@link BlockWriter#writeRetained}; required for
+   * {@link Keep#BY_REFERENCE}), so that the transport may send from it.
    */
   FffsException send(PacketWriter primary, long offset, ByteBuffer data, int packetSize, Keep keep,
-      FffsException refusal, Writer writer) throws IOException {
+      boolean retained, FffsException refusal, Writer writer) throws IOException {
     ByteBuffer rest = data.duplicate();
     long at = offset;
     while (rest.hasRemaining()) {
@@ -58,7 +60,8 @@ final class PrimaryPackets {
       CompletableFuture<ResponseHeaderProto> answer = NOT_SENT;
       if (refusal == null) {
         try {
-          answer = primary.send(at, kept == null ? piece : kept.duplicate(), null);
+          // The caller's retained memory rather than a copy on the heap: a transport may send it from where it is.
+          answer = primary.send(at, retained || kept == null ? piece : kept.duplicate(), null, retained);
         } catch (FffsException e) {
           refusal = writer.refusalOrThrow(e);
         }
@@ -77,13 +80,16 @@ final class PrimaryPackets {
     return refusal;
   }
 
-  /** Sends every pending packet again, in order, to {@code primary} (a new stream, after a renewal). */
+  /**
+   * Sends every pending packet again, in order, to {@code primary} (a new stream, after a renewal). Their bytes stay
+   * unchanged until applied: a copy only this keeps, or the caller's, retained.
+   */
   void resend(PacketWriter primary) throws IOException {
     List<Pending> again = new ArrayList<>(pending);
     pending.clear();
     for (Pending packet : again) {
       pending.add(new Pending(packet.offset(), packet.bytes(), primary.send(packet.offset(),
-          packet.bytes().duplicate(), null)));
+          packet.bytes().duplicate(), null, true)));
     }
   }
 

@@ -100,13 +100,23 @@ final class ReplicatedBlockWriter implements BlockWriter {
 
   @Override
   public void write(long offset, ByteBuffer data) throws IOException {
+    write(offset, data, false);
+  }
+
+  /** The primary is sent {@code data} itself (kept until it applied it); the followers still get the copy. */
+  @Override
+  public void writeRetained(long offset, ByteBuffer data) throws IOException {
+    write(offset, data, true);
+  }
+
+  private void write(long offset, ByteBuffer data, boolean retained) throws IOException {
     if (closed) {
       throw new IOException("the writer of block " + blockId + " is closed");
     }
     // Each packet is kept (a copy) until every member applied it: sent to the primary, forwarded to the followers,
     // sent again after a refused token.
-    FffsException refusal = pending.send(primary, offset, data, packetSize, PrimaryPackets.Keep.COPY, null,
-        packets);
+    FffsException refusal = pending.send(primary, offset, data, packetSize, PrimaryPackets.Keep.COPY, retained,
+        null, packets);
     if (refusal != null) {
       throw refusal;  // every byte of this write is kept: renewToken sends it
     }
@@ -224,7 +234,7 @@ final class ReplicatedBlockWriter implements BlockWriter {
 
   private void sendTo(PacketWriter follower, Forwarded packet) {
     try {
-      follower.send(packet.offset(), packet.bytes().duplicate(), packet.stamp());
+      follower.send(packet.offset(), packet.bytes().duplicate(), packet.stamp(), false);
     } catch (IOException e) {
       failed(follower, e);
     }

@@ -27,10 +27,10 @@ final class RecordingChannel implements DataChannel {
    * its answer to come.
    */
   record Sent(RequestHeaderProto request, int length, boolean flushed, int flushesBefore,
-      CompletableFuture<ResponseHeaderProto> ack) {}
+      CompletableFuture<ResponseHeaderProto> ack, ByteBuffer payload, boolean wrapped) {}
 
-  /** A payload buffer of its own. */
-  private record Packet(ByteBuffer bytes, int length) implements PacketBuffer {}
+  /** A payload buffer of its own, or the writer's memory ({@code wrapped}). */
+  private record Packet(ByteBuffer bytes, int length, boolean wrapped) implements PacketBuffer {}
 
   private final List<Sent> sent = new ArrayList<>();
   private final Semaphore sends = new Semaphore(0);
@@ -65,14 +65,22 @@ final class RecordingChannel implements DataChannel {
 
   @Override
   public PacketBuffer allocate(int length) {
-    return new Packet(ByteBuffer.allocate(length), length);
+    return new Packet(ByteBuffer.allocate(length), length, false);
+  }
+
+  /** Direct memory is sent from where it is, as over TCP. */
+  @Override
+  public PacketBuffer wrap(ByteBuffer bytes) {
+    return bytes.isDirect() ? new Packet(bytes.slice(), bytes.remaining(), true) : null;
   }
 
   @Override
   public synchronized CompletableFuture<ResponseHeaderProto> write(RequestHeaderProto.Builder request,
       PacketBuffer payload, boolean flush) {
     CompletableFuture<ResponseHeaderProto> ack = new CompletableFuture<>();
-    sent.add(new Sent(request.setCallId(sent.size()).build(), ((Packet) payload).length(), flush, flushes, ack));
+    Packet packet = (Packet) payload;
+    sent.add(new Sent(request.setCallId(sent.size()).build(), packet.length(), flush, flushes, ack,
+        packet.bytes().duplicate().position(0).limit(packet.length()), packet.wrapped()));
     sends.release();
     return ack;
   }

@@ -159,6 +159,35 @@ class ReplicatedBlockWriterTest {
     assertThat(flushed.get(10, TimeUnit.SECONDS)).isEqualTo(150);
   }
 
+  /**
+   * A retained write in direct memory goes to the primary from where it is; the followers, sent it only after the
+   * primary's answer (when the caller may already reuse that memory), get a copy, and the same bytes.
+   */
+  @Test
+  void aRetainedWriteGoesToThePrimaryFromTheCallersMemoryAndToTheFollowersAsACopy() throws Exception {
+    ReplicatedBlockWriter writer = writer(Map.of("a", 0L, "b", 0L, "c", 0L));
+    byte[] data = new byte[100];
+    new java.util.Random(3).nextBytes(data);
+    ByteBuffer kept = ByteBuffer.allocateDirect(100).put(data).flip();
+    writer.writeRetained(0, kept);
+    channels.get("a").ack(1);
+    CompletableFuture<Long> flushed = flushAsync(writer);
+    channels.get("b").awaitSent(1);
+    channels.get("c").awaitSent(1);
+    kept.put(0, (byte) ~data[0]);  // acknowledged by the primary: the caller may reuse it now
+    assertThat(channels.get("a").sent().get(0).wrapped()).isTrue();
+    for (String follower : List.of("b", "c")) {
+      RecordingChannel.Sent sent = channels.get(follower).sent().get(0);
+      assertThat(sent.wrapped()).isFalse();
+      byte[] payload = new byte[sent.length()];
+      sent.payload().duplicate().get(payload);
+      assertThat(payload).containsExactly(data);
+    }
+    channels.get("b").ack(1);
+    channels.get("c").ack(1);
+    assertThat(flushed.get(10, TimeUnit.SECONDS)).isEqualTo(100);
+  }
+
   @Test
   void aFailedFollowerIsDroppedAndAFailedPrimaryFailsTheWriter() throws Exception {
     ReplicatedBlockWriter writer = writer(Map.of("a", 0L, "b", 0L, "c", 0L));

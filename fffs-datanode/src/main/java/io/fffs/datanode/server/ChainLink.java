@@ -8,6 +8,7 @@ import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.WriteResponseProto;
 import io.fffs.protocol.frame.FrameFormat;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import java.util.ArrayDeque;
 import java.util.concurrent.ScheduledFuture;
@@ -83,7 +84,7 @@ final class ChainLink {
       }
       connected = true;
       for (Unsent write = unsent.poll(); write != null; write = unsent.poll()) {
-        send(write.request(), write.payload());
+        downstream.write(frame(write.request(), write.payload()), downstream.voidPromise());
       }
       downstream.flush();
     }
@@ -115,19 +116,17 @@ final class ChainLink {
       inFlight.add(slot);
       RequestHeaderProto request = header.setCallId(++nextCallId).build();
       if (connected) {
-        send(request, payload);
-        downstream.flush();
+        // One message and one task for the event loop: the payload is the received slice itself, not a copy.
+        downstream.writeAndFlush(frame(request, payload), downstream.voidPromise());
       } else {
         unsent.add(new Unsent(request, payload));
       }
     }
   }
 
-  /** Under the lock, so that the writes reach the event loop in slot order. */
-  private void send(RequestHeaderProto request, ByteBuf payload) {
-    downstream.write(FrameFormat.prefix(downstream.alloc(), request, payload.readableBytes()),
-        downstream.voidPromise());
-    downstream.write(payload, downstream.voidPromise());
+  /** The frame of a forwarded write; written under the lock, so that the writes reach the event loop in order. */
+  private ByteBuf frame(RequestHeaderProto request, ByteBuf payload) {
+    return Unpooled.wrappedBuffer(FrameFormat.prefix(downstream.alloc(), request, payload.readableBytes()), payload);
   }
 
   /** {@code slot}'s own answer (an applied write's, or its refusal). */

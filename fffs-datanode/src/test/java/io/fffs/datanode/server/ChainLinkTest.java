@@ -165,10 +165,8 @@ class ChainLinkTest {
   private static List<RequestHeaderProto> forwardedRequests(EmbeddedChannel downstream) throws Exception {
     List<RequestHeaderProto> requests = new ArrayList<>();
     for (ByteBuf frame = downstream.readOutbound(); frame != null; frame = downstream.readOutbound()) {
-      requests.add(RequestHeaderProto.parseFrom(header(frame)));
+      requests.add(RequestHeaderProto.parseFrom(header(frame)));  // the payload follows in the same message
       frame.release();
-      ByteBuf payload = downstream.readOutbound();
-      payload.release();
     }
     return requests;
   }

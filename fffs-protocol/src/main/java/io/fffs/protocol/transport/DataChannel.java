@@ -3,6 +3,7 @@ package io.fffs.protocol.transport;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -33,6 +34,16 @@ public interface DataChannel {
    * wait (up to the response timeout) while the transport has no room: for UCX, until a registered buffer is free.
    */
   PacketBuffer allocate(int length) throws IOException;
+
+  /**
+   * The payload of one WRITE sent from {@code bytes} themselves (position to limit), without a copy, or null when the
+   * transport needs room of its own ({@link #allocate}: UCX's registered memory) or cannot send from such memory
+   * (a heap buffer). Only for bytes the caller keeps unchanged until the WRITE is answered, and for good should it
+   * never be (the channel broke): a transport may read them until then.
+   */
+  default PacketBuffer wrap(ByteBuffer bytes) {
+    return null;
+  }
 
   /**
    * Sends a WRITE (its callId is set here) with the filled {@code payload}, which the channel owns from now on. The

@@ -7,6 +7,7 @@ import io.fffs.protocol.transport.DataChannel;
 import io.fffs.protocol.transport.PacketBuffer;
 import io.fffs.protocol.transport.ReadAnswer;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
@@ -52,6 +53,15 @@ final class NettyChannel implements DataChannel {
     return new Packet(connection.alloc().directBuffer(length), length);
   }
 
+  /** Direct memory goes out from where it is (a heap buffer would be copied into a direct one on the way). */
+  @Override
+  public PacketBuffer wrap(ByteBuffer bytes) {
+    if (!bytes.isDirect() || !bytes.hasRemaining()) {
+      return null;
+    }
+    return new Packet(Unpooled.wrappedBuffer(bytes.slice()), bytes.remaining());
+  }
+
   @Override
   public CompletableFuture<ResponseHeaderProto> write(RequestHeaderProto.Builder request, PacketBuffer payload,
       boolean flush) {
@@ -92,7 +102,7 @@ final class NettyChannel implements DataChannel {
     pool.release(connection);
   }
 
-  /** A WRITE payload: a direct buffer of exactly the packet's length. */
+  /** A WRITE payload: a direct buffer of exactly the packet's length (its own, or the caller's memory wrapped). */
   private record Packet(ByteBuf buffer, int length) implements PacketBuffer {
     @Override
     public ByteBuffer bytes() {
