@@ -2,6 +2,7 @@ package io.fffs.minicluster.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.fffs.client.FreezeFrameFileSystem;
 import io.fffs.client.WriteFaultInjector;
@@ -168,13 +169,8 @@ class PrimaryFailoverTest {
   /** Every follower lost in turn as it takes over: the write fails with IO_ERROR naming each lost primary. */
   @Test
   void aWriteWhosePrimariesAreAllLostFailsNamingThem() throws Exception {
-    Configuration conf = FaultedWrite.conf(ReplicatedHistoryTest.conf(3));
-    conf.set(DataTransferConfigKeys.WRITE_PIPELINE_KEY, "chain");
-    try (MiniFffsCluster cluster = ReplicatedHistoryTest.cluster(base, conf, 3);
-        FreezeFrameFileSystem fs = cluster.getFileSystem();
-        Replicas replicas = new Replicas(cluster);
-        FaultedWrite write = new FaultedWrite(cluster, fs, replicas, base, 31)) {
-      List<String> addresses = new ArrayList<>();
+    List<String> addresses = new ArrayList<>();
+    GaveUp gaveUp = givesUp(31, (cluster, write) -> {
       WriteFaultInjector.set(new WriteFaultInjector() {
         @Override
         public void afterPromotion(String path, long blockId, DatanodeIdProto primary) throws IOException {
@@ -182,24 +178,14 @@ class PrimaryFailoverTest {
           stop(cluster, primary.getDatanodeUuid());
         }
       });
-      String victim = write.victimUuid();
-      assertThatThrownBy(() -> write.write("/lost", stamping -> stamping.size() == 3
-          && stamping.get(0).equals(victim), (record, process) -> {
-            if (record == 95) {
-              process.kill();
-            }
-          }))
-          .isInstanceOfSatisfying(FffsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.IO_ERROR))
-          .hasMessageContaining("no follower is left to take over")
-          .hasMessageContaining(addresses.get(0))
-          .hasMessageContaining(addresses.get(1));
-      assertThat(addresses).as("both followers took over in turn").hasSize(2);
-      // The block's unacknowledged writes are in no replica: neither a flush nor the close may report success.
-      assertThatThrownBy(() -> write.stream().hflush()).isInstanceOfSatisfying(FffsException.class,
-          e -> assertThat(e.code()).isEqualTo(ErrorCode.IO_ERROR)).hasMessageContaining("no follower is left");
-      assertThatThrownBy(() -> write.stream().close()).isInstanceOfSatisfying(FffsException.class,
-          e -> assertThat(e.code()).isEqualTo(ErrorCode.IO_ERROR));
-    }
+      return (record, process) -> {
+        if (record == 95) {
+          process.kill();
+        }
+      };
+    });
+    assertThat(gaveUp.message()).contains("no follower is left to take over", addresses.get(0), addresses.get(1));
+    assertThat(addresses).as("both followers took over in turn").hasSize(2);
   }
 
   /**
@@ -250,12 +236,8 @@ class PrimaryFailoverTest {
    */
   @Test
   void aWriteWhoseWholePipelineIsLostWhenATokenComesDueFailsTyped() throws Exception {
-    Configuration conf = FaultedWrite.conf(ReplicatedHistoryTest.conf(3));
-    conf.set(DataTransferConfigKeys.WRITE_PIPELINE_KEY, "chain");
-    try (MiniFffsCluster cluster = ReplicatedHistoryTest.cluster(base, conf, 3);
-        FreezeFrameFileSystem fs = cluster.getFileSystem();
-        Replicas replicas = new Replicas(cluster);
-        FaultedWrite write = new FaultedWrite(cluster, fs, replicas, base, 37)) {
+    TokenDue[] armed = new TokenDue[1];
+    GaveUp gaveUp = givesUp(37, (cluster, write) -> {
       TokenDue due = new TokenDue() {
         @Override
         void strike(List<DatanodeIdProto> pipeline) throws IOException {
@@ -266,20 +248,48 @@ class PrimaryFailoverTest {
         }
       };
       WriteFaultInjector.set(due);
+      armed[0] = due;
+      return (record, process) -> {
+        if (record == 99) {
+          due.arm(process, 1);
+        }
+      };
+    });
+    assertThat(gaveUp.message()).contains("lost its primary", "no follower is left to take over");
+    assertThat(armed[0].struckPrimary).hasValue(gaveUp.victim());
+  }
+
+  /** A write that gave up: its failure's message, and the victim, its first pipeline's primary. */
+  private record GaveUp(String message, String victim) {}
+
+  /** Installs what a give-up test needs once its cluster and victim run; returns the fault to write with. */
+  private interface GiveUpFault {
+    FaultedWrite.Fault arm(MiniFffsCluster cluster, FaultedWrite write) throws Exception;
+  }
+
+  /**
+   * Writes by chain through a pipeline whose primary is the victim, with the fault {@code test} arms, on 3 DataNodes
+   * beside it; asserts that the write fails with {@code IO_ERROR}, and so do a later hflush and the close: the bytes
+   * written may be in no replica.
+   */
+  private GaveUp givesUp(long seed, GiveUpFault test) throws Exception {
+    Configuration conf = FaultedWrite.conf(ReplicatedHistoryTest.conf(3));
+    conf.set(DataTransferConfigKeys.WRITE_PIPELINE_KEY, "chain");
+    try (MiniFffsCluster cluster = ReplicatedHistoryTest.cluster(base, conf, 3);
+        FreezeFrameFileSystem fs = cluster.getFileSystem();
+        Replicas replicas = new Replicas(cluster);
+        FaultedWrite write = new FaultedWrite(cluster, fs, replicas, base, seed)) {
+      FaultedWrite.Fault fault = test.arm(cluster, write);
       String victim = write.victimUuid();
-      assertThatThrownBy(() -> write.write("/all-lost", stamping -> stamping.size() == 3
-          && stamping.get(0).equals(victim), (record, process) -> {
-            if (record == 99) {
-              due.arm(process, 1);
-            }
-          }))
-          .isInstanceOfSatisfying(FffsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.IO_ERROR))
-          .hasMessageContaining("lost its primary");
-      assertThat(due.struckPrimary).hasValue(victim);
+      FffsException failure = catchThrowableOfType(() -> write.write("/lost", stamping -> stamping.size() == 3
+          && stamping.get(0).equals(victim), fault), FffsException.class);
+      assertThat(failure).as("the write failed typed").isNotNull();
+      assertThat(failure.code()).isEqualTo(ErrorCode.IO_ERROR);
       assertThatThrownBy(() -> write.stream().hflush()).isInstanceOfSatisfying(FffsException.class,
-          e -> assertThat(e.code()).isEqualTo(ErrorCode.IO_ERROR));
+          e -> assertThat(e.code()).isEqualTo(ErrorCode.IO_ERROR)).hasMessageContaining("no follower is left");
       assertThatThrownBy(() -> write.stream().close()).isInstanceOfSatisfying(FffsException.class,
           e -> assertThat(e.code()).isEqualTo(ErrorCode.IO_ERROR));
+      return new GaveUp(failure.getMessage(), victim);
     }
   }
 
