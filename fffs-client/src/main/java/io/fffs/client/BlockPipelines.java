@@ -25,6 +25,12 @@ final class BlockPipelines implements PrimaryFailover.Writers {
   private final Map<Long, UnackedWrites> unacked = new HashMap<>();
   /** Per block: how many DataNodes its pipeline started with (a repair adds DataNodes up to it). */
   private final Map<Long, Integer> wanted = new HashMap<>();
+  /**
+   * Per block: the newest last entry (packed HLC) of its writers that were replaced or closed. A writer promoted
+   * after its primary was lost, or opened after a token renewal, knows no entry of its own until it is sent one,
+   * though its DataNodes hold this one.
+   */
+  private final Map<Long, Long> lastEntries = new HashMap<>();
 
   BlockPipelines(PhysicalClock clock) {
     this.tokens = new WriteTokens(clock);
@@ -119,14 +125,42 @@ final class BlockPipelines implements PrimaryFailover.Writers {
 
   @Override
   public void remove(long blockId) {
-    writers.remove(blockId);
+    forget(blockId, writers.remove(blockId));
     unacked.remove(blockId);
   }
 
   /** Forgets every writer (closed or released by the caller). */
   void clearWriters() {
+    writers.forEach(this::forget);
     writers.clear();
     unacked.clear();
+  }
+
+  private void forget(long blockId, BlockWriter writer) {
+    if (writer != null) {
+      lastEntries.merge(blockId, writer.lastEntryHlc().packed(), Math::max);
+    }
+  }
+
+  /**
+   * The newest entry of {@code blockId} (packed HLC, 0: none) its writers acknowledged: its open writer's, or one
+   * that writer's DataNodes took over from a writer before it.
+   */
+  long lastEntry(long blockId) {
+    BlockWriter writer = writers.get(blockId);
+    long open = writer == null ? 0 : writer.lastEntryHlc().packed();
+    return Math.max(open, lastEntries.getOrDefault(blockId, 0L));
+  }
+
+  /** The blocks some writer wrote, in file order. */
+  List<Long> written() {
+    List<Long> written = new ArrayList<>();
+    for (long blockId : blockIds) {
+      if (writers.containsKey(blockId) || lastEntries.containsKey(blockId)) {
+        written.add(blockId);
+      }
+    }
+    return written;
   }
 
   /** Takes the writer's pipeline members as the block's DataNodes: a dropped follower gets no more requests. */

@@ -11,6 +11,7 @@ import io.fffs.common.proto.CommonProtos.BlockLastEntryProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
 import io.fffs.common.security.BlockToken;
+import io.fffs.common.time.HlcTimestamp;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -201,7 +202,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     }
     long blockId = blocks.id(index);
     BlockWriter writer = blocks.writer(blockId);
-    if (blocks.tokenDue(index)) {
+    if (blocks.tokenDue(index) || WriteFaultInjector.get().tokenDue(path, blockId, blocks.locations(index))) {
       // Its packets would outlive the token: go on with a fresh token (renewing closes the writers). They are
       // drained here first, so that a primary lost meanwhile is succeeded as in any flush.
       flushAll();
@@ -215,7 +216,17 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
             + " has no live DataNode to write to");
       }
       BlockToken token = blocks.token(index);
-      writer = client.data().openWriter(locations, blockId, token, options);
+      long acknowledged = blocks.lastEntry(blockId);
+      if (acknowledged != 0 && locations.size() > 1) {
+        // Its last writer was closed to renew the token: a primary lost since is succeeded as in a failover.
+        try {
+          writer = failover.reopen(blockId, locations, HlcTimestamp.valueOf(acknowledged));
+        } catch (IOException e) {
+          throw fail(e);
+        }
+      } else {
+        writer = client.data().openWriter(locations, blockId, token, options);
+      }
       // A pipeline's copies are what a promoted follower is sent again should its primary fail.
       blocks.opened(index, writer, (token != null && !writer.renewsInPlace() && writer.acknowledgedBytes() >= 0)
           || writer.replicas().size() > 1);
@@ -244,20 +255,22 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
 
   /**
    * The last entry of each block written through this stream, with the pipeline members that hold it (they all
-   * acknowledged it) and the block's length: the NameNode lists no replica reporting an older one. Only those not
-   * told yet when {@code onlyNew}.
+   * acknowledged it, or were brought up to it when a follower took over) and the block's length: the NameNode lists
+   * no replica reporting an older one. Only those not told yet when {@code onlyNew}.
    */
   private List<BlockLastEntryProto> lastEntries(boolean onlyNew) {
     List<BlockLastEntryProto> entries = new ArrayList<>();
-    for (Map.Entry<Long, BlockWriter> e : blocks.writers().entrySet()) {
-      long hlc = e.getValue().lastEntryHlc().packed();
-      int index = blocks.index(e.getKey());
-      if (hlc == 0 || index < 0 || (onlyNew && reportedEntries.getOrDefault(e.getKey(), 0L) >= hlc)) {
+    for (long blockId : blocks.written()) {
+      long hlc = blocks.lastEntry(blockId);
+      int index = blocks.index(blockId);
+      if (hlc == 0 || (onlyNew && reportedEntries.getOrDefault(blockId, 0L) >= hlc)) {
         continue;
       }
-      BlockLastEntryProto.Builder entry = BlockLastEntryProto.newBuilder().setBlockId(e.getKey())
+      BlockLastEntryProto.Builder entry = BlockLastEntryProto.newBuilder().setBlockId(blockId)
           .setLastEntryHlc(hlc).setLength(Math.max(0, Math.min(blockSize, length - index * blockSize)));
-      e.getValue().replicas().forEach(datanode -> entry.addDatanodeUuids(datanode.getDatanodeUuid()));
+      BlockWriter writer = blocks.writer(blockId);
+      List<DatanodeIdProto> members = writer != null ? writer.replicas() : blocks.locations(index);
+      members.forEach(datanode -> entry.addDatanodeUuids(datanode.getDatanodeUuid()));
       entries.add(entry.build());
     }
     return entries;
@@ -277,7 +290,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     for (Map.Entry<Long, BlockWriter> writer : blocks.writers().entrySet()) {
       long blockId = writer.getKey();
       if (blockId == blocks.id(blocks.count() - 1)) {
-        repair.repair(blockId, writer.getValue(), blocks.wanted(blockId), failover.lostPrimaries(blockId));
+        repair.repair(blockId, writer.getValue(), blocks.wanted(blockId), failover.lost(blockId));
       }
       blocks.keepMembers(blockId, writer.getValue());
     }
@@ -314,6 +327,15 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
    * and fails the stream.
    */
   private void failOver(long blockId, BlockWriter writer, IOException cause) throws IOException {
+    if (writer == null) {
+      // A SYNC met the loss after a token renewal closed the block's writer: its pipeline is reopened without it.
+      int index = blocks.index(blockId);
+      if (tokens.resending() || !PrimaryFailover.lostPrimary(cause) || blocks.locations(index).size() < 2) {
+        throw fail(cause);
+      }
+      writerFor(index);
+      return;
+    }
     UnackedWrites copies = blocks.copies(blockId);
     if (tokens.resending() || !PrimaryFailover.canTakeOver(writer, copies, cause)) {
       throw fail(cause);

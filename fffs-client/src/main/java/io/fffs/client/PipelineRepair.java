@@ -60,18 +60,18 @@ final class PipelineRepair {
 
   /**
    * Adds DataNodes to the flushed {@code writer} of {@code blockId} until it has {@code wanted} again; returns at
-   * once when none left it (dropped followers, or {@code lostPrimaries} whose follower took over) or the policy
-   * says not to.
+   * once when none left it (dropped followers, or {@code lost} members: primaries a follower took over from, and
+   * members a reopen could not reach) or the policy says not to.
    */
-  void repair(long blockId, BlockWriter writer, int wanted, List<DatanodeIdProto> lostPrimaries)
+  void repair(long blockId, BlockWriter writer, int wanted, List<DatanodeIdProto> lost)
       throws IOException {
-    if ((writer.dropped().isEmpty() && lostPrimaries.isEmpty()) || writer.replicas().size() >= wanted || !replaces(wanted)
+    if ((writer.dropped().isEmpty() && lost.isEmpty()) || writer.replicas().size() >= wanted || !replaces(wanted)
         || gaveUp.contains(blockId)) {
       return;
     }
     List<String> excluded = new ArrayList<>();
     writer.dropped().forEach(datanode -> excluded.add(datanode.getDatanodeUuid()));
-    lostPrimaries.forEach(datanode -> excluded.add(datanode.getDatanodeUuid()));
+    lost.forEach(datanode -> excluded.add(datanode.getDatanodeUuid()));
     IOException last = null;
     for (int attempt = 0; attempt < ATTEMPTS && writer.replicas().size() < wanted; attempt++) {
       DatanodeIdProto replacement;

@@ -28,7 +28,10 @@ import org.slf4j.LoggerFactory;
 final class PipelineSync {
   private static final Logger LOG = LoggerFactory.getLogger(PipelineSync.class);
 
-  /** Has a follower take over block {@code blockId} from the lost primary of {@code failed}, or throws. */
+  /**
+   * Has a follower take over block {@code blockId} from the lost primary of {@code failed} (null: the block's writer
+   * was closed, its pipeline is reopened without the lost primary), or throws.
+   */
   interface FailOver {
     void failOver(long blockId, BlockWriter failed, IOException cause) throws IOException;
   }
@@ -59,7 +62,8 @@ final class PipelineSync {
   /** SYNCs every block written to since the last call; {@code length}: the file's, as the stream wrote it. */
   void sync(long length) throws IOException {
     for (long blockId : unsynced) {
-      if (blocks.tokenDue(blocks.index(blockId))) {
+      int index = blocks.index(blockId);
+      if (blocks.tokenDue(index) || WriteFaultInjector.get().tokenDue(path, blockId, blocks.locations(index))) {
         tokens.renewTokens();
         break;
       }
@@ -129,7 +133,7 @@ final class PipelineSync {
           BlockWriter writer = blocks.writer(blockId);
           if (!sync.getKey().equals(blocks.locations(blocks.index(blockId)).get(0))) {
             dropFollower(sync.getKey(), blockId, cause);
-          } else if (refused || !mayFailOver || writer == null) {
+          } else if (refused || !mayFailOver) {
             throw cause;
           } else {
             failOver.failOver(blockId, writer, cause);

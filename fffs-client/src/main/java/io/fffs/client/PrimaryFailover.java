@@ -79,9 +79,44 @@ final class PrimaryFailover {
     return copies != null && failed.replicas().size() > 1 && lostPrimary(cause);
   }
 
-  /** The primaries of {@code blockId} lost so far, oldest first. */
-  List<DatanodeIdProto> lostPrimaries(long blockId) {
+  /**
+   * The members of {@code blockId}'s pipeline lost so far, oldest first: primaries a follower took over from, and
+   * members a {@link #reopen} could not reach.
+   */
+  List<DatanodeIdProto> lost(long blockId) {
     return lost.getOrDefault(blockId, List.of());
+  }
+
+  /**
+   * Opens the next writer of {@code blockId} over {@code members}, the pipeline of its last writer (the primary
+   * first), which was closed to renew its token with nothing outstanding, so a primary lost since was not seen: as
+   * when a follower takes over, the new primary must hold {@code acknowledged} (the last entry the writers before
+   * acknowledged) and the other members are brought up to it; a member that cannot be reached is left out and
+   * remembered as lost ({@link PipelineRepair} replaces it). Throws {@code IO_ERROR} naming the lost primary when
+   * none can take over.
+   */
+  BlockWriter reopen(long blockId, List<DatanodeIdProto> members, HlcTimestamp acknowledged) throws IOException {
+    DatanodeIdProto primary = members.get(0);
+    BlockWriter writer;
+    try {
+      writer = data.get().promoteWriter(members, blockId, writers.token(blockId), options, acknowledged);
+    } catch (IOException e) {
+      if (!lostPrimary(e)) {
+        throw e;
+      }
+      lost.computeIfAbsent(blockId, b -> new ArrayList<>()).add(primary);
+      throw gaveUp(blockId, List.of(address(primary) + " (" + e.getMessage() + ")"),
+          "no follower is left to take over", e);
+    }
+    List<DatanodeIdProto> left = new ArrayList<>(members);
+    left.removeAll(writer.replicas());
+    if (!left.isEmpty()) {
+      lost.computeIfAbsent(blockId, b -> new ArrayList<>()).addAll(left);
+      LOG.warn("The pipeline of block {} of {} was reopened to renew its token without {}, which could not be"
+          + " reached; {} is its primary", blockId, path, left.stream().map(PrimaryFailover::address).toList(),
+          address(writer.replicas().get(0)));
+    }
+    return writer;
   }
 
   /**

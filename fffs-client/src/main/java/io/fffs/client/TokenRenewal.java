@@ -68,7 +68,8 @@ final class TokenRenewal {
 
   /**
    * Fresh WRITE tokens for every block of the file, from the NameNode (this client holds the lease). The open
-   * writers carry the old tokens, so they are drained and closed first; the next write opens one with the new token.
+   * writers carry the old tokens, so they are drained and closed first; the next write opens one with the new token
+   * over the same members ({@link PrimaryFailover#reopen}: a primary lost meanwhile is left out and replaced).
    */
   void renewTokens() throws IOException {
     try {

@@ -2,6 +2,7 @@ package io.fffs.client;
 
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import java.io.IOException;
+import java.util.List;
 
 /**
  * Named fault hooks of the client's write path; every hook does nothing in production. A test installs a subclass
@@ -29,4 +30,13 @@ public class WriteFaultInjector {
    * acknowledge are not sent to it yet.
    */
   public void afterPromotion(String path, long blockId, DatanodeIdProto primary) throws IOException {}
+
+  /**
+   * A write of {@code path} is about to go to block {@code blockId}, whose DataNodes are {@code pipeline} (the primary
+   * first); returns whether the stream is to take the block's WRITE token as due for renewal now, whatever its clock
+   * says, so that a test makes a token come due at exactly the write it chooses (and may fail a DataNode there).
+   */
+  public boolean tokenDue(String path, long blockId, List<DatanodeIdProto> pipeline) throws IOException {
+    return false;
+  }
 }

@@ -71,7 +71,7 @@ class ResendFailureTest {
     for (int i = 0; i < 3; i++) {
       assertThat(third.bytes.get(i)).isEqualTo(packet(i));
     }
-    assertThat(failover.lostPrimaries(BLOCK)).containsExactly(node("a"), node("b"));
+    assertThat(failover.lost(BLOCK)).containsExactly(node("a"), node("b"));
   }
 
   @Test

@@ -88,6 +88,8 @@ public final class NamenodeLink implements AutoCloseable {
   private final LongSupplier nanoTime;
   /** Per block written since the last blockReceived: {length, last entry's HLC}. */
   private final Map<Long, long[]> received = new ConcurrentHashMap<>();
+  /** Blocks whose replica's standing in its write pipeline changed since the last blockReceived. */
+  private final java.util.Set<Long> standings = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean receivedScheduled = new AtomicBoolean();
   private volatile boolean registered;
   /** Heartbeats between two measurements of the segment files (each walks every block's log). */
@@ -390,13 +392,7 @@ public final class NamenodeLink implements AutoCloseable {
   private void blockReport() throws IOException {
     List<ReportedBlockProto> blocks = new ArrayList<>();
     for (BlockSummary block : store.blockReport()) {
-      ReportedBlockProto.Builder reported = ReportedBlockProto.newBuilder().setBlockId(block.blockId())
-          .setNumBytes(block.length()).setLastEntryHlc(block.lastHlc().packed())
-          .setPipelineEpoch(block.pipelineEpoch()).setStale(block.stale());
-      if (block.followerFrontier() != Block.NOT_FOLLOWING) {
-        reported.setFollowerFrontierHlc(block.followerFrontier());
-      }
-      blocks.add(reported.build());
+      blocks.add(withStanding(block).build());
     }
     for (long quarantined : store.quarantined()) {
       blocks.add(ReportedBlockProto.newBuilder().setBlockId(quarantined).setNumBytes(0).setCorrupt(true).build());
@@ -410,9 +406,34 @@ public final class NamenodeLink implements AutoCloseable {
     LOG.debug("Block report: {} blocks to {}", blocks.size(), address);
   }
 
+  /** A block's line in a report: its length and last entry, and where its replica stands in its write pipeline. */
+  private static ReportedBlockProto.Builder withStanding(BlockSummary block) {
+    ReportedBlockProto.Builder reported = ReportedBlockProto.newBuilder().setBlockId(block.blockId())
+        .setNumBytes(block.length()).setLastEntryHlc(block.lastHlc().packed())
+        .setPipelineEpoch(block.pipelineEpoch()).setStale(block.stale());
+    if (block.followerFrontier() != Block.NOT_FOLLOWING) {
+      reported.setFollowerFrontierHlc(block.followerFrontier());
+    }
+    return reported;
+  }
+
   /** A block's new length and last entry after a write; reported in a batch shortly after. */
   public void written(long blockId, long length, HlcTimestamp lastEntryHlc) {
     received.put(blockId, new long[] {length, lastEntryHlc.packed()});
+    scheduleReceived();
+  }
+
+  /**
+   * The replica of {@code blockId} was opened in a write pipeline or its pipeline ended: reported shortly after with
+   * where it stands now, so that the NameNode orders an open block's replicas by the newest pipeline at once, not at
+   * the next full report.
+   */
+  public void standingChanged(long blockId) {
+    standings.add(blockId);
+    scheduleReceived();
+  }
+
+  private void scheduleReceived() {
     if (receivedScheduled.compareAndSet(false, true)) {
       try {
         thread.schedule(this::sendReceived, receivedDelayMillis, TimeUnit.MILLISECONDS);
@@ -424,14 +445,20 @@ public final class NamenodeLink implements AutoCloseable {
 
   private void sendReceived() {
     receivedScheduled.set(false);
-    if (received.isEmpty() || !registered) {
+    if ((received.isEmpty() && standings.isEmpty()) || !registered) {
       return;
     }
     BlockReceivedRequestProto.Builder request = BlockReceivedRequestProto.newBuilder()
         .setDatanodeUuid(id.getDatanodeUuid());
-    for (Long blockId : new ArrayList<>(received.keySet())) {
+    java.util.Set<Long> blockIds = new java.util.TreeSet<>(received.keySet());
+    blockIds.addAll(standings);
+    for (Long blockId : blockIds) {
       long[] block = received.remove(blockId);
-      if (block != null) {
+      // A changed standing goes with the block's line as it is now (at least as new as the write recorded).
+      BlockSummary now = standings.remove(blockId) ? store.summary(blockId) : null;
+      if (now != null) {
+        request.addBlocks(withStanding(now));
+      } else if (block != null) {
         request.addBlocks(ReportedBlockProto.newBuilder().setBlockId(blockId).setNumBytes(block[0])
             .setLastEntryHlc(block[1]));
       }
@@ -461,6 +488,14 @@ public final class NamenodeLink implements AutoCloseable {
       NamenodeLink target = link;
       if (target != null) {
         target.written(blockId, blockLength, lastEntryHlc);
+      }
+    }
+
+    @Override
+    public void standingChanged(long blockId) {
+      NamenodeLink target = link;
+      if (target != null) {
+        target.standingChanged(blockId);
       }
     }
   }

@@ -135,6 +135,7 @@ final class QueryService {
           require(request.hasReplicaOpen(), request);
           store.openReplica(request.getReplicaOpen().getBlockId(),
               ReplicaRole.valueOf(request.getReplicaOpen().getRole().name()), request.getReplicaOpen().getEpoch());
+          rules.standingChanged(request.getReplicaOpen().getBlockId());
           break;
         case TRANSFER_BLOCK:
           require(request.hasTransferBlock(), request);
@@ -154,6 +155,7 @@ final class QueryService {
           store.checkPipelineEpoch(request.getReplicaEnd().getBlockId(), request.getReplicaEnd().getEpoch());
           store.endReplica(request.getReplicaEnd().getBlockId(),
               HlcTimestamp.fromProto(request.getReplicaEnd().getFrontierHlc()));
+          rules.standingChanged(request.getReplicaEnd().getBlockId());
           break;
         default:
           throw new FffsException(ErrorCode.INVALID_ARGUMENT, "operation " + request.getOp() + " is not a query");

@@ -15,4 +15,11 @@ public interface WriteListener {
   default void written(long blockId, long blockLength, HlcTimestamp lastEntryHlc) {
     written(blockId, blockLength);
   }
+
+  /**
+   * The replica of {@code blockId} was opened in a write pipeline (as its primary, a follower, or left out) or its
+   * pipeline ended here: where it stands changed, which the NameNode orders an open block's replicas by.
+   */
+  default void standingChanged(long blockId) {
+  }
 }

@@ -146,6 +146,11 @@ public final class WriteRules {
     listener.written(blockId, result.blockLength(), result.hlc());
   }
 
+  /** Tells the listener that a replica's standing in its write pipeline changed (REPLICA_OPEN, REPLICA_END). */
+  public void standingChanged(long blockId) {
+    listener.standingChanged(blockId);
+  }
+
   /** The answer to an applied write (the listener hears of it first), with this node's HLC. */
   public ResponseHeaderProto applied(long callId, WriteRequestProto write, WriteResult result) {
     listener.written(write.getBlockId(), result.blockLength(), result.hlc());

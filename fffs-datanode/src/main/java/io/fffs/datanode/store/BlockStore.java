@@ -196,6 +196,11 @@ public interface BlockStore extends AutoCloseable {
   /** Every live (created, not deleted) block with its current length. */
   List<BlockSummary> blockReport();
 
+  /** The {@link #blockReport} line of {@code blockId}, or null when it is not a live block here. */
+  default BlockSummary summary(long blockId) {
+    return blockReport().stream().filter(block -> block.blockId() == blockId).findFirst().orElse(null);
+  }
+
   MemoryUsage memoryUsage();
 
   StoreStats stats();

@@ -532,19 +532,30 @@ public final class MultiLogBlockStore implements BlockStore {
   public List<BlockSummary> blockReport() {
     List<BlockSummary> report = new ArrayList<>();
     for (Block block : blocks.all()) {
-      block.readLock().lock();
-      try {
-        BlockLog log = block.log();
-        int last = log.count() - 1;
-        if (log.existsAfter(last)) {
-          report.add(new BlockSummary(block.id(), log.lengthAfter(last), HlcTimestamp.valueOf(log.hlc(last)),
-              block.pipelineEpoch(), block.replicaFrontier(), block.stale()));
-        }
-      } finally {
-        block.readLock().unlock();
+      BlockSummary summary = summary(block);
+      if (summary != null) {
+        report.add(summary);
       }
     }
     return report;
+  }
+
+  @Override
+  public BlockSummary summary(long blockId) {
+    Block block = blocks.get(blockId);
+    return block == null ? null : summary(block);
+  }
+
+  private static BlockSummary summary(Block block) {
+    block.readLock().lock();
+    try {
+      BlockLog log = block.log();
+      int last = log.count() - 1;
+      return !log.existsAfter(last) ? null : new BlockSummary(block.id(), log.lengthAfter(last),
+          HlcTimestamp.valueOf(log.hlc(last)), block.pipelineEpoch(), block.replicaFrontier(), block.stale());
+    } finally {
+      block.readLock().unlock();
+    }
   }
 
   @Override

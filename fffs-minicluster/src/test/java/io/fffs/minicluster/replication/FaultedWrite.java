@@ -28,7 +28,7 @@ import org.apache.hadoop.fs.FSDataOutputStream;
  * so that every replica can be checked to read each such moment exactly as the file's first bytes then.
  */
 final class FaultedWrite implements AutoCloseable {
-  private static final int RECORD = 1024;
+  static final int RECORD = 1024;
   /** Records written in all, the first one before the fault's pipeline is chosen. */
   static final int RECORDS = 200;
 

@@ -49,23 +49,24 @@ public final class BlockReplicas {
     }
   }
 
-  /** Records where the block was placed, primary first (replicas already known keep their place). */
+  /**
+   * Records where the block was placed, primary first (replicas already known keep their place). A replica placed
+   * stands nowhere in the pipeline until its DataNode says (a replacement is opened as a follower after the
+   * members); the others keep their standing, which their DataNodes report as it changes.
+   */
   synchronized void placed(List<String> uuids) {
-    for (Replica replica : replicas) {
-      // A new pipeline: where each replica stood in an older one says nothing now (the placement order does).
+    for (String uuid : uuids) {
+      Replica replica = replica(uuid);
       replica.pipelineEpoch = 0;
       replica.frontier = STAMPS;
       replica.leftOut = false;
     }
-    for (String uuid : uuids) {
-      replica(uuid);
-    }
   }
 
   /**
-   * Records where the replica on {@code uuid} stands in the block's write pipeline, from its DataNode's full report:
-   * the highest pipeline epoch it was opened with, its frontier while it follows another's stamps ({@link #STAMPS}:
-   * it stamps the block itself) and whether it was left out of a pipeline.
+   * Records where the replica on {@code uuid} stands in the block's write pipeline, from its DataNode's full report
+   * or an incremental one sent when it changed: the highest pipeline epoch it was opened with, its frontier while it
+   * follows another's stamps ({@link #STAMPS}: it stamps the block itself) and whether it was left out of a pipeline.
    */
   synchronized void standing(String uuid, long pipelineEpoch, long frontier, boolean leftOut) {
     Replica replica = replica(uuid);
@@ -78,8 +79,8 @@ public final class BlockReplicas {
    * {@code uuids} (replicas of this block) in the order a writer or reader of the block being written should try
    * them: those that may know the newest entries first. A replica left out of a pipeline goes last; then replicas
    * opened by a newer pipeline before older ones; then one that stamps the block (the primary) before those that
-   * follow it; then followers by their frontier, highest first. Replicas that stand alike keep the given order, so
-   * the placement order decides while the NameNode knows it (it forgets the standings when the block is placed).
+   * follow it; then followers by their frontier, highest first. Replicas that stand alike keep the given order (the
+   * placement order while the NameNode knows it).
    */
   synchronized List<String> byStanding(List<String> uuids) {
     List<String> sorted = new ArrayList<>(uuids);

@@ -268,8 +268,8 @@ public final class DatanodeManager {
 
   /**
    * Records where the replica of {@code blockId} on {@code uuid} stands in the block's write pipeline, as its
-   * DataNode's full report said ({@link BlockReplicas#standing}; {@code frontier} {@link BlockReplicas#STAMPS}: it
-   * stamps the block itself).
+   * DataNode's full report said, or an incremental one when it changed ({@link BlockReplicas#standing};
+   * {@code frontier} {@link BlockReplicas#STAMPS}: it stamps the block itself).
    */
   public void standing(String uuid, long blockId, long pipelineEpoch, long frontier, boolean leftOut) {
     BlockReplicas replicas = blockReplicas.get(blockId);
@@ -391,10 +391,11 @@ public final class DatanodeManager {
 
   /**
    * The block's current replicas. {@code pipelineOrder} puts first those that may know the newest entries (the
-   * block is being written): placement order, the primary first, while this NameNode placed the block; after a
-   * restart, when only reports say where the replicas are (in the order they came), the DataNodes' standings in the
-   * pipeline decide ({@link BlockReplicas#byStanding}: the primary of the newest pipeline first, a replica left out
-   * last). Otherwise the list is rotated by the block id to spread reads, in read order ({@link #readOrder}).
+   * block is being written): the DataNodes' standings in the pipeline decide, as their reports said when a replica
+   * was opened in a pipeline or its pipeline ended, and after a restart as their full reports said
+   * ({@link BlockReplicas#byStanding}: the primary of the newest pipeline first, a replica left out last); replicas
+   * that stand alike keep the placement order, or after a restart the order their reports came in. Otherwise the
+   * list is rotated by the block id to spread reads, in read order ({@link #readOrder}).
    */
   public List<DatanodeIdProto> locations(long blockId, boolean pipelineOrder) {
     BlockReplicas replicas = blockReplicas.get(blockId);

@@ -196,10 +196,7 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
       List<ReportedBlockProto> good = markCorrupt(r.getDatanodeUuid(), r.getBlocksList());
       datanodes.blockReport(r.getDatanodeUuid(), ids(good), lengths(good), lastEntries(good),
           HlcTimestamp.fromProto(r.getDurableHlc()));
-      for (ReportedBlockProto block : good) {
-        datanodes.standing(r.getDatanodeUuid(), block.getBlockId(), block.getPipelineEpoch(),
-            block.hasFollowerFrontierHlc() ? block.getFollowerFrontierHlc() : BlockReplicas.STAMPS, block.getStale());
-      }
+      standings(r.getDatanodeUuid(), good, true);
       return BlockReportResponseProto.newBuilder().setHlc(call.now()).build();
     });
   }
@@ -210,8 +207,22 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
     return call.serve(r.getHlc(), caller -> {
       List<ReportedBlockProto> good = markCorrupt(r.getDatanodeUuid(), r.getBlocksList());
       datanodes.blocksReceived(r.getDatanodeUuid(), ids(good), lengths(good), lastEntries(good));
+      standings(r.getDatanodeUuid(), good, false);
       return BlockReceivedResponseProto.newBuilder().setHlc(call.now()).build();
     });
+  }
+
+  /**
+   * Records where each replica of {@code blocks} stands in its write pipeline: every one of a full report
+   * ({@code all}), only those that say so of an incremental one (sent when a replica's standing changed).
+   */
+  private void standings(String uuid, List<ReportedBlockProto> blocks, boolean all) {
+    for (ReportedBlockProto block : blocks) {
+      if (all || block.hasPipelineEpoch()) {
+        datanodes.standing(uuid, block.getBlockId(), block.getPipelineEpoch(),
+            block.hasFollowerFrontierHlc() ? block.getFollowerFrontierHlc() : BlockReplicas.STAMPS, block.getStale());
+      }
+    }
   }
 
   /** Marks the replicas reported damaged; returns the others. */

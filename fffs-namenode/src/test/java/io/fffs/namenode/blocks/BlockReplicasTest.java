@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The newest last entry a block's writer reported decides which replicas are current, reported or not; the
- * replicas' standings in the write pipeline decide their order once reports alone say where they are.
+ * replicas' standings in the write pipeline, as their DataNodes report them, decide their order.
  */
 class BlockReplicasTest {
   @Test
@@ -48,9 +48,25 @@ class BlockReplicasTest {
     assertThat(replicas.leftOut("left")).isTrue();
     assertThat(replicas.leftOut("primary")).isFalse();
 
-    // A new pipeline placed by this NameNode: its order decides again, whatever the older reports said.
-    replicas.placed(List.of("left", "primary"));
-    assertThat(replicas.byStanding(current)).containsExactly("left", "old", "behind", "ahead", "primary");
-    assertThat(replicas.leftOut("left")).isFalse();
+    // A replacement placed by this NameNode stands nowhere until its DataNode reports: after the current pipeline's
+    // members, which keep their standing; once opened as a follower of the newest pipeline it goes by its frontier.
+    replicas.placed(List.of("new"));
+    replicas.reported("new", 100, 10);
+    List<String> withNew = replicas.current(uuid -> true);
+    assertThat(replicas.byStanding(withNew)).containsExactly("primary", "ahead", "behind", "old", "new", "left");
+    replicas.standing("new", 7, 14, false);
+    assertThat(replicas.byStanding(withNew)).containsExactly("primary", "ahead", "new", "behind", "old", "left");
+    assertThat(replicas.leftOut("left")).isTrue();
+  }
+
+  @Test
+  void aReplicaPlacedAgainForgetsWhereItStood() {
+    BlockReplicas replicas = new BlockReplicas();
+    replicas.placed(List.of("a", "b"));
+    replicas.standing("a", 7, 10, true);
+    replicas.standing("b", 7, BlockReplicas.STAMPS, false);
+    replicas.placed(List.of("a"));
+    assertThat(replicas.leftOut("a")).isFalse();
+    assertThat(replicas.byStanding(List.of("a", "b"))).as("b keeps its newer epoch").containsExactly("b", "a");
   }
 }
