@@ -227,6 +227,11 @@ public final class HaNode implements Closeable {
     });
   }
 
+  /** This NameNode's current Raft term: it rises by one with each election (a transfer of the lead is one). */
+  public long term() throws IOException {
+    return server.getDivision(group.getGroupId()).getInfo().getCurrentTerm();
+  }
+
   /** The index of the last Raft log entry this NameNode knows committed. */
   long commitIndex() throws IOException {
     return server.getDivision(group.getGroupId()).getRaftLog().getLastCommittedIndex();
