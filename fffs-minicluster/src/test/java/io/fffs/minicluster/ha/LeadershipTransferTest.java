@@ -25,9 +25,15 @@ import org.junit.jupiter.api.io.TempDir;
  * and commits what it applied, then hands over; the calls that waited go to the new leader with the same call ids.
  * Afterwards every acknowledged change is there exactly once and every NameNode holds the same namespace, byte for
  * byte, and no NameNode had to reload.
+ *
+ * <p>A leader deposed by an election nobody asked for (its heartbeats held up longer than the election timeout, by a
+ * long GC pause or a starved machine) rightly reloads when it held ops not yet committed: that is no failure of a
+ * transfer. The election timeout here is long, so that only a pause of seconds causes one, and the no-reload check
+ * holds whenever the Raft term rose by exactly one per transfer, i.e. no other election took place.
  */
 class LeadershipTransferTest {
   private static final int CLIENTS = 4;
+  private static final int MOVES = 3;
 
   @TempDir
   Path dir;
@@ -74,8 +80,10 @@ class LeadershipTransferTest {
 
   private void storm(Move mover) throws Exception {
     Path base = Files.createTempDirectory(dir, "cluster");
+    Configuration settings = new Configuration();
+    settings.set(io.fffs.common.ha.HaConfigKeys.ELECTION_TIMEOUT_KEY, "2s");
     try (MiniFffsCluster cluster = MiniFffsCluster.builder().numNameNodes(3).numDataNodes(0).baseDir(base)
-        .build()) {
+        .conf(settings).build()) {
       Configuration conf = cluster.getConfiguration();
       NameNode[] started = new NameNode[cluster.getNumNameNodes()];
       for (int i = 0; i < started.length; i++) {
@@ -93,7 +101,8 @@ class LeadershipTransferTest {
       }
       threads.forEach(Thread::start);
       warmedUp.await();
-      for (int move = 0; move < 3; move++) {
+      long termBefore = cluster.getNameNode().ha().term();
+      for (int move = 0; move < MOVES; move++) {
         awaitAllRunning(cluster);
         int from = leader(cluster);
         int to = (from + 1) % cluster.getNumNameNodes();
@@ -107,6 +116,8 @@ class LeadershipTransferTest {
       }
       stop.set(true);
       awaitAllRunning(cluster);
+      long elections = cluster.getNameNode().ha().term() - termBefore;
+      assertThat(elections).as("Raft elections during the storm").isGreaterThanOrEqualTo(MOVES);
       for (Thread thread : threads) {
         thread.join(60_000);
       }
@@ -137,7 +148,9 @@ class LeadershipTransferTest {
       }
       for (int i = 0; i < cluster.getNumNameNodes(); i++) {
         NameNode nameNode = cluster.getNameNode(i);
-        assertThat(nameNode).as("nn%d was not restarted by a reload", i + 1).isSameAs(started[i]);
+        if (elections == MOVES) {
+          assertThat(nameNode).as("nn%d was not restarted by a reload", i + 1).isSameAs(started[i]);
+        }
         while (nameNode.namesystem().lastTxid() < txid && System.nanoTime() < deadline) {
           Thread.sleep(20);
         }

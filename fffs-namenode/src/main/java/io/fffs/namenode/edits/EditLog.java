@@ -6,7 +6,6 @@ import io.fffs.common.fault.SyncJournal;
 import io.fffs.common.proto.NamenodeEditsProtos.EditOpProto;
 import io.fffs.common.time.HlcTimestamp;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -32,8 +31,8 @@ import org.slf4j.LoggerFactory;
  * change. The zeros are cut at {@link #roll} and {@link #close}; after a crash {@link EditLogReader} reads a zero
  * tail as the end of the log and start-up cuts it.
  *
- * <p>Two conditions on one lock: appends wake only the writer ({@code queued}), a finished batch wakes only the
- * threads waiting for durability ({@code synced}), so an append never wakes a waiter just to put it back to sleep.
+ * <p>Appends wake only the writer; a finished batch wakes only the callers waiting for durability
+ * ({@link DurabilityWaits}, answered on a notifier thread so the writer goes straight back to the next batch).
  */
 public final class EditLog implements Journal {
   private static final Logger LOG = LoggerFactory.getLogger(EditLog.class);
@@ -57,12 +56,10 @@ public final class EditLog implements Journal {
   private final Path dir;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition queued = lock.newCondition();
-  private final Condition synced = lock.newCondition();
   private List<Pending> queue = new ArrayList<>();
   private volatile long lastQueuedTxid; // written under the lock, read without it
-  private long syncedTxid;
-  /** Batches written and synced since start (each one {@code force}). */
-  private long batchesSynced;
+  /** The txid on disk, and who waits for theirs; advanced once per batch written and forced. */
+  private final DurabilityWaits durability;
   private IOException failure;
   private boolean closed;
   private FileChannel channel;
@@ -71,12 +68,6 @@ public final class EditLog implements Journal {
   private long written;
   private long allocated;
   private final Thread writer;
-  /** Callers that asked to be told when their txid is on disk ({@link #whenSynced}). */
-  private final DurabilityNotices notices = new DurabilityNotices("fffs-edit-log-notifier");
-
-  /** Set once close has answered every notice: later ones are refused. */
-  private boolean noticesEnded;
-
   /**
    * Opens a new segment starting at {@code nextTxid} in {@code dir} (replacing an empty segment of that name left
    * by a crash) and starts the writer thread.
@@ -84,7 +75,7 @@ public final class EditLog implements Journal {
   public EditLog(Path dir, long nextTxid) throws IOException {
     this.dir = dir;
     this.lastQueuedTxid = nextTxid - 1;
-    this.syncedTxid = nextTxid - 1;
+    this.durability = DurabilityWaits.withNotifier(nextTxid - 1, "fffs-edit-log-notifier");
     this.channel = openSegment(nextTxid);
     this.writer = new Thread(this::writeLoop, "fffs-edit-log-writer");
     writer.setDaemon(true);
@@ -119,45 +110,19 @@ public final class EditLog implements Journal {
   /** Returns once every record up to {@code txid} is on disk. */
   @Override
   public void awaitSynced(long txid) throws IOException {
-    lock.lock();
-    try {
-      while (syncedTxid < txid) {
-        IOException refused = unsyncable();
-        if (refused != null) {
-          throw refused;
-        }
-        try {
-          synced.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new InterruptedIOException("interrupted waiting for the edit log");
-        }
-      }
-    } finally {
-      lock.unlock();
-    }
+    durability.await(txid);
   }
 
   /** Batches written and synced since start: with group commit, fewer than the records in them. */
   @Override
   public long batchesSynced() {
-    lock.lock();
-    try {
-      return batchesSynced;
-    } finally {
-      lock.unlock();
-    }
+    return durability.rounds();
   }
 
   /** Whether every record up to {@code txid} is on disk. */
   @Override
   public boolean isSynced(long txid) {
-    lock.lock();
-    try {
-      return syncedTxid >= txid;
-    } finally {
-      lock.unlock();
-    }
+    return durability.isSynced(txid);
   }
 
   /**
@@ -167,47 +132,7 @@ public final class EditLog implements Journal {
    */
   @Override
   public void whenSynced(long txid, Runnable synced, Consumer<IOException> failed) {
-    IOException refused = null;
-    lock.lock();
-    try {
-      if (syncedTxid < txid) {
-        refused = failure != null ? unsyncable() : noticesEnded
-            ? new FffsException(ErrorCode.IO_ERROR, "the NameNode is shutting down") : null;
-        if (refused == null) {
-          notices.add(txid, synced, failed);
-          return;
-        }
-      }
-    } finally {
-      lock.unlock();
-    }
-    if (refused != null) {
-      failed.accept(refused);
-    } else {
-      synced.run();
-    }
-  }
-
-  /** Why records not yet on disk will never be (caller holds the lock), or null. */
-  private IOException unsyncable() {
-    if (failure != null) {
-      return new FffsException(ErrorCode.IO_ERROR, "the edit log could not be written: " + failure.getMessage()
-          + "; the change may not be durable and the NameNode takes no more changes", failure);
-    }
-    if (closed) {
-      return new FffsException(ErrorCode.IO_ERROR, "the NameNode is shutting down");
-    }
-    return null;
-  }
-
-  /**
-   * Hands the notices that are due to the notifier: those whose txid is on disk, and all of them once the log
-   * failed or ({@code ending}) the writer has stopped. Caller holds the lock.
-   */
-  private void releaseNotices(boolean ending) {
-    IOException refused = failure != null ? unsyncable()
-        : ending ? new FffsException(ErrorCode.IO_ERROR, "the NameNode is shutting down") : null;
-    notices.release(syncedTxid, refused);
+    durability.whenSynced(txid, synced, failed);
   }
 
   /** Ends the current segment after everything queued and starts {@code edits_<next txid>}; waits for it. */
@@ -231,12 +156,7 @@ public final class EditLog implements Journal {
   }
 
   public long syncedTxid() {
-    lock.lock();
-    try {
-      return syncedTxid;
-    } finally {
-      lock.unlock();
-    }
+    return durability.durable();
   }
 
   public Path directory() {
@@ -274,26 +194,17 @@ public final class EditLog implements Journal {
         lock.unlock();
       }
       try {
-        long written = writeBatch(batch);
-        lock.lock();
-        try {
-          syncedTxid = Math.max(syncedTxid, written);
-          batchesSynced++;
-          synced.signalAll();
-          releaseNotices(false);
-        } finally {
-          lock.unlock();
-        }
+        durability.advance(writeBatch(batch));
       } catch (IOException e) {
         LOG.error("Edit log write failed; refusing further changes", e);
         lock.lock();
         try {
           failure = e;
-          synced.signalAll();
-          releaseNotices(false);
         } finally {
           lock.unlock();
         }
+        durability.refuse(new FffsException(ErrorCode.IO_ERROR, "the edit log could not be written: "
+            + e.getMessage() + "; the change may not be durable and the NameNode takes no more changes", e));
         return;
       }
     }
@@ -389,7 +300,6 @@ public final class EditLog implements Journal {
       }
       closed = true;
       queued.signal();
-      synced.signalAll();
     } finally {
       lock.unlock();
     }
@@ -398,14 +308,9 @@ public final class EditLog implements Journal {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    lock.lock();
-    try {
-      releaseNotices(true);
-      noticesEnded = true;
-    } finally {
-      lock.unlock();
-    }
-    notices.shutdown();
+    // after the writer wrote what was queued: those waiters are answered as durable
+    durability.refuse(new FffsException(ErrorCode.IO_ERROR, "the NameNode is shutting down"));
+    durability.shutdown();
     if (failure == null) {
       closeSegment();
     } else {

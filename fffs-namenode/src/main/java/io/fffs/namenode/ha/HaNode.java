@@ -155,6 +155,10 @@ public final class HaNode implements Closeable {
     // A snapshot at stop would be taken while the namesystem closes.
     RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(properties, false);
     RaftServerConfigKeys.Snapshot.setRetentionFileNum(properties, 2);
+    // Else the leader appends, syncs and replicates a commit-index entry after each commit: a second Raft entry per
+    // change. Raft needs no durable commit index; a restarted NameNode applies past its snapshot once a leader
+    // tells it what is committed.
+    RaftServerConfigKeys.Log.setLogMetadataEnabled(properties, false);
     return properties;
   }
 
@@ -221,6 +225,11 @@ public final class HaNode implements Closeable {
       stateMachine.handedOver();
       return null;
     });
+  }
+
+  /** This NameNode's current Raft term: it rises by one with each election (a transfer of the lead is one). */
+  public long term() throws IOException {
+    return server.getDivision(group.getGroupId()).getInfo().getCurrentTerm();
   }
 
   /** The index of the last Raft log entry this NameNode knows committed. */

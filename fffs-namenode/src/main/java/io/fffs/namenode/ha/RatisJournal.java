@@ -5,15 +5,13 @@ import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.NamenodeEditsProtos.EditOpProto;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.namenode.edits.CallerIds;
-import io.fffs.namenode.edits.DurabilityNotices;
+import io.fffs.namenode.edits.DurabilityWaits;
 import io.fffs.namenode.edits.Journal;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.apache.ratis.protocol.ClientId;
@@ -30,9 +28,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The namespace's {@link Journal} on a Raft log. The leader appends each stamped op here in txid order (under the
  * namespace's write lock) and {@link #flush}es once it released the lock: the ops go to the Raft server in that
- * order, those appended while another entry was being submitted together as one entry ({@link HaEntry}); an op is
- * durable once the state machine has seen it committed by a majority ({@link #committed}), and only then is its
- * change acknowledged. A failed append — this NameNode lost the lead, or its server stopped — fails every change not
+ * order, one entry at a time ({@link HaEntry}), those appended while an entry was in flight together as the next; an
+ * op is durable once the state machine has seen it committed by a majority ({@link #committed}), and only then is
+ * its change acknowledged, on the thread that saw the commit. A failed append — this NameNode lost the lead, or its server stopped — fails every change not
  * yet committed: none of them is acknowledged here, and {@code onLost} is told, since this NameNode has applied ops
  * the cluster may never commit.
  */
@@ -41,6 +39,12 @@ final class RatisJournal implements Journal {
   /** Bounds of one Raft entry, so that it fits well within Ratis's appender buffer (4 MiB). */
   private static final int MAX_BATCH_OPS = 1024;
   private static final int MAX_BATCH_BYTES = 1 << 20;
+  /**
+   * Entries handed to Raft and not yet committed, at most: the ops stamped meanwhile wait and go together in the next
+   * entry once one commits (group commit, as the local edit log's fsync), so a busy leader makes few, full entries
+   * rather than many of an op or two, each costing a log write, a sync and an append RPC on every NameNode.
+   */
+  private static final int MAX_ENTRIES_IN_FLIGHT = 1;
 
   private final RaftServer server;
   private final RaftGroupId group;
@@ -49,19 +53,23 @@ final class RatisJournal implements Journal {
   private final ClientId clientId = ClientId.randomId();
   private final AtomicLong callIds = new AtomicLong();
   private final ReentrantLock lock = new ReentrantLock();
-  private final Condition advanced = lock.newCondition();
   /** Whether a thread is handing {@link #unsent} to Raft; under the lock. */
   private boolean submitting;
   /** Encoded ops appended and not yet handed to Raft, in txid order; under the lock. */
   private final List<byte[]> unsent = new ArrayList<>();
+  /** The last txid of each entry handed to Raft and not yet committed, oldest first; under the lock. */
+  private final java.util.ArrayDeque<Long> inFlight = new java.util.ArrayDeque<>();
   private volatile RaftClientAsynchronousProtocol direct;
-  private final DurabilityNotices notices = new DurabilityNotices("fffs-raft-journal-notifier");
+  /**
+   * Answered on the state machine's thread that saw the commit: on the leader it skips its own ops, so a thread
+   * switch to a notifier would only delay the answers.
+   */
+  private final DurabilityWaits durability;
   /** The last txid appended here or applied from the log; written under the lock. */
   private volatile long lastQueuedTxid;
   /** {txid, packed HLC} of each op appended here and not yet committed, oldest first; under the lock. */
   private final java.util.ArrayDeque<long[]> appended = new java.util.ArrayDeque<>();
-  private long committedTxid;
-  private long commits;
+  /** Why this journal takes no more ops (the lead was lost, or the NameNode stops); under the lock. */
   private IOException failure;
 
   RatisJournal(RaftServer server, RaftGroupId group, RaftPeerId self, long lastTxid, Runnable onLost) {
@@ -70,7 +78,7 @@ final class RatisJournal implements Journal {
     this.self = self;
     this.onLost = onLost;
     this.lastQueuedTxid = lastTxid;
-    this.committedTxid = lastTxid;
+    this.durability = DurabilityWaits.inline(lastTxid);
   }
 
   @Override
@@ -92,17 +100,18 @@ final class RatisJournal implements Journal {
   }
 
   /**
-   * Hands the ops appended and not yet submitted to Raft, those appended meanwhile together as one entry, in txid
-   * order. Called by the thread that appended, once it released the namespace's write lock: only one thread submits
-   * at a time (one that finds another submitting leaves its ops to it), so the log holds the ops in the order they
-   * were stamped, no thread switch comes before the Raft append, and the write lock is not held during it.
+   * Hands the ops appended and not yet submitted to Raft as one entry, in txid order, unless an entry is in flight:
+   * its commit calls this again. Called by the thread that appended, once it released the namespace's write lock:
+   * only one thread submits at a time (one that finds another submitting leaves its ops to it), so the log holds the
+   * ops in the order they were stamped, no thread switch comes before the Raft append, and the write lock is not
+   * held during it.
    */
   @Override
   public void flush() {
     lock.lock();
     try {
-      if (submitting) {
-        return;
+      if (submitting || inFlight.size() >= MAX_ENTRIES_IN_FLIGHT) {
+        return;  // the thread that submits, or the commit of an entry in flight, hands these ops on
       }
       submitting = true;
     } finally {
@@ -118,7 +127,7 @@ final class RatisJournal implements Journal {
           if (failure != null) {
             unsent.clear();  // never committed; their callers were failed with the journal
           }
-          if (unsent.isEmpty()) {
+          if (unsent.isEmpty() || inFlight.size() >= MAX_ENTRIES_IN_FLIGHT) {
             submitting = false;
             done = true;
             return;
@@ -132,6 +141,7 @@ final class RatisJournal implements Journal {
             batch.add(unsent.get(taken++));
           }
           unsent.subList(0, taken).clear();
+          inFlight.addLast(firstTxid + taken - 1);
         } finally {
           lock.unlock();
         }
@@ -212,103 +222,52 @@ final class RatisJournal implements Journal {
       if (txid > lastQueuedTxid) {
         lastQueuedTxid = txid;
       }
-      if (txid > committedTxid) {
-        committedTxid = txid;
-        commits++;
-        advanced.signalAll();
-        release();
+      while (!inFlight.isEmpty() && inFlight.peekFirst() <= txid) {
+        inFlight.removeFirst();
       }
     } finally {
       lock.unlock();
     }
+    durability.advance(txid);  // answers the changes up to txid on this thread
+    flush();  // the ops that waited for this commit
   }
 
   /** Whether ops appended here wait for a commit (a leader that loses the lead with them must reload). */
   boolean hasUncommitted() {
-    lock.lock();
-    try {
-      return lastQueuedTxid > committedTxid;
-    } finally {
-      lock.unlock();
-    }
+    return lastQueuedTxid > durability.durable();
   }
 
   private void fail(Throwable cause) {
-    boolean first;
+    FffsException refusal;
     lock.lock();
     try {
-      first = failure == null;
-      if (first) {
-        failure = new FffsException(ErrorCode.NOT_LEADER, "a change was not committed by the NameNodes ("
-            + cause.getMessage() + "); retry it on the leader", cause);
-        advanced.signalAll();
-        release();
+      if (failure != null) {
+        return;
       }
+      refusal = new FffsException(ErrorCode.NOT_LEADER, "a change was not committed by the NameNodes ("
+          + cause.getMessage() + "); retry it on the leader", cause);
+      failure = refusal;
     } finally {
       lock.unlock();
     }
-    if (first) {
-      LOG.warn("Raft log append failed; changes not committed fail: {}", cause.toString());
-      onLost.run();
-    }
-  }
-
-  /** Hands the notices that are due to the notifier. Caller holds the lock. */
-  private void release() {
-    notices.release(committedTxid, failure);
+    LOG.warn("Raft log append failed; changes not committed fail: {}", cause.toString());
+    durability.refuse(refusal);
+    onLost.run();
   }
 
   @Override
   public void awaitSynced(long txid) throws IOException {
-    lock.lock();
-    try {
-      while (committedTxid < txid) {
-        if (failure != null) {
-          throw failure;
-        }
-        try {
-          advanced.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new InterruptedIOException("interrupted waiting for txid " + txid + " to be committed");
-        }
-      }
-    } finally {
-      lock.unlock();
-    }
+    durability.await(txid);
   }
 
   @Override
   public boolean isSynced(long txid) {
-    lock.lock();
-    try {
-      return committedTxid >= txid;
-    } finally {
-      lock.unlock();
-    }
+    return durability.isSynced(txid);
   }
 
   @Override
   public void whenSynced(long txid, Runnable synced, Consumer<IOException> failed) {
-    IOException refused;
-    lock.lock();
-    try {
-      if (committedTxid >= txid) {
-        refused = null;
-      } else if (failure != null) {
-        refused = failure;
-      } else {
-        notices.add(txid, synced, failed);
-        return;
-      }
-    } finally {
-      lock.unlock();
-    }
-    if (refused != null) {
-      failed.accept(refused);
-    } else {
-      synced.run();
-    }
+    durability.whenSynced(txid, synced, failed);
   }
 
   @Override
@@ -318,27 +277,22 @@ final class RatisJournal implements Journal {
 
   @Override
   public long batchesSynced() {
-    lock.lock();
-    try {
-      return commits;
-    } finally {
-      lock.unlock();
-    }
+    return durability.rounds();
   }
 
   /** Fails what still waits: the NameNode is stopping. */
   @Override
   public void close() {
+    FffsException stopping = new FffsException(ErrorCode.IO_ERROR, "the NameNode is shutting down");
     lock.lock();
     try {
       if (failure == null) {
-        failure = new FffsException(ErrorCode.IO_ERROR, "the NameNode is shutting down");
+        failure = stopping;
       }
-      advanced.signalAll();
-      release();
     } finally {
       lock.unlock();
     }
-    notices.shutdown();
+    durability.refuse(stopping);
+    durability.shutdown();
   }
 }
