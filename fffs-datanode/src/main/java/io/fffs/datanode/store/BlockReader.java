@@ -12,8 +12,9 @@ import io.fffs.datanode.store.log.Block;
 import io.fffs.datanode.store.log.BlockLog;
 import io.fffs.datanode.store.log.Pages;
 import io.fffs.datanode.store.persist.PageRunLoader;
-import io.fffs.protocol.frame.ChunkChecksums;
+import io.fffs.datanode.store.persist.SegmentFormat;
 import io.fffs.datanode.store.persist.SegmentPageReader;
+import io.fffs.protocol.frame.ChunkChecksums;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +26,9 @@ import java.util.List;
  * keeps exactly is refused ({@code HISTORY_EXPIRED}), never answered from what is left. Thread-safe.
  */
 final class BlockReader {
+  private static final int RESIDENT = -1;
+  private static final int IN_FILE = -2;
+
   private final PageArena arena;
   private final SegmentPageReader disk;
   private final int pageSize;
@@ -32,8 +36,6 @@ final class BlockReader {
   private final ReadBuffers buffers = new ReadBuffers();
   private final CheckedCrcs checked;
   private final StoreStats stats;
-  private static final int RESIDENT = -1;
-  private static final int IN_FILE = -2;
 
   /** @param checkedCrcBytes heap for the chunk CRCs of evicted pages reads checked ({@link CheckedCrcs}) */
   BlockReader(PageArena arena, SegmentPageReader disk, StoreStats stats, long checkedCrcBytes) {
@@ -289,7 +291,7 @@ final class BlockReader {
 
   /** The handle of the file {@code location} is in, acquired once per read. */
   private SegmentPageReader.Handle hold(List<SegmentPageReader.Handle> held, long location) throws FffsException {
-    long file = io.fffs.datanode.store.persist.SegmentFormat.fileOf(location);
+    long file = SegmentFormat.fileOf(location);
     for (SegmentPageReader.Handle handle : held) {
       if (handle.file() == file) {
         return handle;

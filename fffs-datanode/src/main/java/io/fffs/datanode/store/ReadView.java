@@ -4,7 +4,10 @@ import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.datanode.store.arena.PageArena;
+import io.fffs.datanode.store.persist.SegmentPageReader;
 import io.fffs.protocol.frame.ChunkChecksums;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.List;
@@ -228,9 +231,9 @@ public final class ReadView implements AutoCloseable {
       if (mapped == null) {
         ByteBuffer read = ByteBuffer.allocate(length);
         try {
-          io.fffs.datanode.store.persist.SegmentPageReader.readFully(channel, read, position);
-        } catch (java.io.IOException e) {
-          throw new java.io.UncheckedIOException("cannot read " + length + " bytes of a segment file at offset "
+          SegmentPageReader.readFully(channel, read, position);
+        } catch (IOException e) {
+          throw new UncheckedIOException("cannot read " + length + " bytes of a segment file at offset "
               + position, e);
         }
         return read.flip().asReadOnlyBuffer();

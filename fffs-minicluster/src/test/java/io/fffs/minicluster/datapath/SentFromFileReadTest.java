@@ -14,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
@@ -46,11 +47,11 @@ class SentFromFileReadTest {
       try (FileSystem fs = FileSystem.newInstance(cluster.getURI(), client)) {
         byte[] data = RandomFiles.write(fs, FILE, 4 * BLOCK, 41);
         BlockStore store = cluster.getDataNode(0).store();
-        assertThat(read(fs, 2 * BLOCK)).isEqualTo(java.util.Arrays.copyOf(data, 2 * BLOCK));
+        assertThat(read(fs, 2 * BLOCK)).isEqualTo(Arrays.copyOf(data, 2 * BLOCK));
         long sentBefore = store.stats().pagesSentFromFiles.sum();
         long loadedBefore = store.stats().pagesReloaded.sum();
 
-        assertThat(read(fs, 2 * BLOCK)).isEqualTo(java.util.Arrays.copyOf(data, 2 * BLOCK));
+        assertThat(read(fs, 2 * BLOCK)).isEqualTo(Arrays.copyOf(data, 2 * BLOCK));
         long pages = 2L * BLOCK / cluster.getConfiguration().getInt("fffs.datanode.page.size", 4096);
         assertThat(store.stats().pagesSentFromFiles.sum() - sentBefore).isEqualTo(pages);
         assertThat(store.stats().pagesReloaded.sum()).isEqualTo(loadedBefore);
@@ -61,7 +62,10 @@ class SentFromFileReadTest {
         LocalView.Extent page = store.locate(blockId, 8192, 4096, TimeSpec.latest()).extents().get(0);
         assertThat(page.inArena()).isFalse();
         flip(page.path(), page.position() + 100);
+        long sentBeforeDamage = store.stats().pagesSentFromFiles.sum();
         assertThatThrownBy(() -> read(fs, BLOCK)).isInstanceOf(IOException.class).hasMessageContaining("CORRUPT");
+        // Sent from the file, the damaged page was not checked again there: the refusal is the client's check.
+        assertThat(store.stats().pagesSentFromFiles.sum()).isGreaterThan(sentBeforeDamage);
       }
     }
   }
