@@ -111,6 +111,10 @@ public final class ReadView implements AutoCloseable {
         }
       }
       if (whole * ChunkChecksums.CHUNK_BYTES < run.length()) {
+        if (run.inFile()) {
+          // CRCs computed here over file bytes nobody checked would vouch for whatever the disk now holds.
+          throw new IllegalStateException("a run sent from a segment file must be whole chunks with checked CRCs");
+        }
         ByteBuffer bytes = run.bytes();
         sums.update(bytes.position(whole * ChunkChecksums.CHUNK_BYTES));
       }
