@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingDeque;
 import java.util.concurrent.LinkedBlockingDeque;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Copies of the writes handed to one block writer that were not acknowledged yet, oldest first, so that they can be
@@ -15,10 +16,11 @@ import java.util.concurrent.LinkedBlockingDeque;
  *
  * <p>A copy is made into direct memory, which a TCP transport sends from as it is
  * ({@link io.fffs.protocol.transport.DataChannel#wrap}): the copy kept for a resend is the only copy the client
- * makes of a write. Acknowledged writes are dropped as new ones come, so it holds about a write window; their
- * buffers take the next copies of the same size (no allocation and zeroing per packet). A buffer is reused only once
- * the writer's acknowledged bytes cover its write, and an acknowledged write was received by its DataNode, so no
- * transport still reads it then. A full packet gathered in the output stream's own array is kept without a copy
+ * makes of a write when its calls are a packet or more and the pipeline is a chain or one DataNode (smaller calls
+ * are gathered in the stream's array first; by fan-out each follower is sent a copy of its own). Acknowledged writes
+ * are dropped as new ones come, so it holds about a write window; their buffers take the next copies that fit (no
+ * allocation and zeroing per packet). A buffer is reused only once the writer's acknowledged bytes cover its write,
+ * and an acknowledged write was received by its DataNode, so no transport still reads it then. A full packet gathered in the output stream's own array is kept without a copy
  * ({@link #handOver}): the stream goes on in a spare array. Not thread-safe.
  */
 final class UnackedWrites {
@@ -28,9 +30,12 @@ final class UnackedWrites {
   private static final int SPARE_BUFFERS = 64;
   /**
    * Direct buffers given back by the writes of blocks done ({@link #release}), for the next block's copies: fresh
-   * direct memory costs a page fault and zeroing per page. Bounded; shared by the streams of this JVM.
+   * direct memory costs a page fault and zeroing per page. Shared by the streams of this JVM, at most
+   * {@link #SHARED_BYTES} in all (the rest is left to the garbage collector).
    */
-  private static final BlockingDeque<ByteBuffer> SHARED = new LinkedBlockingDeque<>(32);
+  private static final BlockingDeque<ByteBuffer> SHARED = new LinkedBlockingDeque<>();
+  private static final long SHARED_BYTES = 32L << 20;
+  private static final AtomicLong sharedBytes = new AtomicLong();
 
   private final ArrayDeque<Write> writes = new ArrayDeque<>();
   /** Handed-over packet arrays, for the stream to gather its next packets in. */
@@ -83,6 +88,9 @@ final class UnackedWrites {
     ByteBuffer buffer = spareDirect.poll();
     if (buffer == null) {
       buffer = SHARED.pollFirst();
+      if (buffer != null) {
+        sharedBytes.addAndGet(-buffer.capacity());
+      }
     }
     if (buffer == null || buffer.capacity() < size) {
       buffer = ByteBuffer.allocateDirect(size);
@@ -115,7 +123,11 @@ final class UnackedWrites {
   void release(long acknowledged) {
     drop(acknowledged);
     for (ByteBuffer buffer = spareDirect.poll(); buffer != null; buffer = spareDirect.poll()) {
-      SHARED.offerFirst(buffer);
+      if (sharedBytes.addAndGet(buffer.capacity()) <= SHARED_BYTES) {
+        SHARED.offerFirst(buffer);
+      } else {
+        sharedBytes.addAndGet(-buffer.capacity());
+      }
     }
   }
 

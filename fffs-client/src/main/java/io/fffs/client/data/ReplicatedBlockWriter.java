@@ -31,8 +31,8 @@ import org.slf4j.LoggerFactory;
  * more: the block is under-replicated, and the NameNode stops listing that replica once its older last entry is
  * reported. {@link #addFollower} brings in a replacement with the history so far. A primary that fails fails the
  * writer; its stream then promotes a follower ({@link #abandon}, {@link DataTransferClient#promoteWriter}). A refusal of the token, by the primary or a follower, is thrown instead, and after {@link #renewToken}
- * the member that refused resumes where it stopped: the packets are kept by reference (the copy each is sent from)
- * until every member applied them. Not thread-safe (one writer thread).
+ * the member that refused resumes where it stopped: the packets are kept by reference (what each is sent from: the
+ * stream's kept copy to a retained primary, this writer's copy to the followers) until every member applied them. Not thread-safe (one writer thread).
  */
 final class ReplicatedBlockWriter implements BlockWriter {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicatedBlockWriter.class);

@@ -11,9 +11,11 @@ import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.WriteRequestProto;
 import io.fffs.common.proto.DataTransferProtos.WriteResponseProto;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -54,7 +56,7 @@ class ChainLinkTest {
     downstream.close();  // the next member's connection is gone before it answered the second write
 
     ChainLink.Slot third = link.open();
-    ByteBuf payload = Unpooled.wrappedBuffer(new byte[8]);
+    ByteBuf payload = payload(3);
     link.forward(third, request(3), payload);
     assertThat(payload.refCnt()).as("not sent, released").isZero();
     link.local(third, applied(3));
@@ -91,7 +93,7 @@ class ChainLinkTest {
     ChainLink later = new ChainLink(8, upstream, connecting, "next:2", TimeUnit.SECONDS.toNanos(60));
     for (long offset = 1; offset <= 3; offset++) {
       ChainLink.Slot slot = later.open();
-      later.forward(slot, request(offset), Unpooled.wrappedBuffer(new byte[8]));
+      later.forward(slot, request(offset), payload(offset));
       later.local(slot, applied(offset));
     }
     assertThat(forwardedRequests(connecting)).as("nothing sent before the connection is up").isEmpty();
@@ -106,7 +108,7 @@ class ChainLinkTest {
     EmbeddedChannel unreachable = new EmbeddedChannel();
     ChainLink stuck = new ChainLink(9, upstream, unreachable, "next:3", TimeUnit.MILLISECONDS.toNanos(40));
     ChainLink.Slot slot = stuck.open();
-    ByteBuf payload = Unpooled.wrappedBuffer(new byte[8]);
+    ByteBuf payload = payload(1);
     stuck.forward(slot, request(1), payload);
     stuck.local(slot, applied(1));
 
@@ -126,7 +128,7 @@ class ChainLinkTest {
 
   private ChainLink.Slot forwarded(long offset) {
     ChainLink.Slot slot = link.open();
-    link.forward(slot, request(offset), Unpooled.wrappedBuffer(new byte[8]));
+    link.forward(slot, request(offset), payload(offset));
     return slot;
   }
 
@@ -165,10 +167,22 @@ class ChainLinkTest {
   private static List<RequestHeaderProto> forwardedRequests(EmbeddedChannel downstream) throws Exception {
     List<RequestHeaderProto> requests = new ArrayList<>();
     for (ByteBuf frame = downstream.readOutbound(); frame != null; frame = downstream.readOutbound()) {
-      requests.add(RequestHeaderProto.parseFrom(header(frame)));  // the payload follows in the same message
+      RequestHeaderProto request = RequestHeaderProto.parseFrom(header(frame));
+      byte[] payload = new byte[frame.readableBytes()];
+      frame.readBytes(payload);
+      assertThat(payload).as("the payload follows its header in the same message")
+          .isEqualTo(ByteBufUtil.getBytes(payload(request.getWrite().getOffset())));
+      requests.add(request);
       frame.release();
     }
     return requests;
+  }
+
+  /** The 8 bytes forwarded with the write at {@code offset}, each the offset's low byte. */
+  private static ByteBuf payload(long offset) {
+    byte[] bytes = new byte[8];
+    Arrays.fill(bytes, (byte) offset);
+    return Unpooled.wrappedBuffer(bytes);
   }
 
   private static byte[] header(ByteBuf prefix) {
