@@ -30,9 +30,9 @@ import org.slf4j.LoggerFactory;
  * namespace's write lock) and {@link #flush}es once it released the lock: the ops go to the Raft server in that
  * order, one entry at a time ({@link HaEntry}), those appended while an entry was in flight together as the next; an
  * op is durable once the state machine has seen it committed by a majority ({@link #committed}), and only then is
- * its change acknowledged, on the thread that saw the commit. A failed append — this NameNode lost the lead, or its server stopped — fails every change not
- * yet committed: none of them is acknowledged here, and {@code onLost} is told, since this NameNode has applied ops
- * the cluster may never commit.
+ * its change acknowledged, on the thread that saw the commit. A failed append — this NameNode lost the lead, or its
+ * server stopped — fails every change not yet committed: none of them is acknowledged here, and {@code onLost} is
+ * told, since this NameNode has applied ops the cluster may never commit.
  */
 final class RatisJournal implements Journal {
   private static final Logger LOG = LoggerFactory.getLogger(RatisJournal.class);
@@ -219,9 +219,6 @@ final class RatisJournal implements Journal {
       while (!appended.isEmpty() && appended.peekFirst()[0] <= txid) {
         appended.removeFirst();
       }
-      if (txid > lastQueuedTxid) {
-        lastQueuedTxid = txid;
-      }
       while (!inFlight.isEmpty() && inFlight.peekFirst() <= txid) {
         inFlight.removeFirst();
       }
@@ -229,6 +226,15 @@ final class RatisJournal implements Journal {
       lock.unlock();
     }
     durability.advance(txid);  // answers the changes up to txid on this thread
+    lock.lock();
+    try {
+      // After the advance: hasUncommitted never sees another leader's committed op as uncommitted
+      if (txid > lastQueuedTxid) {
+        lastQueuedTxid = txid;
+      }
+    } finally {
+      lock.unlock();
+    }
     flush();  // the ops that waited for this commit
   }
 
