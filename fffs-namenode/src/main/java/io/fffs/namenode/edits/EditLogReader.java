@@ -20,7 +20,7 @@ import org.apache.hadoop.thirdparty.protobuf.InvalidProtocolBufferException;
  * last record are space the writer preallocated ({@link EditLog}): the end of the log, not damage. In a segment
  * with commit markers, records count only once their batch's marker is read; whatever follows the last good marker
  * of the newest segment is a torn write (never acknowledged), and a bad record or marker with a good marker after
- * it is damage.
+ * it is damage. A newest segment with a bad header and nothing but zeros after it was being started at the crash.
  */
 public final class EditLogReader {
   private EditLogReader() {}
@@ -45,6 +45,10 @@ public final class EditLogReader {
     int version = in.getInt(8);
     if (!Arrays.equals(magic, EditLogFormat.MAGIC)
         || version != EditLogFormat.VERSION && version != EditLogFormat.VERSION_WITHOUT_MARKERS) {
+      if (newest && allZero(bytes, EditLogFormat.FILE_HEADER_BYTES)) {
+        // Started (truncated, preallocated) but its header never synced before a power loss: it holds nothing
+        return 0;
+      }
       throw corrupt(file, 0, "the header is not an FFFS edit-log header (version " + EditLogFormat.VERSION + ")");
     }
     Segment segment = new Segment(file, newest, bytes, in, version == EditLogFormat.VERSION, sink);

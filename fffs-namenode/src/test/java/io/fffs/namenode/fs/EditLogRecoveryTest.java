@@ -115,6 +115,28 @@ class EditLogRecoveryTest {
   }
 
   @Test
+  void aSegmentStartedButWhoseHeaderNeverReachedTheDiskHoldsNothing() throws Exception {
+    NamesystemFixture nn = withDirectories(5);
+    nn.fs.close();
+    long[] last = {0};
+    EditLogReader.read(newestSegment(), true, record -> last[0] = record.txid());
+    // A roll cut short by a power loss: the new segment truncated and preallocated, its header not yet synced.
+    Path started = dir.resolve("current").resolve(String.format("edits_%020d", last[0] + 1));
+    Files.write(started, new byte[1 << 20]);
+    assertThatThrownBy(() -> EditLogReader.read(started, false, record -> { }))
+        .isInstanceOfSatisfying(FffsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CORRUPT));
+
+    nn.start();
+    for (int i = 0; i < 5; i++) {
+      assertThat(nn.fs.queries.getFileInfo(ADMIN, "/d" + i, TimeSpec.latest())).isNotNull();
+    }
+    nn.fs.directories.mkdirs(ADMIN, "/after", 0755, false).await();
+    nn.restart();
+    assertThat(nn.fs.queries.getFileInfo(ADMIN, "/after", TimeSpec.latest())).isNotNull();
+    nn.close();
+  }
+
+  @Test
   void damageInTheMiddleStopsStartUpNamingFileAndOffset() throws Exception {
     NamesystemFixture nn = withDirectories(5);
     nn.fs.close();
