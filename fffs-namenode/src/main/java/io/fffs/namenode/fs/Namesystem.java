@@ -527,6 +527,15 @@ public final class Namesystem implements Closeable {
     if (txid <= journal.lastQueuedTxid()) {
       return false;  // read without the lock: the commit of the leader's own op must not wait for its write lock
     }
+    applyOthers(txid, hlc, op);
+    return true;
+  }
+
+  /**
+   * Applies {@code op}, which the caller found is not this NameNode's own: it must be the next txid here, else
+   * (this NameNode stamped an op of its own under that txid meanwhile) the namespace and the log disagree.
+   */
+  public void applyOthers(long txid, HlcTimestamp hlc, ReplicatedOp op) throws IOException {
     lock.writeLock().lock();
     try {
       if (txid != lastTxid + 1) {
@@ -537,7 +546,6 @@ public final class Namesystem implements Closeable {
       applier.apply(op.parse(), hlc);
       lastTxid = txid;
       lastHlc = hlc;
-      return true;
     } finally {
       lock.writeLock().unlock();
     }
@@ -568,9 +576,25 @@ public final class Namesystem implements Closeable {
    * the image, or -1 when it was not saved.
    */
   public long saveImageIfSettled(Path target) throws IOException {
+    lock.writeLock().lock();
+    return saveImageLocked(target);
+  }
+
+  /**
+   * {@link #saveImageIfSettled}, but -1 at once when a change or a pause holds the write lock: the Raft state machine
+   * thread must never wait for it, since {@link #whilePaused} holds it until that thread reports a commit.
+   */
+  public long trySaveImageIfSettled(Path target) throws IOException {
+    if (!lock.writeLock().tryLock()) {
+      return -1;
+    }
+    return saveImageLocked(target);
+  }
+
+  /** Saves the image as {@link #saveImageIfSettled} says, the write lock held by the caller (released here). */
+  private long saveImageLocked(Path target) throws IOException {
     long txid;
     HlcTimestamp hlc;
-    lock.writeLock().lock();
     try {
       if (!journal.isSynced(lastTxid)) {
         return -1;

@@ -117,7 +117,9 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
     try {
       HaEntry last = null;
       for (HaEntry op : HaEntry.decodeAll(entry.getStateMachineLogEntry().getLogData())) {
-        if (op.txid() <= journal.lastQueuedTxid() && !journal.appendedHere(op.txid(), op.hlc())) {
+        // Decided once: a handler of this NameNode may stamp an op under this txid right after the read.
+        boolean mine = op.txid() <= journal.lastQueuedTxid();
+        if (mine && !journal.appendedHere(op.txid(), op.hlc())) {
           // Another leader's op under a txid this NameNode gave an op of its own that was never committed:
           // applying the entries after it here would mix two histories.
           LOG.warn("Committed txid {} is another leader's op, not the one this NameNode stamped; it reloads",
@@ -126,7 +128,8 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
           updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
           return CompletableFuture.completedFuture(Message.EMPTY);
         }
-        if (namesystem.applyReplicated(op.txid(), op.hlc(), op::op)) {
+        if (!mine) {
+          namesystem.applyOthers(op.txid(), op.hlc(), op::op);  // refused if this NameNode took the txid since
           namesystem.retryAnswers.recordMadeElsewhere(op.clientId(), op.callId());
         }
         last = op;
@@ -154,9 +157,9 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
       return latest == null ? -1 : latest.getIndex();
     }
     File file = storage.getSnapshotFile(applied.getTerm(), applied.getIndex());
-    long txid = namesystem.saveImageIfSettled(file.toPath());
+    long txid = namesystem.trySaveImageIfSettled(file.toPath());
     if (txid < 0) {
-      // A leader with ops not yet committed: not now (it tries again after the next applied entry).
+      // Ops not yet committed, or the namespace busy: not now (Ratis tries again after the next applied entry).
       return latest == null ? -1 : latest.getIndex();
     }
     storage.updateLatestSnapshot(new SingleFileSnapshotInfo(
