@@ -65,8 +65,9 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   private final Map<Long, Long> reportedEntries = new HashMap<>();
   private boolean closed;
   /**
-   * Set once a failed write could not be recovered (no follower took over, or sending again after a refused token
-   * failed): bytes the stream counts as written may be in no replica, so every later call fails with it.
+   * Set once a failed write could not be recovered (no follower took over, sending again after a refused token
+   * failed, a new block's writer could not be opened, an hsync's SYNCs lost a primary too often): bytes the stream
+   * counts as written may be in no replica, so every later call fails with it.
    */
   private FffsException failed;
 
@@ -81,7 +82,7 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     this.blocks = new BlockPipelines(client.clock().physicalClock());
     this.tokens = new TokenRenewal(client, path, blocks, this::writerFor);
     this.failover = new PrimaryFailover(client::data, options, path, blocks);
-    this.syncs = new PipelineSync(client, path, blockSize, blocks, tokens, this::failOver);
+    this.syncs = new PipelineSync(client::data, path, blockSize, blocks, tokens, this::failOver, this::fail);
     this.repair = new PipelineRepair(client.conf(), nn, path, fileId, client.clientName());
     existing.forEach(blocks::add);
     this.length = length;
@@ -212,8 +213,8 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     if (writer == null) {
       List<DatanodeIdProto> locations = blocks.locations(index);
       if (locations.isEmpty()) {
-        throw new FffsException(ErrorCode.NOT_FOUND, "block " + blockId + " of " + path
-            + " has no live DataNode to write to");
+        throw fail(new FffsException(ErrorCode.NOT_FOUND, "block " + blockId + " of " + path
+            + " has no live DataNode to write to"));
       }
       BlockToken token = blocks.token(index);
       long acknowledged = blocks.lastEntry(blockId);
@@ -225,7 +226,14 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
           throw fail(e);
         }
       } else {
-        writer = client.data().openWriter(locations, blockId, token, options);
+        try {
+          writer = client.data().openWriter(locations, blockId, token, options);
+        } catch (IOException e) {
+          // The call stopped part-way through its bytes (the position not advanced): a retry could place them twice.
+          throw fail(e instanceof FffsException ? e : new FffsException(ErrorCode.IO_ERROR, "cannot open block "
+              + blockId + " of " + path + " on " + locations.stream().map(PrimaryFailover::address).toList()
+              + ": " + e.getMessage(), e));
+        }
       }
       // A pipeline's copies are what a promoted follower is sent again should its primary fail.
       blocks.opened(index, writer, (token != null && !writer.renewsInPlace() && writer.acknowledgedBytes() >= 0)

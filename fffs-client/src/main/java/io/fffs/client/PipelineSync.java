@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * The durable half of an hsync: every block written to since the last one is SYNCed on each DataNode of its
  * pipeline, one request per DataNode for all its blocks, all DataNodes in parallel. A follower that fails its SYNC
  * leaves the pipeline; a primary lost meanwhile is succeeded by a follower ({@link PrimaryFailover}) and the blocks
- * are synced again on their new pipelines (a SYNC changes no byte); a refused token is met once with fresh ones.
+ * are synced again on their new pipelines (a SYNC changes no byte), up to {@link PrimaryFailover#ATTEMPTS} rounds,
+ * after which a primary lost again fails the stream with {@code IO_ERROR}; a refused token is met once with fresh ones.
  * Not thread-safe (the stream's lock).
  */
 final class PipelineSync {
@@ -36,22 +38,27 @@ final class PipelineSync {
     void failOver(long blockId, BlockWriter failed, IOException cause) throws IOException;
   }
 
-  private final FffsClient client;
+  private final PrimaryFailover.Data data;
   private final String path;
   private final long blockSize;
   private final BlockPipelines blocks;
   private final TokenRenewal tokens;
   private final FailOver failOver;
+  /** Fails the stream for good with its argument; returns it, to be thrown. */
+  private final UnaryOperator<FffsException> failStream;
   private final Set<Long> unsynced = new LinkedHashSet<>();
+  /** Per block, how often its primary was lost during the current {@link #sync}. */
+  private final Map<Long, Integer> primariesLost = new HashMap<>();
 
-  PipelineSync(FffsClient client, String path, long blockSize, BlockPipelines blocks, TokenRenewal tokens,
-      FailOver failOver) {
-    this.client = client;
+  PipelineSync(PrimaryFailover.Data data, String path, long blockSize, BlockPipelines blocks, TokenRenewal tokens,
+      FailOver failOver, UnaryOperator<FffsException> failStream) {
+    this.data = data;
     this.path = path;
     this.blockSize = blockSize;
     this.blocks = blocks;
     this.tokens = tokens;
     this.failOver = failOver;
+    this.failStream = failStream;
   }
 
   /** {@code blockId} was written to: the next {@link #sync} SYNCs it. */
@@ -84,6 +91,7 @@ final class PipelineSync {
   }
 
   private void syncUnsynced(long length) throws IOException {
+    primariesLost.clear();
     for (int round = 1; !syncOnce(length, round < PrimaryFailover.ATTEMPTS); round++) {
       // A primary lost between the flush and its SYNC was succeeded: the new pipelines are synced again.
     }
@@ -113,7 +121,7 @@ final class PipelineSync {
     }
     Map<DatanodeIdProto, CompletableFuture<HlcTimestamp>> syncs = new HashMap<>();
     for (Map.Entry<DatanodeIdProto, List<Long>> entry : byDatanode.entrySet()) {
-      syncs.put(entry.getKey(), client.data().syncAsync(entry.getKey(), entry.getValue(),
+      syncs.put(entry.getKey(), data.get().syncAsync(entry.getKey(), entry.getValue(),
           tokensOf.getOrDefault(entry.getKey(), List.of()), lengths.get(entry.getKey())));
     }
     boolean failedOver = false;
@@ -133,9 +141,15 @@ final class PipelineSync {
           BlockWriter writer = blocks.writer(blockId);
           if (!sync.getKey().equals(blocks.locations(blocks.index(blockId)).get(0))) {
             dropFollower(sync.getKey(), blockId, cause);
-          } else if (refused || !mayFailOver) {
+          } else if (refused) {
             throw cause;
+          } else if (!mayFailOver) {
+            // As a write's failover after ATTEMPTS lost primaries: no replica is known to hold the bytes durable.
+            throw failStream.apply(new FffsException(ErrorCode.IO_ERROR, "block " + blockId + " of " + path
+                + ": its primary was lost " + primariesLost.merge(blockId, 1, Integer::sum) + " times during one"
+                + " hsync, last " + PrimaryFailover.address(sync.getKey()) + " (" + cause.getMessage() + ")", cause));
           } else {
+            primariesLost.merge(blockId, 1, Integer::sum);
             failOver.failOver(blockId, writer, cause);
             failedOver = true;
           }

@@ -184,7 +184,7 @@ final class PrimaryFailover {
     return a.compareTo(b) >= 0 ? a : b;
   }
 
-  private static String address(DatanodeIdProto datanode) {
+  static String address(DatanodeIdProto datanode) {
     return datanode.getHost() + ":" + datanode.getDataPort();
   }
 }
