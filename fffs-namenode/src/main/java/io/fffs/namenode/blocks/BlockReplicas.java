@@ -105,6 +105,20 @@ public final class BlockReplicas {
     return replica != null && replica.leftOut;
   }
 
+  /** Where a replica stands in the block's write pipeline, as its DataNode reported it ({@link #standing}). */
+  public record Standing(long pipelineEpoch, long frontier, boolean leftOut) {}
+
+  /**
+   * {@link #reported(String, long, long)} and, unless {@code standing} is null, {@link #standing} together: nobody
+   * lists the replica between the two in an order its standing would not give.
+   */
+  synchronized void reported(String uuid, long length, long lastEntryHlc, Standing standing) {
+    reported(uuid, length, lastEntryHlc);
+    if (standing != null) {
+      standing(uuid, standing.pipelineEpoch(), standing.frontier(), standing.leftOut());
+    }
+  }
+
   /** Records a report of {@code uuid}: the block's length there and its last entry's HLC (0: not reported). */
   synchronized void reported(String uuid, long length, long lastEntryHlc) {
     Replica replica = replica(uuid);

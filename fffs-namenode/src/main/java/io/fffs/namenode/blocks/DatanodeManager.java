@@ -253,10 +253,19 @@ public final class DatanodeManager {
    */
   public void blockReport(String uuid, long[] blockIds, long[] lengths, long[] lastEntryHlcs, HlcTimestamp durableHlc)
       throws FffsException {
+    blockReport(uuid, blockIds, lengths, lastEntryHlcs, durableHlc, new BlockReplicas.Standing[blockIds.length]);
+  }
+
+  /**
+   * {@link #blockReport(String, long[], long[], long[], HlcTimestamp)} with where each replica stands in its block's
+   * write pipeline ({@link BlockReplicas#standing}; null where the report does not say).
+   */
+  public void blockReport(String uuid, long[] blockIds, long[] lengths, long[] lastEntryHlcs, HlcTimestamp durableHlc,
+      BlockReplicas.Standing[] standings) throws FffsException {
     DatanodeDescriptor descriptor = require(uuid);
     descriptor.durableHlc = durableHlc;
     descriptor.blockCount = blockIds.length;
-    blocksReceived(uuid, blockIds, lengths, lastEntryHlcs);
+    blocksReceived(uuid, blockIds, lengths, lastEntryHlcs, standings);
     descriptor.reportedSinceRegistration = true;
   }
 
@@ -266,24 +275,21 @@ public final class DatanodeManager {
     blockReport(uuid, blockIds, lengths, new long[blockIds.length], durableHlc);
   }
 
-  /**
-   * Records where the replica of {@code blockId} on {@code uuid} stands in the block's write pipeline, as its
-   * DataNode's full report said, or an incremental one when it changed ({@link BlockReplicas#standing};
-   * {@code frontier} {@link BlockReplicas#STAMPS}: it stamps the block itself).
-   */
-  public void standing(String uuid, long blockId, long pipelineEpoch, long frontier, boolean leftOut) {
-    BlockReplicas replicas = blockReplicas.get(blockId);
-    if (replicas != null) {
-      replicas.standing(uuid, pipelineEpoch, frontier, leftOut);
-    }
-  }
-
   /** Adds blocks (ids, current lengths, last entries' HLCs or 0) a DataNode reports between full reports. */
   public void blocksReceived(String uuid, long[] blockIds, long[] lengths, long[] lastEntryHlcs)
       throws FffsException {
+    blocksReceived(uuid, blockIds, lengths, lastEntryHlcs, new BlockReplicas.Standing[blockIds.length]);
+  }
+
+  /**
+   * {@link #blocksReceived(String, long[], long[], long[])} with where each replica stands in its block's write
+   * pipeline, applied with its report ({@link BlockReplicas#standing}; null where the report does not say).
+   */
+  public void blocksReceived(String uuid, long[] blockIds, long[] lengths, long[] lastEntryHlcs,
+      BlockReplicas.Standing[] standings) throws FffsException {
     require(uuid);
     for (int i = 0; i < blockIds.length; i++) {
-      replicas(blockIds[i]).reported(uuid, lengths[i], lastEntryHlcs[i]);
+      replicas(blockIds[i]).reported(uuid, lengths[i], lastEntryHlcs[i], standings[i]);
       blockReported.accept(blockIds[i]);
     }
   }

@@ -195,8 +195,7 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
     return call.serve(r.getHlc(), caller -> {
       List<ReportedBlockProto> good = markCorrupt(r.getDatanodeUuid(), r.getBlocksList());
       datanodes.blockReport(r.getDatanodeUuid(), ids(good), lengths(good), lastEntries(good),
-          HlcTimestamp.fromProto(r.getDurableHlc()));
-      standings(r.getDatanodeUuid(), good, true);
+          HlcTimestamp.fromProto(r.getDurableHlc()), standings(good, true));
       return BlockReportResponseProto.newBuilder().setHlc(call.now()).build();
     });
   }
@@ -206,23 +205,26 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
       throws ServiceException {
     return call.serve(r.getHlc(), caller -> {
       List<ReportedBlockProto> good = markCorrupt(r.getDatanodeUuid(), r.getBlocksList());
-      datanodes.blocksReceived(r.getDatanodeUuid(), ids(good), lengths(good), lastEntries(good));
-      standings(r.getDatanodeUuid(), good, false);
+      datanodes.blocksReceived(r.getDatanodeUuid(), ids(good), lengths(good), lastEntries(good),
+          standings(good, false));
       return BlockReceivedResponseProto.newBuilder().setHlc(call.now()).build();
     });
   }
 
   /**
-   * Records where each replica of {@code blocks} stands in its write pipeline: every one of a full report
-   * ({@code all}), only those that say so of an incremental one (sent when a replica's standing changed).
+   * Where each replica of {@code blocks} stands in its write pipeline: every one of a full report ({@code all}),
+   * only those that say so of an incremental one (sent when a replica's standing changed; null for the others).
    */
-  private void standings(String uuid, List<ReportedBlockProto> blocks, boolean all) {
-    for (ReportedBlockProto block : blocks) {
+  private static BlockReplicas.Standing[] standings(List<ReportedBlockProto> blocks, boolean all) {
+    BlockReplicas.Standing[] standings = new BlockReplicas.Standing[blocks.size()];
+    for (int i = 0; i < standings.length; i++) {
+      ReportedBlockProto block = blocks.get(i);
       if (all || block.hasPipelineEpoch()) {
-        datanodes.standing(uuid, block.getBlockId(), block.getPipelineEpoch(),
+        standings[i] = new BlockReplicas.Standing(block.getPipelineEpoch(),
             block.hasFollowerFrontierHlc() ? block.getFollowerFrontierHlc() : BlockReplicas.STAMPS, block.getStale());
       }
     }
+    return standings;
   }
 
   /** Marks the replicas reported damaged; returns the others. */
