@@ -390,11 +390,21 @@ public final class MiniFffsCluster implements AutoCloseable {
       }
     }
     if (nameNode != null) {
-      nameNode.close();
+      try {
+        nameNode.close();
+      } catch (IOException e) {
+        failure = e;
+      }
     }
     if (haNameNodes != null) {
+      // Each one, even after another failed to stop: an HA NameNode left running keeps Ratis's non-daemon threads.
       for (int i = 0; i < haNameNodes.length; i++) {
-        stopNameNode(i);
+        try {
+          stopNameNode(i);
+        } catch (IOException | RuntimeException e) {
+          haNameNodes[i] = null;
+          failure = e instanceof IOException io ? io : new IOException(e);
+        }
       }
     }
     if (ownsMemoryBase) {

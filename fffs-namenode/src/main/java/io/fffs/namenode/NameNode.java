@@ -312,16 +312,23 @@ public final class NameNode implements Closeable {
       return;
     }
     closed = true;
-    NameNodeMetrics.unregister(metricsName);
-    rpcServer.stop();
-    if (delegationTokens != null) {
-      delegationTokens.stopThreads();
+    try {
+      NameNodeMetrics.unregister(metricsName);
+      rpcServer.stop();
+      if (delegationTokens != null) {
+        delegationTokens.stopThreads();
+      }
+      stopHttp(httpServer);
+    } finally {
+      // Whatever failed above, the Raft server's threads (non-daemon Netty loops among them) must stop.
+      try {
+        if (ha != null) {
+          ha.close();
+        }
+      } finally {
+        namesystem.close();
+      }
     }
-    stopHttp(httpServer);
-    if (ha != null) {
-      ha.close();
-    }
-    namesystem.close();
     LOG.info("NameNode stopped");
   }
 }

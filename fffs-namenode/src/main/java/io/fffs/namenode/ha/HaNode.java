@@ -8,6 +8,8 @@ import io.fffs.namenode.fs.Namesystem;
 import java.io.Closeable;
 import java.io.File;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,7 +33,9 @@ import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.RaftServerRpcWithProxy;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -114,6 +118,7 @@ public final class HaNode implements Closeable {
       throw new IllegalArgumentException(HaConfigKeys.NAMENODE_ID_KEY + "=" + selfId + " is not one of "
           + HaConfigKeys.NAMENODES_PREFIX + nameservice);
     }
+    checkFree(ownAddress, selfId);
     RaftGroup group = RaftGroup.valueOf(groupId(nameservice), peers);
     Path storage = Paths.get(conf.getTrimmed(HaConfigKeys.RATIS_DIR_KEY, nameDir.resolve("ratis").toString()));
     Files.createDirectories(storage);
@@ -128,10 +133,16 @@ public final class HaNode implements Closeable {
         .setProperties(properties)
         .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
         .build();
-    server.start();
-    if (stateMachine.namesystem() == null) {
-      server.close();
-      throw new FffsException(ErrorCode.INTERNAL, "the Raft server of " + selfId + " started without a namespace");
+    try {
+      server.start();
+      if (stateMachine.namesystem() == null) {
+        throw new FffsException(ErrorCode.INTERNAL, "the Raft server of " + selfId + " started without a namespace");
+      }
+    } catch (IOException | RuntimeException e) {
+      // A start that failed part-way (a namespace that would not load, a port taken meanwhile) has started Raft's
+      // threads, Netty's non-daemon event loops among them: closed here, else they keep the JVM alive.
+      closeFailed(server, group.getGroupId(), e);
+      throw e;
     }
     LOG.info("NameNode {} of {} joined the Raft group {} at {}", selfId, nameservice, group.getGroupId(),
         ownAddress);
@@ -244,6 +255,39 @@ public final class HaNode implements Closeable {
   /** The Raft group's storage directory on this NameNode (tests look at its snapshots). */
   File storageDirectory() throws IOException {
     return server.getDivision(group.getGroupId()).getRaftStorage().getStorageDir().getRoot();
+  }
+
+  /**
+   * Fails before Ratis starts anything when this NameNode's Raft address is taken: a Ratis server whose RPC does not
+   * bind goes back to NEW, and its close() then stops none of the threads its start began.
+   */
+  private static void checkFree(String address, String selfId) throws FffsException {
+    int colon = address.lastIndexOf(':');
+    String host = address.substring(0, colon);
+    try (ServerSocket probe = new ServerSocket()) {
+      probe.setReuseAddress(true);
+      probe.bind(host.isEmpty() ? new InetSocketAddress(Integer.parseInt(address.substring(colon + 1)))
+          : new InetSocketAddress(host, Integer.parseInt(address.substring(colon + 1))));
+    } catch (IOException e) {
+      throw new FffsException(ErrorCode.IO_ERROR, "the Raft address " + address + " of " + selfId + " is taken", e);
+    }
+  }
+
+  private static void closeFailed(RaftServer server, RaftGroupId groupId, Exception cause) {
+    try {
+      if (server.getLifeCycleState() == LifeCycle.State.NEW) {
+        // Ratis reset it after an IOException (its RPC did not bind after all): close() would be a no-op, so the
+        // group's threads and the event loops are stopped here; only two idle executors of Ratis's stay.
+        LOG.warn("Raft server {} failed to start and cannot be fully closed", server.getId(), cause);
+        server.getDivision(groupId).close();
+        if (server.getServerRpc() instanceof RaftServerRpcWithProxy<?, ?> rpc) {
+          rpc.closeImpl();
+        }
+      }
+      server.close();
+    } catch (IOException | RuntimeException e) {
+      cause.addSuppressed(e);
+    }
   }
 
   @Override
