@@ -35,6 +35,17 @@ class EditLogRecoveryTest {
     return nn;
   }
 
+  /** The five directories survived, and the log takes changes again that survive a restart. */
+  private static void assertKeptAndWritable(NamesystemFixture nn) throws Exception {
+    for (int i = 0; i < 5; i++) {
+      assertThat(nn.fs.queries.getFileInfo(ADMIN, "/d" + i, TimeSpec.latest())).isNotNull();
+    }
+    nn.fs.directories.mkdirs(ADMIN, "/after", 0755, false).await();
+    nn.restart();
+    assertThat(nn.fs.queries.getFileInfo(ADMIN, "/after", TimeSpec.latest())).isNotNull();
+    nn.close();
+  }
+
   @Test
   void tornLastRecordIsCutAndEverythingBeforeSurvives() throws Exception {
     NamesystemFixture nn = withDirectories(5);
@@ -46,13 +57,7 @@ class EditLogRecoveryTest {
 
     nn.start();
     assertThat(Files.size(segment)).isEqualTo(goodLength);
-    for (int i = 0; i < 5; i++) {
-      assertThat(nn.fs.queries.getFileInfo(ADMIN, "/d" + i, TimeSpec.latest())).isNotNull();
-    }
-    nn.fs.directories.mkdirs(ADMIN, "/after", 0755, false).await();
-    nn.restart();
-    assertThat(nn.fs.queries.getFileInfo(ADMIN, "/after", TimeSpec.latest())).isNotNull();
-    nn.close();
+    assertKeptAndWritable(nn);
   }
 
   @Test
@@ -127,13 +132,7 @@ class EditLogRecoveryTest {
         .isInstanceOfSatisfying(FffsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CORRUPT));
 
     nn.start();
-    for (int i = 0; i < 5; i++) {
-      assertThat(nn.fs.queries.getFileInfo(ADMIN, "/d" + i, TimeSpec.latest())).isNotNull();
-    }
-    nn.fs.directories.mkdirs(ADMIN, "/after", 0755, false).await();
-    nn.restart();
-    assertThat(nn.fs.queries.getFileInfo(ADMIN, "/after", TimeSpec.latest())).isNotNull();
-    nn.close();
+    assertKeptAndWritable(nn);
   }
 
   @Test
