@@ -35,6 +35,8 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -84,12 +86,12 @@ public final class NamenodeLink implements AutoCloseable {
   private final BlockCopier copier;
   private final ReplicaTransfers transfers;
   /** Replicas the NameNode asked this node to drop that were busy then; tried again with each heartbeat. */
-  private final java.util.Set<Long> drops = ConcurrentHashMap.newKeySet();
+  private final Set<Long> drops = ConcurrentHashMap.newKeySet();
   private final LongSupplier nanoTime;
   /** Per block written since the last blockReceived: {length, last entry's HLC}. */
   private final Map<Long, long[]> received = new ConcurrentHashMap<>();
   /** Blocks whose replica's standing in its write pipeline changed since the last blockReceived. */
-  private final java.util.Set<Long> standings = ConcurrentHashMap.newKeySet();
+  private final Set<Long> standings = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean receivedScheduled = new AtomicBoolean();
   private volatile boolean registered;
   /** Heartbeats between two measurements of the segment files (each walks every block's log). */
@@ -450,7 +452,7 @@ public final class NamenodeLink implements AutoCloseable {
     }
     BlockReceivedRequestProto.Builder request = BlockReceivedRequestProto.newBuilder()
         .setDatanodeUuid(id.getDatanodeUuid());
-    java.util.Set<Long> blockIds = new java.util.TreeSet<>(received.keySet());
+    Set<Long> blockIds = new TreeSet<>(received.keySet());
     blockIds.addAll(standings);
     for (Long blockId : blockIds) {
       long[] block = received.remove(blockId);

@@ -8,6 +8,7 @@ import io.fffs.namenode.edits.CallerIds;
 import io.fffs.namenode.edits.DurabilityWaits;
 import io.fffs.namenode.edits.Journal;
 import java.io.IOException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -58,7 +59,7 @@ final class RatisJournal implements Journal {
   /** Encoded ops appended and not yet handed to Raft, in txid order; under the lock. */
   private final List<byte[]> unsent = new ArrayList<>();
   /** The last txid of each entry handed to Raft and not yet committed, oldest first; under the lock. */
-  private final java.util.ArrayDeque<Long> inFlight = new java.util.ArrayDeque<>();
+  private final ArrayDeque<Long> inFlight = new ArrayDeque<>();
   private volatile RaftClientAsynchronousProtocol direct;
   /**
    * Answered on the state machine's thread that saw the commit: on the leader it skips its own ops, so a thread
@@ -68,7 +69,7 @@ final class RatisJournal implements Journal {
   /** The last txid appended here or applied from the log; written under the lock. */
   private volatile long lastQueuedTxid;
   /** {txid, packed HLC} of each op appended here and not yet committed, oldest first; under the lock. */
-  private final java.util.ArrayDeque<long[]> appended = new java.util.ArrayDeque<>();
+  private final ArrayDeque<long[]> appended = new ArrayDeque<>();
   /** Why this journal takes no more ops (the lead was lost, or the NameNode stops); under the lock. */
   private IOException failure;
 
