@@ -97,6 +97,21 @@ final class PrimaryPackets {
     return pending.isEmpty();
   }
 
+  /**
+   * The bytes of the oldest pending packets, up to the first not answered or refused, that the primary applied: a
+   * query, so that whoever asks how much was applied sends nothing (the answers are taken by {@link Writer}).
+   */
+  long appliedBytes() {
+    long applied = 0;
+    for (Pending packet : pending) {
+      if (!packet.answer().isDone() || packet.answer().getNow(null) == null) {
+        break;
+      }
+      applied += packet.bytes().remaining();
+    }
+    return applied;
+  }
+
   /** The oldest pending packet, or null. */
   Pending peek() {
     return pending.peek();

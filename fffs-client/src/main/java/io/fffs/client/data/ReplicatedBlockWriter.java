@@ -140,17 +140,14 @@ final class ReplicatedBlockWriter implements BlockWriter {
   }
 
   /**
-   * The bytes the primary applied. The followers are first sent every packet the primary applied before a failure,
-   * so that a new writer resuming after this count finds every member at the same point.
+   * The bytes the primary applied: those forwarded to the followers and those answered since. A query that sends
+   * nothing (the stream asks it of every open writer); the answered packets go to the followers at the next write
+   * or flush, or at {@link #abandon} after a failure, so that a new writer resuming after this count finds every
+   * member at the same point.
    */
   @Override
   public long acknowledgedBytes() {
-    try {
-      forwardAnswered(false);
-    } catch (IOException e) {
-      // Not thrown when not failing: forwarding stops at the first packet the primary refused.
-    }
-    return forwardedBytes;
+    return forwardedBytes + pending.appliedBytes();
   }
 
   @Override

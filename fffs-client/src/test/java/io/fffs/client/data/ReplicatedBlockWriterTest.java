@@ -160,6 +160,33 @@ class ReplicatedBlockWriterTest {
   }
 
   /**
+   * How many bytes the primary applied is a query: asked between writes (as the stream asks it of every open writer
+   * when it opens another block's), it counts the answered packets and sends the followers nothing; the next flush
+   * forwards them.
+   */
+  @Test
+  void askingWhatThePrimaryAppliedSendsNothing() throws Exception {
+    ReplicatedBlockWriter writer = writer(Map.of("a", 0L, "b", 0L, "c", 0L));
+    writer.write(0, bytes(100));
+    writer.write(100, bytes(50));
+    assertThat(writer.acknowledgedBytes()).isZero();
+    channels.get("a").ack(1);
+    assertThat(writer.acknowledgedBytes()).as("the first packet is answered").isEqualTo(100);
+    channels.get("a").ack(1);
+    assertThat(writer.acknowledgedBytes()).isEqualTo(150);
+    assertThat(writer.acknowledgedBytes()).isEqualTo(150);
+    assertThat(channels.get("b").sent()).as("nothing forwarded by the queries").isEmpty();
+    assertThat(channels.get("c").sent()).isEmpty();
+
+    CompletableFuture<Long> flushed = flushAsync(writer);
+    channels.get("b").awaitSent(2);
+    channels.get("c").awaitSent(2);
+    channels.get("b").ack(2);
+    channels.get("c").ack(2);
+    assertThat(flushed.get(10, TimeUnit.SECONDS)).isEqualTo(150);
+    assertThat(writer.acknowledgedBytes()).isEqualTo(150);
+  }
+  /**
    * A retained write in direct memory goes to the primary from where it is; the followers, sent it only after the
    * primary's answer (when the caller may already reuse that memory), get a copy, and the same bytes.
    */
