@@ -123,15 +123,29 @@ final class BlockPipelines implements PrimaryFailover.Writers {
     keepMembers(blockId, writer);
   }
 
+  /**
+   * {@inheritDoc} Its copies go: what the caller's last {@link UnackedWrites#after} found acknowledged is pooled, not
+   * what was acknowledged since, as the writes that call returned (to send again) may still be read from them.
+   */
   @Override
   public void remove(long blockId) {
     forget(blockId, writers.remove(blockId));
-    unacked.remove(blockId);
+    UnackedWrites copies = unacked.remove(blockId);
+    if (copies != null) {
+      copies.release(0);
+    }
   }
 
-  /** Forgets every writer (closed or released by the caller). */
+  /**
+   * Forgets every writer (closed or released by the caller, nothing being sent again from its copies): the direct
+   * buffers of what each acknowledged go to the pool.
+   */
   void clearWriters() {
     writers.forEach(this::forget);
+    unacked.forEach((blockId, copies) -> {
+      BlockWriter writer = writers.get(blockId);
+      copies.release(writer == null ? 0 : writer.acknowledgedBytes());
+    });
     writers.clear();
     unacked.clear();
   }

@@ -117,8 +117,10 @@ final class UnackedWrites {
 
   /**
    * The writer's acknowledged bytes are {@code acknowledged} and it may never write again (its block is done, or
-   * nothing is written to it for now): the direct buffers of the writes those bytes cover, and the spare ones, go
-   * to the next block's copies. Writes not acknowledged stay kept, unchanged.
+   * nothing is written to it for now, or it was closed or replaced): the direct buffers of the writes those bytes
+   * cover, and the spare ones, go to the JVM-wide pool for the next copies, each once (it leaves these copies as it
+   * enters the pool). Writes not acknowledged stay kept, unchanged: a transport may still send from them, so once
+   * these copies are discarded they are left to the garbage collector.
    */
   void release(long acknowledged) {
     drop(acknowledged);
@@ -129,6 +131,11 @@ final class UnackedWrites {
         sharedBytes.addAndGet(-buffer.capacity());
       }
     }
+  }
+
+  /** The bytes of direct memory in the JVM-wide pool. */
+  static long pooledBytes() {
+    return sharedBytes.get();
   }
 
   /** A write to send again: at {@code offset} of the block. */
