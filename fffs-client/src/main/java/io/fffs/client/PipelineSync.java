@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * pipeline, one request per DataNode for all its blocks, all DataNodes in parallel. A follower that fails its SYNC
  * leaves the pipeline; a primary lost meanwhile is succeeded by a follower ({@link PrimaryFailover}) and the blocks
  * are synced again on their new pipelines (a SYNC changes no byte), up to {@link PrimaryFailover#ATTEMPTS} rounds,
- * after which a primary lost again fails the stream with {@code IO_ERROR}; a refused token is met once with fresh ones.
+ * after which a primary lost again fails the stream with {@code IO_ERROR}; a refused token is met once with fresh ones,
+ * and a primary that refuses those too fails the stream with {@code ACCESS_DENIED} (a follower is dropped).
  * Not thread-safe (the stream's lock).
  */
 final class PipelineSync {
@@ -84,10 +85,28 @@ final class PipelineSync {
       // A SYNC changes no byte, so asking again with fresh tokens is safe; the flushed writers carry the old ones.
       LOG.info("A DataNode refused the token of a SYNC of {}; asking the NameNode for fresh tokens: {}", path,
           e.getMessage());
-      tokens.closeWriters();
-      tokens.fetchTokens();
-      tokens.again(e, () -> syncUnsynced(length));
+      try {
+        tokens.closeWriters();
+        tokens.fetchTokens();
+        tokens.again(e, () -> syncUnsynced(length));
+      } catch (IOException again) {
+        // The one renewal is spent and the bytes are not known durable: as any failed hsync, the stream fails.
+        throw failStream.apply(resendFailed(again));
+      }
     }
+  }
+
+  /** What fails the stream when an hsync sent again with fresh tokens failed: a second refusal says what to do. */
+  private FffsException resendFailed(IOException failure) {
+    if (failure instanceof FffsException typed && typed.code() == ErrorCode.ACCESS_DENIED) {
+      return new FffsException(ErrorCode.ACCESS_DENIED, "an hsync of " + path + " was refused with the fresh WRITE"
+          + " tokens the NameNode had just issued (" + typed.detail() + "): that DataNode does not hold the"
+          + " NameNode's current block keys; check that it heartbeats to the active NameNode and that its clock"
+          + " agrees with the NameNode's. The bytes written are applied but not known to be durable, and this stream"
+          + " is failed: open " + path + " for append to write on from the length its DataNodes hold", typed);
+    }
+    return failure instanceof FffsException typed ? typed : new FffsException(ErrorCode.IO_ERROR, "an hsync of "
+        + path + " failed while it was sent again with fresh tokens: " + failure.getMessage(), failure);
   }
 
   private void syncUnsynced(long length) throws IOException {
@@ -142,7 +161,8 @@ final class PipelineSync {
           if (!sync.getKey().equals(blocks.locations(blocks.index(blockId)).get(0))) {
             dropFollower(sync.getKey(), blockId, cause);
           } else if (refused) {
-            throw cause;
+            throw new FffsException(ErrorCode.ACCESS_DENIED, "DataNode " + PrimaryFailover.address(sync.getKey())
+                + " refused the SYNC of block " + blockId + " again (" + cause.getMessage() + ")", cause);
           } else if (!mayFailOver) {
             // As a write's failover after ATTEMPTS lost primaries: no replica is known to hold the bytes durable.
             throw failStream.apply(new FffsException(ErrorCode.IO_ERROR, "block " + blockId + " of " + path

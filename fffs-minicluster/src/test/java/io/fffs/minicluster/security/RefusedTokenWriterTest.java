@@ -1,10 +1,14 @@
 package io.fffs.minicluster.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.fffs.client.FreezeFrameFileSystem;
 import io.fffs.client.data.DataTransferClient;
 import io.fffs.client.data.DataTransferClients;
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.BlockKeysProto;
@@ -30,6 +34,7 @@ import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -41,8 +46,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * dropped the key — the primary or the follower, each in turn on the same pipeline — it gets exactly what it did
  * not apply again and stays a member; a follower that refuses to end the pipeline at close is ended with the fresh
  * token, so that it serves the present. The same through a chain pipeline: the primary is sent again what it
- * refused, and a follower that refused is brought up to the primary's log and stays. Heartbeats are slowed so that
- * the test alone decides which DataNode knows which keys.
+ * refused, and a follower that refused is brought up to the primary's log and stays. An hsync refused with the fresh
+ * tokens too fails the stream for good. Heartbeats are slowed so that the test alone decides which DataNode knows
+ * which keys.
  */
 class RefusedTokenWriterTest {
   private static final int BLOCK = 256 * 1024;
@@ -288,5 +294,48 @@ class RefusedTokenWriterTest {
     assertThat(refusals(0) + refusals(1)).as("a REPLICA_END was refused").isGreaterThan(refused);
     assertThat(fs(pipeline).getFileStatus(file).getLen()).isEqualTo(data.length);
     assertEveryReplicaHolds(file.toString(), data);
+  }
+
+  /**
+   * Both DataNodes refuse an hsync's token, and the fresh one too (the NameNode signs with keys they have not
+   * learnt): the hsync fails with {@code ACCESS_DENIED} saying what to check and how to write on, and the stream
+   * stays failed once they know the keys again; what was flushed before is kept, and an append goes on from there.
+   */
+  @Test
+  void anHsyncRefusedWithTheFreshTokensTooFailsTheStreamForGood() throws Exception {
+    byte[] data = new byte[100_000];
+    new Random(39).nextBytes(data);
+    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/refused-twice");
+    FSDataOutputStream out = fs.create(file);
+    FffsException failure;
+    try {
+      out.write(data, 0, 60_000);
+      out.hflush();
+      replaceKeysEverywhere(issuer().currentKeyId());
+      issuer().replaceAllKeys();  // no DataNode learns these: its next heartbeat is minutes away
+      failure = catchThrowableOfType(out::hsync, FffsException.class);
+    } finally {
+      replaceKeysEverywhere(-1);  // every DataNode knows the NameNode's keys again
+    }
+    assertThat(failure).as("the hsync failed typed").isNotNull();
+    assertThat(failure.code()).isEqualTo(ErrorCode.ACCESS_DENIED);
+    assertThat(failure).hasMessageContaining("heartbeats to the active NameNode")
+        .hasMessageContaining("open /refused-twice for append");
+    assertThatThrownBy(() -> out.write(data, 60_000, 100)).isInstanceOfSatisfying(FffsException.class,
+        e -> assertThat(e.code()).isEqualTo(ErrorCode.ACCESS_DENIED)).hasMessageContaining("cannot be written on");
+    assertThatThrownBy(out::hflush).isInstanceOfSatisfying(FffsException.class,
+        e -> assertThat(e.code()).isEqualTo(ErrorCode.ACCESS_DENIED));
+    assertThatThrownBy(out::close).isInstanceOfSatisfying(FffsException.class,
+        e -> assertThat(e.code()).isEqualTo(ErrorCode.ACCESS_DENIED));
+
+    try (FSDataOutputStream more = fs.append(file)) {
+      more.write(data, 60_000, data.length - 60_000);
+    }
+    byte[] back = new byte[data.length];
+    try (FSDataInputStream in = fs.open(file)) {
+      in.readFully(back);
+      assertThat(in.read()).isEqualTo(-1);
+    }
+    assertThat(back).isEqualTo(data);
   }
 }
