@@ -66,8 +66,9 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
   private boolean closed;
   /**
    * Set once a failed write could not be recovered (no follower took over, sending again after a refused token
-   * failed, a new block's writer could not be opened, an hsync's SYNCs lost a primary too often): bytes the stream
-   * counts as written may be in no replica, so every later call fails with it.
+   * failed, a new block's writer could not be opened or its block not added, an hsync's SYNCs lost a primary too
+   * often or were refused their fresh tokens): bytes the stream counts as written may be in no replica, so every later
+   * call fails with it.
    */
   private FffsException failed;
 
@@ -163,7 +164,12 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
       int index = (int) (at / blockSize);
       long inBlock = at - index * blockSize;
       int n = (int) Math.min(count - sent, blockSize - inBlock);
-      BlockWriter writer = writerFor(index);
+      BlockWriter writer;
+      try {
+        writer = writerFor(index);
+      } catch (IOException e) {
+        throw fail(stopped(e, at, sent));
+      }
       long blockId = blocks.id(index);
       UnackedWrites copies = blocks.copies(blockId);
       // A kept write stays unchanged until acknowledged: the writer may keep it by reference instead of a copy.
@@ -195,6 +201,23 @@ final class FffsOutputStream extends OutputStream implements Syncable, StreamCap
     }
     packetStart += count;
     length = Math.max(length, packetStart);
+  }
+
+  /**
+   * The failure {@code cause} met before byte {@code at} was sent, {@code sent} bytes into a send (a new block refused
+   * by the NameNode, fresh tokens not had): the caller cannot tell which of its bytes went out, and the stream no
+   * longer knows where the next write goes, so the stream fails (as HDFS's does). What its DataNodes acknowledged
+   * stays, and an append goes on from there.
+   */
+  private FffsException stopped(IOException cause, long at, int sent) {
+    if (cause == failed) {
+      return failed;  // failed already, and said so
+    }
+    FffsException typed = cause instanceof FffsException f ? f : null;
+    return new FffsException(typed != null ? typed.code() : ErrorCode.IO_ERROR, "a write to " + path + " stopped at"
+        + " byte " + at + (sent > 0 ? ", " + sent + " bytes into what it was sending," : "") + " and this stream is"
+        + " failed: " + (typed != null ? typed.detail() : cause.getMessage()) + ". The bytes before it that its"
+        + " DataNodes acknowledged are kept; open " + path + " for append to write on from there", cause);
   }
 
   private BlockWriter writerFor(int index) throws IOException {
