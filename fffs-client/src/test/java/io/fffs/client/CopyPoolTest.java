@@ -8,7 +8,6 @@ import io.fffs.client.data.WriteOptions;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.BlockProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
-import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.PhysicalClock;
 import java.io.IOException;
 import java.lang.reflect.Proxy;
@@ -126,50 +125,18 @@ class CopyPoolTest {
         .build();
   }
 
-  /** Acknowledges what the test says; keeps what it is sent by reference, as a transport sending from it does. */
-  private static final class FakeWriter implements BlockWriter {
-    final List<DatanodeIdProto> members;
-    final List<Long> offsets = new ArrayList<>();
+  /** Keeps what it is sent by reference, as a transport sending from it does. */
+  private static final class FakeWriter extends FakeBlockWriter {
     final List<ByteBuffer> sent = new ArrayList<>();
-    long acknowledged;
 
     FakeWriter(List<DatanodeIdProto> members) {
-      this.members = members;
+      super(members);
     }
 
     @Override
     public void write(long offset, ByteBuffer data) {
       offsets.add(offset);
       sent.add(data);
-    }
-
-    @Override
-    public long flush() {
-      return 0;
-    }
-
-    @Override
-    public long acknowledgedBytes() {
-      return acknowledged;
-    }
-
-    @Override
-    public HlcTimestamp lastEntryHlc() {
-      return HlcTimestamp.ZERO;
-    }
-
-    @Override
-    public List<DatanodeIdProto> replicas() {
-      return members;
-    }
-
-    @Override
-    public List<DatanodeIdProto> abandon() {
-      return members.subList(1, members.size());
-    }
-
-    @Override
-    public void close() {
     }
   }
 }

@@ -13,7 +13,6 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
 import io.fffs.common.security.BlockToken;
-import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.PhysicalClock;
 import java.io.IOException;
 import java.lang.reflect.Proxy;
@@ -129,16 +128,13 @@ class ResendFailureTest {
   }
 
   /** Acknowledges nothing; the {@code failOn}-th write (1-based; 0: none) fails as a closed connection does. */
-  private static final class FakeWriter implements BlockWriter {
-    final List<DatanodeIdProto> members;
+  private static final class FakeWriter extends FakeBlockWriter {
     final int failOn;
-    final List<Long> offsets = new ArrayList<>();
     final List<byte[]> bytes = new ArrayList<>();
-    IOException flushFailure;
     private int calls;
 
     FakeWriter(List<DatanodeIdProto> members, int failOn) {
-      this.members = members;
+      super(members);
       this.failOn = failOn;
     }
 
@@ -151,38 +147,6 @@ class ResendFailureTest {
       data.duplicate().get(copy);
       offsets.add(offset);
       bytes.add(copy);
-    }
-
-    @Override
-    public long flush() throws IOException {
-      if (flushFailure != null) {
-        throw flushFailure;
-      }
-      return 0;
-    }
-
-    @Override
-    public long acknowledgedBytes() {
-      return 0;
-    }
-
-    @Override
-    public HlcTimestamp lastEntryHlc() {
-      return HlcTimestamp.ZERO;
-    }
-
-    @Override
-    public List<DatanodeIdProto> replicas() {
-      return members;
-    }
-
-    @Override
-    public List<DatanodeIdProto> abandon() {
-      return members.subList(1, members.size());
-    }
-
-    @Override
-    public void close() {
     }
   }
 }
