@@ -20,8 +20,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * are gathered in the stream's array first; by fan-out each follower is sent a copy of its own). Acknowledged writes
  * are dropped as new ones come, so it holds about a write window; their buffers take the next copies that fit (no
  * allocation and zeroing per packet). A buffer is reused only once the writer's acknowledged bytes cover its write,
- * and an acknowledged write was received by its DataNode, so no transport still reads it then. A full packet gathered in the output stream's own array is kept without a copy
- * ({@link #handOver}): the stream goes on in a spare array. Not thread-safe.
+ * and an acknowledged write was received by its DataNode, so no transport still reads it then; once a writer is
+ * closed or replaced, its acknowledged buffers go to a JVM-wide pool ({@link #release}). A full packet gathered in
+ * the output stream's own array is kept without a copy ({@link #handOver}): the stream goes on in a spare array.
+ * Not thread-safe.
  */
 final class UnackedWrites {
   /** {@code start}: where the write begins in the writer's bytes, counted in the order they were sent. */
