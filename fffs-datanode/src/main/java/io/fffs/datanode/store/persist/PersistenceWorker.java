@@ -267,12 +267,12 @@ final class PersistenceWorker implements Runnable {
 
   /**
    * Fsyncs the file, reports what was written durable, and writes a commit mark that records it (on disk by the
-   * next fsync, or the kernel's writeback; with O_DIRECT it is only staged, and reaches the file with the next batch
-   * or the footer): it shows the last batches fsync'd, so damage in them is not taken for a torn tail at recovery.
+   * next fsync, or the kernel's writeback; with O_DIRECT at once, in an aligned block of its own): it shows the last
+   * batches fsync'd, so damage in them is not taken for a torn tail at recovery, on an idle DataNode too.
    */
   private void fsync() throws IOException {
     if (writer.direct()) {
-      writer.endBatch();  // writes a staged mark, if any, so that the offset recorded below is on the disk
+      writer.endBatch();  // writes anything staged, so that the offset recorded below is on the disk
     }
     syncRequested = false;
     StoreFaultInjector.get().beforeFsync(writer.path());
@@ -282,7 +282,8 @@ final class PersistenceWorker implements Runnable {
     synced(synced);
     ByteBuffer mark = SegmentFormat.commitMark(synced, synced);
     if (writer.direct()) {
-      writer.stage(mark);  // out with the next batch or the footer: an aligned write of its own would cost a block
+      writer.stage(mark);
+      writer.endBatch();
     } else {
       writer.write(new ByteBuffer[] {mark});
     }
