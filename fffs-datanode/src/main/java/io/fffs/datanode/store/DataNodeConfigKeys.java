@@ -90,15 +90,16 @@ public final class DataNodeConfigKeys {
   public static final long READ_CHECKED_CRCS_DEFAULT = 32L << 20;
 
   /**
-   * How segment files are written: {@code false} (default) through the page cache, as HDFS writes its block files,
-   * so that the first read of an evicted page finds it in memory; {@code auto} with O_DIRECT (no page-cache copy, no
-   * writeback: less DataNode CPU per byte written, but first reads of evicted data go to the disk) where the data
-   * directory's file system takes it and through the page cache where it does not; {@code true} O_DIRECT or refuse
-   * to start. Durability is the same in every mode: an entry is durable once its segment file is fsync'd
+   * How segment files are written: {@code auto} (default) with O_DIRECT where the data directory's file system takes
+   * it and through the page cache where it does not; {@code true} O_DIRECT or refuse to start; {@code false} always
+   * through the page cache, as HDFS writes its block files. O_DIRECT spares every replica's persistence thread the
+   * copy of each page into fresh page-cache pages (about half of a replicated write's CPU through the page cache);
+   * the first read of an evicted page then reads it from the disk into the page cache rather than finding it there.
+   * Durability is the same in every mode: an entry is durable once its segment file is fsync'd
    * ({@link #PERSISTENCE_SYNC_INTERVAL_KEY}).
    */
   public static final String PERSISTENCE_DIRECT_IO_KEY = "fffs.datanode.persistence.direct-io";
-  public static final String PERSISTENCE_DIRECT_IO_DEFAULT = "false";
+  public static final String PERSISTENCE_DIRECT_IO_DEFAULT = "auto";
 
   /**
    * How long a persistence thread may leave what it wrote to its segment file without an fsync while no {@code

@@ -30,7 +30,11 @@ class UnsyncedBatchesTest {
   Path tempDir;
 
   private StoreFixture fixture(PersistMode mode) throws Exception {
-    StoreFixture fixture = new StoreFixture(mode.dataDir(tempDir), mode);
+    return fixture(mode, mode.dataDir(tempDir));
+  }
+
+  private static StoreFixture fixture(PersistMode mode, Path dataDir) throws Exception {
+    StoreFixture fixture = new StoreFixture(dataDir, mode);
     fixture.conf.set(DataNodeConfigKeys.PERSISTENCE_SYNC_INTERVAL_KEY, "1h");
     fixture.conf.setBoolean(DataNodeConfigKeys.RECOVERY_QUARANTINE_KEY, true);
     return fixture.open();
@@ -133,6 +137,44 @@ class UnsyncedBatchesTest {
       assertThat(fixture.store.quarantined()).containsExactly(2L);
       assertThat(fixture.store.logEntries(1)).hasSize(2);
       assertThat(fixture.store.logEntries(3)).hasSize(2);
+    }
+  }
+
+  /**
+   * What a power loss leaves of a DataNode idle since its last fsync: the files as they are on disk (copied while
+   * the store runs, no footer). The commit mark written after that fsync is among them, so damage in the batches it
+   * made durable is quarantined, not cut as a torn tail with the acknowledged entries after it.
+   */
+  @ParameterizedTest
+  @EnumSource(PersistMode.class)
+  void damageInTheLastFsyncdBatchOfAnIdleDataNodeIsQuarantined(PersistMode mode) throws Exception {
+    Path crashed = mode.dataDir(Files.createDirectories(tempDir.resolve("crashed")));
+    try (StoreFixture fixture = fixture(mode)) {
+      writeOwnBatch(fixture, 1);
+      writeOwnBatch(fixture, 2);
+      Path file = CorruptionTest.segments(fixture.dataDir).get(0);
+      long written = Files.size(file);
+      fixture.store.sync(List.of(1L, 2L));
+      long deadline = System.nanoTime() + 20_000_000_000L;
+      while (Files.size(file) <= written) {
+        assertThat(System.nanoTime()).as("the commit mark after the fsync is in the file").isLessThan(deadline);
+        Thread.sleep(1);
+      }
+      try (var files = Files.walk(fixture.dataDir)) {
+        for (Path from : files.filter(Files::isRegularFile).toList()) {
+          Path to = crashed.resolve(fixture.dataDir.relativize(from));
+          Files.createDirectories(to.getParent());
+          Files.copy(from, to);
+        }
+      }
+    }
+    Path file = CorruptionTest.segments(crashed).get(0);
+    CorruptionTest.Record damaged = CorruptionTest.records(file, StoreFixture.PAGE_SIZE).get(3);  // block 2's write
+    CorruptionTest.flip(file, damaged.offset() + SegmentFormat.PREFIX_BYTES + 3);
+
+    try (StoreFixture restarted = fixture(mode, crashed)) {
+      assertThat(restarted.store.quarantined()).containsExactly(2L);
+      assertThat(restarted.store.logEntries(1)).hasSize(2);
     }
   }
 

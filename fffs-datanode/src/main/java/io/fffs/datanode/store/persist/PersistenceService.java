@@ -104,11 +104,10 @@ public final class PersistenceService {
   }
 
   /**
-   * Called by a worker once the entries of {@code batch} are written to their segment file (in the page cache, not
-   * yet fsync'd), entry {@code i} at {@code locations[i]}: their pages may leave the arena, since a read finds them
-   * in the file from now on. Each lock is taken once per batch (a block's write lock once per run of its entries),
-   * not once per entry: the writers take the same locks for every write. Disk locations are set before the pages
-   * may leave memory.
+   * Called by a worker once the entries of {@code batch} are written to their segment file (not yet fsync'd), entry
+   * {@code i} at {@code locations[i]}: their pages may leave the arena, since a read finds them in the file from now
+   * on. Each lock is taken once per batch (a block's write lock once per run of its entries), not once per entry:
+   * the writers take the same locks for every write. Disk locations are set before the pages may leave memory.
    */
   void entriesWritten(List<PersistenceWorker.Task> batch, long[] locations) {
     int count = batch.size();

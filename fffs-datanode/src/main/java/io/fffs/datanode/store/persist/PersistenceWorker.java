@@ -15,20 +15,20 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.zip.CRC32C;
 
 /**
- * One persistence thread: the only consumer of its FIFO queue (a {@link WorkerInbox}; the blocks hashed to it) and
- * the only writer of its segment files. It takes everything queued and writes it in batches of about the batch
- * size; once a batch is written (to the page cache, without waiting for the disk) its entries' pages may leave the
- * arena. The file is fsync'd — and the entries written before it reported durable — only when a {@code sync} waits
- * (once for all the batches it finds queued), when {@code fffs.datanode.persistence.sync-interval} has passed
- * since the last fsync or {@code sync-bytes} were written since, when the file is full, and at shutdown. Each
- * batch's commit mark, and one written right after each fsync, records how far the file was fsync'd, which is how
- * recovery tells damage from a torn tail ({@link SegmentFormat}). Through the page cache the
- * batch is one gathering write of each entry's pages straight from the arena mapping, then its record. With
- * O_DIRECT, an entry of at least {@code fffs.datanode.persistence.in-place-min-pages} pages (32) is preceded by a
- * padding record that makes its pages start on the alignment; its pages are then written from the arena mapping as
- * they are, and the records around them go through the writer's aligned staging buffer, all in one gathering write
- * around the page cache. A smaller entry's pages are copied into the staging buffer: the padding (up to one
- * alignment block per entry) would cost more than the copy.
+ * One persistence thread: the only consumer of its FIFO queue (a {@link WorkerInbox}; the blocks hashed to it) and the
+ * only writer of its segment files. It takes everything queued and writes it in batches of about the batch size; once a
+ * batch is written (with O_DIRECT or to the page cache, without an fsync) its entries' pages may leave the arena. The
+ * file is fsync'd — and the entries written before it reported durable — only when a {@code sync} waits (once for all
+ * the batches it finds queued), when {@code fffs.datanode.persistence.sync-interval} has passed since the last fsync or
+ * {@code sync-bytes} were written since, when the file is full, and at shutdown. Each batch's commit mark, and one
+ * written right after each fsync, records how far the file was fsync'd, which is how recovery tells damage from a torn
+ * tail ({@link SegmentFormat}). Through the page cache the batch is one gathering write of each entry's pages straight
+ * from the arena mapping, then its record. With O_DIRECT, an entry of at least {@code
+ * fffs.datanode.persistence.in-place-min-pages} pages (32) is preceded by a padding record that makes its pages start
+ * on the alignment; its pages are then written from the arena mapping as they are, and the records around them go
+ * through the writer's aligned staging buffer, all in one gathering write around the page cache. A smaller entry's
+ * pages are copied into the staging buffer: the padding (up to one alignment block per entry) would cost more than the
+ * copy.
  *
  * <p>Each page's CRC32C goes into the entry's record. A page the write covered whole, on a chunk boundary of the
  * write, gets it from the write's checked chunk CRCs ({@link PageChecksums}) without being read; any other page is
@@ -267,12 +267,12 @@ final class PersistenceWorker implements Runnable {
 
   /**
    * Fsyncs the file, reports what was written durable, and writes a commit mark that records it (on disk by the
-   * next fsync, or the kernel's writeback; with O_DIRECT it is only staged, and reaches the file with the next batch
-   * or the footer): it shows the last batches fsync'd, so damage in them is not taken for a torn tail at recovery.
+   * next fsync, or the kernel's writeback; with O_DIRECT at once, in an aligned block of its own): it shows the last
+   * batches fsync'd, so damage in them is not taken for a torn tail at recovery, on an idle DataNode too.
    */
   private void fsync() throws IOException {
     if (writer.direct()) {
-      writer.endBatch();  // writes a staged mark, if any, so that the offset recorded below is on the disk
+      writer.endBatch();  // writes anything staged, so that the offset recorded below is on the disk
     }
     syncRequested = false;
     StoreFaultInjector.get().beforeFsync(writer.path());
@@ -282,7 +282,8 @@ final class PersistenceWorker implements Runnable {
     synced(synced);
     ByteBuffer mark = SegmentFormat.commitMark(synced, synced);
     if (writer.direct()) {
-      writer.stage(mark);  // out with the next batch or the footer: an aligned write of its own would cost a block
+      writer.stage(mark);
+      writer.endBatch();
     } else {
       writer.write(new ByteBuffer[] {mark});
     }

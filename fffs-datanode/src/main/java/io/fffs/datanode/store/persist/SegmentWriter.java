@@ -85,7 +85,8 @@ final class SegmentWriter {
    * was closed (and so fsync'd) to make room.
    */
   boolean ensureRoom(long bytes) throws IOException {
-    long padded = bytes + 2L * alignment;
+    // O_DIRECT: the batch's padding, a commit mark's block after an fsync, the footer's block.
+    long padded = bytes + 3L * alignment;
     boolean rolled = false;
     if (channel != null && position() + padded > fileSizeLimit && position() > SegmentFormat.HEADER_BYTES
         + alignment) {
