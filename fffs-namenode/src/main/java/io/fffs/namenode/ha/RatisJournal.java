@@ -47,7 +47,13 @@ final class RatisJournal implements Journal {
    */
   private static final int MAX_ENTRIES_IN_FLIGHT = 1;
 
-  private final RaftServer server;
+  /** Hands one request to the Raft server; its reply completes once the entry is applied, or fails. */
+  @FunctionalInterface
+  interface RaftSubmit {
+    CompletableFuture<RaftClientReply> submit(RaftClientRequest request) throws IOException;
+  }
+
+  private final RaftSubmit raft;
   private final RaftGroupId group;
   private final RaftPeerId self;
   private final Runnable onLost;
@@ -60,7 +66,6 @@ final class RatisJournal implements Journal {
   private final List<byte[]> unsent = new ArrayList<>();
   /** The last txid of each entry handed to Raft and not yet committed, oldest first; under the lock. */
   private final ArrayDeque<Long> inFlight = new ArrayDeque<>();
-  private volatile RaftClientAsynchronousProtocol direct;
   /**
    * Answered on the state machine's thread that saw the commit: on the leader it skips its own ops, so a thread
    * switch to a notifier would only delay the answers.
@@ -74,7 +79,11 @@ final class RatisJournal implements Journal {
   private IOException failure;
 
   RatisJournal(RaftServer server, RaftGroupId group, RaftPeerId self, long lastTxid, Runnable onLost) {
-    this.server = server;
+    this(direct(server, group), group, self, lastTxid, onLost);
+  }
+
+  RatisJournal(RaftSubmit raft, RaftGroupId group, RaftPeerId self, long lastTxid, Runnable onLost) {
+    this.raft = raft;
     this.group = group;
     this.self = self;
     this.onLost = onLost;
@@ -168,7 +177,7 @@ final class RatisJournal implements Journal {
         .setType(RaftClientRequest.writeRequestType()).build();
     CompletableFuture<RaftClientReply> reply;
     try {
-      reply = raft().submitClientRequestAsync(request);
+      reply = raft.submit(request);
     } catch (IOException | RuntimeException e) {
       fail(new FffsException(ErrorCode.NOT_LEADER, "the Raft log refused txids " + firstTxid + ".."
           + (firstTxid + batch.size() - 1) + ": " + e.getMessage(), e));
@@ -186,12 +195,19 @@ final class RatisJournal implements Journal {
    * The Raft server's division of this group, called directly (the server itself would hand each request to a pool
    * thread and wait for it); the server where the division does not take client requests.
    */
-  private RaftClientAsynchronousProtocol raft() throws IOException {
-    if (direct == null) {
-      RaftServer.Division division = server.getDivision(group);
-      direct = division instanceof RaftClientAsynchronousProtocol p ? p : server;
-    }
-    return direct;
+  private static RaftSubmit direct(RaftServer server, RaftGroupId group) {
+    return new RaftSubmit() {
+      private volatile RaftClientAsynchronousProtocol direct;
+
+      @Override
+      public CompletableFuture<RaftClientReply> submit(RaftClientRequest request) throws IOException {
+        if (direct == null) {
+          RaftServer.Division division = server.getDivision(group);
+          direct = division instanceof RaftClientAsynchronousProtocol p ? p : server;
+        }
+        return direct.submitClientRequestAsync(request);
+      }
+    };
   }
 
   /**
@@ -226,6 +242,9 @@ final class RatisJournal implements Journal {
     } finally {
       lock.unlock();
     }
+    // The ops that waited for this commit go to Raft before the answers are sent: the next entry's round trip
+    // overlaps the answering rather than following it.
+    flush();
     durability.advance(txid);  // answers the changes up to txid on this thread
     lock.lock();
     try {
@@ -236,7 +255,6 @@ final class RatisJournal implements Journal {
     } finally {
       lock.unlock();
     }
-    flush();  // the ops that waited for this commit
   }
 
   /** Whether ops appended here wait for a commit (a leader that loses the lead with them must reload). */
