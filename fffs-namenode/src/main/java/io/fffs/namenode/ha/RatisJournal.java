@@ -77,6 +77,8 @@ final class RatisJournal implements Journal {
   private final ArrayDeque<long[]> appended = new ArrayDeque<>();
   /** Why this journal takes no more ops (the lead was lost, or the NameNode stops); under the lock. */
   private IOException failure;
+  /** The last txid the state machine saw committed; under the lock. */
+  private long committedTxid;
 
   RatisJournal(RaftServer server, RaftGroupId group, RaftPeerId self, long lastTxid, Runnable onLost) {
     this(direct(server, group), group, self, lastTxid, onLost);
@@ -233,6 +235,7 @@ final class RatisJournal implements Journal {
   void committed(long txid) {
     lock.lock();
     try {
+      committedTxid = Math.max(committedTxid, txid);
       while (!appended.isEmpty() && appended.peekFirst()[0] <= txid) {
         appended.removeFirst();
       }
@@ -264,6 +267,7 @@ final class RatisJournal implements Journal {
 
   private void fail(Throwable cause) {
     FffsException refusal;
+    long committed;
     lock.lock();
     try {
       if (failure != null) {
@@ -272,10 +276,13 @@ final class RatisJournal implements Journal {
       refusal = new FffsException(ErrorCode.NOT_LEADER, "a change was not committed by the NameNodes ("
           + cause.getMessage() + "); retry it on the leader", cause);
       failure = refusal;
+      committed = committedTxid;
     } finally {
       lock.unlock();
     }
     LOG.warn("Raft log append failed; changes not committed fail: {}", cause.toString());
+    // The next entry is submitted before a commit's answers: an entry refused then must not fail the committed one's.
+    durability.advance(committed);
     durability.refuse(refusal);
     onLost.run();
   }

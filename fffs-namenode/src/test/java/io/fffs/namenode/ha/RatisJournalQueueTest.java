@@ -30,6 +30,8 @@ class RatisJournalQueueTest {
   private final List<Long> answered = new ArrayList<>();
   private final List<IOException> refused = new ArrayList<>();
   private final AtomicInteger lost = new AtomicInteger();
+  /** The entry (counted from 0) the fake server refuses as it is handed over; none by default. */
+  private int refuseEntry = -1;
   private final RatisJournal journal = new RatisJournal(request -> {
     List<Long> txids = new ArrayList<>();
     try {
@@ -40,6 +42,9 @@ class RatisJournalQueueTest {
       throw new AssertionError(e);
     }
     CompletableFuture<RaftClientReply> reply = new CompletableFuture<>();
+    if (submitted.size() == refuseEntry) {
+      reply.completeExceptionally(new IOException("not the leader any more"));  // as Ratis refuses at once
+    }
     submitted.add(new Submitted(txids, List.copyOf(answered), reply));
     return reply;
   }, RaftGroupId.randomId(), RaftPeerId.valueOf("nn1"), 0, lost::incrementAndGet);
@@ -149,5 +154,21 @@ class RatisJournalQueueTest {
 
     journal.committed(1);  // a late commit hands nothing more to Raft
     assertThat(submitted).hasSize(1);
+  }
+
+  @Test
+  void theNextEntryRefusedAsItIsHandedOverFailsOnlyItsOwnOpsNotTheCommittedOnes() throws FffsException {
+    refuseEntry = 1;
+    append(1, 4);
+    journal.flush();
+    append(2, 4);
+    append(3, 4);
+    journal.flush();
+
+    journal.committed(1);  // hands 2 and 3 over before answering 1; Raft refuses them at once
+    assertThat(submitted).hasSize(2);
+    assertThat(answered).containsExactly(1L);
+    assertThat(refused).hasSize(2);
+    assertThat(lost).hasValue(1);
   }
 }
