@@ -28,8 +28,8 @@ public final class MetadataBenchmark {
   private static final int[] THREADS = {1, 8};
   static final String JVM_PROPERTY = "fffs.bench.metadata.jvm";
   /**
-   * {@code -Dfffs.bench.metadata.ha=true}: also changes per second with three HA NameNodes against one and against
-   * HDFS with HA, and the failover time of both.
+   * {@code -Dfffs.bench.metadata.ha=true}: also changes per second with three HA NameNodes against one, of HDFS with
+   * HA against one HDFS NameNode, and the failover time of both ({@code <name>-ha.csv}, {@code <name>-ha.png}).
    */
   static final String HA_PROPERTY = "fffs.bench.metadata.ha";
 
@@ -59,7 +59,7 @@ public final class MetadataBenchmark {
     long started = System.nanoTime();
     Path base = Files.createTempDirectory("fffs-metabench-");
     ResultTable table = null;
-    String haTable = null;
+    HaTable haTable = null;
     try (MetadataSide fffs = start("FFFS", separate, base.resolve("fffs"));
         MetadataSide hdfs = start("HDFS", separate, base.resolve("hdfs"))) {
       MetadataBenchmark benchmark = new MetadataBenchmark(settings, fffs, hdfs);
@@ -87,13 +87,20 @@ public final class MetadataBenchmark {
         settings.jitWarmupMillis(), settings.warmupMillis(), settings.rounds(), settings.measureMillis());
     table.print(System.out);
     if (haTable != null) {
-      System.out.print(haTable);
+      System.out.print(haTable.markdown());
     }
     BenchArgs report = settings.report();
     table.writeCsv(report.csv());
     table.plot(report.png(), jvms);
-    System.out.printf(Locale.ROOT, "%nCSV: %s%nPlot: %s%ntotal %.1f s%n", report.csv(), report.png(),
-        (System.nanoTime() - started) / 1e9);
+    System.out.printf(Locale.ROOT, "%nCSV: %s%nPlot: %s%n", report.csv(), report.png());
+    if (haTable != null) {
+      Path csv = report.out().resolve(report.name() + "-ha.csv");
+      Path png = report.out().resolve(report.name() + "-ha.png");
+      haTable.writeCsv(csv);
+      haTable.plot(png);
+      System.out.printf(Locale.ROOT, "HA CSV: %s%nHA plot: %s%n", csv, png);
+    }
+    System.out.printf(Locale.ROOT, "total %.1f s%n", (System.nanoTime() - started) / 1e9);
     Report.appendSummary(report, table.summary() + "; " + jvms);
     System.exit(0);
   }
@@ -143,34 +150,30 @@ public final class MetadataBenchmark {
 
   /**
    * Changes per second of FFFS with three NameNodes (every change committed by two of them through Raft) against one
-   * NameNode (every change fsync'd to its own edit log) and against HDFS with HA (an active NameNode writing its
-   * edits to three JournalNodes), measured in alternating rounds; then each HA side's failover time, its leader
-   * stopped until the first file is created and closed. A Markdown table and a line.
+   * NameNode (every change fsync'd to its own edit log), and of HDFS with HA (an active NameNode writing its edits to
+   * three JournalNodes) against one HDFS NameNode, all measured in alternating rounds; then each HA side's failover
+   * time, its leader stopped until the first file is created and closed.
    */
-  private String runHa(MetadataSide ha, MetadataSide hdfsHa) throws IOException {
+  private HaTable runHa(MetadataSide ha, MetadataSide hdfsHa) throws IOException {
     ha.prepare();
     hdfsHa.prepare();
-    StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "%nHA: changes per second, FFFS with 3"
-        + " NameNodes (Raft) vs 1, and vs HDFS HA (2 NameNodes, 3 JournalNodes)%n%n| op | threads | FFFS, 1 NameNode"
-        + " | FFFS, 3 NameNodes | 3 / 1 | HDFS HA | FFFS HA / HDFS HA |%n|---|---:|---:|---:|---:|---:|---:|%n"));
+    HaTable out = new HaTable();
     for (Measured op : new Measured[] {Measured.CREATE, Measured.MKDIRS}) {
       ha.run(op, max(THREADS), settings.jitWarmupNanos());
       hdfsHa.run(op, max(THREADS), settings.jitWarmupNanos());
       for (int threads : THREADS) {
-        Measurement[] m = measure(threads, new Contender(fffs, op), new Contender(ha, op),
+        Measurement[] m = measure(threads, new Contender(fffs, op), new Contender(ha, op), new Contender(hdfs, op),
             new Contender(hdfsHa, op));
-        out.append(String.format(Locale.ROOT, "| %s | %d | %.0f | %.0f | %.2f | %.0f | %.2f |%n",
-            op == Measured.CREATE ? "create+close" : "mkdirs", threads, m[0].opsPerSecond(), m[1].opsPerSecond(),
-            m[1].opsPerSecond() / m[0].opsPerSecond(), m[2].opsPerSecond(),
-            m[1].opsPerSecond() / m[2].opsPerSecond()));
+        out.add(new HaTable.Row(op == Measured.CREATE ? "create+close" : "mkdirs", threads, m[0].opsPerSecond(),
+            m[1].opsPerSecond(), m[2].opsPerSecond(), m[3].opsPerSecond()));
       }
     }
     long fffsFailover = ha.failoverMillis();
     long hdfsFailover = hdfsHa.failoverMillis();
-    out.append(String.format(Locale.ROOT, "%nfailover, leader stopped to first file created: FFFS %d ms (Raft"
+    out.failover(String.format(Locale.ROOT, "%nfailover, leader stopped to first file created: FFFS %d ms (Raft"
         + " election, then the DataNode's report); HDFS %d ms (standby made active at once, as ZKFC would after its"
         + " ZooKeeper session expired; the expiry itself not counted)%n", fffsFailover, hdfsFailover));
-    return out.toString();
+    return out;
   }
 
   private record Contender(MetadataSide side, Measured op) {}

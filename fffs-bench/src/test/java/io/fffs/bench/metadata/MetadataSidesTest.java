@@ -65,4 +65,21 @@ class MetadataSidesTest {
     assertEquals("shared", MetadataBenchmark.separateJvms("shared") ? "separate" : "shared");
     assertThrows(IllegalArgumentException.class, () -> MetadataBenchmark.separateJvms("both"));
   }
+
+  @Test
+  void theHaTableSetsBothSystemsHaAgainstTheirSingleNameNodeInTheTableCsvAndPlot() throws IOException {
+    HaTable table = new HaTable();
+    table.add(new HaTable.Row("mkdirs", 8, 6000, 1500, 4000, 2000));
+    table.failover("failover line");
+    assertTrue(table.markdown().contains("| mkdirs | 8 | 6,000 | 1,500 | 0.25 | 4,000 | 2,000 | 0.50 | 0.75 |"),
+        table.markdown());
+    Path csv = tmp.resolve("out/metadata-ha.csv");
+    table.writeCsv(csv);
+    assertEquals(java.util.List.of("op,threads,fffs_1nn_ops_per_s,fffs_3nn_ops_per_s,fffs_3_over_1,"
+        + "hdfs_1nn_ops_per_s,hdfs_ha_ops_per_s,hdfs_ha_over_1,fffs_ha_over_hdfs_ha",
+        "\"mkdirs\",8,6000.000,1500.000,0.250,4000.000,2000.000,0.500,0.750"), Files.readAllLines(csv));
+    Path png = tmp.resolve("out/metadata-ha.png");
+    table.plot(png);
+    assertTrue(Files.size(png) > 0);
+  }
 }

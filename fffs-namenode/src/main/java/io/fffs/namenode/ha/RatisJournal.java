@@ -47,7 +47,13 @@ final class RatisJournal implements Journal {
    */
   private static final int MAX_ENTRIES_IN_FLIGHT = 1;
 
-  private final RaftServer server;
+  /** Hands one request to the Raft server; its reply completes once the entry is applied, or fails. */
+  @FunctionalInterface
+  interface RaftSubmit {
+    CompletableFuture<RaftClientReply> submit(RaftClientRequest request) throws IOException;
+  }
+
+  private final RaftSubmit raft;
   private final RaftGroupId group;
   private final RaftPeerId self;
   private final Runnable onLost;
@@ -60,7 +66,6 @@ final class RatisJournal implements Journal {
   private final List<byte[]> unsent = new ArrayList<>();
   /** The last txid of each entry handed to Raft and not yet committed, oldest first; under the lock. */
   private final ArrayDeque<Long> inFlight = new ArrayDeque<>();
-  private volatile RaftClientAsynchronousProtocol direct;
   /**
    * Answered on the state machine's thread that saw the commit: on the leader it skips its own ops, so a thread
    * switch to a notifier would only delay the answers.
@@ -72,9 +77,15 @@ final class RatisJournal implements Journal {
   private final ArrayDeque<long[]> appended = new ArrayDeque<>();
   /** Why this journal takes no more ops (the lead was lost, or the NameNode stops); under the lock. */
   private IOException failure;
+  /** The last txid the state machine saw committed; under the lock. */
+  private long committedTxid;
 
   RatisJournal(RaftServer server, RaftGroupId group, RaftPeerId self, long lastTxid, Runnable onLost) {
-    this.server = server;
+    this(direct(server, group), group, self, lastTxid, onLost);
+  }
+
+  RatisJournal(RaftSubmit raft, RaftGroupId group, RaftPeerId self, long lastTxid, Runnable onLost) {
+    this.raft = raft;
     this.group = group;
     this.self = self;
     this.onLost = onLost;
@@ -168,7 +179,7 @@ final class RatisJournal implements Journal {
         .setType(RaftClientRequest.writeRequestType()).build();
     CompletableFuture<RaftClientReply> reply;
     try {
-      reply = raft().submitClientRequestAsync(request);
+      reply = raft.submit(request);
     } catch (IOException | RuntimeException e) {
       fail(new FffsException(ErrorCode.NOT_LEADER, "the Raft log refused txids " + firstTxid + ".."
           + (firstTxid + batch.size() - 1) + ": " + e.getMessage(), e));
@@ -186,12 +197,19 @@ final class RatisJournal implements Journal {
    * The Raft server's division of this group, called directly (the server itself would hand each request to a pool
    * thread and wait for it); the server where the division does not take client requests.
    */
-  private RaftClientAsynchronousProtocol raft() throws IOException {
-    if (direct == null) {
-      RaftServer.Division division = server.getDivision(group);
-      direct = division instanceof RaftClientAsynchronousProtocol p ? p : server;
-    }
-    return direct;
+  private static RaftSubmit direct(RaftServer server, RaftGroupId group) {
+    return new RaftSubmit() {
+      private volatile RaftClientAsynchronousProtocol direct;
+
+      @Override
+      public CompletableFuture<RaftClientReply> submit(RaftClientRequest request) throws IOException {
+        if (direct == null) {
+          RaftServer.Division division = server.getDivision(group);
+          direct = division instanceof RaftClientAsynchronousProtocol p ? p : server;
+        }
+        return direct.submitClientRequestAsync(request);
+      }
+    };
   }
 
   /**
@@ -217,6 +235,7 @@ final class RatisJournal implements Journal {
   void committed(long txid) {
     lock.lock();
     try {
+      committedTxid = Math.max(committedTxid, txid);
       while (!appended.isEmpty() && appended.peekFirst()[0] <= txid) {
         appended.removeFirst();
       }
@@ -226,6 +245,9 @@ final class RatisJournal implements Journal {
     } finally {
       lock.unlock();
     }
+    // The ops that waited for this commit go to Raft before the answers are sent: the next entry's round trip
+    // overlaps the answering rather than following it.
+    flush();
     durability.advance(txid);  // answers the changes up to txid on this thread
     lock.lock();
     try {
@@ -236,7 +258,6 @@ final class RatisJournal implements Journal {
     } finally {
       lock.unlock();
     }
-    flush();  // the ops that waited for this commit
   }
 
   /** Whether ops appended here wait for a commit (a leader that loses the lead with them must reload). */
@@ -246,6 +267,7 @@ final class RatisJournal implements Journal {
 
   private void fail(Throwable cause) {
     FffsException refusal;
+    long committed;
     lock.lock();
     try {
       if (failure != null) {
@@ -254,10 +276,13 @@ final class RatisJournal implements Journal {
       refusal = new FffsException(ErrorCode.NOT_LEADER, "a change was not committed by the NameNodes ("
           + cause.getMessage() + "); retry it on the leader", cause);
       failure = refusal;
+      committed = committedTxid;
     } finally {
       lock.unlock();
     }
     LOG.warn("Raft log append failed; changes not committed fail: {}", cause.toString());
+    // The next entry is submitted before a commit's answers: an entry refused then must not fail the committed one's.
+    durability.advance(committed);
     durability.refuse(refusal);
     onLost.run();
   }
