@@ -16,4 +16,12 @@ public interface Leadership {
   default void checkReadable(TimeSpec time, String what) throws FffsException {
     checkLeader(what);
   }
+
+  /**
+   * Returns if this NameNode may answer a query of the latest state: the leader while it knows no other can have
+   * been elected (a Raft leader's read lease); else {@code NOT_LEADER}.
+   */
+  default void checkLatest(String what) throws FffsException {
+    checkLeader(what);
+  }
 }
