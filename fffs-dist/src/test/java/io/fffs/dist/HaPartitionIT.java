@@ -39,8 +39,11 @@ import org.junit.jupiter.api.io.TempDir;
  * Three HA NameNodes and two DataNodes, each in its own network namespace ({@link NetnsCluster}), started with
  * {@code bin/fffs --daemon} from the tarball. The leader's link is cut while a client beside it (in its namespace,
  * {@link PartitionedClient}) sends it changes: none is acknowledged, and none is ever applied; the other two elect a
- * leader and the cluster's clients and DataNodes go on with it; once the link is back the old leader follows the
- * new one, holds the same log, and answers past reads exactly as the new leader does. Runs when this machine allows
+ * leader and the cluster's clients and DataNodes go on with it; once they made a change, the client beside the cut
+ * leader asks it for the latest state and never gets the answer without that change (the cut leader's read lease ran
+ * out and Raft stepped it down: it refuses with {@code NOT_LEADER}, and its {@code /status} says follower); once the
+ * link is back the old leader follows the new one, holds the same log, and answers past reads exactly as the new
+ * leader does. Runs when this machine allows
  * network namespaces (root and {@code ip netns}), else is skipped saying why.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -116,9 +119,9 @@ class HaPartitionIT {
     try {
       cluster.link(leader, false);
       long cut = System.nanoTime();
-      try (OutputStream go = partitioned.getOutputStream()) {
-        go.write("go\n".getBytes(StandardCharsets.UTF_8));
-      }
+      OutputStream control = partitioned.getOutputStream();
+      control.write("go\n".getBytes(StandardCharsets.UTF_8));
+      control.flush();
       // The cluster's clients go on with the other two NameNodes.
       fs.mkdirs(new Path("/h/after-cut"));
       long failoverMs = (System.nanoTime() - cut) / 1_000_000;
@@ -127,15 +130,24 @@ class HaPartitionIT {
       int newLeader = awaitLeader(leader);  // one of the majority side
       System.out.printf("leader nn%d cut off: first change acknowledged by the majority after %d ms%n", leader + 1,
           failoverMs);
+      // The majority made /h/after-cut: the cut leader must not answer the latest state without it.
+      control.write("read\n".getBytes(StandardCharsets.UTF_8));
+      control.close();
 
       assertThat(partitioned.waitFor(90, TimeUnit.SECONDS)).as("the partitioned client finished").isTrue();
       String answers = new String(partitioned.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       System.out.print("partitioned client: " + answers);
       assertThat(answers).as("nothing is acknowledged across the partition")
           .doesNotContainPattern("(?m)^acknowledged ").contains("refused /partitioned/first").contains("refused /partitioned/second");
+      assertThat(answers).as("the cut leader never answers the latest state without the majority's change")
+          .doesNotContainPattern("(?m)^answered .* absent$")
+          .containsPattern("(?m)^(refused|answered) status /h/after-cut ")
+          .containsPattern("(?m)^(refused|answered) listing /h ")
+          .containsPattern("(?m)^(refused|answered) present-time status /h/after-cut ");
+      assertThat(answers).as("the cut leader no longer says it leads").containsPattern("(?m)^role follower$");
       for (String line : answers.strip().split("\n")) {
         assertThat(line).as("refused as not the leader, or timed out")
-            .containsPattern("NOT_LEADER|[Tt]imeout|timed out");
+            .containsPattern("NOT_LEADER|[Tt]imeout|timed out|^role |^answered .* present$");
       }
 
       TimeSpec duringPartition = TimeSpec.system(fs.currentTime().physicalMicros());
@@ -166,7 +178,8 @@ class HaPartitionIT {
     List<String> command = cluster.inside(leader);
     command.addAll(List.of(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx128m", "-cp", System.getProperty("java.class.path"), PartitionedClient.class.getName(),
-        cluster.ip(leader), String.valueOf(NetnsCluster.NN_PORT), "/partitioned/first", "/partitioned/second"));
+        cluster.ip(leader), String.valueOf(NetnsCluster.NN_PORT), "/partitioned/first", "/partitioned/second",
+        "--read", "/h/after-cut", String.valueOf(NetnsCluster.NN_HTTP_PORT)));
     Process process = new ProcessBuilder(command)
         .redirectError(ProcessBuilder.Redirect.appendTo(work.resolve("partitioned-client.err").toFile())).start();
     BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
