@@ -39,9 +39,11 @@ import org.junit.jupiter.api.io.TempDir;
  * Three HA NameNodes and two DataNodes, each in its own network namespace ({@link NetnsCluster}), started with
  * {@code bin/fffs --daemon} from the tarball. The leader's link is cut while a client beside it (in its namespace,
  * {@link PartitionedClient}) sends it changes: none is acknowledged, and none is ever applied; the other two elect a
- * leader and the cluster's clients and DataNodes go on with it; once the link is back the old leader follows the
- * new one, holds the same log, and answers past reads exactly as the new leader does. Runs when this machine allows
- * network namespaces (root and {@code ip netns}), else is skipped saying why.
+ * leader and the cluster's clients and DataNodes go on with it; once the link is back the old leader follows the new
+ * one, holds the same log, and answers past reads exactly as the new leader does. Then the new leader is cut off
+ * without a change of its own: once the other two made a change, a client beside it asks it for the latest state and
+ * never gets the answer without that change (refused with {@code NOT_LEADER}; its {@code /status} says follower).
+ * Runs when this machine allows network namespaces (root and {@code ip netns}), else is skipped saying why.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HaPartitionIT {
@@ -112,7 +114,7 @@ class HaPartitionIT {
     fs.mkdirs(new Path("/h/d"));
     int leader = awaitLeader(-1);
 
-    Process partitioned = startPartitionedClient(leader);
+    Process partitioned = startPartitionedClient(leader, "/partitioned/first", "/partitioned/second");
     try {
       cluster.link(leader, false);
       long cut = System.nanoTime();
@@ -155,18 +157,55 @@ class HaPartitionIT {
       assertThat(read(new Path("/h/f"), beforeOverwrite)).isEqualTo(first);
       assertThat(read(new Path("/h/g"), null)).isEqualTo(during);
       assertSamePast(leader, newLeader, List.of(beforeOverwrite, duringPartition, beforeHeal));
+      aCutLeaderNeverAnswersTheLatestStateWithoutTheMajoritysChange(newLeader);
     } finally {
       partitioned.destroyForcibly();
       cluster.link(leader, true);
     }
   }
 
-  /** {@link PartitionedClient} inside {@code leader}'s namespace, connected and waiting for its go. */
-  private Process startPartitionedClient(int leader) throws Exception {
+  /**
+   * The leader cut off again, this time holding no change of its own (so it does not reload and goes on as it was):
+   * once the other two made a change, a client beside it asks it for the latest state and never gets the answer
+   * without that change: it refuses the latest state once its read lease ran out, and says follower once Raft
+   * stepped it down.
+   */
+  private void aCutLeaderNeverAnswersTheLatestStateWithoutTheMajoritysChange(int leader) throws Exception {
+    Process reader = startPartitionedClient(leader, "--read", "/h/second-cut",
+        String.valueOf(NetnsCluster.NN_HTTP_PORT));
+    try (OutputStream control = reader.getOutputStream()) {
+      cluster.link(leader, false);
+      control.write("go\n".getBytes(StandardCharsets.UTF_8));
+      control.flush();
+      fs.mkdirs(new Path("/h/second-cut"));
+      control.write("read\n".getBytes(StandardCharsets.UTF_8));
+      control.flush();
+      assertThat(reader.waitFor(90, TimeUnit.SECONDS)).as("the reader beside the cut leader finished").isTrue();
+      String answers = new String(reader.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      System.out.print("reader beside the cut leader: " + answers);
+      assertThat(answers).as("never the latest state without the majority's change")
+          .doesNotContainPattern("(?m)^answered .* absent$")
+          .containsPattern("(?m)^(refused|answered) status /h/second-cut ")
+          .containsPattern("(?m)^(refused|answered) listing /h ")
+          .containsPattern("(?m)^(refused|answered) present-time status /h/second-cut ")
+          .as("the cut leader no longer says it leads").containsPattern("(?m)^role follower$");
+      for (String line : answers.strip().split("\n")) {
+        assertThat(line).as("refused as not the leader, or timed out; or the new answer")
+            .containsPattern("NOT_LEADER|[Tt]imeout|timed out|^role |^answered .* present$");
+      }
+    } finally {
+      reader.destroyForcibly();
+      cluster.link(leader, true);
+    }
+  }
+
+  /** {@link PartitionedClient} inside {@code leader}'s namespace with {@code args}, connected, waiting for its go. */
+  private Process startPartitionedClient(int leader, String... args) throws Exception {
     List<String> command = cluster.inside(leader);
     command.addAll(List.of(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx128m", "-cp", System.getProperty("java.class.path"), PartitionedClient.class.getName(),
-        cluster.ip(leader), String.valueOf(NetnsCluster.NN_PORT), "/partitioned/first", "/partitioned/second"));
+        cluster.ip(leader), String.valueOf(NetnsCluster.NN_PORT)));
+    command.addAll(List.of(args));
     Process process = new ProcessBuilder(command)
         .redirectError(ProcessBuilder.Redirect.appendTo(work.resolve("partitioned-client.err").toFile())).start();
     BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));

@@ -9,11 +9,19 @@ public interface Leadership {
   void checkLeader(String what) throws FffsException;
 
   /**
-   * Returns if this NameNode may answer a query of the namespace at {@code time}: the leader always, a follower
-   * (serving follower reads) a system time below the frontier of the committed ops it applied, where its answer is
-   * the leader's; else {@code NOT_LEADER} naming the leader.
+   * Returns if this NameNode may answer a query of the namespace at {@code time}: any NameNode (a follower if it
+   * serves follower reads) a system time below the frontier of the committed ops it applied, where its answer is the
+   * leader's; other times as {@link #checkLatest}; else {@code NOT_LEADER} naming the leader.
    */
   default void checkReadable(TimeSpec time, String what) throws FffsException {
+    checkLeader(what);
+  }
+
+  /**
+   * Returns if this NameNode may answer a query of the latest state: the leader while it knows no other can have
+   * been elected (a Raft leader's read lease); else {@code NOT_LEADER}.
+   */
+  default void checkLatest(String what) throws FffsException {
     checkLeader(what);
   }
 }

@@ -29,7 +29,6 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
@@ -124,8 +123,14 @@ public final class HaNode implements Closeable {
     Files.createDirectories(storage);
     RaftProperties properties = properties(conf, storage, ownAddress);
     boolean existing = Files.isDirectory(storage.resolve(group.getGroupId().getUuid().toString()));
+    long electionMs = NameNodeConfigKeys.millis(conf, HaConfigKeys.ELECTION_TIMEOUT_KEY,
+        HaConfigKeys.ELECTION_TIMEOUT_DEFAULT_MS);
+    // A tenth of the election timeout to spare: for clocks that run at different rates and the follower's timer
+    // starting when the request arrives, not when it was sent.
+    ReadLease lease = new ReadLease(TimeUnit.MILLISECONDS.toNanos(electionMs) * 9 / 10, peers.size(), System::nanoTime);
     NamenodeStateMachine stateMachine = new NamenodeStateMachine(nameservice, loader, onStale,
-        conf.getBoolean(HaConfigKeys.FOLLOWER_READS_KEY, HaConfigKeys.FOLLOWER_READS_DEFAULT));
+        conf.getBoolean(HaConfigKeys.FOLLOWER_READS_KEY, HaConfigKeys.FOLLOWER_READS_DEFAULT), lease,
+        TimeUnit.MILLISECONDS.toNanos(electionMs) / 2);
     RaftServer server = RaftServer.newBuilder()
         .setServerId(RaftPeerId.valueOf(selfId))
         .setGroup(group)
@@ -151,7 +156,7 @@ public final class HaNode implements Closeable {
 
   private static RaftProperties properties(Configuration conf, Path storage, String ownAddress) {
     RaftProperties properties = new RaftProperties();
-    RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.NETTY);
+    RaftConfigKeys.Rpc.setType(properties, new LeaseTrackingNetty());  // Netty, its appenders feeding the read lease
     int colon = ownAddress.lastIndexOf(':');
     NettyConfigKeys.Server.setHost(properties, ownAddress.substring(0, colon));
     NettyConfigKeys.Server.setPort(properties, Integer.parseInt(ownAddress.substring(colon + 1)));
@@ -220,6 +225,19 @@ public final class HaNode implements Closeable {
    */
   public void transferLeadership(String to, long timeoutMs) throws IOException {
     stateMachine.checkLeader("move the lead");
+    stateMachine.handingOver(true);
+    boolean moved = false;
+    try {
+      transferPaused(to, timeoutMs);
+      moved = true;
+    } finally {
+      if (!moved) {
+        stateMachine.handingOver(false);
+      }
+    }
+  }
+
+  private void transferPaused(String to, long timeoutMs) throws IOException {
     namesystem().whilePaused(() -> {
       // Bounded: a NameNode that is down must not keep the caller retrying forever.
       try (RaftClient client = RaftClient.newBuilder().setProperties(properties).setRaftGroup(group)

@@ -11,6 +11,7 @@ import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.TimeSpec;
 import java.io.File;
 import java.io.IOException;
+import java.util.Collection;
 import java.util.concurrent.CompletableFuture;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
@@ -43,6 +44,10 @@ import org.slf4j.LoggerFactory;
  * <p>Follower reads: the committed ops are applied in log order, and their stamps grow with the log, so once a
  * NameNode has applied the committed op stamped {@code h} it holds every op stamped before {@code h}: a query at a
  * system time whose physical part is below {@code h}'s answers here exactly as on the leader ({@link #checkReadable}).
+ *
+ * <p>Latest-state reads: the leader answers them only while it holds its {@link ReadLease} (a majority answered it
+ * within less than an election timeout), so a leader cut off from the others stops answering them before another
+ * can be elected, and stops leading once Ratis steps it down ({@link #notifyNotLeader}).
  */
 final class NamenodeStateMachine extends BaseStateMachine implements Leadership {
   private static final Logger LOG = LoggerFactory.getLogger(NamenodeStateMachine.class);
@@ -61,6 +66,11 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
   private volatile RaftPeerId leader;
   private volatile boolean ready;
   private volatile boolean leading;
+  /** Ratis stepped this leader down; whether it must reload is decided once it hears of the next leader. */
+  private volatile boolean deposed;
+  private final ReadLease readLease;
+  /** How long a latest-state read waits for the lease to be renewed before it is refused. */
+  private final long leaseWaitNanos;
   /** Set once this namespace may hold ops the cluster did not commit; the NameNode then reloads. */
   private volatile boolean stale;
   /** Whether this NameNode answers queries of past system times while it follows ({@code fffs.ha.follower-reads}). */
@@ -69,11 +79,14 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
   private volatile long committedHlc;
   private final java.util.concurrent.atomic.LongAdder pastReadsServed = new java.util.concurrent.atomic.LongAdder();
 
-  NamenodeStateMachine(String nameservice, Loader loader, Runnable onStale, boolean followerReads) {
+  NamenodeStateMachine(String nameservice, Loader loader, Runnable onStale, boolean followerReads,
+      ReadLease readLease, long leaseWaitNanos) {
     this.nameservice = nameservice;
     this.loader = loader;
     this.onStale = onStale;
     this.followerReads = followerReads;
+    this.readLease = readLease;
+    this.leaseWaitNanos = leaseWaitNanos;
   }
 
   @Override
@@ -178,7 +191,8 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
   @Override
   public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeader) {
     leader = newLeader;
-    boolean wasLeading = leading;
+    boolean wasLeading = leading || deposed;
+    deposed = false;
     leading = member.getPeerId().equals(newLeader);
     if (!leading) {
       ready = false;
@@ -189,9 +203,35 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
     }
   }
 
+  /**
+   * Ratis stepped this leader down (it lost its majority, saw a higher term, or handed the lead over). Ratis names
+   * no new leader then ({@code notifyLeaderChanged} comes only once one is known): without this, a leader cut off
+   * from the others would go on saying it leads for as long as the partition lasts.
+   */
+  @Override
+  public void notifyNotLeader(Collection<TransactionContext> pendingEntries) {
+    readLease.end();
+    if (leading) {
+      deposed = true;
+      LOG.info("{} no longer leads {}", getId(), nameservice);
+    }
+    ready = false;
+    leading = false;
+    leader = null;
+  }
+
+  /** The lead is being handed to another NameNode: no latest-state read is answered here meanwhile. */
+  void handingOver(boolean started) {
+    readLease.suspend(started);
+  }
+
   /** The lead was handed to another NameNode: no more changes here, whenever Raft tells of the new leader. */
   void handedOver() {
     ready = false;
+  }
+
+  ReadLease readLease() {
+    return readLease;
   }
 
   @Override
@@ -211,10 +251,36 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
     if (ready && leading) {
       return;
     }
-    RaftPeerId known = leader;
     throw new FffsException(ErrorCode.NOT_LEADER, getId() + " is not the leader of " + nameservice
-        + (known == null || known.equals(getId()) ? "; no leader is known yet" : "; leader=" + known)
-        + " (" + what + ")");
+        + knownLeader() + " (" + what + ")");
+  }
+
+  /**
+   * The leader answers the latest state while its lease holds; when it ran out the read waits (bounded) for the
+   * followers' answers to a heartbeat, and is refused with {@code NOT_LEADER} if they do not come: the client then
+   * asks the others, one of which may lead by now.
+   */
+  @Override
+  public void checkLatest(String what) throws FffsException {
+    if (ready && leading && readLease.holds()) {
+      return;
+    }
+    checkLeader(what);
+    try {
+      if (readLease.await(leaseWaitNanos) && ready && leading) {
+        return;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    throw new FffsException(ErrorCode.NOT_LEADER, getId() + " has not heard from a majority of " + nameservice
+        + " within its read lease (" + readLease.leaseNanos() / 1_000_000 + " ms), so another may lead"
+        + knownLeader() + " (" + what + ")");
+  }
+
+  private String knownLeader() {
+    RaftPeerId known = leader;
+    return known == null || known.equals(getId()) ? "; no leader is known yet" : "; leader=" + known;
   }
 
   /**
@@ -227,6 +293,11 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
   @Override
   public void checkReadable(TimeSpec time, String what) throws FffsException {
     if (ready && leading) {
+      if (readLease.holds() || (time.kind() == TimeSpec.Kind.SYSTEM
+          && committedHlc > Namespace.limitForMicros(time.micros()))) {
+        return;  // below its committed frontier every NameNode answers the same, lease or not
+      }
+      checkLatest(what);
       return;
     }
     if (!followerReads || time.kind() != TimeSpec.Kind.SYSTEM) {
@@ -239,10 +310,9 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
       pastReadsServed.increment();
       return;
     }
-    RaftPeerId known = leader;
     throw new FffsException(ErrorCode.NOT_LEADER, getId() + " has applied the changes of " + nameservice
         + " up to " + HlcTimestamp.valueOf(frontier) + " only; " + what + " at " + time + " goes to the leader"
-        + (known == null || known.equals(getId()) ? "; no leader is known yet" : "; leader=" + known));
+        + knownLeader());
   }
 
   /** Queries of past times this NameNode answered while it followed. */

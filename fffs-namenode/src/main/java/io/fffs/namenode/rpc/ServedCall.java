@@ -125,9 +125,12 @@ final class ServedCall {
   private <T> T run(HlcProto callerHlc, boolean changes, TimeSpec time, Work<T> work) throws ServiceException {
     try {
       if (leadership != null) {
-        // Followers may lag the leader: a latest-state answer from one could be older than one already given.
-        if (time == null) {
-          leadership.checkLeader(changes ? "a change" : "a query");
+        // Followers may lag the leader, and a leader cut off may lag a new one: a latest-state answer from either
+        // could be older than one already given.
+        if (changes) {
+          leadership.checkLeader("a change");
+        } else if (time == null) {
+          leadership.checkLatest("a query");
         } else {
           leadership.checkReadable(time, "a query");
         }
