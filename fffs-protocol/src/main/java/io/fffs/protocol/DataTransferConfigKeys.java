@@ -96,6 +96,15 @@ public final class DataTransferConfigKeys {
   public static final long READ_REQUEST_SIZE_DEFAULT = 1024 * 1024;
 
   /**
+   * The largest READ a sequential read asks for: its first request is {@code fffs.client.read.request-size} and
+   * each next one twice the last, up to this; at most two of these are outstanding. A fresh JVM interprets, and
+   * then compiles, the code that runs once per request on both sides: a 64 MiB read in 1 MiB requests gave the two
+   * JVMs' compilers more CPU than the reading itself.
+   */
+  public static final String READ_STREAM_REQUEST_SIZE_KEY = "fffs.client.read.stream-request-size";
+  public static final long READ_STREAM_REQUEST_SIZE_DEFAULT = 4L << 20;
+
+  /**
    * Short-circuit reads: a client on the host of a replica asks its DataNode where the bytes are (LOCAL_READ, with
    * the block token) and copies them from the DataNode's arena and segment files itself, like HDFS's
    * {@code dfs.client.read.shortcircuit}. Off: every read goes through the data port.
@@ -208,6 +217,17 @@ public final class DataTransferConfigKeys {
           + " (" + MAX_FRAME_SIZE_KEY + " minus header room), got " + conf.get(READ_REQUEST_SIZE_KEY));
     }
     return (int) size;
+  }
+
+  /** At least {@link #readRequestSize}, at most {@link #maxPayload} (the default is cut to fit it). */
+  public static int readStreamRequestSize(Configuration conf) {
+    long size = conf.getLongBytes(READ_STREAM_REQUEST_SIZE_KEY,
+        Math.min(READ_STREAM_REQUEST_SIZE_DEFAULT, maxPayload(conf)));
+    if (size > maxPayload(conf)) {
+      throw new IllegalArgumentException(READ_STREAM_REQUEST_SIZE_KEY + " must be at most " + maxPayload(conf)
+          + " (" + MAX_FRAME_SIZE_KEY + " minus header room), got " + conf.get(READ_STREAM_REQUEST_SIZE_KEY));
+    }
+    return (int) Math.max(size, readRequestSize(conf));
   }
 
   public static boolean shortCircuit(Configuration conf) {

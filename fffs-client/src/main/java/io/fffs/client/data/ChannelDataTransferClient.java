@@ -71,6 +71,7 @@ final class ChannelDataTransferClient implements DataTransferClient {
   private final int packetSize;
   private final int flushBytes;
   private final int readRequestSize;
+  private final int streamRequestSize;
   private final int readsInFlight;
   private final boolean latencyMode;
   /** Replicated blocks are written as a chain (else by fan-out from here). */
@@ -106,6 +107,7 @@ final class ChannelDataTransferClient implements DataTransferClient {
     this.packetSize = DataTransferConfigKeys.writePacketSize(conf);
     this.flushBytes = DataTransferConfigKeys.writeFlushBytes(conf);
     this.readRequestSize = DataTransferConfigKeys.readRequestSize(conf);
+    this.streamRequestSize = DataTransferConfigKeys.readStreamRequestSize(conf);
     this.readsInFlight = DataTransferConfigKeys.readRequestsInFlight(conf);
     this.latencyMode = DataTransferConfigKeys.latencyMode(conf);
     this.chain = DataTransferConfigKeys.chainPipeline(conf) && data == null
@@ -283,10 +285,10 @@ final class ChannelDataTransferClient implements DataTransferClient {
     if (shortCircuit != null && shortCircuit.applies(datanode)) {
       return new ShortCircuitStream(shortCircuit, datanode, blockId, token, time, offset, end,
           at -> new PipelinedReadStream(readChannel(datanode), datanode, clocks, blockId, token, time, at, end,
-              readRequestSize, readsInFlight));
+              readRequestSize, streamRequestSize, readsInFlight));
     }
     return new PipelinedReadStream(readChannel(datanode), datanode, clocks, blockId, token, time, offset, end,
-        readRequestSize, readsInFlight);
+        readRequestSize, streamRequestSize, readsInFlight);
   }
 
   @Override

@@ -13,10 +13,12 @@ import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * {@link BlockReadStream} over one {@link DataChannel}, whatever moves its bytes: READ requests of
- * {@code fffs.client.read.request-size}, up to {@code fffs.client.read.requests-in-flight} outstanding (fewer while
- * the transport has no room for more answers), topped up each time an answer is taken, so the DataNode serves the
- * next pieces while the caller consumes this one. There is no read-ahead thread and no stream buffer: an answer stays
+ * {@link BlockReadStream} over one {@link DataChannel}, whatever moves its bytes: READ requests that start at
+ * {@code fffs.client.read.request-size} (a short read fetches little) and double up to
+ * {@code fffs.client.read.stream-request-size} (few requests: each costs both JVMs code that a fresh one interprets
+ * and then compiles), up to {@code fffs.client.read.requests-in-flight} and two of the largest outstanding (fewer
+ * while the transport has no room for more answers), topped up each time an answer is taken, so the DataNode serves
+ * the next pieces while the caller consumes this one. There is no read-ahead thread and no stream buffer: an answer stays
  * where the transport put it (socket buffers, a registered buffer) until the caller's {@link #read} checks its CRCs
  * and copies it into the caller's buffer — in one pass when the whole answer fits, else checked whole first and then
  * copied piece by piece.
@@ -32,9 +34,13 @@ final class PipelinedReadStream implements BlockReadStream {
   private final BlockToken token;
   private final TimeSpec time;
   private final long end;
-  private final int requestSize;
+  private final int maxRequestSize;
   private final int inFlightMax;
+  private final long inFlightBytesMax;
   private final ArrayDeque<PipelinedRead.Pending> inFlight = new ArrayDeque<>();
+  /** The size of the next request, and the bytes asked by the requests in {@link #inFlight}. */
+  private int requestSize;
+  private long inFlightBytes;
   /** Block offset of the next request to send. */
   private long nextAsk;
   /** Block offset of the next byte returned. */
@@ -49,7 +55,7 @@ final class PipelinedReadStream implements BlockReadStream {
   private boolean closed;
 
   PipelinedReadStream(DataChannel channel, DatanodeIdProto datanode, DataNodeClocks clocks, long blockId,
-      BlockToken token, TimeSpec time, long offset, long end, int requestSize, int inFlightMax) {
+      BlockToken token, TimeSpec time, long offset, long end, int requestSize, int maxRequestSize, int inFlightMax) {
     this.channel = channel;
     this.clocks = clocks;
     this.reads = new PipelinedRead(channel, datanode, clocks, requestSize, inFlightMax);
@@ -60,7 +66,9 @@ final class PipelinedReadStream implements BlockReadStream {
     this.position = offset;
     this.end = end;
     this.requestSize = Math.min(requestSize, channel.maxRead());
+    this.maxRequestSize = Math.max(this.requestSize, Math.min(maxRequestSize, channel.maxRead()));
     this.inFlightMax = inFlightMax;
+    this.inFlightBytesMax = Math.max((long) this.requestSize * inFlightMax, 2L * this.maxRequestSize);
   }
 
   @Override
@@ -129,6 +137,7 @@ final class PipelinedReadStream implements BlockReadStream {
       ended = true;
       return false;
     }
+    inFlightBytes -= head.asked();
     ReadAnswer answer = channel.await(head.answer());
     int got;
     try {
@@ -159,6 +168,9 @@ final class PipelinedReadStream implements BlockReadStream {
     boolean sent = false;
     while (!ended && nextAsk < end && inFlight.size() < inFlightMax) {
       int asked = (int) Math.min(end - nextAsk, requestSize);
+      if (!inFlight.isEmpty() && inFlightBytes + asked > inFlightBytesMax) {
+        break;  // the next request goes once the caller has taken enough
+      }
       RequestHeaderProto.Builder request =
           RequestHeaders.of(token, blockId, nextAsk, asked, time, clocks.clock().last());
       CompletableFuture<ReadAnswer> answer = channel.read(request, asked, inFlight.isEmpty(), false);
@@ -166,7 +178,9 @@ final class PipelinedReadStream implements BlockReadStream {
         break;  // no room for another answer until the caller consumes one
       }
       inFlight.add(new PipelinedRead.Pending(nextAsk, asked, answer));
+      inFlightBytes += asked;
       nextAsk += asked;
+      requestSize = (int) Math.min(maxRequestSize, 2L * requestSize);
       sent = true;
     }
     if (sent) {
@@ -180,6 +194,7 @@ final class PipelinedReadStream implements BlockReadStream {
       channel.abandon(left.answer());
     }
     inFlight.clear();
+    inFlightBytes = 0;
   }
 
   @Override

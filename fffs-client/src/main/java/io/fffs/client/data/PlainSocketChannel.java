@@ -36,8 +36,11 @@ import java.util.concurrent.TimeUnit;
  * Not thread-safe: one user at a time, as every {@link DataChannel}.
  */
 final class PlainSocketChannel implements DataChannel {
-  /** Answer buffers kept between answers: a stream's default window of 4 and the one being consumed. */
-  private static final int KEPT_BUFFERS = 5;
+  /**
+   * Answer buffers kept between answers: a stream's two largest requests in flight and the answer being consumed;
+   * once that many are kept, a larger one given back takes the smallest one's place (a stream's requests grow).
+   */
+  private static final int KEPT_BUFFERS = 3;
   private static final int BUFFER_ROUNDING = 64 << 10;
   private static final ByteBuffer EMPTY = ByteBuffer.allocateDirect(0);
 
@@ -295,20 +298,46 @@ final class PlainSocketChannel implements DataChannel {
     if (length == 0) {
       return EMPTY.duplicate();
     }
-    for (Iterator<ByteBuffer> it = free.iterator(); it.hasNext(); ) {
-      ByteBuffer b = it.next();
-      if (b.capacity() >= length) {
-        it.remove();
-        return b.clear().limit(length);
+    ByteBuffer fit = null;
+    for (ByteBuffer b : free) {
+      if (b.capacity() >= length && (fit == null || b.capacity() < fit.capacity())) {
+        fit = b;  // the smallest that fits: a larger one stays for a larger answer
       }
+    }
+    if (fit != null) {
+      removeKept(fit);
+      return fit.clear().limit(length);
     }
     int capacity = (length + BUFFER_ROUNDING - 1) / BUFFER_ROUNDING * BUFFER_ROUNDING;
     return ByteBuffer.allocateDirect(capacity).limit(length);
   }
 
   private void giveBack(ByteBuffer buffer) {
-    if (buffer.capacity() > 0 && free.size() < KEPT_BUFFERS) {
-      free.addFirst(buffer);
+    if (buffer.capacity() == 0) {
+      return;
+    }
+    if (free.size() >= KEPT_BUFFERS) {
+      ByteBuffer smallest = null;
+      for (ByteBuffer b : free) {
+        if (smallest == null || b.capacity() < smallest.capacity()) {
+          smallest = b;
+        }
+      }
+      if (smallest.capacity() >= buffer.capacity()) {
+        return;
+      }
+      removeKept(smallest);
+    }
+    free.addFirst(buffer);
+  }
+
+  /** Drops that very buffer from the kept ones (a buffer's {@code equals} compares contents). */
+  private void removeKept(ByteBuffer buffer) {
+    for (Iterator<ByteBuffer> it = free.iterator(); it.hasNext(); ) {
+      if (it.next() == buffer) {
+        it.remove();
+        return;
+      }
     }
   }
 

@@ -235,4 +235,66 @@ class PipelinedReadTest {
       assertThat(served.get(30, TimeUnit.SECONDS)).hasSize(8);
     }
   }
+
+  @Test
+  void aStreamsRequestsDoubleUpToTheStreamRequestSize() throws Exception {
+    int blockLength = 16 * REQUEST + 100;
+    byte[] data = block(blockLength);
+    Configuration conf = conf();
+    conf.setInt(DataTransferConfigKeys.READ_STREAM_REQUEST_SIZE_KEY, 4 * REQUEST);
+    try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        DataTransferClient client = DataTransferClients.tcp(conf,
+            new HybridLogicalClock(new ManualPhysicalClock(DN_HLC >>> 10), 250_000))) {
+      // Answers each request as it arrives; records its offset and length.
+      CompletableFuture<List<int[]>> served = CompletableFuture.supplyAsync(() -> {
+        List<int[]> asked = new ArrayList<>();
+        try (Socket socket = server.accept()) {
+          DataInputStream in = new DataInputStream(socket.getInputStream());
+          DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+          while (true) {
+            int length = in.readInt();
+            byte[] header = new byte[in.readInt()];
+            in.readFully(header);
+            in.skipNBytes(length - 4 - header.length);
+            RequestHeaderProto request = RequestHeaderProto.parseFrom(header);
+            int offset = (int) request.getRead().getOffset();
+            byte[] piece = java.util.Arrays.copyOfRange(data, offset,
+                Math.min(blockLength, offset + request.getRead().getLength()));
+            asked.add(new int[] {offset, request.getRead().getLength()});
+            byte[] response = readAnswer(piece, blockLength).setCallId(request.getCallId())
+                .setHlc(HlcProto.newBuilder().setPacked(DN_HLC)).build().toByteArray();
+            out.writeInt(4 + response.length + piece.length);
+            out.writeInt(response.length);
+            out.write(response);
+            out.write(piece);
+            out.flush();
+          }
+        } catch (EOFException e) {
+          return asked;  // the client closed the connection
+        } catch (Exception e) {
+          throw new RuntimeException(e);
+        }
+      });
+      ByteBuffer dst = ByteBuffer.allocate(blockLength);
+      try (BlockReadStream stream = client.openStream(dn(server), BLOCK, null, 0, blockLength,
+          TimeSpec.latest())) {
+        // The first request goes before the caller takes a byte; the next ones while it takes the answers.
+        ByteBuffer piece = ByteBuffer.allocate(1000);
+        for (int n; (n = stream.read(piece.clear())) >= 0; ) {
+          dst.put(piece.flip());
+          assertThat(n).isPositive();
+        }
+      }
+      assertThat(dst.array()).isEqualTo(data);
+      client.close();
+      List<int[]> asked = served.get(30, TimeUnit.SECONDS);
+      assertThat(asked.stream().map(a -> a[1]).toList())
+          .containsExactly(REQUEST, 2 * REQUEST, 4 * REQUEST, 4 * REQUEST, 4 * REQUEST, REQUEST + 100);
+      int at = 0;
+      for (int[] request : asked) {
+        assertThat(request[0]).isEqualTo(at);
+        at += request[1];
+      }
+    }
+  }
 }
