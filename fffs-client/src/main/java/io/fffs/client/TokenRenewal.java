@@ -84,15 +84,33 @@ final class TokenRenewal {
     fetchTokens();
   }
 
-  /** Closes every writer (see {@link #closeWriter}) and forgets them. */
+  /**
+   * Closes every writer (see {@link #closeWriter}) and forgets them. One that fails does not stop the others from
+   * closing (their connections go back to the pool); the first failure is thrown, the rest suppressed in it.
+   */
   void closeWriters() throws IOException {
+    Exception failure = null;
     try {
       for (Map.Entry<Long, BlockWriter> writer : blocks.writers().entrySet()) {
-        closeWriter(writer.getKey(), writer.getValue());
-        blocks.keepMembers(writer.getKey(), writer.getValue());
+        try {
+          closeWriter(writer.getKey(), writer.getValue());
+          blocks.keepMembers(writer.getKey(), writer.getValue());
+        } catch (IOException | RuntimeException e) {
+          if (failure == null) {
+            failure = e;
+          } else {
+            failure.addSuppressed(e);
+          }
+        }
       }
     } finally {
       blocks.clearWriters();
+    }
+    if (failure instanceof IOException io) {
+      throw io;
+    }
+    if (failure != null) {
+      throw (RuntimeException) failure;
     }
   }
 

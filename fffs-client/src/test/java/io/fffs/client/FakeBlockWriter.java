@@ -50,6 +50,6 @@ abstract class FakeBlockWriter implements BlockWriter {
   }
 
   @Override
-  public void close() {
+  public void close() throws IOException {
   }
 }
