@@ -225,14 +225,16 @@ public final class HaNode implements Closeable {
    */
   public void transferLeadership(String to, long timeoutMs) throws IOException {
     stateMachine.checkLeader("move the lead");
-    stateMachine.handingOver(true);
+    stateMachine.handingOver();
     boolean moved = false;
     try {
       transferPaused(to, timeoutMs);
       moved = true;
     } finally {
       if (!moved) {
-        stateMachine.handingOver(false);
+        // The target may still get the election it was told to start as late as a request timeout from now.
+        stateMachine.handOverFailed(RaftServerConfigKeys.Rpc.requestTimeout(properties).toLong(TimeUnit.NANOSECONDS)
+            + 2 * RaftServerConfigKeys.Rpc.timeoutMax(properties).toLong(TimeUnit.NANOSECONDS));
       }
     }
   }

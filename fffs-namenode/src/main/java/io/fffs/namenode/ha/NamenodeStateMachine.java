@@ -221,8 +221,13 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
   }
 
   /** The lead is being handed to another NameNode: no latest-state read is answered here meanwhile. */
-  void handingOver(boolean started) {
-    readLease.suspend(started);
+  void handingOver() {
+    readLease.suspend();
+  }
+
+  /** A hand-over failed; the lease counts answers again {@code quietNanos} from now ({@link ReadLease#resume}). */
+  void handOverFailed(long quietNanos) {
+    readLease.resume(quietNanos);
   }
 
   /** The lead was handed to another NameNode: no more changes here, whenever Raft tells of the new leader. */

@@ -26,6 +26,8 @@ final class ReadLease {
   private Object epoch;
   /** While set (the lead is being handed over), answers do not extend the lease. Guarded by {@link #lock}. */
   private boolean suspended;
+  /** Answers to requests sent before this (nanos) do not count: see {@link #resume}. Guarded by {@link #lock}. */
+  private long countsFrom;
   /** Per member: the newest send time (nanos) of a request it answered in this epoch. Guarded by {@link #lock}. */
   private final Map<String, Long> answered = new HashMap<>();
   /** Per member: asks its appender for a heartbeat now. Guarded by {@link #lock}. */
@@ -42,6 +44,7 @@ final class ReadLease {
     this.othersNeeded = members / 2;
     this.nanoTime = nanoTime;
     this.validUntil = nanoTime.getAsLong();
+    this.countsFrom = validUntil;
   }
 
   long leaseNanos() {
@@ -62,6 +65,7 @@ final class ReadLease {
         answered.clear();
         heartbeats.clear();
         validUntil = nanoTime.getAsLong();
+        countsFrom = validUntil;
       }
       heartbeats.put(member, heartbeat);
     }
@@ -70,11 +74,11 @@ final class ReadLease {
   /** {@code member} answered, in leader state {@code state}, a request sent at {@code sentNanos}. */
   void answered(Object state, String member, long sentNanos) {
     synchronized (lock) {
-      if (state != epoch) {
+      if (state != epoch || suspended || sentNanos - countsFrom < 0) {
         return;
       }
       answered.merge(member, sentNanos, (a, b) -> a - b < 0 ? b : a);
-      if (suspended || answered.size() < othersNeeded) {
+      if (answered.size() < othersNeeded) {
         return;
       }
       long[] sent = new long[answered.size()];
@@ -104,13 +108,25 @@ final class ReadLease {
     }
   }
 
-  /** Voids the lease while the lead is handed over ({@code true}), or lets answers extend it again. */
-  void suspend(boolean handingOver) {
+  /** Voids the lease while the lead is handed over: no answer extends it until {@link #resume}. */
+  void suspend() {
     synchronized (lock) {
-      suspended = handingOver;
-      if (handingOver) {
-        validUntil = nanoTime.getAsLong();
-      }
+      suspended = true;
+      answered.clear();
+      validUntil = nanoTime.getAsLong();
+    }
+  }
+
+  /**
+   * The hand-over failed, but the NameNode it went to may still start the election it was asked for (without a
+   * pre-vote, so followers' answers here do not stop it): only answers to requests sent {@code quietNanos} from now
+   * extend the lease again.
+   */
+  void resume(long quietNanos) {
+    synchronized (lock) {
+      suspended = false;
+      answered.clear();
+      countsFrom = nanoTime.getAsLong() + quietNanos;
     }
   }
 

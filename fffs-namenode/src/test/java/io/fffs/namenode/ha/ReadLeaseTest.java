@@ -71,13 +71,19 @@ class ReadLeaseTest {
     lease.answered(nextTerm, "nn2", now.get());
     assertThat(lease.holds()).isTrue();
 
-    lease.suspend(true);
+    lease.suspend();
     assertThat(lease.holds()).as("handing the lead over").isFalse();
-    lease.answered(nextTerm, "nn2", now.get());
+    long sentWhileHandingOver = now.get();
+    lease.answered(nextTerm, "nn2", sentWhileHandingOver);
     assertThat(lease.holds()).isFalse();
-    lease.suspend(false);
+    lease.resume(5_000);
+    now.addAndGet(100);
+    lease.answered(nextTerm, "nn2", sentWhileHandingOver);
     lease.answered(nextTerm, "nn2", now.get());
-    assertThat(lease.holds()).as("the hand-over failed: answers count again").isTrue();
+    assertThat(lease.holds()).as("the hand-over failed, but its target may still be elected for a while").isFalse();
+    now.addAndGet(4_900);
+    lease.answered(nextTerm, "nn2", now.get());
+    assertThat(lease.holds()).as("answers to requests sent once that while is over count again").isTrue();
   }
 
   @Test
