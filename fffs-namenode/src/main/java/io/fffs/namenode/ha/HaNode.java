@@ -125,8 +125,8 @@ public final class HaNode implements Closeable {
     boolean existing = Files.isDirectory(storage.resolve(group.getGroupId().getUuid().toString()));
     long electionMs = NameNodeConfigKeys.millis(conf, HaConfigKeys.ELECTION_TIMEOUT_KEY,
         HaConfigKeys.ELECTION_TIMEOUT_DEFAULT_MS);
-    // A tenth of the election timeout to spare: for clocks that run at different rates and the follower's timer
-    // starting when the request arrives, not when it was sent.
+    // Sound while followers reject pre-votes (Ratis's default) within an election timeout of hearing the leader; a
+    // tenth of it to spare for clocks that run at different rates.
     ReadLease lease = new ReadLease(TimeUnit.MILLISECONDS.toNanos(electionMs) * 9 / 10, peers.size(), System::nanoTime);
     NamenodeStateMachine stateMachine = new NamenodeStateMachine(nameservice, loader, onStale,
         conf.getBoolean(HaConfigKeys.FOLLOWER_READS_KEY, HaConfigKeys.FOLLOWER_READS_DEFAULT), lease,
@@ -165,6 +165,7 @@ public final class HaNode implements Closeable {
         HaConfigKeys.ELECTION_TIMEOUT_DEFAULT_MS);
     RaftServerConfigKeys.Rpc.setTimeoutMin(properties, TimeDuration.valueOf(electionMs, TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Rpc.setTimeoutMax(properties, TimeDuration.valueOf(2 * electionMs, TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.LeaderElection.setPreVote(properties, true);  // the read lease relies on it (Ratis's default)
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties,
         conf.getLong(HaConfigKeys.SNAPSHOT_ENTRIES_KEY, HaConfigKeys.SNAPSHOT_ENTRIES_DEFAULT));
