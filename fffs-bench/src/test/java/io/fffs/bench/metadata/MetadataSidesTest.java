@@ -9,6 +9,7 @@ import io.fffs.bench.metadata.ThroughputRunner.Measurement;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -75,7 +76,7 @@ class MetadataSidesTest {
         table.markdown());
     Path csv = tmp.resolve("out/metadata-ha.csv");
     table.writeCsv(csv);
-    assertEquals(java.util.List.of("op,threads,fffs_1nn_ops_per_s,fffs_3nn_ops_per_s,fffs_3_over_1,"
+    assertEquals(List.of("op,threads,fffs_1nn_ops_per_s,fffs_3nn_ops_per_s,fffs_3_over_1,"
         + "hdfs_1nn_ops_per_s,hdfs_ha_ops_per_s,hdfs_ha_over_1,fffs_ha_over_hdfs_ha",
         "\"mkdirs\",8,6000.000,1500.000,0.250,4000.000,2000.000,0.500,0.750"), Files.readAllLines(csv));
     Path png = tmp.resolve("out/metadata-ha.png");
