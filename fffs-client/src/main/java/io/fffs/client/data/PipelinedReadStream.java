@@ -18,10 +18,10 @@ import java.util.concurrent.CompletableFuture;
  * {@code fffs.client.read.stream-request-size} (few requests: each costs both JVMs code that a fresh one interprets
  * and then compiles), up to {@code fffs.client.read.requests-in-flight} and two of the largest outstanding (fewer
  * while the transport has no room for more answers), topped up each time an answer is taken, so the DataNode serves
- * the next pieces while the caller consumes this one. There is no read-ahead thread and no stream buffer: an answer stays
- * where the transport put it (socket buffers, a registered buffer) until the caller's {@link #read} checks its CRCs
- * and copies it into the caller's buffer — in one pass when the whole answer fits, else checked whole first and then
- * copied piece by piece.
+ * the next pieces while the caller consumes this one. There is no read-ahead thread and no stream buffer: an answer
+ * stays where the transport put it (socket buffers, a registered buffer) until the caller's {@link #read} checks its
+ * CRCs and copies it into the caller's buffer — in one pass when the whole answer fits, else checked whole first and
+ * then copied piece by piece.
  *
  * <p>An answer shorter than asked ends the stream (the block ends there as of the time read); answers to requests
  * sent past it are abandoned. The channel goes back to its transport on {@link #close()}.

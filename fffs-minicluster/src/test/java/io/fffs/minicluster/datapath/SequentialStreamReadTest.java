@@ -45,6 +45,7 @@ class SequentialStreamReadTest {
     cluster = MiniFffsCluster.builder().baseDir(base).conf(conf).build();
     Configuration client = new Configuration(cluster.getConfiguration());
     client.setInt("fffs.client.read.request-size", REQUEST);
+    client.setInt("fffs.client.read.stream-request-size", REQUEST);  // requests that do not grow: counted below
     client.setInt("fffs.client.read.requests-in-flight", 4);
     client.setBoolean("fffs.client.read.shortcircuit", false);  // counts the data port's READs
     fs = FileSystem.newInstance(cluster.getURI(), client);
