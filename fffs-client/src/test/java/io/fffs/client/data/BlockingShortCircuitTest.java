@@ -57,11 +57,7 @@ class BlockingShortCircuitTest {
         DataInputStream in = new DataInputStream(socket.getInputStream());
         DataOutputStream out = new DataOutputStream(socket.getOutputStream());
         while (true) {
-          int length = in.readInt();
-          byte[] header = new byte[in.readInt()];
-          in.readFully(header);
-          in.skipNBytes(length - 4 - header.length);
-          RequestHeaderProto request = RequestHeaderProto.parseFrom(header);
+          RequestHeaderProto request = PipelinedReadTest.readRequest(in);
           assertThat(request.getOp()).isEqualTo(OpProto.LOCAL_READ);
           long offset = request.getRead().getOffset();
           asked.add(offset);

@@ -86,11 +86,7 @@ class PipelinedReadTest {
         for (int r = 0; r < reads; r++) {
           List<RequestHeaderProto> requests = new ArrayList<>();
           for (int i = 0; i < requestsPerRead; i++) {
-            int length = in.readInt();
-            byte[] header = new byte[in.readInt()];
-            in.readFully(header);
-            in.skipNBytes(length - 4 - header.length);
-            requests.add(RequestHeaderProto.parseFrom(header));
+            requests.add(readRequest(in));
           }
           for (int i = 0; i < requests.size(); i++) {
             RequestHeaderProto request = requests.get(i);
@@ -118,6 +114,15 @@ class PipelinedReadTest {
       }
       return asked;
     });
+  }
+
+  /** The next request frame a scripted DataNode receives: its header (a request's payload is skipped). */
+  static RequestHeaderProto readRequest(DataInputStream in) throws java.io.IOException {
+    int length = in.readInt();
+    byte[] header = new byte[in.readInt()];
+    in.readFully(header);
+    in.skipNBytes(length - 4 - header.length);
+    return RequestHeaderProto.parseFrom(header);
   }
 
   private static DatanodeIdProto dn(ServerSocket server) {
@@ -252,11 +257,7 @@ class PipelinedReadTest {
           DataInputStream in = new DataInputStream(socket.getInputStream());
           DataOutputStream out = new DataOutputStream(socket.getOutputStream());
           while (true) {
-            int length = in.readInt();
-            byte[] header = new byte[in.readInt()];
-            in.readFully(header);
-            in.skipNBytes(length - 4 - header.length);
-            RequestHeaderProto request = RequestHeaderProto.parseFrom(header);
+            RequestHeaderProto request = readRequest(in);
             int offset = (int) request.getRead().getOffset();
             byte[] piece = java.util.Arrays.copyOfRange(data, offset,
                 Math.min(blockLength, offset + request.getRead().getLength()));
