@@ -25,7 +25,6 @@ import io.fffs.datanode.store.DiskUsage;
 import io.fffs.datanode.store.BlockStore;
 import io.fffs.datanode.store.ScrubberStatus;
 import io.fffs.datanode.store.BlockSummary;
-import io.fffs.datanode.store.log.Block;
 import io.fffs.datanode.store.MemoryUsage;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -34,9 +33,7 @@ import io.fffs.common.ha.LeaderFollowingProxy;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -88,10 +85,8 @@ public final class NamenodeLink implements AutoCloseable {
   /** Replicas the NameNode asked this node to drop that were busy then; tried again with each heartbeat. */
   private final Set<Long> drops = ConcurrentHashMap.newKeySet();
   private final LongSupplier nanoTime;
-  /** Per block written since the last blockReceived: {length, last entry's HLC}. */
-  private final Map<Long, long[]> received = new ConcurrentHashMap<>();
-  /** Blocks whose replica's standing in its write pipeline changed since the last blockReceived. */
-  private final Set<Long> standings = ConcurrentHashMap.newKeySet();
+  /** Blocks written, or whose replica's standing in a write pipeline changed, since the last blockReceived. */
+  private final ReceivedReports received = new ReceivedReports();
   private final AtomicBoolean receivedScheduled = new AtomicBoolean();
   private volatile boolean registered;
   /** Heartbeats between two measurements of the segment files (each walks every block's log). */
@@ -394,7 +389,7 @@ public final class NamenodeLink implements AutoCloseable {
   private void blockReport() throws IOException {
     List<ReportedBlockProto> blocks = new ArrayList<>();
     for (BlockSummary block : store.blockReport()) {
-      blocks.add(withStanding(block).build());
+      blocks.add(ReceivedReports.withStanding(block).build());
     }
     for (long quarantined : store.quarantined()) {
       blocks.add(ReportedBlockProto.newBuilder().setBlockId(quarantined).setNumBytes(0).setCorrupt(true).build());
@@ -408,20 +403,9 @@ public final class NamenodeLink implements AutoCloseable {
     LOG.debug("Block report: {} blocks to {}", blocks.size(), address);
   }
 
-  /** A block's line in a report: its length and last entry, and where its replica stands in its write pipeline. */
-  private static ReportedBlockProto.Builder withStanding(BlockSummary block) {
-    ReportedBlockProto.Builder reported = ReportedBlockProto.newBuilder().setBlockId(block.blockId())
-        .setNumBytes(block.length()).setLastEntryHlc(block.lastHlc().packed())
-        .setPipelineEpoch(block.pipelineEpoch()).setStale(block.stale());
-    if (block.followerFrontier() != Block.NOT_FOLLOWING) {
-      reported.setFollowerFrontierHlc(block.followerFrontier());
-    }
-    return reported;
-  }
-
   /** A block's new length and last entry after a write; reported in a batch shortly after. */
   public void written(long blockId, long length, HlcTimestamp lastEntryHlc) {
-    received.put(blockId, new long[] {length, lastEntryHlc.packed()});
+    received.written(blockId, length, lastEntryHlc.packed());
     scheduleReceived();
   }
 
@@ -431,7 +415,7 @@ public final class NamenodeLink implements AutoCloseable {
    * the next full report.
    */
   public void standingChanged(long blockId) {
-    standings.add(blockId);
+    received.standingChanged(blockId);
     scheduleReceived();
   }
 
@@ -447,24 +431,11 @@ public final class NamenodeLink implements AutoCloseable {
 
   private void sendReceived() {
     receivedScheduled.set(false);
-    if ((received.isEmpty() && standings.isEmpty()) || !registered) {
+    if (received.isEmpty() || !registered) {
       return;
     }
     BlockReceivedRequestProto.Builder request = BlockReceivedRequestProto.newBuilder()
-        .setDatanodeUuid(id.getDatanodeUuid());
-    Set<Long> blockIds = new TreeSet<>(received.keySet());
-    blockIds.addAll(standings);
-    for (Long blockId : blockIds) {
-      long[] block = received.remove(blockId);
-      // A changed standing goes with the block's line as it is now (at least as new as the write recorded).
-      BlockSummary now = standings.remove(blockId) ? store.summary(blockId) : null;
-      if (now != null) {
-        request.addBlocks(withStanding(now));
-      } else if (block != null) {
-        request.addBlocks(ReportedBlockProto.newBuilder().setBlockId(blockId).setNumBytes(block[0])
-            .setLastEntryHlc(block[1]));
-      }
-    }
+        .setDatanodeUuid(id.getDatanodeUuid()).addAllBlocks(received.take(store::summary));
     try {
       merge(call(() -> proxy.blockReceived(null, request.setHlc(clock.now().toProto()).build())).getHlc());
     } catch (IOException | RuntimeException e) {

@@ -43,6 +43,11 @@ public final class BlockReplicas {
     long frontier = STAMPS;
     /** ... and whether it was left out of a pipeline (it misses entries after its frontier). */
     boolean leftOut;
+    /**
+     * Placed by the block's first placement at this place (0: the primary), and no standing reported since: -1
+     * otherwise. A new block's writer opens its first pipeline over that placement, primary first.
+     */
+    int firstPlacement = -1;
 
     Replica(String uuid) {
       this.uuid = uuid;
@@ -55,11 +60,13 @@ public final class BlockReplicas {
    * members); the others keep their standing, which their DataNodes report as it changes.
    */
   synchronized void placed(List<String> uuids) {
-    for (String uuid : uuids) {
-      Replica replica = replica(uuid);
+    boolean first = replicas.isEmpty();
+    for (int i = 0; i < uuids.size(); i++) {
+      Replica replica = replica(uuids.get(i));
       replica.pipelineEpoch = 0;
       replica.frontier = STAMPS;
       replica.leftOut = false;
+      replica.firstPlacement = first ? i : -1;
     }
   }
 
@@ -73,6 +80,7 @@ public final class BlockReplicas {
     replica.pipelineEpoch = pipelineEpoch;
     replica.frontier = frontier;
     replica.leftOut = leftOut;
+    replica.firstPlacement = -1;
   }
 
   /**
@@ -80,9 +88,20 @@ public final class BlockReplicas {
    * them: those that may know the newest entries first. A replica left out of a pipeline goes last; then replicas
    * opened by a newer pipeline before older ones; then one that stamps the block (the primary) before those that
    * follow it; then followers by their frontier, highest first. Replicas that stand alike keep the given order (the
-   * placement order while the NameNode knows it).
+   * placement order while the NameNode knows it). A replica of the block's first placement whose DataNode has not
+   * reported its standing yet stands in the first pipeline (the oldest epoch reported), as its primary if it was
+   * placed first and else behind the followers that reported: the reports of one pipeline's members come in any
+   * order, and the writer's word (fsync) makes them current before they arrive.
    */
   synchronized List<String> byStanding(List<String> uuids) {
+    long firstEpoch = 0;
+    for (Replica replica : replicas) {
+      if (replica.pipelineEpoch != 0
+          && (firstEpoch == 0 || Long.compareUnsigned(replica.pipelineEpoch, firstEpoch) < 0)) {
+        firstEpoch = replica.pipelineEpoch;
+      }
+    }
+    long first = firstEpoch;
     List<String> sorted = new ArrayList<>(uuids);
     sorted.sort((a, b) -> {
       Replica x = find(a);
@@ -93,10 +112,18 @@ public final class BlockReplicas {
       if (x.leftOut != y.leftOut) {
         return Boolean.compare(x.leftOut, y.leftOut);
       }
-      int epoch = Long.compareUnsigned(y.pipelineEpoch, x.pipelineEpoch);
-      return epoch != 0 ? epoch : Long.compare(y.frontier, x.frontier);
+      int epoch = Long.compareUnsigned(epoch(y, first), epoch(x, first));
+      return epoch != 0 ? epoch : Long.compare(frontier(y), frontier(x));
     });
     return sorted;
+  }
+
+  private static long epoch(Replica replica, long firstEpoch) {
+    return replica.firstPlacement >= 0 ? firstEpoch : replica.pipelineEpoch;
+  }
+
+  private static long frontier(Replica replica) {
+    return replica.firstPlacement > 0 ? 0 : replica.frontier;
   }
 
   /** Whether the replica on {@code uuid} was reported left out of a pipeline (it may miss entries). */

@@ -60,6 +60,27 @@ class BlockReplicasTest {
   }
 
   @Test
+  void aNewBlocksPrimaryComesFirstBeforeItsStandingIsReported() {
+    BlockReplicas replicas = new BlockReplicas();
+    replicas.placed(List.of("primary", "f1", "f2"));
+    // The writer's fsync names all three current; only f2's report of its open in the first pipeline is in.
+    for (String uuid : List.of("primary", "f1", "f2")) {
+      replicas.reported(uuid, 1024, 10);
+    }
+    replicas.standing("f2", 7, 12, false);
+    List<String> current = replicas.current(uuid -> true);
+    assertThat(replicas.byStanding(current)).as("the placed primary stands in the first pipeline, stamping")
+        .containsExactly("primary", "f2", "f1");
+
+    replicas.standing("f1", 7, 15, false);
+    replicas.standing("primary", 7, BlockReplicas.STAMPS, false);
+    assertThat(replicas.byStanding(current)).containsExactly("primary", "f1", "f2");
+    // A follower took over in a newer pipeline: its report puts it first at once.
+    replicas.standing("f1", 9, BlockReplicas.STAMPS, false);
+    assertThat(replicas.byStanding(current)).containsExactly("f1", "primary", "f2");
+  }
+
+  @Test
   void aReplicaPlacedAgainForgetsWhereItStood() {
     BlockReplicas replicas = new BlockReplicas();
     replicas.placed(List.of("a", "b"));
