@@ -60,7 +60,15 @@ public final class BlockReplicas {
    * members); the others keep their standing, which their DataNodes report as it changes.
    */
   synchronized void placed(List<String> uuids) {
-    boolean first = replicas.isEmpty();
+    placed(uuids, true);
+  }
+
+  /**
+   * As {@link #placed(List)}; {@code newBlock}: the block's first placement (its writer opens the first pipeline over
+   * it, primary first), not a DataNode added to a pipeline, which never stands as the primary before it reports.
+   */
+  synchronized void placed(List<String> uuids, boolean newBlock) {
+    boolean first = newBlock && replicas.isEmpty();
     for (int i = 0; i < uuids.size(); i++) {
       Replica replica = replica(uuids.get(i));
       replica.pipelineEpoch = 0;
@@ -101,7 +109,13 @@ public final class BlockReplicas {
         firstEpoch = replica.pipelineEpoch;
       }
     }
-    long first = firstEpoch;
+    // Once a replica reported that it stamps the block (a primary), no unreported one stands in for the primary:
+    // after a failover the first pipeline's primary is fenced and may miss what the new pipeline acknowledged.
+    boolean primaryReported = false;
+    for (Replica replica : replicas) {
+      primaryReported |= replica.firstPlacement < 0 && replica.pipelineEpoch != 0 && replica.frontier == STAMPS;
+    }
+    long first = primaryReported ? -1 : firstEpoch;
     List<String> sorted = new ArrayList<>(uuids);
     sorted.sort((a, b) -> {
       Replica x = find(a);
@@ -118,8 +132,9 @@ public final class BlockReplicas {
     return sorted;
   }
 
+  /** {@code firstEpoch} -1: unreported replicas of the first placement stand where placing left them. */
   private static long epoch(Replica replica, long firstEpoch) {
-    return replica.firstPlacement >= 0 ? firstEpoch : replica.pipelineEpoch;
+    return replica.firstPlacement >= 0 && firstEpoch != -1 ? firstEpoch : replica.pipelineEpoch;
   }
 
   private static long frontier(Replica replica) {

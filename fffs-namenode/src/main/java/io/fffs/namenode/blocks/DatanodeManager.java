@@ -385,6 +385,11 @@ public final class DatanodeManager {
     replicas(blockId).placed(uuids);
   }
 
+  /** Records that {@code uuid} was added to a block's write pipeline (a replacement; never taken for its primary). */
+  public void addedToPipeline(long blockId, String uuid) {
+    replicas(blockId).placed(List.of(uuid), false);
+  }
+
   /** Records that a new block was placed on {@code uuid} alone. */
   public void placed(long blockId, String uuid) {
     placed(blockId, List.of(uuid));

@@ -327,7 +327,7 @@ public final class FileOps {
         throw new FffsException(ErrorCode.NO_DATANODE, "no live, healthy DataNode outside the pipeline of block "
             + blockId + " of " + path + " can replace one that left it");
       }
-      datanodes.placed(blockId, List.of(chosen.get(0).getDatanodeUuid()));
+      datanodes.addedToPipeline(blockId, chosen.get(0).getDatanodeUuid());
       leases.renew(clientName);
       return chosen.get(0);
     });

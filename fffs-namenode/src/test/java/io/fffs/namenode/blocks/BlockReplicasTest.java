@@ -81,6 +81,32 @@ class BlockReplicasTest {
   }
 
   @Test
+  void aFirstPrimaryThatNeverReportedIsNotListedFirstOnceAnotherReportsStampingIt() {
+    BlockReplicas replicas = new BlockReplicas();
+    replicas.placed(List.of("primary", "f1", "f2"));
+    for (String uuid : List.of("primary", "f1", "f2")) {
+      replicas.reported(uuid, 1024, 10);
+    }
+    // The primary was lost before its report came in; f1 stamps the block in a newer pipeline.
+    replicas.standing("f1", 9, BlockReplicas.STAMPS, false);
+    replicas.standing("f2", 9, 12, false);
+    assertThat(replicas.byStanding(replicas.current(uuid -> true))).as("the fenced first primary goes last")
+        .containsExactly("f1", "f2", "primary");
+  }
+
+  @Test
+  void aDataNodeAddedToAPipelineIsNeverTakenForThePrimary() {
+    BlockReplicas replicas = new BlockReplicas();
+    // The NameNode restarted: the first it hears of the block is a replacement added to the writer's pipeline.
+    replicas.placed(List.of("replacement"), false);
+    replicas.reported("replacement", 1024, 10);
+    replicas.reported("follower", 1024, 10);
+    replicas.standing("follower", 7, 12, false);
+    assertThat(replicas.byStanding(replicas.current(uuid -> true))).as("an unreported replacement goes behind")
+        .containsExactly("follower", "replacement");
+  }
+
+  @Test
   void aReplicaPlacedAgainForgetsWhereItStood() {
     BlockReplicas replicas = new BlockReplicas();
     replicas.placed(List.of("a", "b"));
