@@ -53,6 +53,7 @@ public final class HaNode implements Closeable {
   private final RaftServer server;
   private final NamenodeStateMachine stateMachine;
   private final RaftProperties properties;
+  private final Object transferLock = new Object();
 
   private HaNode(String nameservice, RaftPeerId self, RaftGroup group, RaftServer server,
       NamenodeStateMachine stateMachine, RaftProperties properties) {
@@ -225,17 +226,21 @@ public final class HaNode implements Closeable {
    * new leader).
    */
   public void transferLeadership(String to, long timeoutMs) throws IOException {
-    stateMachine.checkLeader("move the lead");
-    stateMachine.handingOver();
-    boolean moved = false;
-    try {
-      transferPaused(to, timeoutMs);
-      moved = true;
-    } finally {
-      if (!moved) {
-        // The target may still get the election it was told to start as late as a request timeout from now.
-        stateMachine.handOverFailed(RaftServerConfigKeys.Rpc.requestTimeout(properties).toLong(TimeUnit.NANOSECONDS)
-            + 2 * RaftServerConfigKeys.Rpc.timeoutMax(properties).toLong(TimeUnit.NANOSECONDS));
+    // One transfer at a time: a failed one's end must not lift the lease's suspension while another is under way.
+    synchronized (transferLock) {
+      stateMachine.checkLeader("move the lead");
+      stateMachine.handingOver();
+      boolean moved = false;
+      try {
+        transferPaused(to, timeoutMs);
+        moved = true;
+      } finally {
+        if (!moved) {
+          // The target may still get the election it was told to start as late as a request timeout from now.
+          stateMachine.handOverFailed(RaftServerConfigKeys.Rpc.requestTimeout(properties)
+              .toLong(TimeUnit.NANOSECONDS)
+              + 2 * RaftServerConfigKeys.Rpc.timeoutMax(properties).toLong(TimeUnit.NANOSECONDS));
+        }
       }
     }
   }
