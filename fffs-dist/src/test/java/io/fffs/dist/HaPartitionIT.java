@@ -122,7 +122,13 @@ class HaPartitionIT {
         go.write("go\n".getBytes(StandardCharsets.UTF_8));
       }
       // The cluster's clients go on with the other two NameNodes.
-      fs.mkdirs(new Path("/h/after-cut"));
+      try {
+        fs.mkdirs(new Path("/h/after-cut"));
+      } catch (IOException e) {
+        throw new AssertionError("the majority's first change after nn" + (leader + 1) + " was cut off failed "
+            + (System.nanoTime() - cut) / 1_000_000 + " ms after the cut; what each NameNode answers now:\n"
+            + NameNodeAnswers.describe(cluster, NAMENODES, "/h/after-cut"), e);
+      }
       long failoverMs = (System.nanoTime() - cut) / 1_000_000;
       byte[] during = bytes(80_000, 3);
       write(new Path("/h/g"), during);
@@ -232,7 +238,8 @@ class HaPartitionIT {
       }
       Thread.sleep(100);
     }
-    throw new AssertionError("no NameNode leads");
+    throw new AssertionError("no NameNode leads; what each NameNode answers now:\n"
+        + NameNodeAnswers.describe(cluster, NAMENODES, "/h/no-leader"));
   }
 
   private long lastTxid(int node) {
