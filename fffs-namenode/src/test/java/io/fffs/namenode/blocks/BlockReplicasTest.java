@@ -61,12 +61,8 @@ class BlockReplicasTest {
 
   @Test
   void aNewBlocksPrimaryComesFirstBeforeItsStandingIsReported() {
-    BlockReplicas replicas = new BlockReplicas();
-    replicas.placed(List.of("primary", "f1", "f2"));
     // The writer's fsync names all three current; only f2's report of its open in the first pipeline is in.
-    for (String uuid : List.of("primary", "f1", "f2")) {
-      replicas.reported(uuid, 1024, 10);
-    }
+    BlockReplicas replicas = placedAndCurrent("primary", "f1", "f2");
     replicas.standing("f2", 7, 12, false);
     List<String> current = replicas.current(uuid -> true);
     assertThat(replicas.byStanding(current)).as("the placed primary stands in the first pipeline, stamping")
@@ -82,11 +78,7 @@ class BlockReplicasTest {
 
   @Test
   void aFirstPrimaryThatNeverReportedIsNotListedFirstOnceAnotherReportsStampingIt() {
-    BlockReplicas replicas = new BlockReplicas();
-    replicas.placed(List.of("primary", "f1", "f2"));
-    for (String uuid : List.of("primary", "f1", "f2")) {
-      replicas.reported(uuid, 1024, 10);
-    }
+    BlockReplicas replicas = placedAndCurrent("primary", "f1", "f2");
     // The primary was lost before its report came in; f1 stamps the block in a newer pipeline.
     replicas.standing("f1", 9, BlockReplicas.STAMPS, false);
     replicas.standing("f2", 9, 12, false);
@@ -115,5 +107,15 @@ class BlockReplicasTest {
     replicas.placed(List.of("a"));
     assertThat(replicas.leftOut("a")).isFalse();
     assertThat(replicas.byStanding(List.of("a", "b"))).as("b keeps its newer epoch").containsExactly("b", "a");
+  }
+
+  /** A new block placed on {@code uuids} (the primary first), each replica current, none with a standing reported. */
+  private static BlockReplicas placedAndCurrent(String... uuids) {
+    BlockReplicas replicas = new BlockReplicas();
+    replicas.placed(List.of(uuids));
+    for (String uuid : uuids) {
+      replicas.reported(uuid, 1024, 10);
+    }
+    return replicas;
   }
 }
