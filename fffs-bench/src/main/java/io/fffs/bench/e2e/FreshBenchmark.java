@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -33,8 +34,9 @@ import org.knowm.xchart.CategoryChart;
  * Reads use IO-byte calls (quick: 1 MiB; full: 64 KiB, 1 MiB, 4 MiB, a fresh JVM per IO size). The ceilings in the
  * same run are a plain read of the same number of bytes from a tmpfs file and of FFFS's segment files (the
  * arena-none cluster's, as the page cache holds them after its reads), in 1 MiB calls. Sizes: quick 64 MiB; full
- * 256 MiB, 1 GiB, 4 GiB. Rates are GB/s (10^9 bytes per second); beside each, the CPU time the client JVM used for
- * the case (all its threads, the JIT's included), which other load on the machine does not inflate as it does time.
+ * 256 MiB, 1 GiB, 4 GiB ({@link FreshPlan}: other sizes, and several runs whose medians the summary and plot show).
+ * Rates are GB/s (10^9 bytes per second); beside each, the CPU time the client JVM used for the case (all its
+ * threads, the JIT's included), which other load on the machine does not inflate as it does time.
  */
 final class FreshBenchmark implements EndToEndBenchmark.Run {
   private static final int WRITE_IO = 128 << 10;
@@ -44,43 +46,35 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
   private static final String SHORT_CIRCUIT_OFF = "fffs.client.read.shortcircuit=false";
 
   /** One measured figure. */
-  record Row(String system, String arena, long sizeMiB, String kind, int ioKiB, int readers, double gbps,
+  record Row(int run, String system, String arena, long sizeMiB, String kind, int ioKiB, int readers, double gbps,
       long clientCpuMs) {}
 
   private final List<Row> rows = new ArrayList<>();
+  private int runs = 1;
+  private int run;
 
   @Override
   public String run(BenchArgs args, Path tmp) throws Exception {
-    long[] sizes = args.quick() ? new long[] {64L << 20} : new long[] {256L << 20, 1L << 30, 4L << 30};
-    int[] ios = args.quick() ? new int[] {1 << 20} : new int[] {64 << 10, 1 << 20, 4 << 20};
-    Report report = new Report("system", "arena", "size_mib", "case", "io_kib", "readers", "gbps", "client_cpu_ms");
+    FreshPlan plan = FreshPlan.of(args.quick(), System.getProperties());
+    runs = plan.runs();
+    Report report = new Report("system", "arena", "size_mib", "case", "io_kib", "readers", "gbps", "client_cpu_ms",
+        "run");
+    for (run = 1; run <= runs; run++) {
+      for (long size : plan.sizes()) {
+        measure(size, plan.ios(), tmp);
+      }
+    }
     List<CategoryChart> charts = new ArrayList<>();
     StringBuilder summary = new StringBuilder();
-    for (long size : sizes) {
-      Map<String, Long> arenas = new LinkedHashMap<>();
-      arenas.put("all", size + size / 4 + (64L << 20));
-      arenas.put("quarter", size / 4);
-      arenas.put("none", NONE_ARENA);
-      for (Map.Entry<String, Long> arena : arenas.entrySet()) {
-        Path dir = tmp.resolve("fffs-" + (size >> 20) + "-" + arena.getKey());
-        runSystem("FFFS", arena.getKey(), arena.getValue(), dir, size, ios);
-        if (arena.getKey().equals("none")) {
-          rows.add(new Row("raw segment files", "-", size >> 20, "read 1st", 1024, 1, rawSegments(dir), -1));
-        }
-        Clusters.deleteRecursively(dir);
-      }
-      Path hdfsDir = tmp.resolve("hdfs-" + (size >> 20));
-      runSystem("HDFS", "-", 0, hdfsDir, size, ios);
-      Clusters.deleteRecursively(hdfsDir);
-      rows.add(new Row("raw tmpfs", "-", size >> 20, "read 1st", 1024, 1, rawTmpfs(size), -1));
+    for (long size : plan.sizes()) {
       charts.add(chart(size));
       summary.append(summarize(size));
     }
     for (Row row : rows) {
       report.row(row.system(), row.arena(), row.sizeMiB(), row.kind(), row.ioKiB(), row.readers(), row.gbps(),
-          row.clientCpuMs() < 0 ? "" : row.clientCpuMs());
-      System.out.printf(Locale.ROOT, "%-18s %-8s %6d MiB  %-10s %5d KiB x%d  %.3f GB/s  client CPU %d ms%n",
-          row.system(), row.arena(), row.sizeMiB(), row.kind(), row.ioKiB(), row.readers(), row.gbps(),
+          row.clientCpuMs() < 0 ? "" : row.clientCpuMs(), row.run());
+      System.out.printf(Locale.ROOT, "run %d  %-18s %-8s %6d MiB  %-10s %5d KiB x%d  %.3f GB/s  client CPU %d ms%n",
+          row.run(), row.system(), row.arena(), row.sizeMiB(), row.kind(), row.ioKiB(), row.readers(), row.gbps(),
           row.clientCpuMs());
     }
     report.writeCsv(args.csv());
@@ -88,11 +82,31 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
     return summary.toString().trim();
   }
 
+  /** One size in this run: FFFS with each arena, then HDFS, then the raw ceilings. */
+  private void measure(long size, int[] ios, Path tmp) throws IOException {
+    Map<String, Long> arenas = new LinkedHashMap<>();
+    arenas.put("all", size + size / 4 + (64L << 20));
+    arenas.put("quarter", size / 4);
+    arenas.put("none", NONE_ARENA);
+    for (Map.Entry<String, Long> arena : arenas.entrySet()) {
+      Path dir = tmp.resolve("fffs-" + (size >> 20) + "-" + arena.getKey());
+      runSystem("FFFS", arena.getKey(), arena.getValue(), dir, size, ios);
+      if (arena.getKey().equals("none")) {
+        rows.add(new Row(run, "raw segment files", "-", size >> 20, "read 1st", 1024, 1, rawSegments(dir), -1));
+      }
+      Clusters.deleteRecursively(dir);
+    }
+    Path hdfsDir = tmp.resolve("hdfs-" + (size >> 20));
+    runSystem("HDFS", "-", 0, hdfsDir, size, ios);
+    Clusters.deleteRecursively(hdfsDir);
+    rows.add(new Row(run, "raw tmpfs", "-", size >> 20, "read 1st", 1024, 1, rawTmpfs(size), -1));
+  }
+
   /** One cluster, its cases each in a fresh client JVM. */
   private void runSystem(String system, String arena, long arenaBytes, Path dir, long size, int[] ios)
       throws IOException {
-    Progress.say("%s%s, %d MiB file: starting the cluster", system, system.equals("FFFS") ? " arena " + arena : "",
-        size >> 20);
+    Progress.say("run %d of %d, %s%s, %d MiB file: starting the cluster", run, runs, system,
+        system.equals("FFFS") ? " arena " + arena : "", size >> 20);
     String path = "/fresh/file";
     try (ChildJvm server = ChildJvm.start(system + " cluster", "3g", FreshServerMain.class, system, dir.toString(),
         String.valueOf(arenaBytes))) {
@@ -148,7 +162,7 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
   }
 
   private void add(String system, String arena, long size, String kind, int io, int readers, String[] answer) {
-    rows.add(new Row(system, arena, size >> 20, kind, io >> 10, readers, Double.parseDouble(answer[0]),
+    rows.add(new Row(run, system, arena, size >> 20, kind, io >> 10, readers, Double.parseDouble(answer[0]),
         Long.parseLong(answer[1])));
   }
 
@@ -197,26 +211,48 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
     }
   }
 
-  private List<Row> of(long size) {
-    return rows.stream().filter(r -> r.sizeMiB() == size >> 20).toList();
+  /** The figure of one case in each run, in run order (NaN for a run that lacks it). */
+  private double[] perRun(long size, String system, String arena, String kind, boolean cpu) {
+    double[] values = new double[runs];
+    Arrays.fill(values, Double.NaN);
+    for (Row r : rows) {
+      if (r.sizeMiB() == size >> 20 && r.system().equals(system) && r.arena().equals(arena) && r.kind().equals(kind)
+          && r.ioKiB() == (kind.equals("write") ? WRITE_IO >> 10 : FreshPlan.SUMMARY_IO >> 10)) {
+        values[r.run() - 1] = cpu ? r.clientCpuMs() : r.gbps();
+      }
+    }
+    return values;
   }
 
-  private double find(long size, String system, String arena, String kind, int ioKiB) {
-    return of(size).stream().filter(r -> r.system().equals(system) && r.arena().equals(arena)
-        && r.kind().equals(kind) && r.ioKiB() == ioKiB).mapToDouble(Row::gbps).findFirst().orElse(Double.NaN);
+  /** The median of the non-NaN values (the mean of the middle two for an even count), NaN if there are none. */
+  static double median(double[] values) {
+    double[] present = Arrays.stream(values).filter(v -> !Double.isNaN(v)).sorted().toArray();
+    if (present.length == 0) {
+      return Double.NaN;
+    }
+    int mid = present.length / 2;
+    return present.length % 2 == 1 ? present[mid] : (present[mid - 1] + present[mid]) / 2;
   }
 
-  /** Bars per case, a series per FFFS arena and HDFS, at 1 MiB calls. */
+  /** Per run, {@code a[i] / b[i]}: ratios are taken within a run, against the baseline measured beside it. */
+  private static double[] over(double[] a, double[] b) {
+    double[] ratios = new double[a.length];
+    for (int i = 0; i < a.length; i++) {
+      ratios[i] = a[i] / b[i];
+    }
+    return ratios;
+  }
+
+  /** Bars per case, a series per FFFS arena and HDFS, at 1 MiB calls (medians of the runs). */
   private CategoryChart chart(long size) {
-    CategoryChart chart = Charts.bars(String.format(Locale.ROOT, "Fresh client, %d MiB file, 1 DataNode",
-        size >> 20), "case (reads in 1 MiB calls)", "GB/s");
+    CategoryChart chart = Charts.bars(String.format(Locale.ROOT, "Fresh client, %d MiB file, 1 DataNode%s",
+        size >> 20, runs > 1 ? ", medians of " + runs + " runs" : ""), "case (reads in 1 MiB calls)", "GB/s");
     List<String> kinds = List.of("write", "read 1st", "read 2nd", "read past", "pread", READERS + " readers");
     String[][] series = {{"FFFS", "all"}, {"FFFS", "quarter"}, {"FFFS", "none"}, {"HDFS", "-"}};
     for (String[] s : series) {
       List<Double> values = new ArrayList<>();
       for (String kind : kinds) {
-        int io = kind.equals("write") ? WRITE_IO >> 10 : 1024;
-        double v = find(size, s[0], s[1], kind, io);
+        double v = median(perRun(size, s[0], s[1], kind, false));
         values.add(Double.isNaN(v) ? 0.0 : v);
       }
       chart.addSeries(s[0].equals("HDFS") ? "HDFS" : "FFFS arena " + s[1], kinds, values);
@@ -225,36 +261,31 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
   }
 
   private String summarize(long size) {
-    StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%d MiB, 1 MiB reads, FFFS/HDFS:", size >> 20));
+    StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%d MiB, 1 MiB reads, FFFS/HDFS%s:", size >> 20,
+        runs > 1 ? " (medians of " + runs + " runs)" : ""));
     for (String arena : List.of("all", "quarter", "none")) {
-      b.append(String.format(Locale.ROOT, " arena %s 1st %.2f (client CPU %.2f) 2nd %.2f pread %.2f 8 readers %.2f,"
-          + " past/latest %.2f (data port: 1st %.2f 2nd %.2f pread %.2f 8 readers %.2f, past/latest %.2f);",
-          arena, ratio(size, arena, "read 1st"), cpuRatio(size, arena, "read 1st"), ratio(size, arena, "read 2nd"),
-          ratio(size, arena, "pread"),
-          ratio(size, arena, READERS + " readers"),
-          find(size, "FFFS", arena, "read past", 1024) / find(size, "FFFS", arena, "read 2nd", 1024),
+      b.append(String.format(Locale.ROOT, " arena %s write %.2f 1st %.2f (client CPU %.2f) 2nd %.2f pread %.2f"
+          + " 8 readers %.2f, past/latest %.2f (data port: 1st %.2f 2nd %.2f pread %.2f 8 readers %.2f,"
+          + " past/latest %.2f);",
+          arena, ratio(size, "FFFS", arena, "write"), ratio(size, "FFFS", arena, "read 1st"),
+          median(over(perRun(size, "FFFS", arena, "read 1st", true), perRun(size, "HDFS", "-", "read 1st", true))),
+          ratio(size, "FFFS", arena, "read 2nd"), ratio(size, "FFFS", arena, "pread"),
+          ratio(size, "FFFS", arena, READERS + " readers"), pastOverLatest(size, "FFFS", arena),
           ratio(size, PORT, arena, "read 1st"), ratio(size, PORT, arena, "read 2nd"),
           ratio(size, PORT, arena, "pread"), ratio(size, PORT, arena, READERS + " readers"),
-          find(size, PORT, arena, "read past", 1024) / find(size, PORT, arena, "read 2nd", 1024)));
+          pastOverLatest(size, PORT, arena)));
     }
     return b.append(' ').toString();
   }
 
-  /** FFFS's client CPU for a case over HDFS's (1 MiB calls; below 1: FFFS's client used less). */
-  private double cpuRatio(long size, String arena, String kind) {
-    return cpu(size, "FFFS", arena, kind) / cpu(size, "HDFS", "-", kind);
+  /** The median over runs of a past read's rate over the second (latest) read's. */
+  private double pastOverLatest(long size, String system, String arena) {
+    return median(over(perRun(size, system, arena, "read past", false), perRun(size, system, arena, "read 2nd",
+        false)));
   }
 
-  private double cpu(long size, String system, String arena, String kind) {
-    return of(size).stream().filter(r -> r.system().equals(system) && r.arena().equals(arena)
-        && r.kind().equals(kind) && r.ioKiB() == 1024).mapToDouble(Row::clientCpuMs).findFirst().orElse(Double.NaN);
-  }
-
-  private double ratio(long size, String arena, String kind) {
-    return ratio(size, "FFFS", arena, kind);
-  }
-
+  /** The median over runs of {@code system}'s rate over HDFS's in the same run. */
   private double ratio(long size, String system, String arena, String kind) {
-    return find(size, system, arena, kind, 1024) / find(size, "HDFS", "-", kind, 1024);
+    return median(over(perRun(size, system, arena, kind, false), perRun(size, "HDFS", "-", kind, false)));
   }
 }
