@@ -5,6 +5,7 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
 import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.PhysicalClock;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -23,6 +24,12 @@ final class BlockPipelines implements PrimaryFailover.Writers {
   private final WriteTokens tokens;
   private final Map<Long, BlockWriter> writers = new HashMap<>();
   private final Map<Long, UnackedWrites> unacked = new HashMap<>();
+  /**
+   * Acknowledged packet arrays, shared by every block's copies: a block's copies would otherwise keep theirs until
+   * the stream closes, about a window of packets per block written (with 64 MiB blocks and 1 MiB packets, half of a
+   * 1 GiB file held in the heap by the end of its write).
+   */
+  private final ArrayDeque<byte[]> spareArrays = new ArrayDeque<>();
   /** Per block: how many DataNodes its pipeline started with (a repair adds DataNodes up to it). */
   private final Map<Long, Integer> wanted = new HashMap<>();
   /**
@@ -108,7 +115,7 @@ final class BlockPipelines implements PrimaryFailover.Writers {
     });
     writers.put(blockId, writer);
     if (keepCopies) {
-      unacked.put(blockId, new UnackedWrites());
+      unacked.put(blockId, new UnackedWrites(spareArrays));
     } else {
       unacked.remove(blockId);
     }

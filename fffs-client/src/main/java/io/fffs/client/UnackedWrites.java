@@ -22,8 +22,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * allocation and zeroing per packet). A buffer is reused only once the writer's acknowledged bytes cover its write,
  * and an acknowledged write was received by its DataNode, so no transport still reads it then; once a writer is
  * closed or replaced, its acknowledged buffers go to a JVM-wide pool ({@link #release}). A full packet gathered in
- * the output stream's own array is kept without a copy ({@link #handOver}): the stream goes on in a spare array.
- * Not thread-safe.
+ * the output stream's own array is kept without a copy ({@link #handOver}): the stream goes on in a spare array,
+ * from spares the copies of all of the stream's blocks share, so a stream holds about a window of packet arrays
+ * however many blocks it writes. Not thread-safe.
  */
 final class UnackedWrites {
   /** {@code start}: where the write begins in the writer's bytes, counted in the order they were sent. */
@@ -40,11 +41,24 @@ final class UnackedWrites {
   private static final AtomicLong sharedBytes = new AtomicLong();
 
   private final ArrayDeque<Write> writes = new ArrayDeque<>();
-  /** Handed-over packet arrays, for the stream to gather its next packets in. */
-  private final ArrayDeque<byte[]> spare = new ArrayDeque<>();
+  /** Acknowledged handed-over packet arrays, for the stream to gather its next packets in. */
+  private final ArrayDeque<byte[]> spare;
   /** Direct buffers of acknowledged copies. */
   private final ArrayDeque<ByteBuffer> spareDirect = new ArrayDeque<>();
   private long sent;
+
+  /** Copies with spare packet arrays of their own. */
+  UnackedWrites() {
+    this(new ArrayDeque<>());
+  }
+
+  /**
+   * Copies whose acknowledged packet arrays go to {@code spare}, and whose {@link #spare} takes from it: one deque
+   * for all the blocks of a stream.
+   */
+  UnackedWrites(ArrayDeque<byte[]> spare) {
+    this.spare = spare;
+  }
 
   /**
    * Keeps a copy of {@code count} bytes of {@code bytes} written at {@code offset} of the block; returns the copy

@@ -14,14 +14,18 @@ import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
  * The JVM-wide pool of direct memory the stream's copies of unacknowledged writes are made in: when a stream's
  * writers are closed, the copies they acknowledged go back to it, once; when a follower takes over from a lost
  * primary, the old writer's acknowledged copies go back (the resent writes' copies are made in them) and its
- * unacknowledged ones, which a transport may still send from, never do.
+ * unacknowledged ones, which a transport may still send from, never do. The packet arrays a stream hands over are
+ * shared by all its blocks' copies, so a stream holds about a window of them however many blocks it writes.
  */
 class CopyPoolTest {
   private static final long BLOCK = 7;
@@ -80,6 +84,32 @@ class CopyPoolTest {
     blocks.clearWriters();
     blocks.remove(BLOCK);
     assertThat(UnackedWrites.pooledBytes() - before).as("returned once").isEqualTo(returned);
+  }
+
+  @Test
+  void handedOverPacketArraysAreSharedByTheStreamsBlocks() {
+    int blocksWritten = 16;
+    int packetsPerBlock = 64;
+    int window = 4;
+    BlockPipelines blocks = new BlockPipelines(PhysicalClock.system());
+    Set<byte[]> arrays = Collections.newSetFromMap(new IdentityHashMap<>());
+    byte[] packet = new byte[SIZE];
+    for (int b = 0; b < blocksWritten; b++) {
+      blocks.add(LocatedBlockProto.newBuilder().setBlock(BlockProto.newBuilder().setBlockId(100 + b)
+          .setNumBytes(0)).setOffset((long) b * packetsPerBlock * SIZE).addAllLocations(MEMBERS).build());
+      FakeWriter writer = new FakeWriter(MEMBERS);
+      blocks.opened(b, writer, true);
+      UnackedWrites copies = blocks.copies(100 + b);
+      for (int p = 0; p < packetsPerBlock; p++) {
+        writer.acknowledged = Math.max(0, (long) (p - window) * SIZE);  // answers trail the sends by a window
+        arrays.add(packet);
+        copies.handOver((long) p * SIZE, packet, writer.acknowledged);
+        packet = copies.spare(SIZE);
+      }
+      writer.acknowledged = (long) packetsPerBlock * SIZE;  // the block's last answers come in
+    }
+    assertThat(arrays.size()).as("packet arrays the stream used for %d blocks", blocksWritten)
+        .isLessThanOrEqualTo(2 * (window + 1));
   }
 
   private static BlockPipelines pipelines() {
