@@ -3,6 +3,7 @@ package io.fffs.client.data;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.proto.DataTransferProtos.LocalExtentProto;
 import io.fffs.common.proto.DataTransferProtos.LocalReadResponseProto;
 import io.fffs.common.proto.DataTransferProtos.OpProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
@@ -12,10 +13,19 @@ import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.TimeSpec;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,11 +35,17 @@ import org.slf4j.LoggerFactory;
  * for a READ) and copies them from the DataNode's arena and segment files itself ({@link ShortCircuitCopy}), in
  * requests of {@code fffs.client.read.shortcircuit.request-size}. A copy that fails its check goes on through the
  * data port from where it stopped; a DataNode that serves no short-circuit reads, or whose files this process cannot
- * open, is read through its data port from then on. Thread-safe.
+ * open, is read through its data port from then on. A sequential reader has its next pieces located and their
+ * evicted pages read once ahead of it ({@link #ahead}), on two threads the client's readers share: a page of a
+ * segment file that is not in the page cache costs its first reader the disk read and the page cache's new page (on
+ * a virtual machine whose free memory goes back to the host, several times the copy itself), and that cost is then
+ * spread over both cores and paid while the reader copies the piece before. Thread-safe.
  */
 final class ShortCircuit implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(ShortCircuit.class);
   private static final int SCRATCH_BYTES = 1 << 20;
+  /** Threads that locate and warm pieces ahead of sequential readers, for all of the client's streams. */
+  private static final int AHEAD_THREADS = 2;
 
   /** One request without payload to a DataNode, answered or thrown typed (the client's TCP call). */
   @FunctionalInterface
@@ -50,10 +66,22 @@ final class ShortCircuit implements Closeable {
   private final ConcurrentLinkedDeque<ShortCircuitCopy> copies = new ConcurrentLinkedDeque<>();
   /** DataNodes (host:port) read through their data port only. */
   private final Set<String> refused = ConcurrentHashMap.newKeySet();
+  private final ExecutorService aheadThreads = new ThreadPoolExecutor(AHEAD_THREADS, AHEAD_THREADS, 30,
+      TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+        Thread t = new Thread(r, "fffs-shortcircuit-ahead");
+        t.setDaemon(true);
+        return t;
+      });
+  /** Buffers the ahead threads read evicted pages into (and throw away: the page cache keeps them). */
+  private final ConcurrentLinkedDeque<ByteBuffer> warmBuffers = new ConcurrentLinkedDeque<>();
+
+  /** A piece of a block located, and its evicted pages read once, ahead of the reader that will copy it. */
+  record Ahead(long offset, int length, CompletableFuture<LocalReadResponseProto> answer) {}
 
   ShortCircuit(int requestSize, Call call) {
     this.requestSize = requestSize;
     this.call = call;
+    ((ThreadPoolExecutor) aheadThreads).allowCoreThreadTimeOut(true);
   }
 
   ShortCircuitStats stats() {
@@ -88,6 +116,74 @@ final class ShortCircuit implements Closeable {
       }
       refuse(datanode, e.getMessage());
       throw new ShortCircuitStale(e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Locates {@code length} bytes of the block from {@code offset} as of {@code time} on an ahead thread and reads
+   * the answer's segment pages once, so that they are in the page cache when the reader copies them. The answer is
+   * checked when it is copied, as any is; a failure here leaves the reader to locate the piece itself.
+   */
+  Ahead ahead(DatanodeIdProto datanode, long blockId, BlockToken token, long offset, int length, TimeSpec time) {
+    CompletableFuture<LocalReadResponseProto> answer = new CompletableFuture<>();
+    try {
+      aheadThreads.execute(() -> {
+        try {
+          LocalReadResponseProto located = locate(datanode, blockId, token, offset, length, time);
+          warm(located);
+          answer.complete(located);
+        } catch (IOException | RuntimeException e) {
+          answer.completeExceptionally(e);
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      answer.completeExceptionally(e);  // closed
+    }
+    return new Ahead(offset, length, answer);
+  }
+
+  /** The answer located ahead, or null when that failed (the reader then locates the piece itself). */
+  static LocalReadResponseProto take(Ahead ahead) throws InterruptedIOException {
+    try {
+      return ahead.answer().get();
+    } catch (ExecutionException e) {
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while waiting for a short-circuit piece located ahead");
+    }
+  }
+
+  /** Reads the segment pages {@code answer} locates, and their CRCs, once; what cannot be read is the copy's to find. */
+  private void warm(LocalReadResponseProto answer) {
+    ByteBuffer buffer = warmBuffers.pollFirst();
+    if (buffer == null) {
+      buffer = ByteBuffer.allocateDirect(SCRATCH_BYTES);
+    }
+    try {
+      for (LocalExtentProto extent : answer.getExtentsList()) {
+        if (!extent.hasFirstSeq()) {
+          FileChannel channel = files.segment(extent.getPath());
+          long pages = (long) extent.getPages() * extent.getPageSize();
+          readThrough(channel, buffer, extent.getPosition(), pages);
+          readThrough(channel, buffer, extent.getCrcsAt(), 4L * extent.getPages());
+          stats.warmedBytes.add(pages);
+        }
+      }
+    } catch (IOException e) {
+      // The copy reads these bytes again and decides what a failure means.
+    } finally {
+      warmBuffers.addFirst(buffer);
+    }
+  }
+
+  private static void readThrough(FileChannel channel, ByteBuffer buffer, long from, long length) throws IOException {
+    for (long at = from, end = from + length; at < end; ) {
+      int n = channel.read(buffer.clear().limit((int) Math.min(buffer.capacity(), end - at)), at);
+      if (n <= 0) {
+        return;
+      }
+      at += n;
     }
   }
 
@@ -161,6 +257,7 @@ final class ShortCircuit implements Closeable {
 
   @Override
   public void close() {
+    aheadThreads.shutdownNow();
     files.close();
   }
 }

@@ -12,9 +12,14 @@ public final class ShortCircuitStats {
   public final LongAdder segmentBytes = new LongAdder();
   /**
    * Copies found invalid after the fact (an arena page evicted or its slot reused while being copied, a segment
-   * page that failed its CRC, a file gone): the read went on through the data port.
+   * page that failed its CRC, a file gone): the read went on through the data port, or, for a piece located ahead
+   * ({@link #relocated}), located it again once.
    */
   public final LongAdder stale = new LongAdder();
+  /** Bytes of segment pages read ahead of the readers that copied them, to have them in the page cache. */
+  public final LongAdder warmedBytes = new LongAdder();
+  /** Pieces located ahead whose copy failed its check and that were located again (their arena pages evicted since). */
+  public final LongAdder relocated = new LongAdder();
   /** Reads that went through the data port because the DataNode or its files could not be used. */
   public final LongAdder refused = new LongAdder();
   /** Tests only: runs after a DataNode answered with locations and before the client copies from them. */

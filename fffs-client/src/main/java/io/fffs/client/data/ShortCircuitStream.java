@@ -6,11 +6,14 @@ import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.TimeSpec;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 
 /**
  * A sequential read of a block on this host through its DataNode's files ({@link ShortCircuit}): one LOCAL_READ per
- * request-size piece, whose bytes the caller's reads copy straight into their buffers. From the first copy that
- * fails its check on, the rest of the range is read through the data port ({@code fallback}).
+ * request-size piece, whose bytes the caller's reads copy straight into their buffers; the next {@link #AHEAD}
+ * pieces are located, and their evicted pages read once, ahead of the caller ({@link ShortCircuit#ahead}). A piece
+ * located ahead whose copy fails its check (its arena pages evicted meanwhile) is located again once; from the first
+ * copy that fails otherwise, the rest of the range is read through the data port ({@code fallback}).
  */
 final class ShortCircuitStream implements BlockReadStream {
   /** Opens a read of the block through the data port from {@code at} to the stream's end. */
@@ -26,12 +29,19 @@ final class ShortCircuitStream implements BlockReadStream {
   private final TimeSpec time;
   private final long end;
   private final Fallback fallback;
+  /** Pieces located ahead, in order. */
+  private final ArrayDeque<ShortCircuit.Ahead> ahead = new ArrayDeque<>();
   private long position;
   private LocalReadResponseProto answer;
   private long answerStart;
   private long answerLength;
   private int asked;
+  /** Whether {@link #answer} was located ahead (and may be located again once). */
+  private boolean answeredAhead;
   private BlockReadStream socket;
+
+  /** Pieces a sequential reader has located ahead of it. */
+  static final int AHEAD = 2;
 
   ShortCircuitStream(ShortCircuit shortCircuit, DatanodeIdProto datanode, long blockId, BlockToken token,
       TimeSpec time, long offset, long end, Fallback fallback) {
@@ -64,24 +74,81 @@ final class ShortCircuitStream implements BlockReadStream {
           return -1;  // the block ended within the last piece as of the time read
         }
         asked = (int) Math.min(shortCircuit.requestSize(), end - position);
-        answer = shortCircuit.locate(datanode, blockId, token, position, asked, time);
+        answer = located(position, asked);
         answerStart = position;
         answerLength = ShortCircuitCopy.length(answer);
         if (answerLength == 0) {
           return -1;
         }
+        locateAhead();
       }
-      int n = shortCircuit.copy(datanode, answer, position - answerStart, dst);
+      int n;
+      try {
+        n = shortCircuit.copy(datanode, answer, position - answerStart, dst);
+      } catch (ShortCircuitStale e) {
+        if (!answeredAhead) {
+          throw e;
+        }
+        shortCircuit.stats().relocated.increment();
+        answeredAhead = false;
+        answer = shortCircuit.locate(datanode, blockId, token, answerStart, asked, time);
+        answerLength = ShortCircuitCopy.length(answer);
+        if (position >= answerStart + answerLength) {
+          return -1;  // as of the time read now, the block ends before here
+        }
+        n = shortCircuit.copy(datanode, answer, position - answerStart, dst);
+      }
       position += n;
       return n;
     } catch (ShortCircuitStale e) {
+      dropAhead(null);
       socket = fallback.open(position);
       return socket.read(dst);
     }
   }
 
+  /** The piece at {@code offset}: the one located ahead if it is that one, else located now. */
+  private LocalReadResponseProto located(long offset, int length) throws IOException {
+    ShortCircuit.Ahead next = ahead.pollFirst();
+    if (next != null && next.offset() == offset && next.length() == length) {
+      LocalReadResponseProto answer = ShortCircuit.take(next);
+      if (answer != null) {
+        answeredAhead = true;
+        return answer;
+      }
+    } else {
+      dropAhead(next);
+    }
+    answeredAhead = false;
+    return shortCircuit.locate(datanode, blockId, token, offset, length, time);
+  }
+
+  /** Keeps {@link #AHEAD} pieces located past the current one, while this one was whole and the range goes on. */
+  private void locateAhead() {
+    if (answerLength < asked) {
+      return;
+    }
+    long next = ahead.isEmpty() ? answerStart + asked : ahead.peekLast().offset() + ahead.peekLast().length();
+    while (ahead.size() < AHEAD && next < end) {
+      int length = (int) Math.min(shortCircuit.requestSize(), end - next);
+      ahead.addLast(shortCircuit.ahead(datanode, blockId, token, next, length, time));
+      next += length;
+    }
+  }
+
+  /** Forgets pieces located ahead (what they read stays in the page cache for whoever reads it). */
+  private void dropAhead(ShortCircuit.Ahead first) {
+    if (first != null) {
+      first.answer().cancel(false);
+    }
+    for (ShortCircuit.Ahead a = ahead.pollFirst(); a != null; a = ahead.pollFirst()) {
+      a.answer().cancel(false);
+    }
+  }
+
   @Override
   public void close() {
+    dropAhead(null);
     if (socket != null) {
       socket.close();
     }
