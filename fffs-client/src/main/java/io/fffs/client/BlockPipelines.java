@@ -115,12 +115,17 @@ final class BlockPipelines implements PrimaryFailover.Writers {
     });
     writers.put(blockId, writer);
     if (keepCopies) {
-      unacked.put(blockId, new UnackedWrites(spareArrays));
+      unacked.put(blockId, newCopies());
     } else {
       unacked.remove(blockId);
     }
     wanted.putIfAbsent(blockId, locations(index).size());
     keepMembers(blockId, writer);
+  }
+
+  @Override
+  public UnackedWrites newCopies() {
+    return new UnackedWrites(spareArrays);
   }
 
   @Override

@@ -41,6 +41,11 @@ final class PrimaryFailover {
 
     /** The block has no writer open (its last one was abandoned). */
     void remove(long blockId);
+
+    /** Empty copies for a block's new writer, sharing the stream's spare packet arrays where it has them. */
+    default UnackedWrites newCopies() {
+      return new UnackedWrites();
+    }
   }
 
   /** Where the promoted writers come from (the stream's client's data-transfer client). */
@@ -148,7 +153,7 @@ final class PrimaryFailover {
       LOG.warn("The primary {} of block {} of {} failed mid-write ({}); {} took over, {} unacknowledged writes sent"
           + " again", address(primary), blockId, path, cause.getMessage(), address(writer.replicas().get(0)),
           resend.size());
-      UnackedWrites fresh = new UnackedWrites();
+      UnackedWrites fresh = writers.newCopies();
       writers.install(blockId, writer, fresh);
       try {
         WriteFaultInjector.get().afterPromotion(path, blockId, writer.replicas().get(0));

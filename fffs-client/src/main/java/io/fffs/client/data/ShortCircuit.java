@@ -13,10 +13,10 @@ import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.TimeSpec;
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -26,6 +26,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,8 +76,57 @@ final class ShortCircuit implements Closeable {
   /** Buffers the ahead threads read evicted pages into (and throw away: the page cache keeps them). */
   private final ConcurrentLinkedDeque<ByteBuffer> warmBuffers = new ConcurrentLinkedDeque<>();
 
-  /** A piece of a block located, and its evicted pages read once, ahead of the reader that will copy it. */
-  record Ahead(long offset, int length, CompletableFuture<LocalReadResponseProto> answer) {}
+  /**
+   * A piece of a block to be located, and its evicted pages read once, ahead of the reader that will copy it. Its
+   * answer always completes: located, failed, cancelled, or failed by {@link #close}. A reader that gets to a piece
+   * no thread has started yet takes it back ({@link #take}) rather than wait behind other readers' pieces.
+   */
+  final class Ahead implements Runnable {
+    private final DatanodeIdProto datanode;
+    private final long blockId;
+    private final BlockToken token;
+    private final long offset;
+    private final int length;
+    private final TimeSpec time;
+    private final CompletableFuture<LocalReadResponseProto> answer = new CompletableFuture<>();
+    private final AtomicBoolean claimed = new AtomicBoolean();
+
+    private Ahead(DatanodeIdProto datanode, long blockId, BlockToken token, long offset, int length, TimeSpec time) {
+      this.datanode = datanode;
+      this.blockId = blockId;
+      this.token = token;
+      this.offset = offset;
+      this.length = length;
+      this.time = time;
+    }
+
+    long offset() {
+      return offset;
+    }
+
+    int length() {
+      return length;
+    }
+
+    /** The reader no longer wants it: not started, it never will be. */
+    void cancel() {
+      answer.cancel(false);
+    }
+
+    @Override
+    public void run() {
+      if (answer.isDone() || !claimed.compareAndSet(false, true)) {
+        return;  // cancelled, or taken back by its reader
+      }
+      try {
+        LocalReadResponseProto located = locate(datanode, blockId, token, offset, length, time);
+        warm(located);
+        answer.complete(located);
+      } catch (Throwable e) {
+        answer.completeExceptionally(e);
+      }
+    }
+  }
 
   ShortCircuit(int requestSize, Call call) {
     this.requestSize = requestSize;
@@ -125,32 +175,30 @@ final class ShortCircuit implements Closeable {
    * checked when it is copied, as any is; a failure here leaves the reader to locate the piece itself.
    */
   Ahead ahead(DatanodeIdProto datanode, long blockId, BlockToken token, long offset, int length, TimeSpec time) {
-    CompletableFuture<LocalReadResponseProto> answer = new CompletableFuture<>();
+    Ahead piece = new Ahead(datanode, blockId, token, offset, length, time);
     try {
-      aheadThreads.execute(() -> {
-        try {
-          LocalReadResponseProto located = locate(datanode, blockId, token, offset, length, time);
-          warm(located);
-          answer.complete(located);
-        } catch (IOException | RuntimeException e) {
-          answer.completeExceptionally(e);
-        }
-      });
+      aheadThreads.execute(piece);
     } catch (RejectedExecutionException e) {
-      answer.completeExceptionally(e);  // closed
+      piece.answer.completeExceptionally(e);  // closed
     }
-    return new Ahead(offset, length, answer);
+    return piece;
   }
 
-  /** The answer located ahead, or null when that failed (the reader then locates the piece itself). */
-  static LocalReadResponseProto take(Ahead ahead) throws InterruptedIOException {
+  /**
+   * The answer located ahead, or null when the reader is to locate the piece itself: no thread had started it yet
+   * (it never will now), it failed, or the reader was interrupted (the flag stays set for what it does next).
+   */
+  static LocalReadResponseProto take(Ahead ahead) {
+    if (ahead.claimed.compareAndSet(false, true)) {
+      return null;
+    }
     try {
-      return ahead.answer().get();
-    } catch (ExecutionException e) {
+      return ahead.answer.get();
+    } catch (ExecutionException | CancellationException e) {
       return null;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted while waiting for a short-circuit piece located ahead");
+      return null;
     }
   }
 
@@ -164,10 +212,9 @@ final class ShortCircuit implements Closeable {
       for (LocalExtentProto extent : answer.getExtentsList()) {
         if (!extent.hasFirstSeq()) {
           FileChannel channel = files.segment(extent.getPath());
-          long pages = (long) extent.getPages() * extent.getPageSize();
-          readThrough(channel, buffer, extent.getPosition(), pages);
+          stats.warmedBytes.add(readThrough(channel, buffer, extent.getPosition(),
+              (long) extent.getPages() * extent.getPageSize()));
           readThrough(channel, buffer, extent.getCrcsAt(), 4L * extent.getPages());
-          stats.warmedBytes.add(pages);
         }
       }
     } catch (IOException e) {
@@ -177,14 +224,17 @@ final class ShortCircuit implements Closeable {
     }
   }
 
-  private static void readThrough(FileChannel channel, ByteBuffer buffer, long from, long length) throws IOException {
-    for (long at = from, end = from + length; at < end; ) {
+  /** Reads {@code length} bytes from {@code from} into {@code buffer} and over it; returns how many there were. */
+  private static long readThrough(FileChannel channel, ByteBuffer buffer, long from, long length) throws IOException {
+    long at = from;
+    for (long end = from + length; at < end; ) {
       int n = channel.read(buffer.clear().limit((int) Math.min(buffer.capacity(), end - at)), at);
       if (n <= 0) {
-        return;
+        break;
       }
       at += n;
     }
+    return at - from;
   }
 
   /** Reads {@code datanode}'s files no more (with the reason, once). */
@@ -257,7 +307,9 @@ final class ShortCircuit implements Closeable {
 
   @Override
   public void close() {
-    aheadThreads.shutdownNow();
+    for (Runnable queued : aheadThreads.shutdownNow()) {
+      ((Ahead) queued).answer.completeExceptionally(new IOException("the client was closed"));
+    }
     files.close();
   }
 }

@@ -30,6 +30,8 @@ final class ShortCircuitFiles implements Closeable {
   private final Map<String, MappedByteBuffer> epochs = new HashMap<>();
   private final Map<String, MappedByteBuffer> arenaFiles = new HashMap<>();
   private final LinkedHashMap<String, FileChannel> segments = new LinkedHashMap<>(16, 0.75f, true);
+  /** Closed with its client: a read still under way (one located ahead, say) opens no file any more. */
+  private boolean closed;
 
   /** The epoch file at {@code path} of arena instance {@code instance}, mapped; {@link ShortCircuitStale} if not. */
   synchronized MappedByteBuffer epoch(String path, long instance) throws IOException {
@@ -65,6 +67,9 @@ final class ShortCircuitFiles implements Closeable {
   }
 
   synchronized FileChannel segment(String path) throws IOException {
+    if (closed) {
+      throw new IOException("the client is closed: " + path + " is not opened");
+    }
     FileChannel channel = segments.get(path);
     if (channel == null) {
       channel = FileChannel.open(Path.of(path), StandardOpenOption.READ);
@@ -106,6 +111,7 @@ final class ShortCircuitFiles implements Closeable {
 
   @Override
   public synchronized void close() {
+    closed = true;
     segments.values().forEach(ShortCircuitFiles::closeQuietly);
     segments.clear();
     epochs.clear();

@@ -10,8 +10,9 @@ import java.util.ArrayDeque;
 
 /**
  * A sequential read of a block on this host through its DataNode's files ({@link ShortCircuit}): one LOCAL_READ per
- * request-size piece, whose bytes the caller's reads copy straight into their buffers; the next {@link #AHEAD}
- * pieces are located, and their evicted pages read once, ahead of the caller ({@link ShortCircuit#ahead}). A piece
+ * request-size piece, whose bytes the caller's reads copy straight into their buffers; once the caller is halfway
+ * through a piece, the next {@link #AHEAD} are located, and their evicted pages read once, ahead of it
+ * ({@link ShortCircuit#ahead}). A piece
  * located ahead whose copy fails its check (its arena pages evicted meanwhile) is located again once; from the first
  * copy that fails otherwise, the rest of the range is read through the data port ({@code fallback}).
  */
@@ -80,7 +81,6 @@ final class ShortCircuitStream implements BlockReadStream {
         if (answerLength == 0) {
           return -1;
         }
-        locateAhead();
       }
       int n;
       try {
@@ -99,6 +99,9 @@ final class ShortCircuitStream implements BlockReadStream {
         n = shortCircuit.copy(datanode, answer, position - answerStart, dst);
       }
       position += n;
+      if (position - answerStart >= answerLength / 2) {
+        locateAhead();  // a reader that reads on: not for a header read, say
+      }
       return n;
     } catch (ShortCircuitStale e) {
       dropAhead(null);
@@ -139,10 +142,10 @@ final class ShortCircuitStream implements BlockReadStream {
   /** Forgets pieces located ahead (what they read stays in the page cache for whoever reads it). */
   private void dropAhead(ShortCircuit.Ahead first) {
     if (first != null) {
-      first.answer().cancel(false);
+      first.cancel();
     }
     for (ShortCircuit.Ahead a = ahead.pollFirst(); a != null; a = ahead.pollFirst()) {
-      a.answer().cancel(false);
+      a.cancel();
     }
   }
 

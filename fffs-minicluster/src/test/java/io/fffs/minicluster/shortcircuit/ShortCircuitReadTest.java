@@ -27,6 +27,7 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
@@ -43,6 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ShortCircuitReadTest {
   private static final int ARENA = 4 << 20;
+  /** {@code fffs.client.read.shortcircuit.request-size} here. */
+  private static final int PIECE = 256 << 10;
 
   @TempDir
   static Path base;
@@ -72,7 +75,7 @@ class ShortCircuitReadTest {
     conf.setLong("fffs.blocksize", 1 << 20);
     conf.setInt("fffs.replication", 1);
     conf.setBoolean("fs.fffs.impl.disable.cache", true);
-    conf.setInt("fffs.client.read.shortcircuit.request-size", 256 << 10);
+    conf.setInt("fffs.client.read.shortcircuit.request-size", PIECE);
     fs = (FreezeFrameFileSystem) FileSystem.newInstance(URI.create(conf.get("fs.defaultFS")), conf);
   }
 
@@ -98,6 +101,15 @@ class ShortCircuitReadTest {
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
     }
+  }
+
+  /** Waits (up to 30 s) until {@code counter} exceeds {@code value}. */
+  private static void awaitAbove(LongAdder counter, long value) throws InterruptedException {
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    while (counter.sum() <= value && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertThat(counter.sum()).isGreaterThan(value);
   }
 
   private static byte[] readAll(FSDataInputStream in, int length, int call) throws IOException {
@@ -126,7 +138,13 @@ class ShortCircuitReadTest {
       assertThat(readAll(in, second.length, 100_000)).isEqualTo(second);
     }
     try (FSDataInputStream in = fs.open(path, TimeSpec.system(between))) {
-      assertThat(readAll(in, first.length, 64 << 10)).isEqualTo(first);
+      byte[] past = new byte[first.length];
+      in.readFully(past, 0, PIECE);
+      // Past the first piece's middle: the next pieces were located ahead and their evicted pages read once.
+      awaitAbove(stats.warmedBytes, warmedBefore);
+      in.readFully(past, PIECE, past.length - PIECE);
+      assertThat(in.read()).isEqualTo(-1);
+      assertThat(past).isEqualTo(first);
     }
     try (FSDataInputStream in = fs.open(path)) {
       byte[] piece = new byte[200_000];
@@ -138,19 +156,18 @@ class ShortCircuitReadTest {
     assertThat(stats.bytes.sum()).isGreaterThanOrEqualTo(first.length + second.length);
     // The past state was written first and evicted first: its pages came from segment files, checked.
     assertThat(stats.segmentBytes.sum() - segmentBefore).isGreaterThan(ARENA / 2);
-    // Pieces after a block's first were located ahead of the reader and their evicted pages read once.
-    assertThat(stats.warmedBytes.sum() - warmedBefore).isPositive();
     assertThat(stats.stale.sum() - staleBefore).isZero();
   }
 
   @Test
   void aPieceLocatedAheadWhoseArenaPagesWereEvictedMeanwhileIsLocatedAgain() throws Exception {
-    int piece = 256 << 10;  // the request size set above
+    int piece = PIECE;
     org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path("/sc/ahead");
     byte[] data = RandomFiles.write(fs, path.toString(), 3 * piece, 6);  // one block: the first piece and two ahead
     ShortCircuitStats stats = fs.shortCircuitStats();
     long staleBefore = stats.stale.sum();
     long relocatedBefore = stats.relocated.sum();
+    long requestsBefore = stats.requests.sum();
     AtomicInteger copies = new AtomicInteger();
     try (FreezeFrameFileSystem writer = (FreezeFrameFileSystem) FileSystem.newInstance(
         URI.create(conf.get("fs.defaultFS")), conf)) {
@@ -167,6 +184,7 @@ class ShortCircuitReadTest {
       byte[] read = new byte[data.length];
       try (FSDataInputStream in = fs.open(path)) {
         assertThat(in.read(read, 0, piece)).as("the first piece, in one copy").isEqualTo(piece);
+        awaitAbove(stats.requests, requestsBefore + 2);  // the next two pieces located ahead
         for (int at = piece; at < read.length; ) {
           int n = in.read(read, at, read.length - at);
           assertThat(n).isPositive();
