@@ -10,6 +10,7 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.util.HashSet;
 import java.util.Locale;
@@ -156,6 +157,9 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
         position += n;
         fetchedEnd = position;
       }
+    } catch (InterruptedIOException e) {
+      closeStream();
+      throw e;  // the caller was interrupted: no replica failed
     } catch (IOException e) {
       if (streamReplica != null) {
         failedReplicas.add(streamReplica.getDatanodeUuid());  // the ordinary read tries the others first

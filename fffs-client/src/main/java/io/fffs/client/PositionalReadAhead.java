@@ -3,6 +3,7 @@ package io.fffs.client;
 import io.fffs.client.data.BlockReadStream;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.util.Set;
 
@@ -68,6 +69,9 @@ final class PositionalReadAhead {
         }
         total += n;
       }
+    } catch (InterruptedIOException e) {
+      close();
+      throw e;  // the caller was interrupted: no replica failed
     } catch (IOException e) {
       if (current != null) {
         failedReplicas.add(current.replica().getDatanodeUuid());

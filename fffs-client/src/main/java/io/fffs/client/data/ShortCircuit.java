@@ -13,6 +13,7 @@ import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.TimeSpec;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.Set;
@@ -186,9 +187,11 @@ final class ShortCircuit implements Closeable {
 
   /**
    * The answer located ahead, or null when the reader is to locate the piece itself: no thread had started it yet
-   * (it never will now), it failed, or the reader was interrupted (the flag stays set for what it does next).
+   * (it never will now), or it failed.
+   *
+   * @throws InterruptedIOException when the reader is interrupted while it waits
    */
-  static LocalReadResponseProto take(Ahead ahead) {
+  static LocalReadResponseProto take(Ahead ahead) throws InterruptedIOException {
     if (ahead.claimed.compareAndSet(false, true)) {
       return null;
     }
@@ -198,7 +201,7 @@ final class ShortCircuit implements Closeable {
       return null;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return null;
+      throw new InterruptedIOException("interrupted while a short-circuit piece was located ahead");
     }
   }
 

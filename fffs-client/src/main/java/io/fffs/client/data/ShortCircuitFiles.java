@@ -35,6 +35,7 @@ final class ShortCircuitFiles implements Closeable {
 
   /** The epoch file at {@code path} of arena instance {@code instance}, mapped; {@link ShortCircuitStale} if not. */
   synchronized MappedByteBuffer epoch(String path, long instance) throws IOException {
+    requireOpen(path);
     MappedByteBuffer map = epochs.get(path);
     if (map != null && (long) LONGS.getVolatile(map, 0) == instance) {
       return map;
@@ -58,6 +59,7 @@ final class ShortCircuitFiles implements Closeable {
   }
 
   synchronized MappedByteBuffer arenaFile(String path) throws IOException {
+    requireOpen(path);
     MappedByteBuffer map = arenaFiles.get(path);
     if (map == null) {
       map = mapReadOnly(path, -1);
@@ -67,9 +69,7 @@ final class ShortCircuitFiles implements Closeable {
   }
 
   synchronized FileChannel segment(String path) throws IOException {
-    if (closed) {
-      throw new IOException("the client is closed: " + path + " is not opened");
-    }
+    requireOpen(path);
     FileChannel channel = segments.get(path);
     if (channel == null) {
       channel = FileChannel.open(Path.of(path), StandardOpenOption.READ);
@@ -81,6 +81,12 @@ final class ShortCircuitFiles implements Closeable {
       }
     }
     return channel;
+  }
+
+  private void requireOpen(String path) throws ShortCircuitStale {
+    if (closed) {
+      throw new ShortCircuitStale("the client is closed: " + path + " is not opened");
+    }
   }
 
   /** Forgets an unreadable segment file (deleted by the cleaner): the next read opens whatever is there now. */
