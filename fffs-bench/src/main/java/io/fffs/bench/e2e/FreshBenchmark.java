@@ -52,11 +52,13 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
   private final List<Row> rows = new ArrayList<>();
   private int runs = 1;
   private int run;
+  private long clusterWarmUp;
 
   @Override
   public String run(BenchArgs args, Path tmp) throws Exception {
     FreshPlan plan = FreshPlan.of(args.quick(), System.getProperties());
     runs = plan.runs();
+    clusterWarmUp = plan.clusterWarmUp();
     Report report = new Report("system", "arena", "size_mib", "case", "io_kib", "readers", "gbps", "client_cpu_ms",
         "run");
     for (run = 1; run <= runs; run++) {
@@ -111,6 +113,9 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
     try (ChildJvm server = ChildJvm.start(system + " cluster", "3g", FreshServerMain.class, system, dir.toString(),
         String.valueOf(arenaBytes))) {
       String uri = server.ask("uri")[0];
+      if (clusterWarmUp > 0) {
+        warmUp(system, uri, server);
+      }
       long afterWrite;
       try (ChildJvm client = client(system, uri)) {
         add(system, arena, size, "write", WRITE_IO, 1, client.ask("write " + path + " " + size + " " + WRITE_IO));
@@ -129,6 +134,32 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
             + " sendfile", arena, stats[0], stats[1], stats[4]);
       }
     }
+  }
+
+  /**
+   * Compiles the cluster's write and read paths before the measured cases: fresh clients write a file of
+   * {@link #clusterWarmUp} bytes, read it twice and walk it with positioned reads (FFFS also through its data port),
+   * and delete it.
+   */
+  private void warmUp(String system, String uri, ChildJvm server) throws IOException {
+    Progress.say("%s: warming the cluster up with %d MiB", system, clusterWarmUp >> 20);
+    String path = "/warm-up/file";
+    String size = String.valueOf(clusterWarmUp);
+    String io = String.valueOf(FreshPlan.SUMMARY_IO);
+    try (ChildJvm client = client(system, uri)) {
+      client.ask("write " + path + " " + size + " " + WRITE_IO);
+    }
+    for (String reader : system.equals("FFFS") ? new String[] {system, PORT} : new String[] {system}) {
+      try (ChildJvm client = client(reader, uri)) {
+        client.ask("read " + path + " " + size + " " + io);
+        client.ask("read " + path + " " + size + " " + io);
+        client.ask("pread " + path + " " + size + " " + io);
+      }
+    }
+    try (ChildJvm client = client(system, uri)) {
+      client.ask("delete " + path);
+    }
+    server.ask("quiet");
   }
 
   /** The read cases of one reader kind ("FFFS data port": short-circuit reads off), each in a fresh client JVM. */
@@ -261,7 +292,8 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
   }
 
   private String summarize(long size) {
-    StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%d MiB, 1 MiB reads, FFFS/HDFS%s:", size >> 20,
+    StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%d MiB, 1 MiB reads%s, FFFS/HDFS%s:", size >> 20,
+        clusterWarmUp > 0 ? ", clusters warmed up with " + (clusterWarmUp >> 20) + " MiB" : "",
         runs > 1 ? " (medians of " + runs + " runs)" : ""));
     for (String arena : List.of("all", "quarter", "none")) {
       b.append(String.format(Locale.ROOT, " arena %s write %.2f 1st %.2f (client CPU %.2f) 2nd %.2f pread %.2f"

@@ -24,6 +24,7 @@ import org.apache.hadoop.fs.Path;
  *   read PATH SIZE IO         → ok GBPS CPU_MS   (reads it to the end in IO-byte calls)
  *   pread PATH SIZE IO        → ok GBPS CPU_MS   (readFully(position, IO bytes) from 0 to the end)
  *   readers PATH SIZE IO N    → ok GBPS CPU_MS   (N threads each read the whole file at once; aggregate)
+ *   delete PATH               → ok 0 0
  *   threads                   → ok SNAPSHOT      (the CPU time of each thread group, {@link ThreadCpu})
  * </pre>
  */
@@ -44,6 +45,10 @@ public final class FreshClientMain {
         public String serve(String[] c) throws Exception {
           if (c[0].equals("threads")) {
             return ThreadCpu.snapshot();
+          }
+          if (c[0].equals("delete")) {
+            fs.delete(new Path(c[1]), false);
+            return "0 0";
           }
           Path path = new Path(c[1]);
           long size = Long.parseLong(c[2]);

@@ -8,16 +8,20 @@ import java.util.Properties;
  * from the mode (quick: 64 MiB, 1 MiB calls; full: 256 MiB, 1 GiB and 4 GiB, 64 KiB, 1 MiB and 4 MiB calls; one run);
  * {@code -Dfffs.bench.fresh.sizes=MIB[,MIB...]}, {@code -Dfffs.bench.fresh.ios=KIB[,KIB...]} and
  * {@code -Dfffs.bench.fresh.runs=N} override them, so the median of several alternating runs at one size is one
- * command.
+ * command; {@code -Dfffs.bench.fresh.cluster-warm-up=MIB} has each cluster write and read a file of that size through
+ * fresh clients before the measured cases (0, the default: none), so the clients measured meet a cluster whose code
+ * is compiled, as a client of a running cluster does.
  *
  * @param sizes file sizes in bytes
  * @param ios read call sizes in bytes; 1 MiB is always among them (the summary, the plot and 8 readers use it)
  * @param runs how many times every size is measured, FFFS and HDFS alternating within each run
+ * @param clusterWarmUp bytes of the file each cluster writes and reads before the measured cases (0: none)
  */
-record FreshPlan(long[] sizes, int[] ios, int runs) {
+record FreshPlan(long[] sizes, int[] ios, int runs, long clusterWarmUp) {
   static final String SIZES = "fffs.bench.fresh.sizes";
   static final String IOS = "fffs.bench.fresh.ios";
   static final String RUNS = "fffs.bench.fresh.runs";
+  static final String CLUSTER_WARM_UP = "fffs.bench.fresh.cluster-warm-up";
   static final int SUMMARY_IO = 1 << 20;
 
   static FreshPlan of(boolean quick, Properties properties) {
@@ -40,7 +44,12 @@ record FreshPlan(long[] sizes, int[] ios, int runs) {
     if (givenRuns != null) {
       runs = (int) numbers(RUNS, givenRuns, 100)[0];
     }
-    return new FreshPlan(sizes, ios, runs);
+    long warmUp = 0;
+    String givenWarmUp = properties.getProperty(CLUSTER_WARM_UP);
+    if (givenWarmUp != null && !givenWarmUp.trim().equals("0")) {
+      warmUp = numbers(CLUSTER_WARM_UP, givenWarmUp, 1 << 20)[0] << 20;
+    }
+    return new FreshPlan(sizes, ios, runs, warmUp);
   }
 
   /** Positive whole numbers up to {@code max}, comma-separated. */

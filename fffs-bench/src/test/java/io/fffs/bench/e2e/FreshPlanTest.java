@@ -15,6 +15,7 @@ class FreshPlanTest {
     assertArrayEquals(new long[] {64L << 20}, quick.sizes());
     assertArrayEquals(new int[] {1 << 20}, quick.ios());
     assertEquals(1, quick.runs());
+    assertEquals(0, quick.clusterWarmUp());
     FreshPlan full = FreshPlan.of(false, new Properties());
     assertArrayEquals(new long[] {256L << 20, 1L << 30, 4L << 30}, full.sizes());
     assertArrayEquals(new int[] {64 << 10, 1 << 20, 4 << 20}, full.ios());
@@ -26,16 +27,18 @@ class FreshPlanTest {
     p.setProperty(FreshPlan.SIZES, "1024, 4096");
     p.setProperty(FreshPlan.IOS, "1024,4096");
     p.setProperty(FreshPlan.RUNS, "5");
+    p.setProperty(FreshPlan.CLUSTER_WARM_UP, "256");
     FreshPlan plan = FreshPlan.of(false, p);
     assertArrayEquals(new long[] {1L << 30, 4L << 30}, plan.sizes());
     assertArrayEquals(new int[] {1 << 20, 4 << 20}, plan.ios());
     assertEquals(5, plan.runs());
+    assertEquals(256L << 20, plan.clusterWarmUp());
   }
 
   @Test
   void refusesWhatItCannotMeasureNamingTheSetting() {
     for (String[] bad : new String[][] {{FreshPlan.SIZES, "1g"}, {FreshPlan.SIZES, "0"}, {FreshPlan.RUNS, "-1"},
-        {FreshPlan.RUNS, ""}, {FreshPlan.IOS, "64,4096"}}) {
+        {FreshPlan.RUNS, ""}, {FreshPlan.IOS, "64,4096"}, {FreshPlan.CLUSTER_WARM_UP, "-5"}}) {
       Properties p = new Properties();
       p.setProperty(bad[0], bad[1]);
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> FreshPlan.of(true, p));
