@@ -12,9 +12,9 @@ import java.util.ArrayDeque;
  * A sequential read of a block on this host through its DataNode's files ({@link ShortCircuit}): one LOCAL_READ per
  * request-size piece, whose bytes the caller's reads copy straight into their buffers; once the caller is halfway
  * through a piece, the next {@link #AHEAD} are located, and their evicted pages read once, ahead of it
- * ({@link ShortCircuit#ahead}). A piece
- * located ahead whose copy fails its check (its arena pages evicted meanwhile) is located again once; from the first
- * copy that fails otherwise, the rest of the range is read through the data port ({@code fallback}).
+ * ({@link ShortCircuit#ahead}). A piece located ahead whose copy fails its check (its arena pages evicted meanwhile)
+ * is located again once; from the first copy that fails otherwise, the rest of the range is read through the data
+ * port ({@code fallback}).
  */
 final class ShortCircuitStream implements BlockReadStream {
   /** Opens a read of the block through the data port from {@code at} to the stream's end. */
