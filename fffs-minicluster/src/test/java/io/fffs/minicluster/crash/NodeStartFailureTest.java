@@ -87,11 +87,14 @@ class NodeStartFailureTest {
         .hasMessageContaining("SETTING_UNUSABLE: " + setting);
   }
 
-  /** A DataNode's settings: its own directory and ports, no NameNode to register with. */
+  /**
+   * A DataNode's settings: its own directories (the memory one beside the data one, not the user's default under
+   * /dev/shm) and ports, no NameNode to register with.
+   */
   private static String[] dataNode(Path dataDir, String dataAddress, String httpAddress) {
     return new String[] {"fffs.datanode.data.dir=" + dataDir, "fffs.datanode.data-address=" + dataAddress,
         "fffs.datanode.http-address=" + httpAddress, "fffs.datanode.namenode.enabled=false",
-        "fffs.datanode.memory.capacity=16m"};
+        "fffs.datanode.memory.dir=" + dataDir.resolveSibling("memory"), "fffs.datanode.memory.capacity=16m"};
   }
 
   private static ServerSocket listening() throws IOException {
