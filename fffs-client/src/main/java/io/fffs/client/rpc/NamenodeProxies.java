@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -20,6 +21,7 @@ import org.apache.hadoop.fs.CommonConfigurationKeys;
 import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.ipc.ProtobufRpcEngine2;
 import org.apache.hadoop.ipc.RPC;
+import org.apache.hadoop.ipc.RemoteException;
 
 /**
  * The NameNode proxies of one client and which one it talks to: one NameNode, or the NameNodes of a highly available
@@ -31,6 +33,7 @@ import org.apache.hadoop.ipc.RPC;
  */
 final class NamenodeProxies implements Closeable {
   private static final Pattern LEADER = Pattern.compile("leader=(\\S+?)[;,)\\s]");
+  private static final Pattern RESET = Pattern.compile("Connection reset|Broken pipe");
   /** Connection failures a single NameNode's call is retried after (a restart leaves broken pooled connections). */
   private static final int SINGLE_ATTEMPTS = 4;
 
@@ -126,8 +129,7 @@ final class NamenodeProxies implements Closeable {
    * again, having moved to the NameNode to try. Returns how long to wait first (ms), or -1 to give up.
    */
   long retryAfter(IOException failure, int attempt, long startNanos) {
-    boolean connection = failure instanceof EOFException || failure instanceof SocketException
-        || failure instanceof SocketTimeoutException;
+    boolean connection = brokenConnection(failure);
     if (nameservice == null) {
       return connection && attempt + 1 < SINGLE_ATTEMPTS ? 100L * (attempt + 1) : -1;
     }
@@ -147,6 +149,27 @@ final class NamenodeProxies implements Closeable {
     current = (current + 1) % proxies.size();
     // Once every NameNode was tried, wait for an election before the next round.
     return (attempt + 1) % proxies.size() == 0 ? Math.min(100L * (attempt + 1) / proxies.size(), 500) : 0;
+  }
+
+  /**
+   * Whether {@code failure} is the connection's, not the NameNode's answer. Hadoop IPC wraps what the socket threw
+   * in an exception of the same class when it can; a reset that NIO reports as a plain {@link IOException}
+   * ("Connection reset by peer") stays plain, so the causes are looked at too.
+   */
+  static boolean brokenConnection(IOException failure) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof EOFException || t instanceof SocketException || t instanceof SocketTimeoutException
+          || t instanceof ClosedChannelException) {
+        return true;
+      }
+      if (t.getClass() == IOException.class && RESET.matcher(String.valueOf(t.getMessage())).find()) {
+        return true;
+      }
+      if (t instanceof RemoteException) {
+        return false;  // the NameNode's own answer
+      }
+    }
+    return false;
   }
 
   private int leaderNamed(String message) {

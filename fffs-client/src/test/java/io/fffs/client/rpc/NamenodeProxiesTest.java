@@ -9,6 +9,7 @@ import io.fffs.common.ha.HaConfigKeys;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.common.time.TimeSpec;
+import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -19,6 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.ipc.RemoteException;
 import org.junit.jupiter.api.Test;
 
 /** Which NameNode an HA client asks after each kind of failure (no NameNode runs: proxies connect lazily). */
@@ -82,6 +84,76 @@ class NamenodeProxiesTest {
       assertThat(nn2Asked.getCount()).as("the second NameNode was asked").isZero();
       assertThat(System.nanoTime() - start).as("well before Hadoop IPC's minute")
           .isLessThan(TimeUnit.SECONDS.toNanos(30));
+    }
+  }
+
+  /**
+   * NIO reports a reset met while sending a call as a plain IOException, which Hadoop IPC wraps as it is (the form a
+   * killed leader gave a writer): still the connection's failure.
+   */
+  @Test
+  void aResetConnectionIsTriedOnTheNextNameNodeAndARefusalIsNot() throws IOException {
+    IOException reset = new IOException("DestHost:destPort localhost:35889 , LocalHost:localPort vm/127.0.0.1:0."
+        + " Failed on local exception: java.io.IOException: Connection reset by peer",
+        new IOException("Connection reset by peer"));
+    assertThat(NamenodeProxies.brokenConnection(reset)).isTrue();
+    assertThat(NamenodeProxies.brokenConnection(new IOException("wrapped", new EOFException()))).isTrue();
+    RemoteException refused = new RemoteException(IOException.class.getName(), "Connection reset by peer");
+    assertThat(NamenodeProxies.brokenConnection(refused)).as("the NameNode's own answer").isFalse();
+    assertThat(NamenodeProxies.brokenConnection(new IOException("no such file"))).isFalse();
+    try (NamenodeProxies proxies = NamenodeProxies.ha("mycluster", conf())) {
+      assertThat(proxies.retryAfter(reset, 0, System.nanoTime())).isZero();
+      assertThat(proxies.describe()).startsWith("nn2 ");
+    }
+  }
+
+  /**
+   * A "NameNode" that resets every connection while the client waits for its answer, as a killed leader's socket
+   * does, and one that never answers: the client leaves the first for the second instead of failing the call.
+   */
+  @Test
+  void aNameNodeThatResetsTheConnectionIsLeftForTheNext() throws Exception {
+    try (ServerSocket nn1 = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        ServerSocket nn2 = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      List<Socket> held = new CopyOnWriteArrayList<>();
+      CountDownLatch nn2Asked = new CountDownLatch(1);
+      Thread resetting = new Thread(() -> {
+        try {
+          while (true) {
+            try (Socket socket = nn1.accept()) {
+              socket.setSoTimeout(200);
+              try {
+                while (socket.getInputStream().read(new byte[4096]) >= 0) {
+                  // take the whole call, so the client is waiting for its answer when the reset comes
+                }
+              } catch (SocketTimeoutException taken) {
+                socket.setSoLinger(true, 0);  // close with a reset
+              }
+            }
+          }
+        } catch (IOException closed) {
+          // the test is over
+        }
+      }, "resetting-namenode");
+      resetting.setDaemon(true);
+      resetting.start();
+      Thread mute2 = mute(nn2, held, nn2Asked);
+      Configuration conf = conf();
+      conf.set(HaConfigKeys.NAMENODES_PREFIX + "mycluster", "nn1,nn2");
+      conf.set(HaConfigKeys.RPC_ADDRESS_PREFIX + "mycluster.nn1", "127.0.0.1:" + nn1.getLocalPort());
+      conf.set(HaConfigKeys.RPC_ADDRESS_PREFIX + "mycluster.nn2", "127.0.0.1:" + nn2.getLocalPort());
+      conf.set(HaConfigKeys.CALL_TIMEOUT_KEY, "300ms");
+      conf.set(HaConfigKeys.CLIENT_FAILOVER_TIMEOUT_KEY, "1s");
+      HybridLogicalClock clock = new HybridLogicalClock(PhysicalClock.system(), conf);
+      try (NamenodeClient client = NamenodeClient.connectHa("mycluster", conf, clock)) {
+        assertThatThrownBy(() -> client.getFileInfo("/", TimeSpec.latest())).isInstanceOf(IOException.class);
+      } finally {
+        for (Socket socket : held) {
+          socket.close();
+        }
+        mute2.interrupt();
+      }
+      assertThat(nn2Asked.getCount()).as("the second NameNode was asked").isZero();
     }
   }
 
