@@ -117,6 +117,16 @@ public final class DataTransferConfigKeys {
   public static final long SHORT_CIRCUIT_REQUEST_SIZE_DEFAULT = 8L << 20;
 
   /**
+   * How a short-circuit read reads segment pages the page cache does not hold: {@code false} through the page cache
+   * (which keeps them for the next reader), {@code true} around it with O_DIRECT into the client's own buffers
+   * (read ahead of a sequential reader on the client's two ahead threads), leaving the page cache as it was. Pages
+   * the page cache holds are read from it either way. For data read once (a scan of cold data), {@code true} spares
+   * the kernel a page-cache page per page read.
+   */
+  public static final String SHORT_CIRCUIT_DIRECT_IO_KEY = "fffs.client.read.shortcircuit.direct-io";
+  public static final boolean SHORT_CIRCUIT_DIRECT_IO_DEFAULT = false;
+
+  /**
    * Data-port reads over TCP without TLS go over plain sockets the reading thread serves itself (requests pipelined,
    * each answer read straight into a buffer of its own, no event loop): a fresh client never starts Netty for them
    * and has far less code for the JIT to compile, which is most of what a fresh client's read costs. Off: reads go
@@ -236,6 +246,10 @@ public final class DataTransferConfigKeys {
 
   public static boolean readPlainSockets(Configuration conf) {
     return conf.getBoolean(READ_PLAIN_SOCKETS_KEY, READ_PLAIN_SOCKETS_DEFAULT);
+  }
+
+  public static boolean shortCircuitDirectIo(Configuration conf) {
+    return conf.getBoolean(SHORT_CIRCUIT_DIRECT_IO_KEY, SHORT_CIRCUIT_DIRECT_IO_DEFAULT);
   }
 
   public static int shortCircuitRequestSize(Configuration conf) {

@@ -30,7 +30,9 @@ import org.knowm.xchart.CategoryChart;
  *   <li>8 readers: a fresh client reads it with 8 threads at once (aggregate).</li>
  * </ol>
  * FFFS's clients read with short-circuit reads (the default: the client copies from the DataNode's arena and segment
- * files itself) and, as "FFFS data port", with them off (every byte through the DataNode's socket).
+ * files itself), as "FFFS direct I/O" with {@code fffs.client.read.shortcircuit.direct-io} on (segment pages not in
+ * the page cache read around it), and, as "FFFS data port", with short-circuit reads off (every byte through the
+ * DataNode's socket).
  * Reads use IO-byte calls (quick: 1 MiB; full: 64 KiB, 1 MiB, 4 MiB, a fresh JVM per IO size). The ceilings in the
  * same run are a plain read of the same number of bytes from a tmpfs file and of FFFS's segment files (the
  * arena-none cluster's, as the page cache holds them after its reads), in 1 MiB calls. Sizes: quick 64 MiB; full
@@ -43,7 +45,14 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
   private static final int READERS = 8;
   private static final long NONE_ARENA = 16L << 20;
   static final String PORT = "FFFS data port";
+  static final String DIRECT = "FFFS direct I/O";
   private static final String SHORT_CIRCUIT_OFF = "fffs.client.read.shortcircuit=false";
+  private static final String DIRECT_IO_ON = "fffs.client.read.shortcircuit.direct-io=true";
+  /**
+   * FFFS's reader kinds, in the order they read: direct I/O first, as it leaves the page cache as it found it, so
+   * the short-circuit reads after it still find none of the evicted pages there.
+   */
+  private static final String[] FFFS_READERS = {DIRECT, "FFFS", PORT};
 
   /** One measured figure. */
   record Row(int run, String system, String arena, long sizeMiB, String kind, int ioKiB, int readers, double gbps,
@@ -125,7 +134,7 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
         client.ask("write " + path + " " + size + " " + WRITE_IO + " 8");
       }
       server.ask("quiet");
-      for (String reader : system.equals("FFFS") ? new String[] {system, PORT} : new String[] {system}) {
+      for (String reader : system.equals("FFFS") ? FFFS_READERS : new String[] {system}) {
         readCases(reader, arena, size, ios, server, uri, path, afterWrite);
       }
       if (system.equals("FFFS")) {
@@ -149,7 +158,7 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
     try (ChildJvm client = client(system, uri)) {
       client.ask("write " + path + " " + size + " " + WRITE_IO);
     }
-    for (String reader : system.equals("FFFS") ? new String[] {system, PORT} : new String[] {system}) {
+    for (String reader : system.equals("FFFS") ? FFFS_READERS : new String[] {system}) {
       try (ChildJvm client = client(reader, uri)) {
         client.ask("read " + path + " " + size + " " + io);
         client.ask("read " + path + " " + size + " " + io);
@@ -187,9 +196,11 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
   }
 
   private static ChildJvm client(String system, String uri) throws IOException {
-    return system.equals(PORT)
-        ? ChildJvm.start(system + " client", "1g", FreshClientMain.class, uri, SHORT_CIRCUIT_OFF)
-        : ChildJvm.start(system + " client", "1g", FreshClientMain.class, uri);
+    return switch (system) {
+      case PORT -> ChildJvm.start(system + " client", "1g", FreshClientMain.class, uri, SHORT_CIRCUIT_OFF);
+      case DIRECT -> ChildJvm.start(system + " client", "1g", FreshClientMain.class, uri, DIRECT_IO_ON);
+      default -> ChildJvm.start(system + " client", "1g", FreshClientMain.class, uri);
+    };
   }
 
   private void add(String system, String arena, long size, String kind, int io, int readers, String[] answer) {
@@ -297,13 +308,15 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
         runs > 1 ? " (medians of " + runs + " runs)" : ""));
     for (String arena : List.of("all", "quarter", "none")) {
       b.append(String.format(Locale.ROOT, " arena %s write %.2f 1st %.2f (client CPU %.2f) 2nd %.2f pread %.2f"
-          + " 8 readers %.2f, past/1st %.2f (data port: 1st %.2f 2nd %.2f pread %.2f 8 readers %.2f,"
-          + " past/1st %.2f);",
+          + " 8 readers %.2f, past/1st %.2f (direct I/O: 1st %.2f 2nd %.2f pread %.2f 8 readers %.2f,"
+          + " past/1st %.2f; data port: 1st %.2f 2nd %.2f pread %.2f 8 readers %.2f, past/1st %.2f);",
           arena, ratio(size, "FFFS", arena, "write"), ratio(size, "FFFS", arena, "read 1st"),
           median(over(perRun(size, "FFFS", arena, "read 1st", true), perRun(size, "HDFS", "-", "read 1st", true))),
           ratio(size, "FFFS", arena, "read 2nd"), ratio(size, "FFFS", arena, "pread"),
           ratio(size, "FFFS", arena, READERS + " readers"), pastOverFirst(size, "FFFS", arena),
-          ratio(size, PORT, arena, "read 1st"), ratio(size, PORT, arena, "read 2nd"),
+          ratio(size, DIRECT, arena, "read 1st"), ratio(size, DIRECT, arena, "read 2nd"),
+          ratio(size, DIRECT, arena, "pread"), ratio(size, DIRECT, arena, READERS + " readers"),
+          pastOverFirst(size, DIRECT, arena), ratio(size, PORT, arena, "read 1st"), ratio(size, PORT, arena, "read 2nd"),
           ratio(size, PORT, arena, "pread"), ratio(size, PORT, arena, READERS + " readers"),
           pastOverFirst(size, PORT, arena)));
     }

@@ -115,7 +115,8 @@ final class ChannelDataTransferClient implements DataTransferClient {
     this.timeoutMillis = DataTransferConfigKeys.responseTimeoutMillis(conf);
     this.chainTimeoutMillis = DataTransferConfigKeys.chainTimeoutMillis(conf);
     this.shortCircuit = DataTransferConfigKeys.shortCircuit(conf)
-        ? new ShortCircuit(DataTransferConfigKeys.shortCircuitRequestSize(conf), this::localCall) : null;
+        ? new ShortCircuit(DataTransferConfigKeys.shortCircuitRequestSize(conf),
+            DataTransferConfigKeys.shortCircuitDirectIo(conf), this::localCall) : null;
     this.blocking = shortCircuit != null && !DataTransferTls.enabled(conf)
         ? new BlockingCalls(timeoutMillis, DataTransferConfigKeys.maxFrameSize(conf)) : null;
     this.plainReads = data == null && !DataTransferTls.enabled(conf) && DataTransferConfigKeys.readPlainSockets(conf)

@@ -28,6 +28,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,13 +42,18 @@ import org.slf4j.LoggerFactory;
  * evicted pages read once ahead of it ({@link #ahead}), on two threads the client's readers share: a page of a
  * segment file that is not in the page cache costs its first reader the disk read and the page cache's new page (on
  * a virtual machine whose free memory goes back to the host, several times the copy itself), and that cost is then
- * spread over both cores and paid while the reader copies the piece before. Thread-safe.
+ * spread over both cores and paid while the reader copies the piece before. With {@code directIo} those pages are
+ * read around the page cache instead, into buffers of the client's ({@link ShortCircuitPreload}; at most
+ * {@link #PRELOAD_BUFFERS}, the pieces beyond them read by their readers themselves), so no page-cache page is made
+ * for them. Thread-safe.
  */
 final class ShortCircuit implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(ShortCircuit.class);
   private static final int SCRATCH_BYTES = 1 << 20;
   /** Threads that locate and warm pieces ahead of sequential readers, for all of the client's streams. */
   private static final int AHEAD_THREADS = 2;
+  /** Buffers of a request's size that pieces are read ahead into with {@code directIo}, for all streams. */
+  static final int PRELOAD_BUFFERS = 8;
 
   /** One request without payload to a DataNode, answered or thrown typed (the client's TCP call). */
   @FunctionalInterface
@@ -62,6 +68,7 @@ final class ShortCircuit implements Closeable {
   }
 
   private final int requestSize;
+  private final boolean directIo;
   private final Call call;
   private final ShortCircuitFiles files = new ShortCircuitFiles();
   private final ShortCircuitStats stats = new ShortCircuitStats();
@@ -76,6 +83,19 @@ final class ShortCircuit implements Closeable {
       });
   /** Buffers the ahead threads read evicted pages into (and throw away: the page cache keeps them). */
   private final ConcurrentLinkedDeque<ByteBuffer> warmBuffers = new ConcurrentLinkedDeque<>();
+  /** With {@code directIo}: buffers pieces' pages are read ahead into, free for the next, and how many were made. */
+  private final ConcurrentLinkedDeque<ByteBuffer> preloadBuffers = new ConcurrentLinkedDeque<>();
+  private final AtomicInteger preloadBuffersMade = new AtomicInteger();
+
+  /** A piece located ahead, with its pages read ahead around the page cache (or null). */
+  record Piece(LocalReadResponseProto answer, ShortCircuitPreload preload) {
+    /** The reader is done with it. */
+    void release() {
+      if (preload != null) {
+        preload.release();
+      }
+    }
+  }
 
   /**
    * A piece of a block to be located, and its evicted pages read once, ahead of the reader that will copy it. Its
@@ -89,7 +109,7 @@ final class ShortCircuit implements Closeable {
     private final long offset;
     private final int length;
     private final TimeSpec time;
-    private final CompletableFuture<LocalReadResponseProto> answer = new CompletableFuture<>();
+    private final CompletableFuture<Piece> answer = new CompletableFuture<>();
     private final AtomicBoolean claimed = new AtomicBoolean();
 
     private Ahead(DatanodeIdProto datanode, long blockId, BlockToken token, long offset, int length, TimeSpec time) {
@@ -109,9 +129,11 @@ final class ShortCircuit implements Closeable {
       return length;
     }
 
-    /** The reader no longer wants it: not started, it never will be. */
+    /** The reader no longer wants it: not started, it never will be; located, its buffer goes back. */
     void cancel() {
-      answer.cancel(false);
+      if (!answer.cancel(false) && !answer.isCompletedExceptionally()) {
+        answer.join().release();
+      }
     }
 
     @Override
@@ -121,16 +143,22 @@ final class ShortCircuit implements Closeable {
       }
       try {
         LocalReadResponseProto located = locate(datanode, blockId, token, offset, length, time);
-        warm(located);
-        answer.complete(located);
+        Piece piece = new Piece(located, directIo ? preload(located) : null);
+        if (!directIo) {
+          warm(located);
+        }
+        if (!answer.complete(piece)) {
+          piece.release();  // cancelled meanwhile
+        }
       } catch (Throwable e) {
         answer.completeExceptionally(e);
       }
     }
   }
 
-  ShortCircuit(int requestSize, Call call) {
+  ShortCircuit(int requestSize, boolean directIo, Call call) {
     this.requestSize = requestSize;
+    this.directIo = directIo;
     this.call = call;
     ((ThreadPoolExecutor) aheadThreads).allowCoreThreadTimeOut(true);
   }
@@ -186,12 +214,12 @@ final class ShortCircuit implements Closeable {
   }
 
   /**
-   * The answer located ahead, or null when the reader is to locate the piece itself: no thread had started it yet
-   * (it never will now), or it failed.
+   * The piece located ahead (its buffer the caller's to release), or null when the reader is to locate it itself:
+   * no thread had started it yet (it never will now), or it failed.
    *
    * @throws InterruptedIOException when the reader is interrupted while it waits
    */
-  static LocalReadResponseProto take(Ahead ahead) throws InterruptedIOException {
+  static Piece take(Ahead ahead) throws InterruptedIOException {
     if (ahead.claimed.compareAndSet(false, true)) {
       return null;
     }
@@ -200,9 +228,43 @@ final class ShortCircuit implements Closeable {
     } catch (ExecutionException | CancellationException e) {
       return null;
     } catch (InterruptedException e) {
+      ahead.cancel();  // its buffer goes back when it is done
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while a short-circuit piece was located ahead");
     }
+  }
+
+  /**
+   * The segment pages of {@code answer} the page cache does not hold, read around it into a free preload buffer;
+   * null when all {@link #PRELOAD_BUFFERS} are taken (the reader reads the piece itself).
+   */
+  private ShortCircuitPreload preload(LocalReadResponseProto answer) {
+    ByteBuffer buffer = preloadBuffers.pollFirst();
+    if (buffer == null) {
+      if (preloadBuffersMade.incrementAndGet() > PRELOAD_BUFFERS) {
+        preloadBuffersMade.decrementAndGet();
+        return null;
+      }
+      try {
+        // A piece's pages, and the parts of aligned blocks around its extents.
+        buffer = ShortCircuitPreload.alignedBuffer(requestSize + requestSize / 8 + 4 * ShortCircuitPreload.ALIGNMENT);
+      } catch (OutOfMemoryError | RuntimeException e) {
+        preloadBuffersMade.decrementAndGet();  // no direct memory left for it: the reader reads the piece itself
+        return null;
+      }
+    }
+    stats.preloadBuffersLent.increment();
+    try {
+      return ShortCircuitPreload.read(answer, files, stats, buffer, this::giveBack);
+    } catch (RuntimeException e) {
+      giveBack(buffer);  // the reader reads the piece itself and meets what went wrong
+      return null;
+    }
+  }
+
+  private void giveBack(ByteBuffer preloadBuffer) {
+    stats.preloadBuffersLent.decrement();
+    preloadBuffers.addFirst(preloadBuffer);
   }
 
   /** Reads the segment pages {@code answer} locates, and their CRCs, once; what cannot be read is the copy's to find. */
@@ -249,17 +311,18 @@ final class ShortCircuit implements Closeable {
   }
 
   /**
-   * Copies the answer's bytes from {@code skip} into {@code dst}; a copy that cannot be trusted is
-   * {@link ShortCircuitStale} (dst unchanged). A DataNode whose arena epoch file cannot be opened is refused.
+   * Copies the answer's bytes from {@code skip} into {@code dst}, segment pages from {@code preload} where it holds
+   * them (it may be null); a copy that cannot be trusted is {@link ShortCircuitStale} (dst unchanged). A DataNode
+   * whose arena epoch file cannot be opened is refused.
    */
-  int copy(DatanodeIdProto datanode, LocalReadResponseProto answer, long skip, ByteBuffer dst)
-      throws ShortCircuitStale {
+  int copy(DatanodeIdProto datanode, LocalReadResponseProto answer, ShortCircuitPreload preload, long skip,
+      ByteBuffer dst) throws ShortCircuitStale {
     ShortCircuitCopy copy = copies.pollFirst();
     if (copy == null) {
-      copy = new ShortCircuitCopy(files, stats, SCRATCH_BYTES);
+      copy = new ShortCircuitCopy(files, stats, SCRATCH_BYTES, directIo);
     }
     try {
-      return copy.copy(answer, skip, dst);
+      return copy.copy(answer, preload, skip, dst);
     } catch (ShortCircuitStale e) {
       if (e.getCause() instanceof java.nio.file.AccessDeniedException
           || e.getCause() instanceof java.nio.file.NoSuchFileException
@@ -290,7 +353,7 @@ final class ShortCircuit implements Closeable {
           resolved = HlcTimestamp.fromProto(answer.getResolvedHlc());
           blockLength = answer.getBlockLength();
         }
-        n = copy(datanode, answer, 0, dst);
+        n = copy(datanode, answer, null, 0, dst);
       } catch (ShortCircuitStale e) {
         ReadResult rest = socket.read(offset + total, dst);
         return new ReadResult(total + rest.bytesRead(), resolved == null ? rest.blockLength() : blockLength,

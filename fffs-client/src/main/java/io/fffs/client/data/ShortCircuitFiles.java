@@ -1,5 +1,6 @@
 package io.fffs.client.data;
 
+import com.sun.nio.file.ExtendedOpenOption;
 import java.io.Closeable;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
@@ -7,16 +8,20 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The DataNode files a client's short-circuit reads copy from, opened once and kept: each arena's epoch file and page
- * files mapped read-only, segment files open for positional reads (the most recently used few). An epoch file whose
+ * files mapped read-only, segment files open for positional reads (the most recently used few; with O_DIRECT too,
+ * where the file system takes it, for reads around the page cache). An epoch file whose
  * instance is not the one a DataNode answered with was replaced by a restarted DataNode: it and that arena's page
  * files are mapped again. Thread-safe; mappings are read with absolute gets only.
  */
@@ -26,10 +31,15 @@ final class ShortCircuitFiles implements Closeable {
   private static final int EPOCH_BYTES = 16;
   private static final int FRONTIER_AT = 8;
   private static final int OPEN_SEGMENTS = 64;
+  private static final long PAGE = 4096;
 
   private final Map<String, MappedByteBuffer> epochs = new HashMap<>();
   private final Map<String, MappedByteBuffer> arenaFiles = new HashMap<>();
   private final LinkedHashMap<String, FileChannel> segments = new LinkedHashMap<>(16, 0.75f, true);
+  /** The same files opened with O_DIRECT, for reads around the page cache. */
+  private final LinkedHashMap<String, DirectFile> directSegments = new LinkedHashMap<>(16, 0.75f, true);
+  /** Directories whose file system refused an O_DIRECT open or read: their files are read through the page cache. */
+  private final Set<Path> noDirect = new HashSet<>();
   /** Closed with its client: a read still under way (one located ahead, say) opens no file any more. */
   private boolean closed;
 
@@ -83,6 +93,85 @@ final class ShortCircuitFiles implements Closeable {
     return channel;
   }
 
+  /**
+   * Segment file {@code path} opened with O_DIRECT, or null where that cannot be done: its file system refuses
+   * O_DIRECT (tmpfs, say) or has blocks larger than {@link ShortCircuitPreload#ALIGNMENT} (remembered for its
+   * directory), or the open failed otherwise (tried again next time). Read it through the page cache then.
+   */
+  synchronized DirectFile directSegment(String path) {
+    if (closed) {
+      return null;
+    }
+    DirectFile direct = directSegments.get(path);
+    if (direct == null) {
+      Path file = Path.of(path);
+      if (noDirect.contains(file.getParent())) {
+        return null;
+      }
+      FileChannel channel;
+      try {
+        long blockSize = Files.getFileStore(file).getBlockSize();
+        if (blockSize > ShortCircuitPreload.ALIGNMENT || ShortCircuitPreload.ALIGNMENT % blockSize != 0) {
+          noDirect.add(file.getParent());
+          return null;
+        }
+        channel = FileChannel.open(file, StandardOpenOption.READ, ExtendedOpenOption.DIRECT);
+      } catch (UnsupportedOperationException e) {
+        noDirect.add(file.getParent());
+        return null;
+      } catch (IOException e) {
+        if (ShortCircuitPreload.refusal(e)) {
+          noDirect.add(file.getParent());
+        }
+        return null;
+      }
+      // Since Linux 5.0 mincore tells the truth about a file's pages only to whom may write it (or owns it); to
+      // others it calls every page resident, so there every page is read around the page cache.
+      direct = new DirectFile(channel, Files.isWritable(file));
+      directSegments.put(path, direct);
+      if (directSegments.size() > OPEN_SEGMENTS) {
+        Iterator<DirectFile> eldest = directSegments.values().iterator();
+        closeQuietly(eldest.next().channel());
+        eldest.remove();
+      }
+    }
+    return direct;
+  }
+
+  /** A segment file opened with O_DIRECT, and whether mincore answers truly for it. */
+  record DirectFile(FileChannel channel, boolean residencyKnown) {
+    /**
+     * Whether the page cache holds every page of bytes [position, position + length) of the file, through
+     * {@code buffered} (the same file opened for buffered reads); false when the kernel will not say.
+     */
+    boolean cached(FileChannel buffered, long position, long length) throws IOException {
+      return residencyKnown && ShortCircuitFiles.cached(buffered, position, length);
+    }
+  }
+
+  /** The file system of segment file {@code path} refused an O_DIRECT read: its directory is read buffered from now. */
+  synchronized void refuseDirect(String path) {
+    noDirect.add(Path.of(path).getParent());
+    DirectFile direct = directSegments.remove(path);
+    if (direct != null) {
+      closeQuietly(direct.channel());
+    }
+  }
+
+  /**
+   * Whether the page cache holds every page of bytes [position, position + length) of {@code channel}'s file (asked
+   * of the kernel with mincore, through a mapping of just that range, unmapped at once).
+   */
+  static boolean cached(FileChannel channel, long position, long length) throws IOException {
+    long start = position & -PAGE;
+    MappedByteBuffer range = channel.map(FileChannel.MapMode.READ_ONLY, start, position + length - start);
+    try {
+      return range.isLoaded();
+    } finally {
+      Unmapper.unmap(range);
+    }
+  }
+
   private void requireOpen(String path) throws ShortCircuitStale {
     if (closed) {
       throw new ShortCircuitStale("the client is closed: " + path + " is not opened");
@@ -94,6 +183,10 @@ final class ShortCircuitFiles implements Closeable {
     FileChannel channel = segments.remove(path);
     if (channel != null) {
       closeQuietly(channel);
+    }
+    DirectFile direct = directSegments.remove(path);
+    if (direct != null) {
+      closeQuietly(direct.channel());
     }
   }
 
@@ -120,6 +213,8 @@ final class ShortCircuitFiles implements Closeable {
     closed = true;
     segments.values().forEach(ShortCircuitFiles::closeQuietly);
     segments.clear();
+    directSegments.values().forEach(direct -> closeQuietly(direct.channel()));
+    directSegments.clear();
     epochs.clear();
     arenaFiles.clear();
   }

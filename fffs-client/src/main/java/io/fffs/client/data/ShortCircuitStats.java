@@ -18,6 +18,12 @@ public final class ShortCircuitStats {
   public final LongAdder stale = new LongAdder();
   /** Bytes of segment pages read ahead of the readers that copied them, to have them in the page cache. */
   public final LongAdder warmedBytes = new LongAdder();
+  /** Bytes of segment pages read around the page cache (O_DIRECT), ahead of their readers or by them. */
+  public final LongAdder directBytes = new LongAdder();
+  /** Of those, bytes read ahead of their readers into the client's preload buffers. */
+  public final LongAdder preloadedBytes = new LongAdder();
+  /** Preload buffers lent to pieces read ahead and not given back yet (a gauge: 0 once every stream is closed). */
+  public final LongAdder preloadBuffersLent = new LongAdder();
   /** Pieces located ahead whose copy failed its check and that were located again (their arena pages evicted since). */
   public final LongAdder relocated = new LongAdder();
   /** Reads that went through the data port because the DataNode or its files could not be used. */

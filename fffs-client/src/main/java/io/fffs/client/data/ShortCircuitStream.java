@@ -11,10 +11,10 @@ import java.util.ArrayDeque;
 /**
  * A sequential read of a block on this host through its DataNode's files ({@link ShortCircuit}): one LOCAL_READ per
  * request-size piece, whose bytes the caller's reads copy straight into their buffers; once the caller is halfway
- * through a piece, the next {@link #AHEAD} are located, and their evicted pages read once, ahead of it
- * ({@link ShortCircuit#ahead}). A piece located ahead whose copy fails its check (its arena pages evicted meanwhile)
- * is located again once; from the first copy that fails otherwise, the rest of the range is read through the data
- * port ({@code fallback}).
+ * through a piece, the next {@link #AHEAD} are located, and their evicted pages read once (with direct I/O: into a
+ * buffer of the client's), ahead of it ({@link ShortCircuit#ahead}). A piece located ahead whose copy fails its
+ * check (its arena pages evicted meanwhile) is located again once; from the first copy that fails otherwise, the
+ * rest of the range is read through the data port ({@code fallback}).
  */
 final class ShortCircuitStream implements BlockReadStream {
   /** Opens a read of the block through the data port from {@code at} to the stream's end. */
@@ -34,6 +34,8 @@ final class ShortCircuitStream implements BlockReadStream {
   private final ArrayDeque<ShortCircuit.Ahead> ahead = new ArrayDeque<>();
   private long position;
   private LocalReadResponseProto answer;
+  /** The current piece's pages read ahead around the page cache, or null. */
+  private ShortCircuitPreload preload;
   private long answerStart;
   private long answerLength;
   private int asked;
@@ -84,19 +86,20 @@ final class ShortCircuitStream implements BlockReadStream {
       }
       int n;
       try {
-        n = shortCircuit.copy(datanode, answer, position - answerStart, dst);
+        n = shortCircuit.copy(datanode, answer, preload, position - answerStart, dst);
       } catch (ShortCircuitStale e) {
         if (!answeredAhead) {
           throw e;
         }
         shortCircuit.stats().relocated.increment();
         answeredAhead = false;
+        releasePreload();
         answer = shortCircuit.locate(datanode, blockId, token, answerStart, asked, time);
         answerLength = ShortCircuitCopy.length(answer);
         if (position >= answerStart + answerLength) {
           return -1;  // as of the time read now, the block ends before here
         }
-        n = shortCircuit.copy(datanode, answer, position - answerStart, dst);
+        n = shortCircuit.copy(datanode, answer, null, position - answerStart, dst);
       }
       position += n;
       if (position - answerStart >= answerLength / 2) {
@@ -105,6 +108,7 @@ final class ShortCircuitStream implements BlockReadStream {
       return n;
     } catch (ShortCircuitStale e) {
       dropAhead(null);
+      releasePreload();
       socket = fallback.open(position);
       return socket.read(dst);
     }
@@ -112,12 +116,14 @@ final class ShortCircuitStream implements BlockReadStream {
 
   /** The piece at {@code offset}: the one located ahead if it is that one, else located now. */
   private LocalReadResponseProto located(long offset, int length) throws IOException {
+    releasePreload();
     ShortCircuit.Ahead next = ahead.pollFirst();
     if (next != null && next.offset() == offset && next.length() == length) {
-      LocalReadResponseProto answer = ShortCircuit.take(next);
-      if (answer != null) {
+      ShortCircuit.Piece piece = ShortCircuit.take(next);
+      if (piece != null) {
         answeredAhead = true;
-        return answer;
+        preload = piece.preload();
+        return piece.answer();
       }
     } else {
       dropAhead(next);
@@ -149,9 +155,17 @@ final class ShortCircuitStream implements BlockReadStream {
     }
   }
 
+  private void releasePreload() {
+    if (preload != null) {
+      preload.release();
+      preload = null;
+    }
+  }
+
   @Override
   public void close() {
     dropAhead(null);
+    releasePreload();
     if (socket != null) {
       socket.close();
     }

@@ -174,6 +174,41 @@ class ShortCircuitReadTest {
     assertThat(stats.stale.sum() - staleBefore).isZero();
   }
 
+  /**
+   * {@code fffs.client.read.shortcircuit.direct-io}: the pages the DataNode wrote to its segment files with O_DIRECT
+   * are read around the page cache too, by the reader and ahead of it into the client's buffers (nothing is read
+   * just to warm the page cache), and arrive checked, at the latest state and at a past one.
+   */
+  @Test
+  void withDirectIoEvictedPagesAreReadAroundThePageCache() throws Exception {
+    org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path("/sc/direct");
+    byte[] first = RandomFiles.write(fs, path.toString(), 2 * ARENA + 4321, 8);  // more than the arena
+    long between = fs.currentTime().physicalMicros();
+    byte[] second = RandomFiles.write(fs, path.toString(), ARENA + 999, 9);
+    Configuration directConf = new Configuration(conf);
+    directConf.setBoolean("fffs.client.read.shortcircuit.direct-io", true);
+    try (FreezeFrameFileSystem direct = (FreezeFrameFileSystem) FileSystem.newInstance(
+        URI.create(conf.get("fs.defaultFS")), directConf)) {
+      ShortCircuitStats stats = direct.shortCircuitStats();
+      try (FSDataInputStream in = direct.open(path, TimeSpec.system(between))) {
+        assertThat(readAll(in, first.length, 1 << 20)).isEqualTo(first);
+      }
+      try (FSDataInputStream in = direct.open(path)) {
+        assertThat(readAll(in, second.length, 100_000)).isEqualTo(second);
+      }
+      // The past state was written first and evicted first: most of it came from segment files, read directly,
+      // much of it ahead of the reader.
+      assertThat(stats.directBytes.sum()).isGreaterThan(ARENA);
+      assertThat(stats.preloadedBytes.sum()).isGreaterThan(PIECE);
+      assertThat(stats.stale.sum()).isZero();
+      long deadline = System.nanoTime() + 30_000_000_000L;
+      while (stats.preloadBuffersLent.sum() != 0 && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      assertThat(stats.preloadBuffersLent.sum()).as("every buffer back once the streams are closed").isZero();
+    }
+  }
+
   @Test
   void aPieceLocatedAheadWhoseArenaPagesWereEvictedMeanwhileIsLocatedAgain() throws Exception {
     int piece = PIECE;
