@@ -2,7 +2,6 @@ package io.fffs.bench.e2e;
 
 import io.fffs.bench.child.ChildJvm;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -54,13 +53,6 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
    * the short-circuit reads after it still find none of the evicted pages there.
    */
   private static final String[] FFFS_READERS = {DIRECT, "FFFS", PORT};
-  /**
-   * Rest before each reading client JVM starts. On a virtual machine with free page reporting, memory a JVM that
-   * just exited freed is still backed by the host for a moment (the guest reports free pages after 2 s), so the next
-   * client's page-cache pages would cost far less than a client on a machine at rest pays: each reader starts from
-   * the same state instead of from whichever ran before it.
-   */
-  private static final long SETTLE_MS = 3_000;
 
   /** One measured figure. */
   record Row(int run, String system, String arena, long sizeMiB, String kind, int ioKiB, int readers, double gbps,
@@ -184,7 +176,6 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
       long afterWrite) throws IOException {
     boolean fffs = !reader.equals("HDFS");
     for (int io : ios) {
-      settle();
       try (ChildJvm client = client(reader, uri)) {
         String read = "read " + path + " " + size + " " + io;
         add(reader, arena, size, "read 1st", io, 1, client.ask(read));
@@ -194,24 +185,13 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
               client.ask("read " + path + "@s" + afterWrite + " " + size + " " + io));
         }
       }
-      settle();
       try (ChildJvm client = client(reader, uri)) {
         add(reader, arena, size, "pread", io, 1, client.ask("pread " + path + " " + size + " " + io));
       }
     }
-    settle();
     try (ChildJvm client = client(reader, uri)) {
       add(reader, arena, size, READERS + " readers", 1 << 20, READERS,
           client.ask("readers " + path + " " + size + " " + (1 << 20) + " " + READERS));
-    }
-  }
-
-  private static void settle() throws IOException {
-    try {
-      Thread.sleep(SETTLE_MS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted while the machine settled");
     }
   }
 
