@@ -63,12 +63,7 @@ class NamenodeProxiesTest {
       CountDownLatch nn2Asked = new CountDownLatch(1);
       Thread mute1 = mute(nn1, held, new CountDownLatch(1));
       Thread mute2 = mute(nn2, held, nn2Asked);
-      Configuration conf = conf();
-      conf.set(HaConfigKeys.NAMENODES_PREFIX + "mycluster", "nn1,nn2");
-      conf.set(HaConfigKeys.RPC_ADDRESS_PREFIX + "mycluster.nn1", "127.0.0.1:" + nn1.getLocalPort());
-      conf.set(HaConfigKeys.RPC_ADDRESS_PREFIX + "mycluster.nn2", "127.0.0.1:" + nn2.getLocalPort());
-      conf.set(HaConfigKeys.CALL_TIMEOUT_KEY, "300ms");
-      conf.set(HaConfigKeys.CLIENT_FAILOVER_TIMEOUT_KEY, "1s");
+      Configuration conf = twoNamenodes(nn1, nn2);
       HybridLogicalClock clock = new HybridLogicalClock(PhysicalClock.system(), conf);
       long start = System.nanoTime();
       try (NamenodeClient client = NamenodeClient.connectHa("mycluster", conf, clock)) {
@@ -138,12 +133,7 @@ class NamenodeProxiesTest {
       resetting.setDaemon(true);
       resetting.start();
       Thread mute2 = mute(nn2, held, nn2Asked);
-      Configuration conf = conf();
-      conf.set(HaConfigKeys.NAMENODES_PREFIX + "mycluster", "nn1,nn2");
-      conf.set(HaConfigKeys.RPC_ADDRESS_PREFIX + "mycluster.nn1", "127.0.0.1:" + nn1.getLocalPort());
-      conf.set(HaConfigKeys.RPC_ADDRESS_PREFIX + "mycluster.nn2", "127.0.0.1:" + nn2.getLocalPort());
-      conf.set(HaConfigKeys.CALL_TIMEOUT_KEY, "300ms");
-      conf.set(HaConfigKeys.CLIENT_FAILOVER_TIMEOUT_KEY, "1s");
+      Configuration conf = twoNamenodes(nn1, nn2);
       HybridLogicalClock clock = new HybridLogicalClock(PhysicalClock.system(), conf);
       try (NamenodeClient client = NamenodeClient.connectHa("mycluster", conf, clock)) {
         assertThatThrownBy(() -> client.getFileInfo("/", TimeSpec.latest())).isInstanceOf(IOException.class);
@@ -155,6 +145,17 @@ class NamenodeProxiesTest {
       }
       assertThat(nn2Asked.getCount()).as("the second NameNode was asked").isZero();
     }
+  }
+
+  /** Cluster mycluster of two "NameNodes" listening at {@code nn1} and {@code nn2}, with short timeouts. */
+  private static Configuration twoNamenodes(ServerSocket nn1, ServerSocket nn2) {
+    Configuration conf = conf();
+    conf.set(HaConfigKeys.NAMENODES_PREFIX + "mycluster", "nn1,nn2");
+    conf.set(HaConfigKeys.RPC_ADDRESS_PREFIX + "mycluster.nn1", "127.0.0.1:" + nn1.getLocalPort());
+    conf.set(HaConfigKeys.RPC_ADDRESS_PREFIX + "mycluster.nn2", "127.0.0.1:" + nn2.getLocalPort());
+    conf.set(HaConfigKeys.CALL_TIMEOUT_KEY, "300ms");
+    conf.set(HaConfigKeys.CLIENT_FAILOVER_TIMEOUT_KEY, "1s");
+    return conf;
   }
 
   /** Accepts connections on {@code server} and holds them open without a word. */
