@@ -142,10 +142,15 @@ final class ShortCircuitFiles implements Closeable {
   record DirectFile(FileChannel channel, boolean residencyKnown) {
     /**
      * Whether the page cache holds every page of bytes [position, position + length) of the file, through
-     * {@code buffered} (the same file opened for buffered reads); false when the kernel will not say.
+     * {@code buffered} (the same file opened for buffered reads); false when the kernel will not say, or the range
+     * cannot be mapped to ask it (the read that follows finds out whether the file is still readable).
      */
-    boolean cached(FileChannel buffered, long position, long length) throws IOException {
-      return residencyKnown && ShortCircuitFiles.cached(buffered, position, length);
+    boolean cached(FileChannel buffered, long position, long length) {
+      try {
+        return residencyKnown && ShortCircuitFiles.cached(buffered, position, length);
+      } catch (IOException | RuntimeException e) {
+        return false;
+      }
     }
   }
 
