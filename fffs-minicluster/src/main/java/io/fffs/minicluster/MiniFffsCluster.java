@@ -96,14 +96,22 @@ public final class MiniFffsCluster implements AutoCloseable {
    */
   private void configureHa(Builder builder) throws IOException {
     List<String> ids = new ArrayList<>();
-    for (int i = 0; i < haNameNodes.length; i++) {
-      String id = "nn" + (i + 1);
-      ids.add(id);
-      int rpcPort = builder.nameNodePort == 0 ? freePort() : builder.nameNodePort + i;
-      int httpPort = builder.httpPort == 0 ? 0 : builder.httpPort + i;
-      conf.set(HaConfigKeys.RPC_ADDRESS_PREFIX + NAMESERVICE + "." + id, "127.0.0.1:" + rpcPort);
-      conf.set(HaConfigKeys.RATIS_ADDRESS_PREFIX + NAMESERVICE + "." + id, "127.0.0.1:" + freePort());
-      conf.set(HaConfigKeys.HTTP_ADDRESS_PREFIX + NAMESERVICE + "." + id, "127.0.0.1:" + httpPort);
+    // Every probe socket stays bound until all ports are picked: closed one by one, two picks could be one port.
+    List<java.net.ServerSocket> held = new ArrayList<>();
+    try {
+      for (int i = 0; i < haNameNodes.length; i++) {
+        String id = "nn" + (i + 1);
+        ids.add(id);
+        int rpcPort = builder.nameNodePort == 0 ? freePort(held) : builder.nameNodePort + i;
+        int httpPort = builder.httpPort == 0 ? 0 : builder.httpPort + i;
+        conf.set(HaConfigKeys.RPC_ADDRESS_PREFIX + NAMESERVICE + "." + id, "127.0.0.1:" + rpcPort);
+        conf.set(HaConfigKeys.RATIS_ADDRESS_PREFIX + NAMESERVICE + "." + id, "127.0.0.1:" + freePort(held));
+        conf.set(HaConfigKeys.HTTP_ADDRESS_PREFIX + NAMESERVICE + "." + id, "127.0.0.1:" + httpPort);
+      }
+    } finally {
+      for (java.net.ServerSocket socket : held) {
+        socket.close();
+      }
     }
     conf.set(HaConfigKeys.NAMESERVICES_KEY, NAMESERVICE);
     conf.set(HaConfigKeys.NAMENODES_PREFIX + NAMESERVICE, String.join(",", ids));
@@ -118,10 +126,11 @@ public final class MiniFffsCluster implements AutoCloseable {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
+  /** A port free now, its probe socket left bound in {@code held} for the caller to close. */
+  private static int freePort(List<java.net.ServerSocket> held) throws IOException {
+    java.net.ServerSocket socket = new java.net.ServerSocket(0);
+    held.add(socket);
+    return socket.getLocalPort();
   }
 
   /** Starts the NameNode and the DataNodes and waits until every DataNode is registered and safe mode is off. */

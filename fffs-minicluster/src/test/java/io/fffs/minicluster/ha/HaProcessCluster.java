@@ -46,10 +46,18 @@ final class HaProcessCluster implements AutoCloseable {
     this.nameNodes = new NodeProcess[count];
     this.dataNodes = new NodeProcess[dataNodeCount];
     this.arenas = new Path[dataNodeCount];
-    for (int i = 0; i < count; i++) {
-      rpcPorts[i] = freePort();
-      ratisPorts[i] = freePort();
-      httpPorts[i] = freePort();
+    // Every probe socket stays bound until all ports are picked: closed one by one, two picks could be one port.
+    List<ServerSocket> held = new ArrayList<>();
+    try {
+      for (int i = 0; i < count; i++) {
+        rpcPorts[i] = freePort(held);
+        ratisPorts[i] = freePort(held);
+        httpPorts[i] = freePort(held);
+      }
+    } finally {
+      for (ServerSocket socket : held) {
+        socket.close();
+      }
     }
     List<CompletableFuture<Void>> starts = new ArrayList<>();
     for (int i = 0; i < count; i++) {
@@ -175,6 +183,12 @@ final class HaProcessCluster implements AutoCloseable {
     } catch (IOException e) {
       return "(no log: " + e + ")";
     }
+  }
+
+  private static int freePort(List<ServerSocket> held) throws IOException {
+    ServerSocket socket = new ServerSocket(0);
+    held.add(socket);
+    return socket.getLocalPort();
   }
 
   private static int freePort() throws IOException {
