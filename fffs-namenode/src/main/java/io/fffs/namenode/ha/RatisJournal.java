@@ -215,17 +215,17 @@ final class RatisJournal implements Journal {
   /**
    * Whether the committed entry {@code txid} stamped {@code hlc} is the op this NameNode appended as {@code txid}
    * (its own, which it applied when it stamped it), rather than another leader's op of the same txid, which a
-   * NameNode that lost the lead with uncommitted ops meets in the log.
+   * NameNode that lost the lead with uncommitted ops meets in the log. Asked in txid order (an entry's ops, entries in
+   * log order), so the ops before {@code txid} are behind for good and leave the front: one look per op, not a scan.
    */
   boolean appendedHere(long txid, HlcTimestamp hlc) {
     lock.lock();
     try {
-      for (long[] op : appended) {
-        if (op[0] == txid) {
-          return op[1] == hlc.packed();
-        }
+      while (!appended.isEmpty() && appended.peekFirst()[0] < txid) {
+        appended.removeFirst();
       }
-      return false;
+      long[] op = appended.peekFirst();
+      return op != null && op[0] == txid && op[1] == hlc.packed();
     } finally {
       lock.unlock();
     }
