@@ -1,6 +1,7 @@
 package io.fffs.minicluster;
 
 import io.fffs.client.FreezeFrameFileSystem;
+import io.fffs.common.net.FreePorts;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.datanode.DataNode;
 import io.fffs.datanode.DataNodeServiceConfigKeys;
@@ -96,22 +97,15 @@ public final class MiniFffsCluster implements AutoCloseable {
    */
   private void configureHa(Builder builder) throws IOException {
     List<String> ids = new ArrayList<>();
-    // Every probe socket stays bound until all ports are picked: closed one by one, two picks could be one port.
-    List<java.net.ServerSocket> held = new ArrayList<>();
-    try {
-      for (int i = 0; i < haNameNodes.length; i++) {
-        String id = "nn" + (i + 1);
-        ids.add(id);
-        int rpcPort = builder.nameNodePort == 0 ? freePort(held) : builder.nameNodePort + i;
-        int httpPort = builder.httpPort == 0 ? 0 : builder.httpPort + i;
-        conf.set(HaConfigKeys.RPC_ADDRESS_PREFIX + NAMESERVICE + "." + id, "127.0.0.1:" + rpcPort);
-        conf.set(HaConfigKeys.RATIS_ADDRESS_PREFIX + NAMESERVICE + "." + id, "127.0.0.1:" + freePort(held));
-        conf.set(HaConfigKeys.HTTP_ADDRESS_PREFIX + NAMESERVICE + "." + id, "127.0.0.1:" + httpPort);
-      }
-    } finally {
-      for (java.net.ServerSocket socket : held) {
-        socket.close();
-      }
+    int[] ports = FreePorts.pick(2 * haNameNodes.length);
+    for (int i = 0; i < haNameNodes.length; i++) {
+      String id = "nn" + (i + 1);
+      ids.add(id);
+      int rpcPort = builder.nameNodePort == 0 ? ports[2 * i] : builder.nameNodePort + i;
+      int httpPort = builder.httpPort == 0 ? 0 : builder.httpPort + i;
+      conf.set(HaConfigKeys.RPC_ADDRESS_PREFIX + NAMESERVICE + "." + id, "127.0.0.1:" + rpcPort);
+      conf.set(HaConfigKeys.RATIS_ADDRESS_PREFIX + NAMESERVICE + "." + id, "127.0.0.1:" + ports[2 * i + 1]);
+      conf.set(HaConfigKeys.HTTP_ADDRESS_PREFIX + NAMESERVICE + "." + id, "127.0.0.1:" + httpPort);
     }
     conf.set(HaConfigKeys.NAMESERVICES_KEY, NAMESERVICE);
     conf.set(HaConfigKeys.NAMENODES_PREFIX + NAMESERVICE, String.join(",", ids));
@@ -124,13 +118,6 @@ public final class MiniFffsCluster implements AutoCloseable {
       own.set(NameNodeConfigKeys.NAME_DIR_KEY, baseDir.resolve("name-" + ids.get(i)).toString());
       haConfs.add(own);
     }
-  }
-
-  /** A port free now, its probe socket left bound in {@code held} for the caller to close. */
-  private static int freePort(List<java.net.ServerSocket> held) throws IOException {
-    java.net.ServerSocket socket = new java.net.ServerSocket(0);
-    held.add(socket);
-    return socket.getLocalPort();
   }
 
   /** Starts the NameNode and the DataNodes and waits until every DataNode is registered and safe mode is off. */

@@ -41,13 +41,14 @@ final class ProcessCluster implements AutoCloseable {
     this.powerLoss = powerLoss;
     // Kept after the run (the temporary directory is not), for reading what the nodes did before a failure.
     this.log = Path.of("target", "crash-nodes-" + ProcessHandle.current().pid() + ".log").toAbsolutePath();
-    this.rpcPort = freePort();
-    this.httpPort = freePort();
+    java.util.Set<Integer> picked = new java.util.HashSet<>();
+    this.rpcPort = freePort(picked);
+    this.httpPort = freePort(picked);
     this.dataPorts = new int[dataNodeCount];
     this.arenas = new Path[dataNodeCount];
     this.dataNodes = new NodeProcess[dataNodeCount];
     for (int i = 0; i < dataNodeCount; i++) {
-      dataPorts[i] = freePort();
+      dataPorts[i] = freePort(picked);
       arenas[i] = Path.of("/dev/shm", "fffs-inflight-" + ProcessHandle.current().pid() + "-" + i);
     }
     try {
@@ -143,13 +144,18 @@ final class ProcessCluster implements AutoCloseable {
   /**
    * A free port below the ephemeral range: a killed node restarts on its ports, and a port of the ephemeral range
    * may meanwhile be taken by any process's outgoing connection or {@code bind(0)} (the restart then exits 1).
+   * Not one of {@code picked} (probed and closed one at a time, two picks could be one port); it is added to them.
    */
-  private static int freePort() throws IOException {
+  private static int freePort(java.util.Set<Integer> picked) throws IOException {
     java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
     for (int attempt = 0; attempt < 100; attempt++) {
       int port = LOW_PORTS + random.nextInt(LOW_PORTS_END - LOW_PORTS);
+      if (picked.contains(port)) {
+        continue;
+      }
       try (ServerSocket socket = new ServerSocket(port)) {
-        return socket.getLocalPort();
+        picked.add(port);
+        return port;
       } catch (java.net.BindException taken) {
         // another process listens there: try another
       }

@@ -3,12 +3,12 @@ package io.fffs.minicluster.crash;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fffs.client.FreezeFrameFileSystem;
+import io.fffs.common.net.FreePorts;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.minicluster.NodeProcess;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,12 +45,6 @@ class ProcessCrashTest {
 
     Written(org.apache.hadoop.fs.Path path) {
       this.path = path;
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
     }
   }
 
@@ -106,9 +100,10 @@ class ProcessCrashTest {
 
   private void crashLoop(boolean replaceFiles) throws Exception {
     int rounds = Integer.parseInt(System.getenv().getOrDefault("FFFS_CRASH_ROUNDS", "3"));
-    rpcPort = freePort();
-    httpPort = freePort();
-    int dataPort = freePort();
+    int[] ports = FreePorts.pick(3);
+    rpcPort = ports[0];
+    httpPort = ports[1];
+    int dataPort = ports[2];
     log = base.resolve("nodes.log");
     Path memory = Path.of("/dev/shm", "fffs-crash-" + ProcessHandle.current().pid());
     Random random = new Random(Long.getLong("fffs.crash.seed", 7));

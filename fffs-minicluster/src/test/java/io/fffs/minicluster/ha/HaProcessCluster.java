@@ -1,10 +1,10 @@
 package io.fffs.minicluster.ha;
 
 import io.fffs.common.ha.HaConfigKeys;
+import io.fffs.common.net.FreePorts;
 import io.fffs.minicluster.NodeProcess;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.ServerSocket;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -46,18 +46,11 @@ final class HaProcessCluster implements AutoCloseable {
     this.nameNodes = new NodeProcess[count];
     this.dataNodes = new NodeProcess[dataNodeCount];
     this.arenas = new Path[dataNodeCount];
-    // Every probe socket stays bound until all ports are picked: closed one by one, two picks could be one port.
-    List<ServerSocket> held = new ArrayList<>();
-    try {
-      for (int i = 0; i < count; i++) {
-        rpcPorts[i] = freePort(held);
-        ratisPorts[i] = freePort(held);
-        httpPorts[i] = freePort(held);
-      }
-    } finally {
-      for (ServerSocket socket : held) {
-        socket.close();
-      }
+    int[] ports = FreePorts.pick(3 * count);
+    for (int i = 0; i < count; i++) {
+      rpcPorts[i] = ports[3 * i];
+      ratisPorts[i] = ports[3 * i + 1];
+      httpPorts[i] = ports[3 * i + 2];
     }
     List<CompletableFuture<Void>> starts = new ArrayList<>();
     for (int i = 0; i < count; i++) {
@@ -87,7 +80,7 @@ final class HaProcessCluster implements AutoCloseable {
     options.add("fffs.datanode.data.dir=" + base.resolve("data-" + i));
     options.add("fffs.datanode.memory.dir=" + arenas[i]);
     options.add("fffs.datanode.memory.capacity=" + (64 << 20));
-    options.add("fffs.datanode.data-address=127.0.0.1:" + freePort());
+    options.add("fffs.datanode.data-address=127.0.0.1:" + FreePorts.pick());
     options.add("fffs.datanode.heartbeat.interval=200ms");
     return NodeProcess.start("io.fffs.datanode.DataNodeMain", "-Xmx256m", log, options.toArray(new String[0]));
   }
@@ -185,17 +178,6 @@ final class HaProcessCluster implements AutoCloseable {
     }
   }
 
-  private static int freePort(List<ServerSocket> held) throws IOException {
-    ServerSocket socket = new ServerSocket(0);
-    held.add(socket);
-    return socket.getLocalPort();
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
-  }
 
   @Override
   public void close() {

@@ -9,6 +9,7 @@ import io.fffs.client.data.DataTransferClients;
 import io.fffs.client.data.ShortCircuitStats;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
+import io.fffs.common.net.FreePorts;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.security.BlockAccessMode;
 import io.fffs.common.security.BlockKey;
@@ -19,7 +20,6 @@ import io.fffs.common.time.TimeSpec;
 import io.fffs.minicluster.NodeProcess;
 import io.fffs.minicluster.RandomFiles;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -58,8 +58,9 @@ class ShortCircuitReadTest {
 
   @BeforeAll
   static void start() throws IOException {
-    int rpcPort = freePort();
-    dataPort = freePort();
+    int[] ports = FreePorts.pick(2);
+    int rpcPort = ports[0];
+    dataPort = ports[1];
     memory = Path.of("/dev/shm", "fffs-shortcircuit-" + ProcessHandle.current().pid());
     Path log = base.resolve("nodes.log");
     nameNode = NodeProcess.start("io.fffs.namenode.NameNodeMain", "-Xmx256m", log,
@@ -94,12 +95,6 @@ class ShortCircuitReadTest {
       try (var paths = Files.walk(memory)) {
         paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
     }
   }
 

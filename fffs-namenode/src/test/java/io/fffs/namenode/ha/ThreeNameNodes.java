@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fffs.client.rpc.NamenodeClient;
 import io.fffs.common.ha.HaConfigKeys;
+import io.fffs.common.net.FreePorts;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.namenode.NameNode;
 import io.fffs.namenode.NameNodeConfigKeys;
 import java.io.Closeable;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -35,9 +35,10 @@ final class ThreeNameNodes implements Closeable {
     Configuration shared = new Configuration(false);
     shared.set(HaConfigKeys.NAMESERVICES_KEY, "mycluster");
     shared.set(HaConfigKeys.NAMENODES_PREFIX + "mycluster", "nn1,nn2,nn3");
+    int[] ports = FreePorts.pick(2 * COUNT);
     for (int i = 1; i <= COUNT; i++) {
-      shared.set(HaConfigKeys.RPC_ADDRESS_PREFIX + "mycluster.nn" + i, "127.0.0.1:" + freePort());
-      shared.set(HaConfigKeys.RATIS_ADDRESS_PREFIX + "mycluster.nn" + i, "127.0.0.1:" + freePort());
+      shared.set(HaConfigKeys.RPC_ADDRESS_PREFIX + "mycluster.nn" + i, "127.0.0.1:" + ports[2 * i - 2]);
+      shared.set(HaConfigKeys.RATIS_ADDRESS_PREFIX + "mycluster.nn" + i, "127.0.0.1:" + ports[2 * i - 1]);
     }
     shared.set(NameNodeConfigKeys.HTTP_ADDRESS_KEY, "127.0.0.1:0");
     shared.set(HaConfigKeys.SNAPSHOT_ENTRIES_KEY, "16");
@@ -47,12 +48,6 @@ final class ThreeNameNodes implements Closeable {
       conf.set(HaConfigKeys.NAMENODE_ID_KEY, "nn" + (i + 1));
       conf.set(NameNodeConfigKeys.NAME_DIR_KEY, dir.resolve("nn" + (i + 1)).toString());
       confs.add(conf);
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
     }
   }
 
