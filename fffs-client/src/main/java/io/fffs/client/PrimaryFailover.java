@@ -136,10 +136,9 @@ final class PrimaryFailover {
       DatanodeIdProto primary = failed.replicas().get(0);
       history.add(address(primary) + " (" + cause.getMessage() + ")");
       lost.computeIfAbsent(blockId, b -> new ArrayList<>()).add(primary);
-      List<DatanodeIdProto> survivors = failed.abandon();
-      // Read once abandoned: an answer that came in before would otherwise be sent again, an extra history entry.
       List<UnackedWrites.Remainder> resend = copies.after(failed.acknowledgedBytes());
       acknowledged = newer(acknowledged, failed.lastEntryHlc());
+      List<DatanodeIdProto> survivors = failed.abandon();
       writers.remove(blockId);
       if (survivors.isEmpty() || attempt >= ATTEMPTS) {
         throw gaveUp(blockId, history, survivors.isEmpty() ? "no follower is left to take over"
