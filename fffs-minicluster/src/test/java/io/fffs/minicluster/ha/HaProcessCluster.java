@@ -178,7 +178,6 @@ final class HaProcessCluster implements AutoCloseable {
     }
   }
 
-
   @Override
   public void close() {
     for (NodeProcess dataNode : dataNodes) {
