@@ -11,7 +11,7 @@ import java.util.ArrayDeque;
 /**
  * A sequential read of a block on this host through its DataNode's files ({@link ShortCircuit}): one LOCAL_READ per
  * request-size piece, whose bytes the caller's reads copy straight into their buffers; once the caller is halfway
- * through a piece, the next {@link #AHEAD} are located, and their evicted pages read once (with direct I/O: into a
+ * through a piece, the next {@link ShortCircuit#aheadPieces} are located, and their evicted pages read once (with direct I/O: into a
  * buffer of the client's), ahead of it ({@link ShortCircuit#ahead}). A piece located ahead whose copy fails its
  * check (its arena pages evicted meanwhile) is located again once; from the first copy that fails otherwise, the
  * rest of the range is read through the data port ({@code fallback}).
@@ -42,9 +42,6 @@ final class ShortCircuitStream implements BlockReadStream {
   /** Whether {@link #answer} was located ahead (and may be located again once). */
   private boolean answeredAhead;
   private BlockReadStream socket;
-
-  /** Pieces a sequential reader has located ahead of it. */
-  static final int AHEAD = 2;
 
   ShortCircuitStream(ShortCircuit shortCircuit, DatanodeIdProto datanode, long blockId, BlockToken token,
       TimeSpec time, long offset, long end, Fallback fallback) {
@@ -132,13 +129,13 @@ final class ShortCircuitStream implements BlockReadStream {
     return shortCircuit.locate(datanode, blockId, token, offset, length, time);
   }
 
-  /** Keeps {@link #AHEAD} pieces located past the current one, while this one was whole and the range goes on. */
+  /** Keeps {@link ShortCircuit#aheadPieces} pieces located past the current one, while this one was whole and the range goes on. */
   private void locateAhead() {
     if (answerLength < asked) {
       return;
     }
     long next = ahead.isEmpty() ? answerStart + asked : ahead.peekLast().offset() + ahead.peekLast().length();
-    while (ahead.size() < AHEAD && next < end) {
+    while (ahead.size() < shortCircuit.aheadPieces() && next < end) {
       int length = (int) Math.min(shortCircuit.requestSize(), end - next);
       ahead.addLast(shortCircuit.ahead(datanode, blockId, token, next, length, time));
       next += length;
