@@ -54,7 +54,7 @@ final class ShortCircuit implements Closeable {
    * Pieces a sequential reader keeps located ahead, and threads that locate and warm them for all of the client's
    * streams: three through the page cache, two with {@code directIo}. A first read of 1 GiB of evicted data by a fresh
    * client ran at 0.60-0.74 GB/s with three against 0.32-0.49 with two (four: 0.58-0.63); with direct I/O at
-   * 0.62-0.68 against 0.65-0.87 (the device's own read-ahead is what helps there).
+   * 0.62-0.68 against 0.65-0.87.
    */
   private static final int AHEAD_BUFFERED = 3;
   private static final int AHEAD_DIRECT = 2;

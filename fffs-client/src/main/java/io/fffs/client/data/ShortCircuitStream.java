@@ -11,10 +11,10 @@ import java.util.ArrayDeque;
 /**
  * A sequential read of a block on this host through its DataNode's files ({@link ShortCircuit}): one LOCAL_READ per
  * request-size piece, whose bytes the caller's reads copy straight into their buffers; once the caller is halfway
- * through a piece, the next {@link ShortCircuit#aheadPieces} are located, and their evicted pages read once (with direct I/O: into a
- * buffer of the client's), ahead of it ({@link ShortCircuit#ahead}). A piece located ahead whose copy fails its
- * check (its arena pages evicted meanwhile) is located again once; from the first copy that fails otherwise, the
- * rest of the range is read through the data port ({@code fallback}).
+ * through a piece, the next {@link ShortCircuit#aheadPieces} are located, and their evicted pages read once (with
+ * direct I/O: into a buffer of the client's), ahead of it ({@link ShortCircuit#ahead}). A piece located ahead whose
+ * copy fails its check (its arena pages evicted meanwhile) is located again once; from the first copy that fails
+ * otherwise, the rest of the range is read through the data port ({@code fallback}).
  */
 final class ShortCircuitStream implements BlockReadStream {
   /** Opens a read of the block through the data port from {@code at} to the stream's end. */
@@ -129,7 +129,10 @@ final class ShortCircuitStream implements BlockReadStream {
     return shortCircuit.locate(datanode, blockId, token, offset, length, time);
   }
 
-  /** Keeps {@link ShortCircuit#aheadPieces} pieces located past the current one, while this one was whole and the range goes on. */
+  /**
+   * Keeps {@link ShortCircuit#aheadPieces} pieces located past the current one, while this one was whole and the range
+   * goes on.
+   */
   private void locateAhead() {
     if (answerLength < asked) {
       return;
