@@ -376,6 +376,7 @@ public final class NamenodeLink implements AutoCloseable {
       try {
         if (store.dropReplica(blockId)) {
           drops.remove(blockId);
+          received.forget(blockId);
           LOG.info("Dropped the replica of block {} with its history (the NameNode has enough other replicas)",
               blockId);
         }

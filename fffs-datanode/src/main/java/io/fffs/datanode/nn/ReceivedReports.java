@@ -35,6 +35,13 @@ final class ReceivedReports {
     standings.add(blockId);
   }
 
+  /** The replica of {@code blockId} is gone (dropped): nothing about it is reported, nor waits for an entry. */
+  void forget(long blockId) {
+    written.remove(blockId);
+    standings.remove(blockId);
+    awaitingEntry.remove(blockId);
+  }
+
   /** Whether there is nothing to report now (a standing awaiting its block's first entry waits). */
   boolean isEmpty() {
     return written.isEmpty() && standings.isEmpty();

@@ -57,4 +57,23 @@ class ReceivedReportsTest {
     assertThat(lines.get(0).getNumBytes()).as("the line as the store holds it now").isEqualTo(4096);
     assertThat(reports.isEmpty()).isTrue();
   }
+
+  @Test
+  void aDroppedReplicaLeavesNothingWaiting() {
+    ReceivedReports reports = new ReceivedReports();
+    reports.standingChanged(BLOCK);  // opened in a pipeline that never wrote, then dropped
+    assertThat(reports.take(store::get)).isEmpty();
+    reports.forget(BLOCK);
+
+    // The same id written later (a test store reusing ids) goes without the forgotten standing.
+    store.put(BLOCK, new BlockSummary(BLOCK, 1024, HlcTimestamp.valueOf(500), EPOCH, Block.NOT_FOLLOWING, false));
+    reports.written(BLOCK, 1024, 500);
+    List<ReportedBlockProto> lines = reports.take(store::get);
+    assertThat(lines).hasSize(1);
+    assertThat(lines.get(0).hasPipelineEpoch()).as("the forgotten standing is not sent").isFalse();
+
+    reports.written(BLOCK + 1, 10, 600);
+    reports.forget(BLOCK + 1);
+    assertThat(reports.isEmpty()).as("a forgotten write is not reported").isTrue();
+  }
 }

@@ -285,7 +285,11 @@ final class NamenodeStateMachine extends BaseStateMachine implements Leadership 
 
   private String knownLeader() {
     RaftPeerId known = leader;
-    return known == null || known.equals(getId()) ? "; no leader is known yet" : "; leader=" + known;
+    if (known == null) {
+      return "; no leader is known yet";
+    }
+    // A leader whose lease lapsed knows of no successor yet: naming itself would send the client back here.
+    return known.equals(getId()) ? "; no other leader is known yet" : "; leader=" + known;
   }
 
   /**
