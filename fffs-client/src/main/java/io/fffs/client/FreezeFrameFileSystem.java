@@ -32,10 +32,12 @@ import org.apache.hadoop.fs.ContentSummary;
 import org.apache.hadoop.fs.CreateFlag;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileChecksum;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.FsServerDefaults;
 import org.apache.hadoop.fs.FsStatus;
+import org.apache.hadoop.fs.Options.ChecksumCombineMode;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.security.UserGroupInformation;
@@ -179,6 +181,25 @@ public class FreezeFrameFileSystem extends FileSystem {
             // The read went on from another replica; the DataNode's own checks find the damage later.
           }
         }, client.relocation()));
+  }
+
+  /**
+   * HDFS's file checksum of {@code path} (at the time its name gives), made by its DataNodes from the chunk CRCs they
+   * keep: MD5-of-MD5-of-CRC32C, or with {@code dfs.checksum.combine.mode=COMPOSITE_CRC} the CRC32C of its bytes.
+   */
+  @Override
+  public FileChecksum getFileChecksum(Path path) throws IOException {
+    return getFileChecksum(path, Long.MAX_VALUE);
+  }
+
+  /** {@link #getFileChecksum(Path)} of the first {@code length} bytes (all of a shorter file). */
+  @Override
+  public FileChecksum getFileChecksum(Path path, long length) throws IOException {
+    statistics.incrementReadOps(1);
+    TemporalPath temporal = client.temporal(qualify(path));
+    ChecksumCombineMode mode = FileChecksums.mode(getConf());
+    FileLayout layout = client.layout(FffsClient.plain(temporal), temporal.timeSpec(), temporal.originalPath());
+    return FileChecksums.of(layout, length, mode, client.data());
   }
 
   @Override

@@ -46,7 +46,7 @@ final class DataOps {
         response.setContentLength(0);
         return;
       case GETFILECHECKSUM:
-        Responses.json(response, HttpServletResponse.SC_OK, FileChecksums.md5OfMd5OfCrc32c(fs, call.path.path));
+        Responses.json(response, HttpServletResponse.SC_OK, FileChecksums.json(fs, call.path.path));
         return;
       default:
         throw new FffsException(ErrorCode.INTERNAL, call.op + " moves no file bytes");

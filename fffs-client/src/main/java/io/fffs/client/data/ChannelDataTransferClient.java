@@ -3,6 +3,8 @@ package io.fffs.client.data;
 import io.fffs.client.data.netty.NettyTransport;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.proto.DataTransferProtos.BlockChecksumRequestProto;
+import io.fffs.common.proto.DataTransferProtos.BlockChecksumResponseProto;
 import io.fffs.common.proto.DataTransferProtos.BlockInfoRequestProto;
 import io.fffs.common.proto.DataTransferProtos.BlockInfoResponseProto;
 import io.fffs.common.proto.DataTransferProtos.BlockLogRequestProto;
@@ -310,6 +312,14 @@ final class ChannelDataTransferClient implements DataTransferClient {
         .setBlockInfo(BlockInfoRequestProto.newBuilder().setBlockId(blockId).setTime(time.toProto())))
         .getBlockInfo();
     return new BlockInfo(info.getExists(), info.getLength(), HlcTimestamp.fromProto(info.getResolvedHlc()));
+  }
+
+  @Override
+  public BlockChecksumResponseProto blockChecksum(DatanodeIdProto datanode, long blockId, BlockToken token,
+      long length, TimeSpec time) throws IOException {
+    return call(datanode, RequestHeaders.withToken(token, RequestHeaderProto.newBuilder())
+        .setOp(OpProto.BLOCK_CHECKSUM).setBlockChecksum(BlockChecksumRequestProto.newBuilder().setBlockId(blockId)
+            .setLength(length).setTime(time.toProto()))).getBlockChecksum();
   }
 
   @Override

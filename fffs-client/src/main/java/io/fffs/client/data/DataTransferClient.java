@@ -1,6 +1,7 @@
 package io.fffs.client.data;
 
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.proto.DataTransferProtos.BlockChecksumResponseProto;
 import io.fffs.common.proto.DataTransferProtos.BlockLogResponseProto;
 import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HlcTimestamp;
@@ -109,6 +110,16 @@ public interface DataTransferClient extends Closeable {
       long toHlc, int limit) throws IOException {
     throw new io.fffs.common.error.FffsException(io.fffs.common.error.ErrorCode.UNSUPPORTED,
         "this data client cannot list a block's log");
+  }
+
+  /**
+   * The digests of the CRC32Cs of {@code [0, length)} of a block as of {@code time}, made by the DataNode from the
+   * CRCs it keeps ({@code token}: READ): a file checksum's part, without the bytes.
+   */
+  default BlockChecksumResponseProto blockChecksum(DatanodeIdProto datanode, long blockId, BlockToken token,
+      long length, TimeSpec time) throws IOException {
+    throw new io.fffs.common.error.FffsException(io.fffs.common.error.ErrorCode.UNSUPPORTED,
+        "this data client cannot ask for a block's checksum");
   }
 
   /** Cuts a block to {@code newLength} ({@code token}: WRITE); returns the block's length after it. */

@@ -7,10 +7,11 @@ import io.fffs.common.security.BlockAccessMode;
 import io.fffs.common.security.BlockTokenVerifier;
 
 /**
- * The token each data operation needs ({@code DataTransfer.proto}): READ for READ and LOCAL_READ, WRITE for WRITE,
- * SYNC (every block named), TRUNCATE, REPLICA_OPEN and REPLICA_END, either for BLOCK_INFO and BLOCK_LOG. Checked
- * before anything is served or queued — by the TCP data server and by the UCX side channel alike. A writer's WRITE and REPLICA_OPEN also pass the block's writer fence
- * ({@code STALE_WRITER} for a writer whose file was taken over).
+ * The token each data operation needs ({@code DataTransfer.proto}): READ for READ, LOCAL_READ and BLOCK_CHECKSUM,
+ * WRITE for WRITE, SYNC (every block named), TRUNCATE, REPLICA_OPEN and REPLICA_END, either for BLOCK_INFO and
+ * BLOCK_LOG. Checked before anything is served or queued — by the TCP data server and by the UCX side channel alike.
+ * A writer's WRITE and REPLICA_OPEN also pass the block's writer fence ({@code STALE_WRITER} for a writer whose file
+ * was taken over).
  */
 public final class BlockAccess {
   private BlockAccess() {}
@@ -31,6 +32,12 @@ public final class BlockAccess {
       case LOCAL_READ:
         if (request.hasRead()) {
           verifier.check(request.getTokensList(), request.getRead().getBlockId(), BlockAccessMode.READ, "READ");
+        }
+        return;
+      case BLOCK_CHECKSUM:
+        if (request.hasBlockChecksum()) {
+          verifier.check(request.getTokensList(), request.getBlockChecksum().getBlockId(), BlockAccessMode.READ,
+              "BLOCK_CHECKSUM");
         }
         return;
       case BLOCK_INFO:

@@ -38,13 +38,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * READ, LOCAL_READ (where a READ's bytes are, for a short-circuit reader on this host), BLOCK_INFO, BLOCK_LOG, SYNC,
- * TRUNCATE and the pipeline's REPLICA_OPEN and REPLICA_END, served on a pool of handler threads because they may wait: for the
- * clock to pass a time (at most the max offset) or for the disk. A READ answer is the header, with a CRC32C per 512-byte chunk of
- * the payload (mostly those its runs carry, {@link ReadView#chunkCrcs()}), followed by the view's runs: arena pages and
- * evicted pages the store loaded and checked with plain writes, evicted pages an earlier read checked from their
- * segment file with sendfile ({@link BlockStore#readForSending}); the whole frame is written in one event-loop task
- * so it never interleaves with an ack, and the view (which pins its pages) is closed once the last run is on the wire.
+ * READ, LOCAL_READ (where a READ's bytes are, for a short-circuit reader on this host), BLOCK_INFO, BLOCK_CHECKSUM
+ * ({@link BlockChecksums}), BLOCK_LOG, SYNC, TRUNCATE and the pipeline's REPLICA_OPEN and REPLICA_END, served on a
+ * pool of handler threads because they may wait: for the clock to pass a time (at most the max offset) or for the
+ * disk. A READ answer is the header, with a CRC32C per 512-byte chunk of the payload (mostly those its runs carry,
+ * {@link ReadView#chunkCrcs()}), followed by the view's runs: arena pages and evicted pages the store loaded and
+ * checked with plain writes, evicted pages an earlier read checked from their segment file with sendfile
+ * ({@link BlockStore#readForSending}); the whole frame is written in one event-loop task so it never interleaves
+ * with an ack, and the view (which pins its pages) is closed once the last run is on the wire.
  */
 final class QueryService {
   private static final Logger LOG = LoggerFactory.getLogger(QueryService.class);
@@ -64,12 +65,14 @@ final class QueryService {
   private final ReadGate gate;
   private final BlockTransfer transfers;
   private final boolean shortCircuit;
+  private final BlockChecksums checksums;
 
   QueryService(BlockStore store, WriteRules rules, ExecutorService handlers, DataServerStats stats,
       int maxPayload, ReadGate gate, BlockTransfer transfers, boolean shortCircuit) {
     this.transfers = transfers;
     this.shortCircuit = shortCircuit;
     this.gate = gate;
+    this.checksums = new BlockChecksums(store, gate);
     this.store = store;
     this.rules = rules;
     this.clock = rules.clock();
@@ -109,6 +112,10 @@ final class QueryService {
               TimeSpec.fromProto(request.getBlockInfo().getTime()));
           response.setBlockInfo(BlockInfoResponseProto.newBuilder().setExists(info.exists())
               .setLength(info.length()).setResolvedHlc(info.hlc().toProto()));
+          break;
+        case BLOCK_CHECKSUM:
+          require(request.hasBlockChecksum(), request);
+          response.setBlockChecksum(checksums.compute(request.getBlockChecksum()));
           break;
         case BLOCK_LOG:
           require(request.hasBlockLog(), request);

@@ -251,6 +251,7 @@ class WebHdfsGatewayTest {
       assertThat(a.getAlgorithmName()).isEqualTo("MD5-of-128MD5-of-512CRC32C");
       assertThat(webhdfs.getFileChecksum(new org.apache.hadoop.fs.Path("/ck/b"))).isEqualTo(a);
       assertThat(webhdfs.getFileChecksum(new org.apache.hadoop.fs.Path("/ck/c"))).isNotEqualTo(a);
+      assertThat(fs.getFileChecksum(new org.apache.hadoop.fs.Path("/ck/a"))).as("what fffs:// gives").isEqualTo(a);
 
       org.apache.hadoop.fs.FileStatus status = webhdfs.getFileStatus(new org.apache.hadoop.fs.Path("/ck/a"));
       org.apache.hadoop.fs.BlockLocation[] blocks = webhdfs.getFileBlockLocations(status, 0, status.getLen());

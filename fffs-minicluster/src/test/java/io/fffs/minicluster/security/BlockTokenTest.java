@@ -145,6 +145,10 @@ class BlockTokenTest {
     assertDenied(() -> raw.blockInfo(dn, blockA, null, TimeSpec.latest()), "BLOCK_INFO of block " + blockA);
     assertDenied(() -> raw.blockLog(dn, blockA, null, 0, 0, 10), "BLOCK_LOG of block " + blockA);
     assertThat(raw.blockLog(dn, blockA, readA, 0, 0, 10).getEntriesCount()).as("with the token").isPositive();
+    assertDenied(() -> raw.blockChecksum(dn, blockA, null, 100, TimeSpec.latest()), "BLOCK_CHECKSUM of block "
+        + blockA);
+    assertThat(raw.blockChecksum(dn, blockA, readA, data.length, TimeSpec.latest()).getCrcs()).as("with the token")
+        .isEqualTo((data.length + 511) / 512);
     assertDenied(() -> raw.sync(dn, List.of(blockA), List.of()), "SYNC of block " + blockA);
     assertDenied(() -> raw.truncate(dn, blockA, null, 0), "TRUNCATE of block " + blockA);
     // Forged: the fields changed, the MAC kept.
@@ -178,7 +182,9 @@ class BlockTokenTest {
       in.readFully(0, back);
     }
     assertThat(back).isEqualTo(data);
-    assertThat(cluster.getDataNode(0).serverStats().accessDenied.sum()).isGreaterThanOrEqualTo(12);
+    assertThat(fs.getFileChecksum(new org.apache.hadoop.fs.Path("/raw-a")).getAlgorithmName())
+        .as("the file system's own checksum, with the NameNode's tokens").isEqualTo("MD5-of-0MD5-of-512CRC32C");
+    assertThat(cluster.getDataNode(0).serverStats().accessDenied.sum()).isGreaterThanOrEqualTo(13);
   }
 
   @Test
