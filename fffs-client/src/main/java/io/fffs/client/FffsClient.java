@@ -251,9 +251,10 @@ final class FffsClient implements Closeable {
     if (!directory && (status.getUnderConstruction() || time.kind() == TimeSpec.Kind.USER)) {
       length = layout(status.getPath(), time, shown).length;
     }
-    return new FileStatus(length, directory, directory ? 0 : status.getReplication(),
+    return new FffsFileStatus(length, directory, directory ? 0 : status.getReplication(),
         directory ? 0 : status.getBlockSize(), status.getModificationTime(), status.getAccessTime(),
-        new FsPermission((short) status.getPermission()), status.getOwner(), status.getGroup(), shown);
+        new FsPermission((short) status.getPermission()), status.getOwner(), status.getGroup(), shown,
+        status.getInodeId(), status.getVersionHlc().getPacked());
   }
 
   @Override

@@ -1,8 +1,10 @@
 package io.fffs.client;
 
 import io.fffs.client.data.DataTransferClient;
+import io.fffs.client.errors.ClientErrors;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
 import io.fffs.common.proto.DataTransferProtos.BlockChecksumResponseProto;
 import io.fffs.protocol.frame.ChunkChecksums;
 import io.fffs.protocol.frame.Crc32cComposition;
@@ -46,9 +48,13 @@ final class FileChecksums {
     }
   }
 
-  /** The checksum of the first {@code length} bytes of the file {@code layout} describes (all, if it is shorter). */
-  static FileChecksum of(FileLayout layout, long length, ChecksumCombineMode mode, DataTransferClient data)
-      throws IOException {
+  /**
+   * The checksum of the first {@code length} bytes of the file {@code layout} describes (all, if it is shorter).
+   * A block every listed replica failed, or whose token expired meanwhile, is asked of the replicas and with the
+   * tokens {@code tokens} gives, as a read does ({@link FffsInputStream}).
+   */
+  static FileChecksum of(FileLayout layout, long length, ChecksumCombineMode mode, DataTransferClient data,
+      FffsInputStream.TokenSource tokens, ReadRelocation relocation) throws IOException {
     if (length < 0) {
       throw new FffsException(ErrorCode.INVALID_ARGUMENT, "a checksum of " + length + " bytes of " + layout.path
           + ": the length must not be negative");
@@ -64,12 +70,23 @@ final class FileChecksums {
         break;
       }
       long bytes = Math.min(block.length, wanted - block.offset);
-      BlockChecksumResponseProto part = ReplicaFailover.run(layout.path, block.blockId,
-          ReplicaOrder.order(block.locations, failed, data::skewedAhead), failed,
-          replica -> data.blockChecksum(replica, block.blockId, block.token, bytes, layout.time));
-      if (part.getCrcs() != ChunkChecksums.chunksOf(bytes)) {
-        throw new FffsException(ErrorCode.CORRUPT, "block " + block.blockId + " of " + layout.path + " gave "
-            + part.getCrcs() + " chunk CRCs for " + bytes + " bytes");
+      BlockChecksumResponseProto part = null;
+      for (int attempt = 0; part == null; attempt++) {
+        try {
+          part = ReplicaFailover.run(layout.path, block.blockId,
+              ReplicaOrder.order(block.locations, failed, data::skewedAhead), failed, replica -> checked(layout,
+                  block, bytes, data.blockChecksum(replica, block.blockId, block.token, bytes, layout.time)));
+        } catch (IOException e) {
+          boolean expired = e instanceof FffsException && ((FffsException) e).code() == ErrorCode.ACCESS_DENIED;
+          if (!(expired && attempt == 0) && !relocation.again(e, attempt, layout.path + " block " + block.blockId)) {
+            throw e;
+          }
+          LocatedBlocksProto fresh = ClientErrors.translating(tokens::locate);
+          if (fresh == null) {
+            throw e;
+          }
+          layout.refresh(fresh);
+        }
       }
       part.getMd5OfCrcs().writeTo(blockMd5s);
       crc = blocks == 0 ? part.getCrc() : Crc32cComposition.compose(crc, part.getCrc(), bytes);
@@ -88,6 +105,17 @@ final class FileChecksums {
     // HDFS gives the first block's CRC count only when there is more than one block.
     return new MD5MD5CRC32CastagnoliFileChecksum(ChunkChecksums.CHUNK_BYTES, blocks > 1 ? crcPerBlock : 0,
         MD5Hash.digest(hdfsPadded(blockMd5s.toByteArray())));
+  }
+
+  /** {@code part} if it is whole (a CRC per chunk, a 16-byte MD5), else {@code CORRUPT}: the next replica is asked. */
+  private static BlockChecksumResponseProto checked(FileLayout layout, FileLayout.Block block, long bytes,
+      BlockChecksumResponseProto part) throws FffsException {
+    if (part.getCrcs() != ChunkChecksums.chunksOf(bytes) || part.getMd5OfCrcs().size() != 16) {
+      throw new FffsException(ErrorCode.CORRUPT, "block " + block.blockId + " of " + layout.path + " gave "
+          + part.getCrcs() + " chunk CRCs and an MD5 of " + part.getMd5OfCrcs().size() + " bytes for " + bytes
+          + " bytes");
+    }
+    return part;
   }
 
   /**

@@ -7,6 +7,7 @@ import io.fffs.common.history.RetentionRule;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.ContentSummaryProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.GetFileInfoResponseProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.GetListingResponseProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.GetStatsResponseProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
@@ -34,11 +35,14 @@ import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileChecksum;
 import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.InvalidPathHandleException;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.FsServerDefaults;
 import org.apache.hadoop.fs.FsStatus;
 import org.apache.hadoop.fs.Options.ChecksumCombineMode;
+import org.apache.hadoop.fs.Options.HandleOpt;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.PathHandle;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.util.DataChecksum;
@@ -195,11 +199,79 @@ public class FreezeFrameFileSystem extends FileSystem {
   /** {@link #getFileChecksum(Path)} of the first {@code length} bytes (all of a shorter file). */
   @Override
   public FileChecksum getFileChecksum(Path path, long length) throws IOException {
+    return getFileChecksum(path, length, FileChecksums.mode(getConf()));
+  }
+
+  /** {@link #getFileChecksum(Path, long)} in the form {@code mode} asks for, whatever the configuration says. */
+  public FileChecksum getFileChecksum(Path path, long length, ChecksumCombineMode mode) throws IOException {
     statistics.incrementReadOps(1);
     TemporalPath temporal = client.temporal(qualify(path));
-    ChecksumCombineMode mode = FileChecksums.mode(getConf());
-    FileLayout layout = client.layout(FffsClient.plain(temporal), temporal.timeSpec(), temporal.originalPath());
-    return FileChecksums.of(layout, length, mode, client.data());
+    String plain = FffsClient.plain(temporal);
+    TimeSpec time = temporal.timeSpec();
+    FileLayout layout = client.layout(plain, time, temporal.originalPath());
+    return FileChecksums.of(layout, length, mode, client.data(),
+        () -> nn().getBlockLocations(plain, time, 0, Long.MAX_VALUE), client.relocation());
+  }
+
+  /**
+   * A handle to the file {@code status} shows ({@link FffsPathHandle}): {@code opts} say whether its bytes and its
+   * place may change before it is opened (an option left out: they may). A status of a past time names that state.
+   * A status that does not name its inode ({@code listFiles} gives {@code LocatedFileStatus} copies) stands for the
+   * file at its path now.
+   */
+  @Override
+  protected PathHandle createPathHandle(FileStatus status, HandleOpt... opts) {
+    FffsFileStatus shown;
+    if (status instanceof FffsFileStatus) {
+      shown = (FffsFileStatus) status;
+    } else {
+      try {
+        shown = (FffsFileStatus) getFileStatus(status.getPath());
+      } catch (IOException e) {
+        throw new IllegalArgumentException("no file at " + status.getPath() + " to make a path handle of: "
+            + e.getMessage(), e);
+      }
+    }
+    if (shown.isDirectory()) {
+      throw new IllegalArgumentException(status.getPath() + " is a directory; path handles name files");
+    }
+    boolean mayChange = HandleOpt.getOpt(HandleOpt.Data.class, opts).map(HandleOpt.Data::allowChange).orElse(true);
+    boolean mayMove = HandleOpt.getOpt(HandleOpt.Location.class, opts).map(HandleOpt.Location::allowChange)
+        .orElse(true);
+    return new FffsPathHandle(shown.inodeId(), shown.versionHlc(), shown.getPath().toString(), mayChange, mayMove);
+  }
+
+  /**
+   * Opens the file of {@code handle} where it is now, as of the moment the NameNode checked it (a rename or change
+   * after that moment does not change what is read); {@link InvalidPathHandleException} when it was deleted, or
+   * moved or changed where the handle does not allow it. A handle of a past state opens that state.
+   */
+  @Override
+  public FSDataInputStream open(PathHandle handle, int bufferSize) throws IOException {
+    FffsPathHandle file = FffsPathHandle.of(handle);
+    TemporalPath named = client.temporal(qualify(new Path(file.path)));
+    String plain = FffsClient.plain(named);
+    if (!named.timeSpec().isLatest()) {
+      FileStatusProto then = ClientErrors.translating(() -> nn().getFileInfo(plain, named.timeSpec()));
+      if (then == null || then.getInodeId() != file.inodeId) {
+        throw new InvalidPathHandleException(file.path + " no longer shows the file of " + file);
+      }
+      return open(named.originalPath(), plain, named.timeSpec());
+    }
+    GetFileInfoResponseProto checked = ClientErrors.translating(() -> nn().getFileInfoById(file.inodeId));
+    if (!checked.hasStatus()) {
+      throw new InvalidPathHandleException("the file of " + file + " was deleted");
+    }
+    FileStatusProto now = checked.getStatus();
+    if (!file.mayMove && !now.getPath().equals(plain)) {
+      throw new InvalidPathHandleException("the file of " + file + " was moved to " + now.getPath());
+    }
+    if (!file.mayChange && now.getVersionHlc().getPacked() != file.versionHlc) {
+      throw new InvalidPathHandleException("the file of " + file + " was changed at "
+          + HlcTimestamp.fromProto(now.getVersionHlc()));
+    }
+    TimeSpec moment = TimeSpec.system(HlcTimestamp.fromProto(checked.getHlc()).physicalMicros());
+    return open(TemporalPath.withTime(qualify(new Path(now.getPath())), moment), now.getPath(), moment);
   }
 
   @Override

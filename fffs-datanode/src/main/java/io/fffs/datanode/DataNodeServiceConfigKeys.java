@@ -78,7 +78,7 @@ public final class DataNodeServiceConfigKeys {
   public static final String SERVER_IO_THREADS_KEY = "fffs.datanode.server.io-threads";
   public static final int SERVER_IO_THREADS_DEFAULT = 0;
 
-  /** Threads serving READ, BLOCK_INFO and SYNC (which may wait for the clock or the disk). */
+  /** Threads serving READ, BLOCK_INFO, BLOCK_CHECKSUM and SYNC (which may wait for the clock or the disk). */
   public static final String SERVER_HANDLER_THREADS_KEY = "fffs.datanode.server.handler-threads";
   public static final int SERVER_HANDLER_THREADS_DEFAULT = 8;
 

@@ -303,6 +303,16 @@ public final class NamenodeClient implements Closeable {
     return response.hasStatus() ? response.getStatus() : null;
   }
 
+  /**
+   * The latest status of inode {@code inodeId} where it is linked now (unset when it is linked nowhere), with the
+   * NameNode's HLC when it answered.
+   */
+  public GetFileInfoResponseProto getFileInfoById(long inodeId) throws IOException {
+    return queryAt(TimeSpec.latest(), (nn, h) -> nn.getFileInfo(null, GetFileInfoRequestProto.newBuilder().setHlc(h)
+        .setSrc("/").setTime(TimeSpec.latest().toProto()).setInodeId(inodeId).build()),
+        GetFileInfoResponseProto::getHlc);
+  }
+
   public GetListingResponseProto getListing(String src, TimeSpec time, String startAfter, int limit)
       throws IOException {
     return queryAt(time, (nn, h) -> nn.getListing(null, GetListingRequestProto.newBuilder().setHlc(h).setSrc(src)

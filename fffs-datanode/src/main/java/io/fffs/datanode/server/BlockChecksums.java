@@ -4,7 +4,6 @@ import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.DataTransferProtos.BlockChecksumRequestProto;
 import io.fffs.common.proto.DataTransferProtos.BlockChecksumResponseProto;
-import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.datanode.store.BlockInfo;
 import io.fffs.datanode.store.BlockStore;
@@ -25,6 +24,8 @@ import org.apache.hadoop.thirdparty.protobuf.ByteString;
 final class BlockChecksums {
   /** Bytes per view: a multiple of the chunk size, so the views' chunks are the block's. */
   private static final int PIECE = 8 << 20;
+  /** Tries at the latest state before a block that keeps changing is refused. */
+  private static final int ATTEMPTS = 3;
   private static final int CHUNK_SHIFT = Crc32cComposition.shift(ChunkChecksums.CHUNK_BYTES);
 
   private final BlockStore store;
@@ -35,32 +36,52 @@ final class BlockChecksums {
     this.gate = gate;
   }
 
+  /**
+   * The digests of the block's first {@code length} bytes as of the time asked: {@code NOT_FOUND} when this
+   * DataNode did not hold the block then, {@code REPLICA_STALE} when it held fewer bytes (a replica behind) or,
+   * at the latest time, when the block kept changing while its chunks were read (each try starts again).
+   */
   BlockChecksumResponseProto compute(BlockChecksumRequestProto request) throws FffsException {
     long blockId = request.getBlockId();
     TimeSpec time = TimeSpec.fromProto(request.getTime());
-    long length = request.getLength();
+    for (int attempt = 1; ; attempt++) {
+      BlockChecksumResponseProto answer = tryCompute(blockId, request.getLength(), time);
+      if (answer != null) {
+        return answer;
+      }
+      if (attempt == ATTEMPTS) {
+        throw new FffsException(ErrorCode.REPLICA_STALE, "block " + blockId + " changed while its checksum was"
+            + " made, " + ATTEMPTS + " times: ask again once writes to it pause");
+      }
+    }
+  }
+
+  /** The answer, or null when the block changed between two pieces (only the latest state can). */
+  private BlockChecksumResponseProto tryCompute(long blockId, long length, TimeSpec time) throws FffsException {
     BlockInfo info = store.info(blockId, time);
-    if (!info.exists() && length > 0 || length > info.length()) {
-      throw new FffsException(ErrorCode.INVALID_ARGUMENT, "block " + blockId + " held " + info.length()
-          + " bytes as of " + time + ", fewer than the " + length + " whose checksum was asked for (this replica "
-          + "may be behind: ask another)");
+    if (!info.exists()) {
+      throw new FffsException(ErrorCode.NOT_FOUND, "this DataNode held no state of block " + blockId + " as of "
+          + time);
+    }
+    if (length > info.length()) {
+      throw stale(blockId, info.length(), length, time);
     }
     MessageDigest md5 = md5();
     byte[] crcBytes = new byte[4];
     long crcs = 0;
     int crc = 0;
-    HlcTimestamp resolved = info.hlc();
     for (long offset = 0; offset < length; ) {
       int asked = (int) Math.min(PIECE, length - offset);
       int[] chunkCrcs;
       gate.enterRead();
       try (ReadView view = store.readForSending(blockId, offset, asked, time)) {
+        if (view.logIndex() != info.logIndex()) {
+          return null;
+        }
         if (view.length() != asked) {
-          throw new FffsException(ErrorCode.INVALID_ARGUMENT, "block " + blockId + " ended at " + (offset
-              + view.length()) + " bytes as of " + time + " while its checksum of " + length + " bytes was made");
+          throw stale(blockId, offset + view.length(), length, time);
         }
         chunkCrcs = view.chunkCrcs();
-        resolved = view.hlc();
       } finally {
         gate.exitRead();
       }
@@ -81,7 +102,12 @@ final class BlockChecksums {
       offset += asked;
     }
     return BlockChecksumResponseProto.newBuilder().setMd5OfCrcs(ByteString.copyFrom(md5.digest())).setCrcs(crcs)
-        .setCrc(crc).setResolvedHlc(resolved.toProto()).build();
+        .setCrc(crc).setResolvedHlc(info.hlc().toProto()).build();
+  }
+
+  private static FffsException stale(long blockId, long held, long asked, TimeSpec time) {
+    return new FffsException(ErrorCode.REPLICA_STALE, "this replica of block " + blockId + " held " + held
+        + " bytes as of " + time + ", fewer than the " + asked + " whose checksum was asked for");
   }
 
   private static MessageDigest md5() throws FffsException {

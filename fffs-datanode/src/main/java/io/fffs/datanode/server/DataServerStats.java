@@ -28,7 +28,7 @@ public final class DataServerStats {
   public final LongAdder readBytes = new LongAdder();
   /** LOCAL_READ requests answered with the locations of their bytes (short-circuit reads). */
   public final LongAdder localReads = new LongAdder();
-  /** READ, BLOCK_INFO and SYNC requests answered with an error. */
+  /** READ, BLOCK_INFO, BLOCK_CHECKSUM and SYNC requests answered with an error. */
   public final LongAdder queriesRefused = new LongAdder();
   /** Requests refused for a missing, expired, forged or mismatched block access token (also counted above). */
   public final LongAdder accessDenied = new LongAdder();

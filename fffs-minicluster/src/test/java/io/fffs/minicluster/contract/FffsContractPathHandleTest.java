@@ -5,9 +5,8 @@ import org.apache.hadoop.fs.contract.AbstractContractPathHandleTest;
 import org.apache.hadoop.fs.contract.AbstractFSContract;
 
 /**
- * PathHandle: declared unsupported in fffs.xml ({@code supports-file-reference}, {@code supports-content-check}),
- * so each case skips itself; {@code getPathHandle} throws {@link UnsupportedOperationException}, which the suite
- * also treats as a skip. See docs/hadoop.md.
+ * PathHandle: a handle names the inode (ids are never reused) and the version its status showed, and opens the file
+ * wherever it moved, as of the moment the NameNode checked it ({@code FreezeFrameFileSystem.open(PathHandle, int)}).
  */
 public class FffsContractPathHandleTest extends AbstractContractPathHandleTest {
   @Override

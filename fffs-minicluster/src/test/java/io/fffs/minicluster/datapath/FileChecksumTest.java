@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fffs.client.FreezeFrameFileSystem;
-import io.fffs.common.time.HlcTimestamp;
-import io.fffs.common.time.PhysicalClock;
 import io.fffs.minicluster.MiniFffsCluster;
 import java.io.IOException;
 import java.security.MessageDigest;
@@ -113,18 +111,6 @@ class FileChecksumTest {
     return FileSystem.newInstance(cluster.getURI(), conf);
   }
 
-  private static Path at(Path path, long micros) {
-    return new Path(path + "@s" + micros / 1000 + "." + String.format("%03d", micros % 1000));
-  }
-
-  private static long pastMoment() throws IOException {
-    HlcTimestamp now = fs.currentTime();
-    while (PhysicalClock.system().currentTimeMicros() <= now.physicalMicros() + 1) {
-      Thread.onSpinWait();
-    }
-    return now.physicalMicros();
-  }
-
   @Test
   void aFilesChecksumIsHdfssFormOfItsBytesAtEveryTimeAndLength() throws Exception {
     Path file = new Path("/ck/multi");
@@ -135,12 +121,12 @@ class FileChecksumTest {
     assertThat(checksum.getAlgorithmName()).isEqualTo("MD5-of-2048MD5-of-512CRC32C");
     assertThat(fs.getFileChecksum(file)).as("asked again (evicted pages now checked)").isEqualTo(checksum);
 
-    long before = pastMoment();
+    long before = Moments.now(fs);
     byte[] second = first.clone();
     System.arraycopy(bytes(700, 2), 0, second, 3 * BLOCK - 300, 700);  // across a block boundary
     write(file, second);
     assertThat(fs.getFileChecksum(file)).isEqualTo(md5OfMd5s(second)).isNotEqualTo(checksum);
-    assertThat(fs.getFileChecksum(at(file, before))).as("as of before the rewrite").isEqualTo(checksum);
+    assertThat(fs.getFileChecksum(Moments.at(file, before))).as("as of before the rewrite").isEqualTo(checksum);
 
     int[] lengths = {0, 1, 511, 512, 1000, BLOCK, BLOCK + 1, 3 * BLOCK - 1};
     for (int length : lengths) {
@@ -150,7 +136,7 @@ class FileChecksumTest {
     assertThat(fs.getFileChecksum(file, Long.MAX_VALUE)).isEqualTo(md5OfMd5s(second));
     try (FileSystem composite = compositeClient()) {
       assertThat(composite.getFileChecksum(file)).isEqualTo(composite(second));
-      assertThat(composite.getFileChecksum(at(file, before))).isEqualTo(composite(first));
+      assertThat(composite.getFileChecksum(Moments.at(file, before))).isEqualTo(composite(first));
       assertThat(composite.getFileChecksum(file, BLOCK + 7)).isEqualTo(composite(Arrays.copyOf(second, BLOCK + 7)));
       assertThat(composite.getFileChecksum(file).getAlgorithmName()).isEqualTo("COMPOSITE-CRC32C");
     }

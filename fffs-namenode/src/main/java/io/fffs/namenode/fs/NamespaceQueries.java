@@ -69,6 +69,21 @@ public final class NamespaceQueries {
   }
 
   /**
+   * The latest status of inode {@code inodeId} at the path it is linked under now, with that path's permission
+   * checks, or null when it is linked nowhere now (deleted, or never made).
+   */
+  public FileStatusProto getFileInfoById(Caller caller, long inodeId) throws IOException {
+    return reads.query(() -> {
+      Inode inode = namespace.inode(inodeId);
+      if (inode == null) {
+        return null;
+      }
+      ResolvedPath target = resolve(namespace.pathOf(inode), Namespace.LATEST, caller);
+      return target.exists() && target.last().id() == inodeId ? status(target) : null;
+    });
+  }
+
+  /**
    * The entries of directory {@code path} at {@code time} whose names sort after {@code startAfter}, at most
    * {@code limit}. A file lists as itself. {@code remaining} is 0 on the last page, else at least 1.
    */

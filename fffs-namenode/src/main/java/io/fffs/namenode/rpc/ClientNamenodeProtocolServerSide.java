@@ -257,8 +257,9 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   public GetFileInfoResponseProto getFileInfo(RpcController c, GetFileInfoRequestProto r)
       throws ServiceException {
     TimeSpec time = TimeSpec.fromProto(r.getTime());
-    return call.queryAt(r.getHlc(), time, caller -> {
-      FileStatusProto status = fs.queries.getFileInfo(caller, r.getSrc(), time);
+    return call.queryAt(r.getHlc(), r.hasInodeId() ? TimeSpec.latest() : time, caller -> {
+      FileStatusProto status = r.hasInodeId() ? fs.queries.getFileInfoById(caller, r.getInodeId())
+          : fs.queries.getFileInfo(caller, r.getSrc(), time);
       GetFileInfoResponseProto.Builder response = GetFileInfoResponseProto.newBuilder().setHlc(call.now());
       return (status == null ? response : response.setStatus(status)).build();
     });
