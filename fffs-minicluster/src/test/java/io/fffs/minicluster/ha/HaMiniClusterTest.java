@@ -64,4 +64,41 @@ class HaMiniClusterTest {
       assertThat(read(fs, "/ha/after", TimeSpec.latest())).isEqualTo("written on the new leader");
     }
   }
+
+  @Test
+  void aBlockAddedJustBeforeAFailoverIsNamedWithItsPlacementByEveryNameNode() throws Exception {
+    // A writer whose addBlock answer a failover lost asks the new leader again, which answers with the file's last
+    // block: that must name where the old leader placed it, although no DataNode reports a block still empty.
+    Configuration conf = new Configuration();
+    conf.setInt("fffs.replication", 1);
+    try (MiniFffsCluster cluster = MiniFffsCluster.builder().conf(conf).numNameNodes(3).numDataNodes(1)
+        .baseDir(dir).build()) {
+      io.fffs.namenode.NameNode leader = cluster.getNameNode();
+      io.fffs.namenode.permission.Caller caller = io.fffs.namenode.permission.Caller.current();
+      long fileId = leader.namesystem().files.create(caller, "/ha/new", 0644, "lost-writer", false, true, 1,
+          1 << 20, null).await().getInodeId();
+      io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto added = leader.namesystem().files
+          .addBlock(caller, "/ha/new", fileId, "lost-writer", null).await();
+      assertThat(added.getLocationsCount()).isEqualTo(1);
+      long txid = leader.namesystem().lastTxid();
+      int leaderIndex = -1;
+      for (int i = 0; i < cluster.getNumNameNodes(); i++) {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (cluster.getNameNode(i).namesystem().lastTxid() < txid && System.nanoTime() < deadline) {
+          Thread.sleep(10);
+        }
+        leaderIndex = cluster.getNameNode(i) == leader ? i : leaderIndex;
+      }
+      cluster.stopNameNode(leaderIndex);
+      cluster.waitActive();  // a new leader, which the DataNode has registered with and reported to
+
+      // What the new leader answers a retried addBlock with (addedBefore): the file's last block, where it is.
+      io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto blocks = cluster.getNameNode()
+          .namesystem().queries.getBlockLocations(caller, "/ha/new", TimeSpec.latest(), 0, Long.MAX_VALUE,
+              "lost-writer");
+      assertThat(blocks.getBlocksList()).hasSize(1);
+      assertThat(blocks.getBlocks(0).getLocationsList()).as("where the new leader says the new block is")
+          .containsExactlyElementsOf(added.getLocationsList());
+    }
+  }
 }

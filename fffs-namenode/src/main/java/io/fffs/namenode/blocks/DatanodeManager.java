@@ -10,8 +10,10 @@ import io.fffs.common.time.TimeText;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import java.util.function.LongConsumer;
@@ -48,11 +50,20 @@ public final class DatanodeManager {
 
   /**
    * Forgets every DataNode and replica (a NameNode taking the lead of an HA cluster): each DataNode is asked to
-   * register again on its next heartbeat and reports its blocks afresh to this leader.
+   * register again on its next heartbeat and reports its blocks afresh to this leader. Where the blocks of
+   * {@code placementsKept} were placed is kept, as for new blocks: an empty block being written is in no report.
    */
-  public void forgetAll() {
+  public void forgetAll(Set<Long> placementsKept) {
+    Map<Long, List<String>> kept = new HashMap<>();
+    for (long blockId : placementsKept) {
+      BlockReplicas replicas = blockReplicas.get(blockId);
+      if (replicas != null && !replicas.all().isEmpty()) {
+        kept.put(blockId, replicas.all());
+      }
+    }
     datanodes.clear();
     blockReplicas.clear();
+    kept.forEach(this::placed);
   }
 
   /** Registers (or re-registers) a DataNode; returns its descriptor. */

@@ -34,6 +34,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -359,6 +360,18 @@ public final class Namesystem implements Closeable {
    * no hsync was recorded: its writer may have died before any DataNode made a byte of it durable, so no DataNode
    * may ever report it. Re-grants leases of open files.
    */
+  /** The last block of every file being written: where it was placed may be all a new leader can know of it. */
+  private Set<Long> lastBlocksBeingWritten() {
+    Set<Long> blocks = new HashSet<>();
+    for (Inode inode : namespace.inodes()) {
+      InodeState state = inode.latest();
+      if (!state.isDirectory() && state.isUnderConstruction() && state.blockCount() > 0) {
+        blocks.add(state.blockId(state.blockCount() - 1));
+      }
+    }
+    return blocks;
+  }
+
   private Set<Long> liveBlocksAndLeases() {
     Set<Long> blocks = new HashSet<>();
     for (Inode inode : namespace.inodes()) {
@@ -543,7 +556,17 @@ public final class Namesystem implements Closeable {
             + " does not follow " + lastTxid + ": the Raft log and the namespace disagree");
       }
       clock.observe(hlc);  // this NameNode's own stamps, once it leads, follow every one it applied
-      applier.apply(op.parse(), hlc);
+      EditOpProto parsed = op.parse();
+      applier.apply(parsed, hlc);
+      if (parsed.hasAddBlock()) {
+        // Where the leader placed the block, kept should this NameNode lead while it is written: an empty block is
+        // in no DataNode's report until its first write, and a writer whose addBlock answer a failover lost asks
+        // the new leader for the block again (addedBefore).
+        List<String> uuids = new ArrayList<>();
+        uuids.add(parsed.getAddBlock().getDatanodeUuid());
+        uuids.addAll(parsed.getAddBlock().getReplicaDatanodeUuidsList());
+        datanodes.placed(parsed.getAddBlock().getBlockId(), uuids);
+      }
       lastTxid = txid;
       lastHlc = hlc;
     } finally {
@@ -624,7 +647,7 @@ public final class Namesystem implements Closeable {
       blockKeysKept = false;
       // sign with the keys the log holds at once; the monitor keeps them (logs a first set, rolls) once this leads
       blockTokens.adopt(BlockKeysOps.fromOp(namespace.delegation().blockKeys()));
-      datanodes.forgetAll();
+      datanodes.forgetAll(lastBlocksBeingWritten());
       safeMode = new SafeMode(liveBlocksAndLeases(), safeModeThreshold, safeModeTimeoutNanos, safeModeClock, true);
     } finally {
       lock.writeLock().unlock();
