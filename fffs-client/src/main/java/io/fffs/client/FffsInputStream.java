@@ -15,6 +15,7 @@ import java.nio.ByteBuffer;
 import java.util.HashSet;
 import java.util.Locale;
 import java.util.Set;
+import org.apache.hadoop.fs.ByteBufferPositionedReadable;
 import org.apache.hadoop.fs.ByteBufferReadable;
 import org.apache.hadoop.fs.CanUnbuffer;
 import org.apache.hadoop.fs.FSExceptionMessages;
@@ -38,7 +39,8 @@ import org.apache.hadoop.fs.StreamCapabilities;
  * NameNode, which checks the permission again. A read that every listed replica failed asks the NameNode for the
  * block's replicas again ({@link ReadRelocation}): one that can answer may have reported since.
  */
-final class FffsInputStream extends FSInputStream implements ByteBufferReadable, CanUnbuffer, StreamCapabilities {
+final class FffsInputStream extends FSInputStream
+    implements ByteBufferReadable, ByteBufferPositionedReadable, CanUnbuffer, StreamCapabilities {
   /** Asks the NameNode again for the file's blocks as of the same time: fresh access tokens. */
   @FunctionalInterface
   interface TokenSource {
@@ -346,10 +348,41 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
     checkOpen();
     // Hadoop's checks: a null buffer or bad range is IllegalArgumentException/IndexOutOfBounds, at < 0 is EOF.
     validatePositionedReadArgs(at, b, off, len);
+    return at >= layout.length ? -1 : readFrom(at, ByteBuffer.wrap(b, off, (int) Math.min(len, layout.length - at)));
+  }
+
+  /** A positioned read into {@code buf} from its position (left alone is the stream's): as into an array. */
+  @Override
+  public synchronized int read(long at, ByteBuffer buf) throws IOException {
+    checkOpen();
+    if (at < 0) {
+      throw new EOFException(FSExceptionMessages.NEGATIVE_SEEK + ": " + at);
+    }
+    if (!buf.hasRemaining()) {
+      return 0;
+    }
     if (at >= layout.length) {
       return -1;
     }
-    ByteBuffer dst = ByteBuffer.wrap(b, off, (int) Math.min(len, layout.length - at));
+    ByteBuffer dst = buf.duplicate();
+    dst.limit(dst.position() + (int) Math.min(buf.remaining(), layout.length - at));
+    int n = readFrom(at, dst);
+    buf.position(buf.position() + n);
+    return n;
+  }
+
+  @Override
+  public synchronized void readFully(long at, ByteBuffer buf) throws IOException {
+    int wanted = buf.remaining();
+    int n = read(at, buf);
+    if (n < wanted) {
+      throw new EOFException(FSExceptionMessages.EOF_IN_READ_FULLY + ": " + wanted + " bytes at " + at + " of "
+          + layout.length);
+    }
+  }
+
+  /** Fills {@code dst} from file offset {@code at} (within the file), as far as the file goes. */
+  private int readFrom(long at, ByteBuffer dst) throws IOException {
     int total = positional.read(at, dst);
     while (dst.hasRemaining()) {
       int n = readAt(at + total, dst);
@@ -396,6 +429,7 @@ final class FffsInputStream extends FSInputStream implements ByteBufferReadable,
     switch (capability.toLowerCase(Locale.ROOT)) {
       case StreamCapabilities.UNBUFFER:
       case StreamCapabilities.READBYTEBUFFER:
+      case StreamCapabilities.PREADBYTEBUFFER:
         return true;
       default:
         return false;

@@ -2,7 +2,6 @@ package io.fffs.client;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import org.apache.hadoop.fs.InvalidPathHandleException;
 import org.apache.hadoop.fs.PathHandle;
 
@@ -48,6 +47,9 @@ final class FffsPathHandle implements PathHandle {
     int flags = bytes.get();
     long inodeId = bytes.getLong();
     long versionHlc = bytes.getLong();
+    if (!bytes.hasRemaining()) {
+      throw new InvalidPathHandleException("a path handle of an fffs:// file system without its path");
+    }
     byte[] path = new byte[bytes.remaining()];
     bytes.get(path);
     return new FffsPathHandle(inodeId, versionHlc, new String(path, StandardCharsets.UTF_8),
@@ -70,7 +72,7 @@ final class FffsPathHandle implements PathHandle {
 
   @Override
   public int hashCode() {
-    return Arrays.hashCode(bytes().array());
+    return bytes().hashCode();  // as RawPathHandle's, which may be equal to this one
   }
 
   @Override

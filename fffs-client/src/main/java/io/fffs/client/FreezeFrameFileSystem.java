@@ -2,12 +2,12 @@ package io.fffs.client;
 
 import io.fffs.client.errors.ClientErrors;
 import io.fffs.client.rpc.NamenodeClient;
+import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.history.RetentionRule;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.ContentSummaryProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto;
-import io.fffs.common.proto.ClientNamenodeProtocolProtos.GetFileInfoResponseProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.GetListingResponseProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.GetStatsResponseProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
@@ -22,6 +22,7 @@ import io.fffs.common.time.TimeSpec;
 import io.fffs.protocol.DataTransferConfigKeys;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -175,7 +176,11 @@ public class FreezeFrameFileSystem extends FileSystem {
 
   private FSDataInputStream open(Path shown, String plain, TimeSpec time) throws IOException {
     statistics.incrementReadOps(1);
-    FileLayout layout = client.layout(plain, time, shown);
+    return stream(client.layout(plain, time, shown), plain, time);
+  }
+
+  /** A stream over {@code layout}, the blocks of {@code plain} as of {@code time}. */
+  private FSDataInputStream stream(FileLayout layout, String plain, TimeSpec time) throws IOException {
     return new FSDataInputStream(new FffsInputStream(layout, client.data(),
         FffsClientConfigKeys.readBufferSize(getConf()), () -> nn().getBlockLocations(plain, time, 0, Long.MAX_VALUE),
         (blockId, replica, reason) -> {
@@ -215,41 +220,52 @@ public class FreezeFrameFileSystem extends FileSystem {
 
   /**
    * A handle to the file {@code status} shows ({@link FffsPathHandle}): {@code opts} say whether its bytes and its
-   * place may change before it is opened (an option left out: they may). A status of a past time names that state.
-   * A status that does not name its inode ({@code listFiles} gives {@code LocatedFileStatus} copies) stands for the
-   * file at its path now.
+   * place may change before it is opened (an option left out: they may). A status of a past system time (or pin)
+   * names that state; one by user time is refused. A status that does not name its inode ({@code listFiles} gives
+   * {@code LocatedFileStatus} copies) stands for the file at its path now.
    */
   @Override
   protected PathHandle createPathHandle(FileStatus status, HandleOpt... opts) {
     FffsFileStatus shown;
-    if (status instanceof FffsFileStatus) {
-      shown = (FffsFileStatus) status;
-    } else {
-      try {
-        shown = (FffsFileStatus) getFileStatus(status.getPath());
-      } catch (IOException e) {
-        throw new IllegalArgumentException("no file at " + status.getPath() + " to make a path handle of: "
-            + e.getMessage(), e);
-      }
+    TemporalPath named;
+    try {
+      shown = status instanceof FffsFileStatus ? (FffsFileStatus) status
+          : (FffsFileStatus) getFileStatus(status.getPath());
+      named = client.temporal(qualify(shown.getPath()));
+    } catch (IOException e) {
+      throw new UncheckedIOException("no path handle of " + status.getPath() + ": " + e.getMessage(), e);
     }
     if (shown.isDirectory()) {
       throw new IllegalArgumentException(status.getPath() + " is a directory; path handles name files");
     }
+    TimeSpec time = named.timeSpec();
+    if (time.kind() == TimeSpec.Kind.USER) {
+      throw new IllegalArgumentException(status.getPath() + " names a state by user time, which later writes may "
+          + "change; make the handle of a system time (@s…) or of the latest state");
+    }
     boolean mayChange = HandleOpt.getOpt(HandleOpt.Data.class, opts).map(HandleOpt.Data::allowChange).orElse(true);
     boolean mayMove = HandleOpt.getOpt(HandleOpt.Location.class, opts).map(HandleOpt.Location::allowChange)
         .orElse(true);
-    return new FffsPathHandle(shown.inodeId(), shown.versionHlc(), shown.getPath().toString(), mayChange, mayMove);
+    // A pin may be made again at another moment: the handle keeps the moment it names now.
+    Path path = time.isLatest() ? named.plainPath() : TemporalPath.withTime(named.plainPath(), time);
+    return new FffsPathHandle(shown.inodeId(), shown.versionHlc(), path.toString(), mayChange, mayMove);
   }
 
   /**
-   * Opens the file of {@code handle} where it is now, as of the moment the NameNode checked it (a rename or change
-   * after that moment does not change what is read); {@link InvalidPathHandleException} when it was deleted, or
-   * moved or changed where the handle does not allow it. A handle of a past state opens that state.
+   * Opens the file of {@code handle} where it is now ({@link InvalidPathHandleException} when it was deleted, or
+   * moved or changed where the handle does not allow it), with the blocks of that very inode: a file that took its
+   * name meanwhile is never read. A handle of a past state opens that state.
    */
   @Override
   public FSDataInputStream open(PathHandle handle, int bufferSize) throws IOException {
     FffsPathHandle file = FffsPathHandle.of(handle);
-    TemporalPath named = client.temporal(qualify(new Path(file.path)));
+    Path handlePath = new Path(file.path);
+    String authority = handlePath.toUri().getAuthority();
+    if (authority != null && !authority.equals(getUri().getAuthority())) {
+      throw new InvalidPathHandleException("the handle " + file + " was made by another file system ("
+          + authority + "), not this one (" + getUri().getAuthority() + ")");
+    }
+    TemporalPath named = client.temporal(qualify(handlePath));
     String plain = FffsClient.plain(named);
     if (!named.timeSpec().isLatest()) {
       FileStatusProto then = ClientErrors.translating(() -> nn().getFileInfo(plain, named.timeSpec()));
@@ -258,20 +274,42 @@ public class FreezeFrameFileSystem extends FileSystem {
       }
       return open(named.originalPath(), plain, named.timeSpec());
     }
-    GetFileInfoResponseProto checked = ClientErrors.translating(() -> nn().getFileInfoById(file.inodeId));
-    if (!checked.hasStatus()) {
-      throw new InvalidPathHandleException("the file of " + file + " was deleted");
+    for (int attempt = 1; ; attempt++) {
+      FileStatusProto now = ClientErrors.translating(() -> nn().getFileInfoById(file.inodeId, plain));
+      if (now == null) {
+        throw new InvalidPathHandleException("the file of " + file + " was deleted (or moved where you cannot list"
+            + " it)");
+      }
+      if (now.getInodeId() != file.inodeId) {
+        throw new FffsException(ErrorCode.UNSUPPORTED, "the NameNode answered about inode " + now.getInodeId()
+            + " when asked for inode " + file.inodeId + ": it is older than this client; upgrade it to open path"
+            + " handles");
+      }
+      String where = now.getPath();
+      if (!file.mayMove && !where.equals(plain)) {
+        throw new InvalidPathHandleException("the file of " + file + " was moved");
+      }
+      LocatedBlocksProto located = ClientErrors.translating(() -> nn().getBlockLocations(where, TimeSpec.latest(),
+          0, Long.MAX_VALUE));
+      if (located != null && !located.hasInodeId()) {
+        throw new FffsException(ErrorCode.UNSUPPORTED, "the NameNode does not say which inode it listed the blocks"
+            + " of: it is older than this client; upgrade it to open path handles");
+      }
+      if (located == null || located.getInodeId() != file.inodeId) {
+        if (attempt < 3) {
+          continue;  // moved again, or replaced, between the two calls: look for it once more
+        }
+        throw new InvalidPathHandleException("the file of " + file + " kept moving while it was opened");
+      }
+      if (!file.mayChange && located.getVersionHlc().getPacked() != file.versionHlc) {
+        throw new InvalidPathHandleException("the file of " + file + " was changed at "
+            + HlcTimestamp.fromProto(located.getVersionHlc()));
+      }
+      Path shown = qualify(new Path(where));
+      statistics.incrementReadOps(1);
+      return stream(FileLayout.resolve(shown.toString(), located, TimeSpec.latest(), client.data()), where,
+          TimeSpec.latest());
     }
-    FileStatusProto now = checked.getStatus();
-    if (!file.mayMove && !now.getPath().equals(plain)) {
-      throw new InvalidPathHandleException("the file of " + file + " was moved to " + now.getPath());
-    }
-    if (!file.mayChange && now.getVersionHlc().getPacked() != file.versionHlc) {
-      throw new InvalidPathHandleException("the file of " + file + " was changed at "
-          + HlcTimestamp.fromProto(now.getVersionHlc()));
-    }
-    TimeSpec moment = TimeSpec.system(HlcTimestamp.fromProto(checked.getHlc()).physicalMicros());
-    return open(TemporalPath.withTime(qualify(new Path(now.getPath())), moment), now.getPath(), moment);
   }
 
   @Override

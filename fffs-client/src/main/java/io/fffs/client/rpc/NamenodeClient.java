@@ -304,13 +304,14 @@ public final class NamenodeClient implements Closeable {
   }
 
   /**
-   * The latest status of inode {@code inodeId} where it is linked now (unset when it is linked nowhere), with the
-   * NameNode's HLC when it answered.
+   * The latest status of inode {@code inodeId}, at {@code hint} if it is linked there, else where it is linked now
+   * if the caller may list that directory; null when it is linked nowhere the caller may see.
    */
-  public GetFileInfoResponseProto getFileInfoById(long inodeId) throws IOException {
-    return queryAt(TimeSpec.latest(), (nn, h) -> nn.getFileInfo(null, GetFileInfoRequestProto.newBuilder().setHlc(h)
-        .setSrc("/").setTime(TimeSpec.latest().toProto()).setInodeId(inodeId).build()),
-        GetFileInfoResponseProto::getHlc);
+  public FileStatusProto getFileInfoById(long inodeId, String hint) throws IOException {
+    GetFileInfoResponseProto response = queryAt(TimeSpec.latest(), (nn, h) -> nn.getFileInfo(null,
+        GetFileInfoRequestProto.newBuilder().setHlc(h).setSrc(hint).setTime(TimeSpec.latest().toProto())
+            .setInodeId(inodeId).build()), GetFileInfoResponseProto::getHlc);
+    return response.hasStatus() ? response.getStatus() : null;
   }
 
   public GetListingResponseProto getListing(String src, TimeSpec time, String startAfter, int limit)

@@ -103,8 +103,19 @@ class StreamReadShapesTest {
         int at = random.nextInt(data.length);
         int size = 1 + random.nextInt(random.nextBoolean() ? 2000 : 3 * BUFFER);
         byte[] read = new byte[Math.min(size, data.length - at)];
-        if (random.nextInt(4) == 0) {
+        int kind = random.nextInt(6);
+        if (kind == 0) {
           in.readFully(at, read);  // positioned: leaves the stream's position alone
+        } else if (kind == 1) {
+          long pos = in.getPos();
+          ByteBuffer into = random.nextBoolean() ? ByteBuffer.allocateDirect(read.length + 7)
+              : ByteBuffer.allocate(read.length + 7);
+          into.position(7);
+          in.readFully(at, into);  // positioned into a ByteBuffer, from its position
+          assertThat(into.remaining()).isZero();
+          assertThat(in.getPos()).isEqualTo(pos);
+          into.position(7);
+          into.get(read);
         } else {
           if (random.nextBoolean()) {
             // A short hop ahead usually lands inside what the stream already holds.
@@ -117,6 +128,12 @@ class StreamReadShapesTest {
         assertThat(read).as("%d bytes at %d", read.length, at)
             .isEqualTo(Arrays.copyOfRange(data, at, at + read.length));
       }
+      assertThat(in.hasCapability("in:preadbytebuffer")).isTrue();
+      ByteBuffer tail = ByteBuffer.allocate(100);
+      assertThat(in.read(data.length - 40, tail)).as("what is left of the file").isEqualTo(40);
+      assertThat(in.read(data.length, tail)).as("at the end").isEqualTo(-1);
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> in.readFully(data.length - 10, ByteBuffer.allocate(11)))
+          .isInstanceOf(java.io.EOFException.class);
     }
   }
 

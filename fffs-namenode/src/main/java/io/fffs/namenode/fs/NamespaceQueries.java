@@ -69,17 +69,40 @@ public final class NamespaceQueries {
   }
 
   /**
-   * The latest status of inode {@code inodeId} at the path it is linked under now, with that path's permission
-   * checks, or null when it is linked nowhere now (deleted, or never made).
+   * The latest status of inode {@code inodeId}: at {@code hint} (where its handle last saw it) when it is linked
+   * there, else where it is linked now if the caller may list the directory it is in (a handle must not reveal names
+   * its holder could not list); null when it is linked nowhere, or nowhere the caller may see.
    */
-  public FileStatusProto getFileInfoById(Caller caller, long inodeId) throws IOException {
+  public FileStatusProto getFileInfoById(Caller caller, long inodeId, String hint) throws IOException {
     return reads.query(() -> {
       Inode inode = namespace.inode(inodeId);
       if (inode == null) {
         return null;
       }
-      ResolvedPath target = resolve(namespace.pathOf(inode), Namespace.LATEST, caller);
-      return target.exists() && target.last().id() == inodeId ? status(target) : null;
+      FffsException atHint = null;
+      try {
+        ResolvedPath there = resolve(hint, Namespace.LATEST, caller);
+        if (there.exists() && there.last().id() == inodeId) {
+          return status(there);
+        }
+      } catch (FffsException e) {
+        atHint = e;  // reported (it names only the path the handle holds) if the inode is nowhere else
+      }
+      try {
+        // Walked by name only when it moved: pathOf scans the names of each directory above it.
+        ResolvedPath now = resolve(namespace.pathOf(inode), Namespace.LATEST, caller);
+        if (now.exists() && now.last().id() == inodeId && !now.isRoot()) {
+          permissions.check(caller, now.parentState(), NamePaths.join(now.components.subList(0,
+              now.components.size() - 1)), Access.READ_EXECUTE);
+          return status(now);
+        }
+      } catch (FffsException e) {
+        // Not where the caller may look: as good as gone, and no name of it in a message.
+      }
+      if (atHint != null) {
+        throw atHint;
+      }
+      return null;
     });
   }
 
@@ -172,9 +195,10 @@ public final class NamespaceQueries {
               + path + ", so it gets no write tokens for its blocks; open it for writing first");
         }
       }
-      LocatedBlocksProto blocks = Statuses.locatedBlocks(state, target.lastHlc(), offset, length, datanodes);
+      LocatedBlocksProto.Builder blocks = Statuses.locatedBlocks(state, target.lastHlc(), offset, length, datanodes)
+          .toBuilder().setInodeId(target.last().id());
       // A writer renews its WRITE tokens under its own epoch: it holds the lease, so the file's epoch is its.
-      return writer == null ? blocks : blocks.toBuilder().setWriterEpoch(target.last().writerEpoch()).build();
+      return (writer == null ? blocks : blocks.setWriterEpoch(target.last().writerEpoch())).build();
     });
   }
 

@@ -258,7 +258,7 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
       throws ServiceException {
     TimeSpec time = TimeSpec.fromProto(r.getTime());
     return call.queryAt(r.getHlc(), r.hasInodeId() ? TimeSpec.latest() : time, caller -> {
-      FileStatusProto status = r.hasInodeId() ? fs.queries.getFileInfoById(caller, r.getInodeId())
+      FileStatusProto status = r.hasInodeId() ? fs.queries.getFileInfoById(caller, r.getInodeId(), r.getSrc())
           : fs.queries.getFileInfo(caller, r.getSrc(), time);
       GetFileInfoResponseProto.Builder response = GetFileInfoResponseProto.newBuilder().setHlc(call.now());
       return (status == null ? response : response.setStatus(status)).build();
