@@ -355,11 +355,6 @@ public final class Namesystem implements Closeable {
     return TimeUnit.MILLISECONDS.toNanos(millis);
   }
 
-  /**
-   * Block ids of every file's newest state (safe mode waits for them), but the last block of an open file in which
-   * no hsync was recorded: its writer may have died before any DataNode made a byte of it durable, so no DataNode
-   * may ever report it. Re-grants leases of open files.
-   */
   /** The last block of every file being written: where it was placed may be all a new leader can know of it. */
   private Set<Long> lastBlocksBeingWritten() {
     Set<Long> blocks = new HashSet<>();
@@ -372,6 +367,11 @@ public final class Namesystem implements Closeable {
     return blocks;
   }
 
+  /**
+   * Block ids of every file's newest state (safe mode waits for them), but the last block of an open file in which
+   * no hsync was recorded: its writer may have died before any DataNode made a byte of it durable, so no DataNode
+   * may ever report it. Re-grants leases of open files.
+   */
   private Set<Long> liveBlocksAndLeases() {
     Set<Long> blocks = new HashSet<>();
     for (Inode inode : namespace.inodes()) {
