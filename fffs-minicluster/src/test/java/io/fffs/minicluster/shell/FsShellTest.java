@@ -188,6 +188,18 @@ class FsShellTest {
   }
 
   @Test
+  void checksumOfThePastEqualsThatOfItsCopyAndDiffersFromThePresent() throws Exception {
+    ok("-cp", "/shell/logs/app.log" + t1, "/shell/v1-copy.log");
+    String past = ok("-checksum", "/shell/logs/app.log" + t1);
+    String copy = ok("-checksum", "/shell/v1-copy.log");
+    // PATH <tab> ALGORITHM <tab> HEX
+    assertThat(past.split("\t")[1]).isEqualTo("MD5-of-0MD5-of-512CRC32C");
+    assertThat(past.substring(past.indexOf('\t'))).isEqualTo(copy.substring(copy.indexOf('\t')));
+    String now = ok("-checksum", "/shell/logs/app.log");
+    assertThat(now.substring(now.indexOf('\t'))).isNotEqualTo(past.substring(past.indexOf('\t')));
+  }
+
+  @Test
   void getAndCpCopyOutOfThePast() throws Exception {
     Path restoredLocally = local.resolve("restored.txt");
     ok("-get", "/shell/logs/app.log" + t1, restoredLocally.toString());
