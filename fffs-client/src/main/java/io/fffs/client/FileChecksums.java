@@ -8,8 +8,8 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlocksProto;
 import io.fffs.common.proto.DataTransferProtos.BlockChecksumResponseProto;
 import io.fffs.protocol.frame.ChunkChecksums;
 import io.fffs.protocol.frame.Crc32cComposition;
-import java.io.IOException;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Locale;
@@ -89,9 +89,11 @@ final class FileChecksums {
         }
       }
       part.getMd5OfCrcs().writeTo(blockMd5s);
-      crc = blocks == 0 ? part.getCrc() : Crc32cComposition.compose(crc, part.getCrc(), bytes);
       if (blocks == 0) {
+        crc = part.getCrc();
         crcPerBlock = part.getCrcs();
+      } else {
+        crc = Crc32cComposition.compose(crc, part.getCrc(), bytes);
       }
       blocks++;
     }
