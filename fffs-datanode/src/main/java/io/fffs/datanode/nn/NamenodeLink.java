@@ -96,9 +96,13 @@ public final class NamenodeLink implements AutoCloseable {
   private boolean failing;
   private long lastBlockReportNanos;
   private boolean blockReportDue;
+  /** A blockReceived failed: the NameNode misses writes until the next full block report. */
+  private boolean receivedLost;
   private final ClockOffsetFilter offsets = new ClockOffsetFilter();
   /** The highest writer fence of the NameNode's installed here (reported in heartbeats). */
   private long fenceSeq;
+  /** The highest writer fence a heartbeat told the NameNode this DataNode holds. */
+  private long confirmedFenceSeq;
 
   private NamenodeLink(Configuration conf, DatanodeProtocolPB proxy, InetSocketAddress address, DatanodeIdProto id,
       BlockStore store, HybridLogicalClock clock, NodeHealth health, BlockTokenVerifier blockKeys) {
@@ -237,6 +241,7 @@ public final class NamenodeLink implements AutoCloseable {
     }
     blockKeys.fences().install(response.getFencesList());
     fenceSeq = maxSeq(0, response.getFencesList());
+    confirmedFenceSeq = 0;  // a restarted NameNode numbers its fences anew
     registered = true;
     ClockOffsetFilter.Estimate offset = offsets.best();
     LOG.info("Registered DataNode {} ({}:{}, {}) with the NameNode at {} (cluster {}); clock offset {} µs ± {} µs",
@@ -316,6 +321,11 @@ public final class NamenodeLink implements AutoCloseable {
   }
 
   private void heartbeat() throws IOException {
+    long confirming = fenceSeq;
+    // The NameNode closes a fenced file at the lengths reported: the writes applied before the fence go first.
+    if (confirming > confirmedFenceSeq && !sendReceived()) {
+      confirming = confirmedFenceSeq;
+    }
     MemoryUsage memory = store.memoryUsage();
     long t0 = clock.physicalClock().currentTimeMicros();
     HeartbeatRequestProto.Builder request = HeartbeatRequestProto.newBuilder().setHlc(clock.now().toProto())
@@ -323,7 +333,7 @@ public final class NamenodeLink implements AutoCloseable {
         .setCapacityBytes(memory.arenaCapacityBytes())
         .setMemoryUsedBytes(memory.residentPageBytes() + memory.logBytes() + memory.indexBytes())
         .setBlockCount(store.blockReport().size()).setDurableHlc(store.durableFrontier().toProto())
-        .setFenceSeq(fenceSeq);
+        .setFenceSeq(confirming);
     if (heartbeats++ % DISK_USAGE_EVERY == 0) {
       diskUsage = store.diskUsage();  // one walk of every log: not on every heartbeat
     }
@@ -343,6 +353,7 @@ public final class NamenodeLink implements AutoCloseable {
       request.setMeasuredOffsetMicros(offset.offsetMicros()).setRoundTripMicros(offset.roundTripMicros());
     }
     HeartbeatResponseProto response = call(() -> proxy.heartbeat(null, request.build()));
+    confirmedFenceSeq = Math.max(confirmedFenceSeq, confirming);
     measure(t0, response.getNamenodePhysicalMicros());
     merge(response.getHlc());
     if (response.getReregister()) {
@@ -401,6 +412,7 @@ public final class NamenodeLink implements AutoCloseable {
         .getHlc());
     lastBlockReportNanos = nanoTime.getAsLong();
     blockReportDue = false;
+    receivedLost = false;  // the report holds every write applied before it was built
     LOG.debug("Block report: {} blocks to {}", blocks.size(), address);
   }
 
@@ -423,26 +435,39 @@ public final class NamenodeLink implements AutoCloseable {
   private void scheduleReceived() {
     if (receivedScheduled.compareAndSet(false, true)) {
       try {
-        thread.schedule(this::sendReceived, receivedDelayMillis, TimeUnit.MILLISECONDS);
+        thread.schedule(this::sendScheduledReceived, receivedDelayMillis, TimeUnit.MILLISECONDS);
       } catch (java.util.concurrent.RejectedExecutionException e) {
         receivedScheduled.set(false);
       }
     }
   }
 
-  private void sendReceived() {
+  private void sendScheduledReceived() {
     receivedScheduled.set(false);
-    if (received.isEmpty() || !registered) {
-      return;
+    sendReceived();
+  }
+
+  /**
+   * Reports the blocks written since the last report; false when the NameNode has not been told of every write
+   * applied so far (this report failed, or one before it did and no full report has carried its blocks since).
+   */
+  private boolean sendReceived() {
+    if (!registered) {
+      return false;
     }
-    BlockReceivedRequestProto.Builder request = BlockReceivedRequestProto.newBuilder()
-        .setDatanodeUuid(id.getDatanodeUuid()).addAllBlocks(received.take(store::summary));
-    try {
-      merge(call(() -> proxy.blockReceived(null, request.setHlc(clock.now().toProto()).build())).getHlc());
-    } catch (IOException | RuntimeException e) {
-      // The next full report (after re-registration or periodically) carries them.
-      LOG.debug("blockReceived to {} failed: {}", address, e.toString());
+    if (!received.isEmpty()) {
+      BlockReceivedRequestProto.Builder request = BlockReceivedRequestProto.newBuilder()
+          .setDatanodeUuid(id.getDatanodeUuid()).addAllBlocks(received.take(store::summary));
+      try {
+        merge(call(() -> proxy.blockReceived(null, request.setHlc(clock.now().toProto()).build())).getHlc());
+      } catch (IOException | RuntimeException e) {
+        // Taken off the pending ones: the next tick's full report carries them.
+        LOG.debug("blockReceived to {} failed: {}", address, e.toString());
+        receivedLost = true;
+        blockReportDue = true;
+      }
     }
+    return !receivedLost;
   }
 
   /**
