@@ -40,10 +40,13 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.FsServerDefaults;
 import org.apache.hadoop.fs.FsStatus;
 import org.apache.hadoop.fs.InvalidPathHandleException;
+import org.apache.hadoop.fs.LeaseRecoverable;
 import org.apache.hadoop.fs.Options.ChecksumCombineMode;
 import org.apache.hadoop.fs.Options.HandleOpt;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.PathHandle;
+import org.apache.hadoop.fs.SafeMode;
+import org.apache.hadoop.fs.SafeModeAction;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.util.DataChecksum;
@@ -56,7 +59,7 @@ import org.apache.hadoop.util.Progressable;
  * it are refused ({@code READ_ONLY_PAST}). The time-aware Java API takes a {@link TimeSpec} instead. Output
  * streams ({@link FffsDataOutputStream}) can seek and write in place.
  */
-public class FreezeFrameFileSystem extends FileSystem {
+public class FreezeFrameFileSystem extends FileSystem implements LeaseRecoverable, SafeMode {
   public static final String SCHEME = "fffs";
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FreezeFrameFileSystem.class);
 
@@ -706,12 +709,60 @@ public class FreezeFrameFileSystem extends FileSystem {
     return new FsStatus(stats.getCapacity(), stats.getUsed(), stats.getRemaining());
   }
 
+  /**
+   * Closes {@code path} now if it is open, whoever writes it, as HDFS's {@code recoverLease} does for a writer held
+   * dead: the NameNode fences the writer on the DataNodes (its later writes are refused) and closes the file at the
+   * length its replicas reported, keeping what the writer hflushed. True when the file is closed (also when it was);
+   * false when another client took it over meanwhile. Needs write permission on the file.
+   */
+  @Override
+  public boolean recoverLease(Path path) throws IOException {
+    Path qualified = qualify(path);
+    String plain = client.writable(qualified, "recover the lease of");
+    statistics.incrementWriteOps(1);
+    return ClientErrors.translating(() -> nn().recoverLease(plain));
+  }
+
+  /** Whether {@code path} is closed (no writer holds it), or was at the time its marker names. */
+  @Override
+  public boolean isFileClosed(Path path) throws IOException {
+    TemporalPath temporal = client.temporal(qualify(path));
+    statistics.incrementReadOps(1);
+    FileStatusProto status = ClientErrors.translating(() -> nn().getFileInfo(FffsClient.plain(temporal),
+        temporal.timeSpec()));
+    if (status == null) {
+      throw new FileNotFoundException("NOT_FOUND: File does not exist: " + temporal.originalPath()
+          + FffsClient.at(temporal.timeSpec()));
+    }
+    if (status.getType() == FileStatusProto.FileType.IS_DIR) {
+      throw new FileNotFoundException("IS_A_DIRECTORY: Path is not a file: " + temporal.originalPath()
+          + " is a directory");
+    }
+    return !status.getUnderConstruction();
+  }
+
+  /**
+   * Hadoop's safe mode on the file system, as {@code bin/fffs admin -safemode}: {@code GET} for every user;
+   * {@code ENTER}, {@code LEAVE} and {@code FORCE_EXIT} (the same as {@code LEAVE}) for the superuser. Answers
+   * whether safe mode is on afterwards. {@code isChecked} is not used: the call always goes to the leading NameNode.
+   */
+  @Override
+  public boolean setSafeMode(SafeModeAction action, boolean isChecked) throws IOException {
+    Boolean enter = switch (action) {
+      case GET -> null;
+      case ENTER -> true;
+      case LEAVE, FORCE_EXIT -> false;
+    };
+    return ClientErrors.translating(() -> nn().setSafeMode(enter));
+  }
+
   @Override
   public boolean hasPathCapability(Path path, String capability) throws IOException {
     switch (capability) {
       case CommonPathCapabilities.FS_APPEND:
       case CommonPathCapabilities.FS_TRUNCATE:
       case CommonPathCapabilities.FS_PERMISSIONS:
+      case CommonPathCapabilities.LEASE_RECOVERABLE:
         return true;
       case CommonPathCapabilities.FS_CONCAT:
       case CommonPathCapabilities.FS_SYMLINKS:

@@ -295,6 +295,22 @@ public final class NamenodeClient implements Closeable {
         .build()), RenewLeaseResponseProto::getHlc);
   }
 
+  /** Closes {@code src} now if it is open, whoever writes it; whether it is closed (false: taken over meanwhile). */
+  public boolean recoverLease(String src) throws IOException {
+    return call(h -> proxies.current().recoverLease(null, RecoverLeaseRequestProto.newBuilder().setHlc(h).setSrc(src)
+        .build()), RecoverLeaseResponseProto::getHlc).getClosed();
+  }
+
+  /** Reads safe mode ({@code enter} null), or enters or leaves it; whether it is on now. */
+  public boolean setSafeMode(Boolean enter) throws IOException {
+    SetSafeModeRequestProto.Builder request = SetSafeModeRequestProto.newBuilder();
+    if (enter != null) {
+      request.setEnter(enter);
+    }
+    return call(h -> proxies.current().setSafeMode(null, request.setHlc(h).build()),
+        SetSafeModeResponseProto::getHlc).getOn();
+  }
+
   /** The status at {@code time}, or null when the path did not exist then. */
   public FileStatusProto getFileInfo(String src, TimeSpec time) throws IOException {
     GetFileInfoResponseProto response = queryAt(time, (nn, h) -> nn.getFileInfo(null,

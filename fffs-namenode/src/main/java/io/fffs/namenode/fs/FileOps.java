@@ -208,14 +208,17 @@ public final class FileOps {
     return new Fence(epoch, blocks);
   }
 
-  /** Once its epoch is durable, tells the DataNodes of {@code fence} and waits until the live ones hold it. */
-  private void spread(Fence fence) throws IOException {
+  /**
+   * Once its epoch is durable, tells the DataNodes of {@code fence} and waits until the live ones hold it; returns
+   * those that did not within the fence timeout.
+   */
+  private List<String> spread(Fence fence) throws IOException {
     if (fence == null) {
-      return;
+      return List.of();
     }
     long seq = fencing.publish(fence.epoch(), fence.blockIds());
     try {
-      fencing.awaitConfirmed(seq, this::liveDatanodes, fenceTimeoutMillis);
+      return fencing.awaitConfirmed(seq, this::liveDatanodes, fenceTimeoutMillis);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new java.io.InterruptedIOException("interrupted while fencing the writers of a file");
@@ -524,6 +527,63 @@ public final class FileOps {
       leases.remove(inodeId);
       return null;
     });
+  }
+
+  /**
+   * Closes file {@code path} now if it is open, whoever writes it (Hadoop's {@code LeaseRecoverable}, which HBase
+   * and others call to take over the file of a writer they hold dead): its writer is fenced on the DataNodes first,
+   * then the file is closed as lease recovery closes it ({@link #recoveryOf}: what the writer hflushed is kept).
+   * Answers whether the file is closed: true for one that already was; false, leaving it open under the NameNode's
+   * recovery lease, when a live DataNode did not confirm the fence in time (its reports of the writer's last
+   * packets may not be in yet) or another client took the file over meanwhile; asked again, it fences again.
+   */
+  public Logged<Boolean> recoverLease(Caller caller, String path) throws IOException {
+    long inodeId;
+    if (fencing.enabled()) {
+      long[] fenced = {-1L};
+      Fence fence = changes.mutate("fence the writer of " + path, () -> {
+        Inode file = leaseTarget(caller, path);
+        if (!file.latest().isUnderConstruction()) {
+          return null;
+        }
+        fenced[0] = file.id();
+        return fence(file, NAMENODE_RECOVERY);
+      }).await();
+      if (fence != null && !spread(fence).isEmpty()) {
+        return changes.mutate("recover the lease of " + path, () -> false);
+      }
+      inodeId = fenced[0];
+    } else {
+      inodeId = -1L;
+    }
+    return changes.mutate("recover the lease of " + path, () -> {
+      // The fenced inode itself: the path may name another file by now.
+      Inode file = inodeId >= 0 ? namespace.inode(inodeId) : leaseTarget(caller, path);
+      if (file == null || !file.latest().isUnderConstruction()) {
+        return true;
+      }
+      if (inodeId >= 0 && !NAMENODE_RECOVERY.equals(leases.holder(file.id()))) {
+        return false;  // taken over since the fence (by an append, or a recovery of its own)
+      }
+      changes.log(recoveryOf(file));
+      leases.remove(file.id());
+      LOG.info("Closed {} (file {}) by lease recovery for {}", path, file.id(), caller.user());
+      return true;
+    });
+  }
+
+  /** The file at {@code path} whose lease {@code caller} may recover; HDFS's words for a missing one or a directory. */
+  private Inode leaseTarget(Caller caller, String path) throws FffsException {
+    ResolvedPath target = resolve(path, Namespace.LATEST, caller).requireNoFileInTheMiddle();
+    if (!target.exists()) {
+      throw new FffsException(ErrorCode.NOT_FOUND, "File does not exist: " + path);
+    }
+    if (target.lastState().isDirectory()) {
+      throw new FffsException(ErrorCode.IS_A_DIRECTORY, "Path is not a file: " + path + " is a directory; only a"
+          + " file has a lease to recover");
+    }
+    permissions.check(caller, target.lastState(), path, Access.WRITE);
+    return target.last();
   }
 
   /** Renews every lease of {@code clientName}. */

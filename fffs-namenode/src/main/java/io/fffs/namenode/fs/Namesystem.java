@@ -67,6 +67,7 @@ public final class Namesystem implements Closeable {
   private final HybridLogicalClock clock;
   private final Namespace namespace;
   private final LeaseManager leases;
+  private final PermissionChecker permissions;
   private final DatanodeManager datanodes;
   /** Replaced when an HA NameNode takes the lead: it waits for the block reports of the DataNodes that follow it. */
   private volatile SafeMode safeMode;
@@ -180,7 +181,7 @@ public final class Namesystem implements Closeable {
     this.journal = replicatedJournal == null ? editLog : replicatedJournal;
     this.checkpointTxns = conf.getLong(NameNodeConfigKeys.CHECKPOINT_TXNS_KEY,
         NameNodeConfigKeys.CHECKPOINT_TXNS_DEFAULT);
-    PermissionChecker permissions = new PermissionChecker(
+    this.permissions = new PermissionChecker(
         conf.getBoolean(NameNodeConfigKeys.PERMISSIONS_ENABLED_KEY, NameNodeConfigKeys.PERMISSIONS_ENABLED_DEFAULT),
         superUser, superGroup);
     this.leases = new LeaseManager(nanoTime,
@@ -870,6 +871,16 @@ public final class Namesystem implements Closeable {
 
   public SafeMode safeMode() {
     return safeMode;
+  }
+
+  /** Enters safe mode by hand ({@code true}) or leaves it: the superuser's ({@code bin/fffs admin}, SafeMode). */
+  public void changeSafeMode(io.fffs.namenode.permission.Caller caller, boolean enter) throws FffsException {
+    permissions.checkSuperUser(caller, "change safe mode");
+    if (enter) {
+      safeMode.enter("entered by " + caller.user());
+    } else {
+      safeMode.leave("left by " + caller.user());
+    }
   }
 
   public String clusterId() {

@@ -97,12 +97,7 @@ public final class AdminProtocolServerSide implements NamenodeAdminProtocolPB {
   public SafeModeResponseProto safeMode(RpcController c, SafeModeRequestProto r) throws ServiceException {
     return call.serve(r.getHlc(), caller -> {
       if (r.getAction() != SafeModeActionProto.SAFEMODE_GET) {
-        permissions.checkSuperUser(caller, "change safe mode");
-        if (r.getAction() == SafeModeActionProto.SAFEMODE_ENTER) {
-          fs.safeMode().enter("entered by " + caller.user());
-        } else {
-          fs.safeMode().leave("left by " + caller.user());
-        }
+        fs.changeSafeMode(caller, r.getAction() == SafeModeActionProto.SAFEMODE_ENTER);
       }
       return SafeModeResponseProto.newBuilder().setOn(fs.safeMode().isOn()).setStatus(fs.safeMode().describe())
           .setHlc(call.now()).build();

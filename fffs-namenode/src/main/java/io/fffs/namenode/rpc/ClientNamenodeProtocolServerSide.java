@@ -254,6 +254,25 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   }
 
   @Override
+  public RecoverLeaseResponseProto recoverLease(RpcController c, RecoverLeaseRequestProto r)
+      throws ServiceException {
+    return call.change(r.getHlc(), caller -> fs.files.recoverLease(caller, r.getSrc())
+        .map(closed -> RecoverLeaseResponseProto.newBuilder().setClosed(closed).setHlc(call.now()).build()));
+  }
+
+  /** Hadoop's SafeMode through the client protocol: the same as {@code bin/fffs admin -safemode}. */
+  @Override
+  public SetSafeModeResponseProto setSafeMode(RpcController c, SetSafeModeRequestProto r) throws ServiceException {
+    return call.serve(r.getHlc(), caller -> {
+      if (r.hasEnter()) {
+        fs.changeSafeMode(caller, r.getEnter());
+      }
+      return SetSafeModeResponseProto.newBuilder().setOn(fs.safeMode().isOn()).setStatus(fs.safeMode().describe())
+          .setHlc(call.now()).build();
+    });
+  }
+
+  @Override
   public GetFileInfoResponseProto getFileInfo(RpcController c, GetFileInfoRequestProto r)
       throws ServiceException {
     TimeSpec time = TimeSpec.fromProto(r.getTime());

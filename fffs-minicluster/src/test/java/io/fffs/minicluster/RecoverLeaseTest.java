@@ -1,0 +1,195 @@
+package io.fffs.minicluster;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fffs.client.FreezeFrameFileSystem;
+import io.fffs.client.tools.DebugCommand;
+import io.fffs.common.time.HlcTimestamp;
+import io.fffs.common.time.PhysicalClock;
+import io.fffs.datanode.DataNodeServiceConfigKeys;
+import java.io.ByteArrayOutputStream;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.security.PrivilegedExceptionAction;
+import java.util.Arrays;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.SafeModeAction;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Hadoop's {@code LeaseRecoverable} and {@code SafeMode} on FFFS, beyond their contract suites: a file whose writer
+ * is alive but held dead is closed at once (no soft limit waited for), with every byte the writer hflushed, and the
+ * writer is fenced. The DataNode reports its writes only at a full block report here (an hour's delay otherwise), so
+ * the recovered length comes from the report the DataNode sends before it confirms the fence.
+ */
+class RecoverLeaseTest {
+  private static final int FLUSHED = 300_000;
+
+  @TempDir
+  static Path base;
+  private static MiniFffsCluster cluster;
+
+  @BeforeAll
+  static void start() throws IOException {
+    Configuration conf = new Configuration();
+    conf.set(DataNodeServiceConfigKeys.BLOCK_RECEIVED_DELAY_KEY, "1h");
+    cluster = MiniFffsCluster.builder().baseDir(base).conf(conf).numDataNodes(1).build();
+  }
+
+  @AfterAll
+  static void stop() throws IOException {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void recoverLeaseClosesAnOpenFileAtOnceWithWhatItsWriterHflushed() throws Exception {
+    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/recover/open");
+    byte[] flushed = new byte[FLUSHED];
+    Arrays.fill(flushed, (byte) 7);
+    try (FreezeFrameFileSystem writer = cluster.getFileSystem(); FreezeFrameFileSystem other = cluster.getFileSystem()) {
+      FSDataOutputStream out = writer.create(file);
+      out.write(flushed);
+      out.hflush();
+      long whileOpen = now(other);
+      assertThat(other.isFileClosed(file)).isFalse();
+
+      assertThat(other.recoverLease(file)).isTrue();
+
+      assertThat(other.isFileClosed(file)).isTrue();
+      assertThat(other.isFileClosed(at(file, whileOpen))).as("it was open then").isFalse();
+      assertThat(other.getFileStatus(file).getLen()).isEqualTo(FLUSHED);
+      assertThat(readAll(other, file)).isEqualTo(flushed);
+      // The writer is fenced: what it sends now is refused, and none of it shows.
+      out.write(new byte[4_000]);
+      assertThatThrownBy(out::hflush).isInstanceOf(IOException.class).hasMessageContaining("STALE_WRITER");
+      assertThatThrownBy(out::close).isInstanceOf(IOException.class);
+      assertThat(readAll(other, file)).isEqualTo(flushed);
+
+      assertThat(other.recoverLease(file)).as("a closed file").isTrue();
+      try (FSDataOutputStream append = other.append(file)) {  // no lease to wait for
+        append.write(new byte[] {1, 2, 3});
+      }
+      assertThat(other.getFileStatus(file).getLen()).isEqualTo(FLUSHED + 3);
+    }
+  }
+
+  @Test
+  void recoverLeaseAndIsFileClosedSayWhatIsWrongWithTheirPath() throws Exception {
+    org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path("/recover/dir");
+    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/recover/guarded");
+    try (FreezeFrameFileSystem fs = cluster.getFileSystem()) {
+      fs.mkdirs(dir);
+      org.apache.hadoop.fs.Path missing = new org.apache.hadoop.fs.Path("/recover/missing");
+      assertThatThrownBy(() -> fs.recoverLease(missing)).isInstanceOf(FileNotFoundException.class)
+          .hasMessageContaining("File does not exist: /recover/missing");
+      assertThatThrownBy(() -> fs.isFileClosed(missing)).isInstanceOf(FileNotFoundException.class)
+          .hasMessageContaining("File does not exist");
+      assertThatThrownBy(() -> fs.recoverLease(dir)).isInstanceOf(FileNotFoundException.class)
+          .hasMessageContaining("Path is not a file: /recover/dir");
+      assertThatThrownBy(() -> fs.isFileClosed(dir)).isInstanceOf(FileNotFoundException.class)
+          .hasMessageContaining("Path is not a file");
+
+      FSDataOutputStream out = fs.create(file);
+      out.write(new byte[1_000]);
+      out.hflush();
+      fs.setPermission(file, new FsPermission((short) 0644));
+      long open = now(fs);
+      assertThatThrownBy(() -> fs.recoverLease(at(file, open))).isInstanceOf(IOException.class)
+          .hasMessageContaining("READ_ONLY_PAST");
+      // Only who may write the file may take it from its writer.
+      UserGroupInformation mallory = UserGroupInformation.createRemoteUser("mallory");
+      assertThatThrownBy(() -> mallory.doAs((PrivilegedExceptionAction<Boolean>) () -> {
+        try (FreezeFrameFileSystem theirs = cluster.getFileSystem()) {
+          return theirs.recoverLease(file);
+        }
+      })).hasMessageContaining("ACCESS_DENIED");
+      assertThat(fs.isFileClosed(file)).isFalse();
+      out.close();
+      assertThat(fs.isFileClosed(file)).isTrue();
+    }
+  }
+
+  @Test
+  void safeModeThroughTheFileSystemIsReadByAnyoneAndChangedByTheSuperuser() throws Exception {
+    UserGroupInformation mallory = UserGroupInformation.createRemoteUser("mallory");
+    try (FreezeFrameFileSystem fs = cluster.getFileSystem()) {
+      assertThat(mallory.doAs((PrivilegedExceptionAction<Boolean>) () -> {
+        try (FreezeFrameFileSystem theirs = cluster.getFileSystem()) {
+          return theirs.setSafeMode(SafeModeAction.GET);
+        }
+      })).isFalse();
+      assertThatThrownBy(() -> mallory.doAs((PrivilegedExceptionAction<Boolean>) () -> {
+        try (FreezeFrameFileSystem theirs = cluster.getFileSystem()) {
+          return theirs.setSafeMode(SafeModeAction.ENTER);
+        }
+      })).hasMessageContaining("ACCESS_DENIED");
+      assertThat(fs.setSafeMode(SafeModeAction.GET)).isFalse();
+      try {
+        assertThat(fs.setSafeMode(SafeModeAction.ENTER)).isTrue();
+        assertThatThrownBy(() -> fs.mkdirs(new org.apache.hadoop.fs.Path("/recover/in-safe-mode")))
+            .hasMessageContaining("SAFE_MODE");
+      } finally {
+        assertThat(fs.setSafeMode(SafeModeAction.LEAVE)).isFalse();
+      }
+      assertThat(fs.mkdirs(new org.apache.hadoop.fs.Path("/recover/after-safe-mode"))).isTrue();
+    }
+  }
+
+  @Test
+  void debugRecoverLeaseClosesTheFileAndSaysSo() throws Exception {
+    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/recover/by-command");
+    try (FreezeFrameFileSystem writer = cluster.getFileSystem(); FreezeFrameFileSystem other = cluster.getFileSystem()) {
+      FSDataOutputStream out = writer.create(file);
+      out.write(new byte[5_000]);
+      out.hflush();
+      ByteArrayOutputStream printed = new ByteArrayOutputStream();
+      ByteArrayOutputStream errors = new ByteArrayOutputStream();
+      assertThat(DebugCommand.run(cluster.getConfiguration(), new String[] {"recoverLease", "-path", file.toString()},
+          new PrintStream(printed, true, UTF_8), new PrintStream(errors, true, UTF_8))).as(errors.toString(UTF_8))
+          .isZero();
+      assertThat(printed.toString(UTF_8)).contains("recoverLease SUCCEEDED on /recover/by-command");
+      assertThat(other.isFileClosed(file)).isTrue();
+      assertThat(other.getFileStatus(file).getLen()).isEqualTo(5_000);
+
+      assertThat(DebugCommand.run(cluster.getConfiguration(), new String[] {"recoverLease", "-path",
+          "/recover/nothing-here"}, new PrintStream(printed, true, UTF_8), new PrintStream(errors, true, UTF_8)))
+          .isEqualTo(1);
+      assertThat(errors.toString(UTF_8)).contains("File does not exist: /recover/nothing-here");
+      assertThat(DebugCommand.run(cluster.getConfiguration(), new String[] {"recoverLease"},
+          new PrintStream(printed, true, UTF_8), new PrintStream(errors, true, UTF_8))).isEqualTo(2);
+      assertThat(errors.toString(UTF_8)).contains("no -path");
+    }
+  }
+
+  private static byte[] readAll(FreezeFrameFileSystem fs, org.apache.hadoop.fs.Path file) throws IOException {
+    try (FSDataInputStream in = fs.open(file)) {
+      return in.readAllBytes();
+    }
+  }
+
+  /** A system time (µs) after everything the cluster did so far, and before anything it does next. */
+  private static long now(FreezeFrameFileSystem fs) throws IOException {
+    HlcTimestamp now = fs.currentTime();
+    while (PhysicalClock.system().currentTimeMicros() <= now.physicalMicros() + 1) {
+      Thread.onSpinWait();
+    }
+    return now.physicalMicros();
+  }
+
+  private static org.apache.hadoop.fs.Path at(org.apache.hadoop.fs.Path path, long micros) {
+    return new org.apache.hadoop.fs.Path(path + "@s" + micros / 1000 + "." + String.format("%03d", micros % 1000));
+  }
+}
