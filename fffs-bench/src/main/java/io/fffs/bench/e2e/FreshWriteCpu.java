@@ -21,7 +21,7 @@ import java.util.stream.Stream;
  * seconds after the write returned: what finishing the write's persistence cost too (FFFS fsyncs at the latest
  * {@code fffs.datanode.persistence.sync-interval} after its last fsync; HDFS leaves writeback to the kernel).
  * Settings after it ({@code KEY=VALUE}) go to both clusters' configurations; {@code -Dfffs.bench.systems=FFFS}
- * runs one system only.
+ * runs one system only; {@code -Dfffs.bench.threads=true} also prints the thread groups that used each JVM's CPU.
  * {@code java -cp ... io.fffs.bench.e2e.FreshWriteCpu [MIB] [ROUNDS] [DATANODES] [REPLICATION] [ARENA_MIB]
  * [SETTLE_S] [KEY=VALUE...]} (1024, 3, 1, 1, 256, 0).
  */
@@ -80,8 +80,16 @@ public final class FreshWriteCpu {
       try (ChildJvm client = ChildJvm.start(system + " client", "1g", FreshClientMain.class, uri,
           "fffs.replication=" + replication, "dfs.replication=" + replication)) {
         long before = Long.parseLong(cluster.ask("cpu")[0]);
+        String clientThreads = client.ask("threads")[0];
+        String clusterThreads = cluster.ask("threads")[0];
         String[] answer = client.ask("write /fresh-write " + bytes + " " + IO);
         long clusterCpu = Long.parseLong(cluster.ask("cpu")[0]) - before;
+        if (Boolean.getBoolean("fffs.bench.threads")) {
+          System.out.println("  " + system + " client threads: " + ThreadCpu.delta(clientThreads,
+              client.ask("threads")[0], 8));
+          System.out.println("  " + system + " cluster threads: " + ThreadCpu.delta(clusterThreads,
+              cluster.ask("threads")[0], 8));
+        }
         Thread.sleep(settle * 1000L);
         long settledCpu = Long.parseLong(cluster.ask("cpu")[0]) - before;
         return new double[] {Double.parseDouble(answer[0]), Double.parseDouble(answer[1]), clusterCpu, settledCpu};
