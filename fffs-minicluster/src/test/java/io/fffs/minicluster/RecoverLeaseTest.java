@@ -13,9 +13,11 @@ import java.io.ByteArrayOutputStream;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.PrivilegedExceptionAction;
 import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
@@ -84,6 +86,50 @@ class RecoverLeaseTest {
       }
       assertThat(other.getFileStatus(file).getLen()).isEqualTo(FLUSHED + 3);
     }
+  }
+
+  @Test
+  void aKilledWritersFileIsRecoveredWithEveryByteItHflushed() throws Exception {
+    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/recover/killed-writer");
+    Path log = base.resolve("killed-writer.log");
+    try (NodeProcess writer = NodeProcess.start(KilledWriterMain.class.getName(), "-Xmx256m", log,
+        "fs.defaultFS=" + cluster.getURI(), "fffs.test.writer.path=" + file)) {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (lastFlushed(log) < 200_000) {
+        assertThat(System.nanoTime()).as("the writer hflushed 200,000 bytes within 60 s").isLessThan(deadline);
+        Thread.sleep(20);
+      }
+      writer.kill();
+    }
+    long flushed = lastFlushed(log);
+    for (long before = -1; before != flushed; flushed = lastFlushed(log)) {  // its last lines reach the log
+      before = flushed;
+      Thread.sleep(200);
+    }
+    try (FreezeFrameFileSystem fs = cluster.getFileSystem()) {
+      assertThat(fs.isFileClosed(file)).isFalse();
+      assertThat(fs.recoverLease(file)).isTrue();
+      assertThat(fs.isFileClosed(file)).isTrue();
+      byte[] all = readAll(fs, file);
+      assertThat((long) all.length).as("every hflushed byte").isGreaterThanOrEqualTo(flushed)
+          .isEqualTo(fs.getFileStatus(file).getLen());
+      for (int i = 0; i < all.length; i++) {
+        if (all[i] != KilledWriterMain.pattern(i)) {
+          assertThat(all[i]).as("byte %d of %d", i, all.length).isEqualTo(KilledWriterMain.pattern(i));
+        }
+      }
+    }
+  }
+
+  /** The bytes the killed writer said it hflushed (its last "flushed N" line), 0 before the first. */
+  private static long lastFlushed(Path log) throws IOException {
+    long last = 0;
+    for (String line : Files.readAllLines(log, UTF_8)) {
+      if (line.matches("flushed \\d+")) {
+        last = Long.parseLong(line.substring("flushed ".length()));
+      }
+    }
+    return last;
   }
 
   @Test

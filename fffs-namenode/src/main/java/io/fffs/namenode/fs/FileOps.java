@@ -30,6 +30,7 @@ import io.fffs.namenode.permission.PermissionChecker.Access;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Semaphore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,9 +54,11 @@ public final class FileOps {
   private final DatanodeManager datanodes;
   private final WriterFencing fencing;
   private final long fenceTimeoutMillis;
+  /** The {@link #recoverLease} calls that may wait for their fence at once (each holds an IPC handler). */
+  private final Semaphore recoveryFenceWaits;
 
   FileOps(MutationPath changes, Namespace namespace, PermissionChecker permissions, LeaseManager leases,
-      DatanodeManager datanodes, WriterFencing fencing, long fenceTimeoutMillis) {
+      DatanodeManager datanodes, WriterFencing fencing, long fenceTimeoutMillis, int recoveryFenceWaits) {
     this.changes = changes;
     this.namespace = namespace;
     this.permissions = permissions;
@@ -63,6 +66,7 @@ public final class FileOps {
     this.datanodes = datanodes;
     this.fencing = fencing;
     this.fenceTimeoutMillis = fenceTimeoutMillis;
+    this.recoveryFenceWaits = new Semaphore(recoveryFenceWaits);
   }
 
   /** A file opened for writing: its status and its blocks (with the writer epoch their WRITE tokens carry). */
@@ -549,7 +553,7 @@ public final class FileOps {
         fenced[0] = file.id();
         return fence(file, NAMENODE_RECOVERY);
       }).await();
-      if (fence != null && !spread(fence).isEmpty()) {
+      if (fence != null && !spreadForRecovery(fence)) {
         return changes.mutate("recover the lease of " + path, () -> false);
       }
       inodeId = fenced[0];
@@ -570,6 +574,23 @@ public final class FileOps {
       LOG.info("Closed {} (file {}) by lease recovery for {}", path, file.id(), caller.user());
       return true;
     });
+  }
+
+  /**
+   * Spreads a {@link #recoverLease} fence; whether every live DataNode confirmed it. Without a free wait (as many
+   * recoveries wait already as may), false at once: the fence is published all the same, and the caller asks
+   * again, as HDFS's callers of {@code recoverLease} do while it answers false.
+   */
+  private boolean spreadForRecovery(Fence fence) throws IOException {
+    if (!recoveryFenceWaits.tryAcquire()) {
+      fencing.publish(fence.epoch(), fence.blockIds());
+      return false;
+    }
+    try {
+      return spread(fence).isEmpty();
+    } finally {
+      recoveryFenceWaits.release();
+    }
   }
 
   /** The file at {@code path} whose lease {@code caller} may recover; HDFS's words for a missing one or a directory. */
