@@ -83,6 +83,11 @@ public final class FsckReport {
     return files;
   }
 
+  /** The files open for write (as of the time checked). */
+  public long openFiles() {
+    return files.stream().filter(FsckFileProto::hasOpenBy).count();
+  }
+
   public long blocks() {
     return blocks;
   }
@@ -120,13 +125,20 @@ public final class FsckReport {
    * {@code locations} each replica's DataNode, state, last entry and length; then the counts and the verdict.
    */
   public String render(boolean listFiles, boolean listBlocks, boolean locations) {
+    return render(listFiles, listBlocks, locations, false);
+  }
+
+  /** {@link #render(boolean, boolean, boolean)}, listing every file open for write too when {@code openForWrite}. */
+  public String render(boolean listFiles, boolean listBlocks, boolean locations, boolean openForWrite) {
     StringBuilder out = new StringBuilder("FFFS fsck of ").append(path).append(" as of ").append(time).append('\n');
     for (FsckFileProto file : files) {
       boolean fileOk = file.getBlocksList().stream().allMatch(this::readable);
-      if (listFiles || listBlocks || !fileOk) {
+      boolean listedOpen = openForWrite && file.hasOpenBy();
+      if (listFiles || listBlocks || !fileOk || listedOpen) {
         out.append(file.getPath()).append(' ').append(file.getLength()).append(" bytes, replication ")
             .append(file.getReplication()).append(", ").append(file.getBlocksCount()).append(" block(s): ")
-            .append(fileOk ? "OK" : "CORRUPT").append('\n');
+            .append(fileOk ? "OK" : "CORRUPT")
+            .append(listedOpen ? " OPENFORWRITE by " + file.getOpenBy() : "").append('\n');
       }
       if (!listBlocks) {
         continue;
@@ -157,6 +169,7 @@ public final class FsckReport {
     }
     out.append("Status: ").append(healthy() ? "HEALTHY" : "CORRUPT").append('\n')
         .append(" Total files:\t").append(files.size()).append('\n')
+        .append(" Files open for write:\t").append(openFiles()).append('\n')
         .append(" Total blocks:\t").append(blocks).append('\n')
         .append(" Missing blocks:\t").append(missing).append('\n')
         .append(" Under-replicated blocks:\t").append(underReplicated).append('\n')

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fffs.client.FreezeFrameFileSystem;
+import io.fffs.client.FsckReport;
 import io.fffs.client.tools.DebugCommand;
+import io.fffs.client.tools.FsckCommand;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.datanode.DataNodeServiceConfigKeys;
@@ -67,8 +69,18 @@ class RecoverLeaseTest {
       out.hflush();
       long whileOpen = now(other);
       assertThat(other.isFileClosed(file)).isFalse();
+      FsckReport open = other.fsck(file);
+      assertThat(open.openFiles()).isEqualTo(1);
+      assertThat(open.render(false, false, false, true)).containsPattern("/recover/open \\d+ bytes, .*: OK"
+          + " OPENFORWRITE by FFFS_CLIENT_").contains("Files open for write:\t1");
+      assertThat(open.render(false, false, false)).doesNotContain("OPENFORWRITE");
+      assertThat(FsckCommand.run(cluster.getConfiguration(), new String[] {file.toString(), "-openforwrite"}))
+          .isZero();
 
       assertThat(other.recoverLease(file)).isTrue();
+
+      assertThat(other.fsck(file).openFiles()).isZero();
+      assertThat(other.fsck(at(file, whileOpen)).openFiles()).as("open then").isEqualTo(1);
 
       assertThat(other.isFileClosed(file)).isTrue();
       assertThat(other.isFileClosed(at(file, whileOpen))).as("it was open then").isFalse();

@@ -8,14 +8,15 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.util.GenericOptionsParser;
 
 /**
- * {@code bin/fffs fsck [-D fs.defaultFS=fffs://host:port] PATH [-files] [-blocks] [-locations]}: the replicas of
- * every block under PATH (a temporal path such as {@code /data@s1763719200000} checks the tree of that time), with
- * the counts and a HEALTHY / CORRUPT verdict ({@link FsckReport}). Exit code 0 when HEALTHY, 1 when CORRUPT, 2 for
+ * {@code bin/fffs fsck [-D fs.defaultFS=fffs://host:port] PATH [-files] [-blocks] [-locations] [-openforwrite]}:
+ * the replicas of every block under PATH (a temporal path such as {@code /data@s1763719200000} checks the tree of
+ * that time) and, with {@code -openforwrite}, the files open for write with the client writing each; the counts and
+ * a HEALTHY / CORRUPT verdict ({@link FsckReport}). Exit code 0 when HEALTHY, 1 when CORRUPT, 2 for
  * a usage error.
  */
 public final class FsckCommand {
   static final String USAGE = "usage: bin/fffs fsck [-D fs.defaultFS=fffs://host:port] PATH [-files] [-blocks]"
-      + " [-locations]";
+      + " [-locations] [-openforwrite]";
 
   private FsckCommand() {}
 
@@ -31,8 +32,10 @@ public final class FsckCommand {
     boolean files = false;
     boolean blocks = false;
     boolean locations = false;
+    boolean openForWrite = false;
     for (String arg : args) {
       switch (arg) {
+        case "-openforwrite" -> openForWrite = true;
         case "-files" -> files = true;
         case "-blocks" -> blocks = true;
         case "-locations" -> locations = true;
@@ -58,7 +61,7 @@ public final class FsckCommand {
         return 2;
       }
       FsckReport report = ((FreezeFrameFileSystem) fs).fsck(target);
-      System.out.print(report.render(files, blocks || locations, locations));
+      System.out.print(report.render(files, blocks || locations, locations, openForWrite));
       return report.healthy() ? 0 : 1;
     }
   }

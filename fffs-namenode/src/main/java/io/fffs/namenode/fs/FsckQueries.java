@@ -54,6 +54,9 @@ public final class FsckQueries {
     if (!state.isDirectory()) {
       FsckFileProto.Builder file = FsckFileProto.newBuilder().setPath(path).setLength(state.length())
           .setReplication(state.replication());
+      if (state.isUnderConstruction() && state.leaseHolder() != null) {
+        file.setOpenBy(state.leaseHolder());
+      }
       for (int i = 0; i < state.blockCount(); i++) {
         file.addBlocks(FsckBlockProto.newBuilder().setBlockId(state.blockId(i)).setNumBytes(state.blockLength(i))
             .addAllReplicas(datanodes.fsckReplicas(state.blockId(i)))
