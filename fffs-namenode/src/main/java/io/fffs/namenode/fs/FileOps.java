@@ -553,8 +553,9 @@ public final class FileOps {
         fenced[0] = file.id();
         return fence(file, NAMENODE_RECOVERY);
       }).await();
-      if (fence != null && !spreadForRecovery(fence)) {
-        return changes.mutate("recover the lease of " + path, () -> false);
+      if (fence == null || !spreadForRecovery(fence)) {
+        boolean closed = fence == null;  // closed when looked at: a writer that opened it since is not fenced
+        return changes.mutate("recover the lease of " + path, () -> closed);
       }
       inodeId = fenced[0];
     } else {
