@@ -30,6 +30,8 @@ import io.fffs.namenode.permission.PermissionChecker.Access;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,7 +50,8 @@ public final class FileOps {
   private final PermissionChecker permissions;
   /** The lease holder of a file being recovered for {@code client} (or by the NameNode) while its fence spreads. */
   private static final String RECOVERY_HOLDER_PREFIX = "fffs-lease-recovery/";
-  private static final String NAMENODE_RECOVERY = RECOVERY_HOLDER_PREFIX + "namenode";
+  /** A fence found raised for this very recovery and confirmed by every live DataNode (nothing to spread). */
+  private static final Fence CONFIRMED = new Fence(0, new long[0]);
 
   private final LeaseManager leases;
   private final DatanodeManager datanodes;
@@ -56,6 +59,8 @@ public final class FileOps {
   private final long fenceTimeoutMillis;
   /** The {@link #recoverLease} calls that may wait for their fence at once (each holds an IPC handler). */
   private final Semaphore recoveryFenceWaits;
+  /** The last fence {@link #recoverLease} published per file it holds, so a call again finds it confirmed. */
+  private final Map<Long, Long> recoveryFences = new ConcurrentHashMap<>();
 
   FileOps(MutationPath changes, Namespace namespace, PermissionChecker permissions, LeaseManager leases,
       DatanodeManager datanodes, WriterFencing fencing, long fenceTimeoutMillis, int recoveryFenceWaits) {
@@ -161,6 +166,7 @@ public final class FileOps {
         checkNotBeingWritten(file, path, clientName);
         if (file.latest().isUnderConstruction()) {
           changes.log(recoveryOf(file));
+          recoveryFences.remove(file.id());
         }
         changes.log(EditOpProto.newBuilder().setOpenForWrite(OpenForWriteOp.newBuilder().setInodeId(file.id())
             .setClientName(clientName)).build());
@@ -220,7 +226,11 @@ public final class FileOps {
     if (fence == null) {
       return List.of();
     }
-    long seq = fencing.publish(fence.epoch(), fence.blockIds());
+    return awaitFence(fencing.publish(fence.epoch(), fence.blockIds()));
+  }
+
+  /** Waits until the live DataNodes hold fence {@code seq}; returns those that did not within the fence timeout. */
+  private List<String> awaitFence(long seq) throws IOException {
     try {
       return fencing.awaitConfirmed(seq, this::liveDatanodes, fenceTimeoutMillis);
     } catch (InterruptedException e) {
@@ -514,13 +524,14 @@ public final class FileOps {
       spread(changes.mutate("fence the writer of file " + inodeId, () -> {
         Inode inode = namespace.inode(inodeId);
         return leases.hardExpired(inodeId) && inode != null && inode.latest().isUnderConstruction()
-            ? fence(inode, NAMENODE_RECOVERY) : null;
+            ? fence(inode, namenodeRecovery(inodeId)) : null;
       }).await());
     }
     return changes.mutate("lease recovery", () -> {
       // Checked again under the write lock: since the expired leases were listed, the writer may have renewed,
       // or another client may have taken the file over (a fresh lease this must not close).
-      if (fencing.enabled() ? !NAMENODE_RECOVERY.equals(leases.holder(inodeId)) : !leases.hardExpired(inodeId)) {
+      if (fencing.enabled() ? !namenodeRecovery(inodeId).equals(leases.holder(inodeId))
+          : !leases.hardExpired(inodeId)) {
         return null;
       }
       Inode inode = namespace.inode(inodeId);
@@ -529,6 +540,7 @@ public final class FileOps {
         LOG.info("Closed file {} after its writer's lease ran out", inodeId);
       }
       leases.remove(inodeId);
+      recoveryFences.remove(inodeId);
       return null;
     });
   }
@@ -551,9 +563,15 @@ public final class FileOps {
           return null;
         }
         fenced[0] = file.id();
-        return fence(file, NAMENODE_RECOVERY);
+        String holder = namenodeRecovery(file.id());
+        Long published = recoveryFences.get(file.id());
+        if (holder.equals(leases.holder(file.id())) && published != null
+            && fencing.unconfirmed(published, liveDatanodes()).isEmpty()) {
+          return CONFIRMED;  // fenced by an earlier call that could not wait for it
+        }
+        return fence(file, holder);
       }).await();
-      if (fence == null || !spreadForRecovery(fence)) {
+      if (fence == null || (fence != CONFIRMED && !spreadForRecovery(fence, fenced[0]))) {
         boolean closed = fence == null;  // closed when looked at: a writer that opened it since is not fenced
         return changes.mutate("recover the lease of " + path, () -> closed);
       }
@@ -564,10 +582,13 @@ public final class FileOps {
     return changes.mutate("recover the lease of " + path, () -> {
       // The fenced inode itself: the path may name another file by now.
       Inode file = inodeId >= 0 ? namespace.inode(inodeId) : leaseTarget(caller, path);
+      if (inodeId >= 0) {
+        recoveryFences.remove(inodeId);
+      }
       if (file == null || !file.latest().isUnderConstruction()) {
         return true;
       }
-      if (inodeId >= 0 && !NAMENODE_RECOVERY.equals(leases.holder(file.id()))) {
+      if (inodeId >= 0 && !namenodeRecovery(inodeId).equals(leases.holder(file.id()))) {
         return false;  // taken over since the fence (by an append, or a recovery of its own)
       }
       changes.log(recoveryOf(file));
@@ -578,20 +599,26 @@ public final class FileOps {
   }
 
   /**
-   * Spreads a {@link #recoverLease} fence; whether every live DataNode confirmed it. Without a free wait (as many
-   * recoveries wait already as may), false at once: the fence is published all the same, and the caller asks
-   * again, as HDFS's callers of {@code recoverLease} do while it answers false.
+   * Publishes a {@link #recoverLease} fence and waits until every live DataNode confirmed it; whether they did.
+   * Without a free wait (as many recoveries wait already as may), false at once: the fence stays published, and
+   * the caller asks again, as HDFS's callers of {@code recoverLease} do while it answers false.
    */
-  private boolean spreadForRecovery(Fence fence) throws IOException {
+  private boolean spreadForRecovery(Fence fence, long inodeId) throws IOException {
+    long seq = fencing.publish(fence.epoch(), fence.blockIds());
+    recoveryFences.put(inodeId, seq);
     if (!recoveryFenceWaits.tryAcquire()) {
-      fencing.publish(fence.epoch(), fence.blockIds());
       return false;
     }
     try {
-      return spread(fence).isEmpty();
+      return awaitFence(seq).isEmpty();
     } finally {
       recoveryFenceWaits.release();
     }
+  }
+
+  /** The lease holder of file {@code inodeId} while the NameNode recovers it: one per file, renewed by nothing else. */
+  private static String namenodeRecovery(long inodeId) {
+    return RECOVERY_HOLDER_PREFIX + "namenode/" + inodeId;
   }
 
   /** The file at {@code path} whose lease {@code caller} may recover; HDFS's words for a missing one or a directory. */

@@ -234,9 +234,9 @@ public final class Namesystem implements Closeable {
     this.files = new FileOps(paths, namespace, permissions, leases, datanodes, writerFencing,
         NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.WRITER_FENCE_TIMEOUT_KEY,
             NameNodeConfigKeys.WRITER_FENCE_TIMEOUT_DEFAULT_MS),
-        // At most half the IPC handlers wait for a recoverLease's fence: the others serve the heartbeats that
-        // confirm it.
-        Math.max(1, conf.getInt(NameNodeConfigKeys.RPC_HANDLERS_KEY, NameNodeConfigKeys.RPC_HANDLERS_DEFAULT) / 2));
+        // At most half the IPC handlers wait for recoverLease fences (none with one handler): the others serve
+        // the heartbeats that confirm them.
+        conf.getInt(NameNodeConfigKeys.RPC_HANDLERS_KEY, NameNodeConfigKeys.RPC_HANDLERS_DEFAULT) / 2);
     this.directories = new DirectoryOps(paths, namespace, permissions, leases);
     this.queries = new NamespaceQueries(paths, namespace, permissions, leases, datanodes, horizon);
     this.history = new HistoryOps(paths, paths, namespace, permissions, horizon, () -> defaultRetention,

@@ -107,14 +107,7 @@ public final class WriterFencing {
       throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     while (true) {
-      List<String> missing = new ArrayList<>();
-      for (String uuid : live.get()) {
-        Long held = confirmed.get(uuid);
-        // Only DataNodes that registered through the protocol carry fences (not those a test only heartbeats).
-        if (held != null && held < seq) {
-          missing.add(uuid);
-        }
-      }
+      List<String> missing = unconfirmed(seq, live.get());
       long left = deadline - System.nanoTime();
       if (missing.isEmpty()) {
         return missing;
@@ -127,6 +120,21 @@ public final class WriterFencing {
       // Woken by each confirmation; the periodic wake-up notices DataNodes that died meanwhile.
       TimeUnit.NANOSECONDS.timedWait(this, Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
     }
+  }
+
+  /**
+   * The DataNodes {@code live} names that have not confirmed fence {@code seq} yet (no waiting). Only DataNodes that
+   * registered through the protocol carry fences (not those a test only heartbeats).
+   */
+  public synchronized List<String> unconfirmed(long seq, Collection<String> live) {
+    List<String> missing = new ArrayList<>();
+    for (String uuid : live) {
+      Long held = confirmed.get(uuid);
+      if (held != null && held < seq) {
+        missing.add(uuid);
+      }
+    }
+    return missing;
   }
 
   /** How many fences are in force (metrics, tests). */
