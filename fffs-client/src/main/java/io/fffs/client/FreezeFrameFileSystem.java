@@ -713,7 +713,8 @@ public class FreezeFrameFileSystem extends FileSystem implements LeaseRecoverabl
    * Closes {@code path} now if it is open, whoever writes it, as HDFS's {@code recoverLease} does for a writer held
    * dead: the NameNode fences the writer on the DataNodes (its later writes are refused) and closes the file at the
    * length its replicas reported, keeping what the writer hflushed. True when the file is closed (also when it was);
-   * false when another client took it over meanwhile. Needs write permission on the file.
+   * false while it cannot be closed yet (a DataNode has not confirmed the fence, or another client took the file
+   * over): call again. Needs write permission on the file.
    */
   @Override
   public boolean recoverLease(Path path) throws IOException {
