@@ -549,9 +549,11 @@ public final class FileOps {
    * Closes file {@code path} now if it is open, whoever writes it (Hadoop's {@code LeaseRecoverable}, which HBase
    * and others call to take over the file of a writer they hold dead): its writer is fenced on the DataNodes first,
    * then the file is closed as lease recovery closes it ({@link #recoveryOf}: what the writer hflushed is kept).
-   * Answers whether the file is closed: true for one that already was; false, leaving it open under the NameNode's
-   * recovery lease, when a live DataNode did not confirm the fence in time (its reports of the writer's last
-   * packets may not be in yet) or another client took the file over meanwhile; asked again, it fences again.
+   * Answers whether the file is closed: true for one that already was; false, leaving it open under a recovery
+   * lease of its own, when a live DataNode did not confirm the fence in time (its reports of the writer's last
+   * packets may not be in yet), when no wait was free ({@link #spreadForRecovery}) or when another client took the
+   * file over meanwhile. Asked again, it closes the file at once if every live DataNode confirmed the fence it
+   * published by then, else fences again.
    */
   public Logged<Boolean> recoverLease(Caller caller, String path) throws IOException {
     long inodeId;
