@@ -8,9 +8,8 @@ import io.fffs.client.FreezeFrameFileSystem;
 import io.fffs.client.FsckReport;
 import io.fffs.client.tools.DebugCommand;
 import io.fffs.client.tools.FsckCommand;
-import io.fffs.common.time.HlcTimestamp;
-import io.fffs.common.time.PhysicalClock;
 import io.fffs.datanode.DataNodeServiceConfigKeys;
+import io.fffs.minicluster.datapath.Moments;
 import java.io.ByteArrayOutputStream;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -67,7 +66,7 @@ class RecoverLeaseTest {
       FSDataOutputStream out = writer.create(file);
       out.write(flushed);
       out.hflush();
-      long whileOpen = now(other);
+      long whileOpen = Moments.now(other);
       assertThat(other.isFileClosed(file)).isFalse();
       FsckReport open = other.fsck(file);
       assertThat(open.openFiles()).isEqualTo(1);
@@ -80,10 +79,10 @@ class RecoverLeaseTest {
       assertThat(other.recoverLease(file)).isTrue();
 
       assertThat(other.fsck(file).openFiles()).isZero();
-      assertThat(other.fsck(at(file, whileOpen)).openFiles()).as("open then").isEqualTo(1);
+      assertThat(other.fsck(Moments.at(file, whileOpen)).openFiles()).as("open then").isEqualTo(1);
 
       assertThat(other.isFileClosed(file)).isTrue();
-      assertThat(other.isFileClosed(at(file, whileOpen))).as("it was open then").isFalse();
+      assertThat(other.isFileClosed(Moments.at(file, whileOpen))).as("it was open then").isFalse();
       assertThat(other.getFileStatus(file).getLen()).isEqualTo(FLUSHED);
       assertThat(readAll(other, file)).isEqualTo(flushed);
       // The writer is fenced: what it sends now is refused, and none of it shows.
@@ -164,8 +163,8 @@ class RecoverLeaseTest {
       out.write(new byte[1_000]);
       out.hflush();
       fs.setPermission(file, new FsPermission((short) 0644));
-      long open = now(fs);
-      assertThatThrownBy(() -> fs.recoverLease(at(file, open))).isInstanceOf(IOException.class)
+      long open = Moments.now(fs);
+      assertThatThrownBy(() -> fs.recoverLease(Moments.at(file, open))).isInstanceOf(IOException.class)
           .hasMessageContaining("READ_ONLY_PAST");
       // Only who may write the file may take it from its writer.
       UserGroupInformation mallory = UserGroupInformation.createRemoteUser("mallory");
@@ -236,18 +235,5 @@ class RecoverLeaseTest {
     try (FSDataInputStream in = fs.open(file)) {
       return in.readAllBytes();
     }
-  }
-
-  /** A system time (µs) after everything the cluster did so far, and before anything it does next. */
-  private static long now(FreezeFrameFileSystem fs) throws IOException {
-    HlcTimestamp now = fs.currentTime();
-    while (PhysicalClock.system().currentTimeMicros() <= now.physicalMicros() + 1) {
-      Thread.onSpinWait();
-    }
-    return now.physicalMicros();
-  }
-
-  private static org.apache.hadoop.fs.Path at(org.apache.hadoop.fs.Path path, long micros) {
-    return new org.apache.hadoop.fs.Path(path + "@s" + micros / 1000 + "." + String.format("%03d", micros % 1000));
   }
 }
