@@ -3,7 +3,6 @@ package io.fffs.client.data;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
-import io.fffs.common.proto.DataTransferProtos.LocalExtentProto;
 import io.fffs.common.proto.DataTransferProtos.LocalReadResponseProto;
 import io.fffs.common.proto.DataTransferProtos.OpProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
@@ -15,7 +14,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -39,10 +37,9 @@ import org.slf4j.LoggerFactory;
  * requests of {@code fffs.client.read.shortcircuit.request-size}. A copy that fails its check goes on through the
  * data port from where it stopped; a DataNode that serves no short-circuit reads, or whose files this process cannot
  * open, is read through its data port from then on. A sequential reader has its next pieces located and their
- * evicted pages read once ahead of it ({@link #ahead}), on threads the client's readers share: a page of a
- * segment file that is not in the page cache costs its first reader the disk read and the page cache's new page (on
- * a virtual machine whose free memory goes back to the host, several times the copy itself), and that cost is then
- * spread over both cores and paid while the reader copies the piece before. With {@code directIo} those pages are
+ * evicted pages brought into the page cache ahead of it ({@link #ahead}) by the kernel's read-ahead
+ * ({@link SegmentReadAhead}), on threads the client's readers share, while the reader copies the piece before: the
+ * reader's copy then finds them there. With {@code directIo} those pages are
  * read around the page cache instead, into buffers of the client's ({@link ShortCircuitPreload}; at most
  * {@link #PRELOAD_BUFFERS}, the pieces beyond them read by their readers themselves), so no page-cache page is made
  * for them. Thread-safe.
@@ -83,8 +80,6 @@ final class ShortCircuit implements Closeable {
   private final Set<String> refused = ConcurrentHashMap.newKeySet();
   private final int aheadPieces;
   private final ExecutorService aheadThreads;
-  /** Buffers the ahead threads read evicted pages into (and throw away: the page cache keeps them). */
-  private final ConcurrentLinkedDeque<ByteBuffer> warmBuffers = new ConcurrentLinkedDeque<>();
   /** With {@code directIo}: buffers pieces' pages are read ahead into, free for the next, and how many were made. */
   private final ConcurrentLinkedDeque<ByteBuffer> preloadBuffers = new ConcurrentLinkedDeque<>();
   private final AtomicInteger preloadBuffersMade = new AtomicInteger();
@@ -282,39 +277,9 @@ final class ShortCircuit implements Closeable {
     preloadBuffers.addFirst(preloadBuffer);
   }
 
-  /** Reads the segment pages {@code answer} locates, and their CRCs, once; what cannot be read is the copy's to find. */
+  /** Brings the segment pages {@code answer} locates, and their CRCs, into the page cache ({@link SegmentReadAhead}). */
   private void warm(LocalReadResponseProto answer) {
-    ByteBuffer buffer = warmBuffers.pollFirst();
-    if (buffer == null) {
-      buffer = ByteBuffer.allocateDirect(SCRATCH_BYTES);
-    }
-    try {
-      for (LocalExtentProto extent : answer.getExtentsList()) {
-        if (!extent.hasFirstSeq()) {
-          FileChannel channel = files.segment(extent.getPath());
-          stats.warmedBytes.add(readThrough(channel, buffer, extent.getPosition(),
-              (long) extent.getPages() * extent.getPageSize()));
-          readThrough(channel, buffer, extent.getCrcsAt(), 4L * extent.getPages());
-        }
-      }
-    } catch (IOException e) {
-      // The copy reads these bytes again and decides what a failure means.
-    } finally {
-      warmBuffers.addFirst(buffer);
-    }
-  }
-
-  /** Reads {@code length} bytes from {@code from} into {@code buffer} and over it; returns how many there were. */
-  private static long readThrough(FileChannel channel, ByteBuffer buffer, long from, long length) throws IOException {
-    long at = from;
-    for (long end = from + length; at < end; ) {
-      int n = channel.read(buffer.clear().limit((int) Math.min(buffer.capacity(), end - at)), at);
-      if (n <= 0) {
-        break;
-      }
-      at += n;
-    }
-    return at - from;
+    stats.warmedBytes.add(SegmentReadAhead.warm(answer, files, 0, Long.MAX_VALUE));
   }
 
   /** Reads {@code datanode}'s files no more (with the reason, once). */
@@ -327,17 +292,17 @@ final class ShortCircuit implements Closeable {
 
   /**
    * Copies the answer's bytes from {@code skip} into {@code dst}, segment pages from {@code preload} where it holds
-   * them (it may be null); a copy that cannot be trusted is {@link ShortCircuitStale} (dst unchanged). A DataNode
-   * whose arena epoch file cannot be opened is refused.
+   * them (it may be null), read ahead first unless an ahead thread {@code warmed} them; a copy that cannot be trusted
+   * is {@link ShortCircuitStale} (dst unchanged). A DataNode whose arena epoch file cannot be opened is refused.
    */
-  int copy(DatanodeIdProto datanode, LocalReadResponseProto answer, ShortCircuitPreload preload, long skip,
-      ByteBuffer dst) throws ShortCircuitStale {
+  int copy(DatanodeIdProto datanode, LocalReadResponseProto answer, ShortCircuitPreload preload, boolean warmed,
+      long skip, ByteBuffer dst) throws ShortCircuitStale {
     ShortCircuitCopy copy = copies.pollFirst();
     if (copy == null) {
       copy = new ShortCircuitCopy(files, stats, SCRATCH_BYTES, directIo);
     }
     try {
-      return copy.copy(answer, preload, skip, dst);
+      return copy.copy(answer, preload, warmed, skip, dst);
     } catch (ShortCircuitStale e) {
       if (e.getCause() instanceof java.nio.file.AccessDeniedException
           || e.getCause() instanceof java.nio.file.NoSuchFileException
@@ -368,7 +333,7 @@ final class ShortCircuit implements Closeable {
           resolved = HlcTimestamp.fromProto(answer.getResolvedHlc());
           blockLength = answer.getBlockLength();
         }
-        n = copy(datanode, answer, null, 0, dst);
+        n = copy(datanode, answer, null, false, 0, dst);
       } catch (ShortCircuitStale e) {
         ReadResult rest = socket.read(offset + total, dst);
         return new ReadResult(total + rest.bytesRead(), resolved == null ? rest.blockLength() : blockLength,

@@ -1,6 +1,7 @@
 package io.fffs.client.data;
 
 import com.sun.nio.file.ExtendedOpenOption;
+import io.fffs.common.io.PageCache;
 import java.io.Closeable;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
@@ -31,7 +32,6 @@ final class ShortCircuitFiles implements Closeable {
   private static final int EPOCH_BYTES = 16;
   private static final int FRONTIER_AT = 8;
   private static final int OPEN_SEGMENTS = 64;
-  private static final long PAGE = 4096;
 
   private final Map<String, MappedByteBuffer> epochs = new HashMap<>();
   private final Map<String, MappedByteBuffer> arenaFiles = new HashMap<>();
@@ -147,7 +147,7 @@ final class ShortCircuitFiles implements Closeable {
      */
     boolean cached(FileChannel buffered, long position, long length) {
       try {
-        return residencyKnown && ShortCircuitFiles.cached(buffered, position, length);
+        return residencyKnown && PageCache.resident(buffered, position, length);
       } catch (IOException | RuntimeException e) {
         return false;
       }
@@ -160,20 +160,6 @@ final class ShortCircuitFiles implements Closeable {
     DirectFile direct = directSegments.remove(path);
     if (direct != null) {
       closeQuietly(direct.channel());
-    }
-  }
-
-  /**
-   * Whether the page cache holds every page of bytes [position, position + length) of {@code channel}'s file (asked
-   * of the kernel with mincore, through a mapping of just that range, unmapped at once).
-   */
-  static boolean cached(FileChannel channel, long position, long length) throws IOException {
-    long start = position & -PAGE;
-    MappedByteBuffer range = channel.map(FileChannel.MapMode.READ_ONLY, start, position + length - start);
-    try {
-      return range.isLoaded();
-    } finally {
-      Unmapper.unmap(range);
     }
   }
 

@@ -16,7 +16,10 @@ public final class ShortCircuitStats {
    * ({@link #relocated}), located it again once.
    */
   public final LongAdder stale = new LongAdder();
-  /** Bytes of segment pages read ahead of the readers that copied them, to have them in the page cache. */
+  /**
+   * Bytes of segment pages (and their CRCs) brought into the page cache by read-ahead before their readers copied
+   * them; stretches the page cache held already are not counted.
+   */
   public final LongAdder warmedBytes = new LongAdder();
   /** Bytes of segment pages read around the page cache (O_DIRECT), ahead of their readers or by them. */
   public final LongAdder directBytes = new LongAdder();

@@ -83,7 +83,7 @@ final class ShortCircuitStream implements BlockReadStream {
       }
       int n;
       try {
-        n = shortCircuit.copy(datanode, answer, preload, position - answerStart, dst);
+        n = shortCircuit.copy(datanode, answer, preload, answeredAhead, position - answerStart, dst);
       } catch (ShortCircuitStale e) {
         if (!answeredAhead) {
           throw e;
@@ -96,7 +96,7 @@ final class ShortCircuitStream implements BlockReadStream {
         if (position >= answerStart + answerLength) {
           return -1;  // as of the time read now, the block ends before here
         }
-        n = shortCircuit.copy(datanode, answer, null, position - answerStart, dst);
+        n = shortCircuit.copy(datanode, answer, null, false, position - answerStart, dst);
       }
       position += n;
       if (position - answerStart >= answerLength / 2) {

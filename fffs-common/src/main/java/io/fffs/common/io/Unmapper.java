@@ -1,4 +1,4 @@
-package io.fffs.client.data;
+package io.fffs.common.io;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -9,10 +9,10 @@ import java.nio.MappedByteBuffer;
 
 /**
  * Unmaps a mapping at once rather than when the garbage collector finds it ({@code sun.misc.Unsafe.invokeCleaner},
- * in module jdk.unsupported): a reader that maps a small range for each check would otherwise pile up mappings
- * until the next GC. Where that method cannot be reached, the mapping is left to the GC.
+ * in module jdk.unsupported): a reader that maps a small range for each check or read-ahead would otherwise pile up
+ * mappings until the next GC. Where that method cannot be reached, the mapping is left to the GC.
  */
-final class Unmapper {
+public final class Unmapper {
   private static final MethodHandle INVOKE_CLEANER = find();
 
   private Unmapper() {}
@@ -30,7 +30,7 @@ final class Unmapper {
   }
 
   /** Unmaps {@code map}, which nothing may touch afterwards. */
-  static void unmap(MappedByteBuffer map) {
+  public static void unmap(MappedByteBuffer map) {
     if (INVOKE_CLEANER != null) {
       try {
         INVOKE_CLEANER.invokeExact((ByteBuffer) map);
