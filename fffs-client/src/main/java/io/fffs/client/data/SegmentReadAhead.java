@@ -46,13 +46,13 @@ final class SegmentReadAhead {
           if (crcsFrom >= stretchEnd && crcsFrom - stretchEnd <= GAP) {
             stretchEnd = crcsTo;  // the record's CRCs follow its pages: one stretch
           } else {
-            warmed += PageCache.warm(files.segment(extent.getPath()), crcsFrom, crcsTo - crcsFrom);
+            warmed += warm(files, extent.getPath(), crcsFrom, crcsTo - crcsFrom);
           }
           if (extent.getPath().equals(path) && pagesFrom >= to && pagesFrom - to <= GAP) {
             to = Math.max(to, stretchEnd);
           } else {
             if (path != null) {
-              warmed += PageCache.warm(files.segment(path), from, to - from);
+              warmed += warm(files, path, from, to - from);
             }
             path = extent.getPath();
             from = pagesFrom;
@@ -62,11 +62,15 @@ final class SegmentReadAhead {
         at = extentEnd;
       }
       if (path != null) {
-        warmed += PageCache.warm(files.segment(path), from, to - from);
+        warmed += warm(files, path, from, to - from);
       }
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
       // The copy reads these bytes itself and finds out what is wrong with the file.
     }
     return warmed;
+  }
+
+  private static long warm(ShortCircuitFiles files, String path, long from, long length) throws IOException {
+    return PageCache.warm(files.segment(path), from, length, files.residencyKnown(path));
   }
 }

@@ -95,7 +95,8 @@ final class ShortCircuit implements Closeable {
   }
 
   /**
-   * A piece of a block to be located, and its evicted pages read once, ahead of the reader that will copy it. Its
+   * A piece of a block to be located, and its evicted pages brought into the page cache, ahead of the reader that
+   * will copy it. Its
    * answer always completes: located, failed, cancelled, or failed by {@link #close}. A reader that gets to a piece
    * no thread has started yet takes it back ({@link #take}) rather than wait behind other readers' pieces.
    */
@@ -141,9 +142,7 @@ final class ShortCircuit implements Closeable {
       try {
         LocalReadResponseProto located = locate(datanode, blockId, token, offset, length, time);
         Piece piece = new Piece(located, directIo ? preload(located) : null);
-        if (!directIo) {
-          warm(located);
-        }
+        readAhead(located, 0);
         if (!answer.complete(piece)) {
           piece.release();  // cancelled meanwhile
         }
@@ -209,8 +208,8 @@ final class ShortCircuit implements Closeable {
   }
 
   /**
-   * Locates {@code length} bytes of the block from {@code offset} as of {@code time} on an ahead thread and reads
-   * the answer's segment pages once, so that they are in the page cache when the reader copies them. The answer is
+   * Locates {@code length} bytes of the block from {@code offset} as of {@code time} on an ahead thread and brings
+   * the answer's segment pages into the page cache, so that they are there when the reader copies them. The answer is
    * checked when it is copied, as any is; a failure here leaves the reader to locate the piece itself.
    */
   Ahead ahead(DatanodeIdProto datanode, long blockId, BlockToken token, long offset, int length, TimeSpec time) {
@@ -277,9 +276,15 @@ final class ShortCircuit implements Closeable {
     preloadBuffers.addFirst(preloadBuffer);
   }
 
-  /** Brings the segment pages {@code answer} locates, and their CRCs, into the page cache ({@link SegmentReadAhead}). */
-  private void warm(LocalReadResponseProto answer) {
-    stats.warmedBytes.add(SegmentReadAhead.warm(answer, files, 0, Long.MAX_VALUE));
+  /**
+   * Brings the segment pages of {@code answer} from byte {@code skip} on (and their CRCs) into the page cache before
+   * they are copied ({@link SegmentReadAhead}): on an ahead thread, or by a reader that located the piece itself.
+   * Nothing with {@code directIo}, where the pages the page cache lacks are read around it.
+   */
+  void readAhead(LocalReadResponseProto answer, long skip) {
+    if (!directIo) {
+      stats.warmedBytes.add(SegmentReadAhead.warm(answer, files, skip, Long.MAX_VALUE));
+    }
   }
 
   /** Reads {@code datanode}'s files no more (with the reason, once). */
@@ -292,17 +297,17 @@ final class ShortCircuit implements Closeable {
 
   /**
    * Copies the answer's bytes from {@code skip} into {@code dst}, segment pages from {@code preload} where it holds
-   * them (it may be null), read ahead first unless an ahead thread {@code warmed} them; a copy that cannot be trusted
-   * is {@link ShortCircuitStale} (dst unchanged). A DataNode whose arena epoch file cannot be opened is refused.
+   * them (it may be null); a copy that cannot be trusted is {@link ShortCircuitStale} (dst unchanged). A DataNode
+   * whose arena epoch file cannot be opened is refused.
    */
-  int copy(DatanodeIdProto datanode, LocalReadResponseProto answer, ShortCircuitPreload preload, boolean warmed,
-      long skip, ByteBuffer dst) throws ShortCircuitStale {
+  int copy(DatanodeIdProto datanode, LocalReadResponseProto answer, ShortCircuitPreload preload, long skip,
+      ByteBuffer dst) throws ShortCircuitStale {
     ShortCircuitCopy copy = copies.pollFirst();
     if (copy == null) {
       copy = new ShortCircuitCopy(files, stats, SCRATCH_BYTES, directIo);
     }
     try {
-      return copy.copy(answer, preload, warmed, skip, dst);
+      return copy.copy(answer, preload, skip, dst);
     } catch (ShortCircuitStale e) {
       if (e.getCause() instanceof java.nio.file.AccessDeniedException
           || e.getCause() instanceof java.nio.file.NoSuchFileException
@@ -333,7 +338,8 @@ final class ShortCircuit implements Closeable {
           resolved = HlcTimestamp.fromProto(answer.getResolvedHlc());
           blockLength = answer.getBlockLength();
         }
-        n = copy(datanode, answer, null, false, 0, dst);
+        readAhead(answer, 0);
+        n = copy(datanode, answer, null, 0, dst);
       } catch (ShortCircuitStale e) {
         ReadResult rest = socket.read(offset + total, dst);
         return new ReadResult(total + rest.bytesRead(), resolved == null ? rest.blockLength() : blockLength,

@@ -46,18 +46,14 @@ final class ShortCircuitCopy {
 
   /**
    * Copies the answer's bytes from {@code skip} on into {@code dst}, as many as fit, taking segment pages from
-   * {@code preload} where it holds them (it may be null); returns how many. Unless an ahead thread {@code warmed}
-   * the answer's segment pages, they are brought into the page cache by read-ahead first ({@link SegmentReadAhead}).
+   * {@code preload} where it holds them (it may be null); returns how many.
    *
    * @throws ShortCircuitStale if what was copied cannot be trusted (nothing of it is left in {@code dst})
    */
-  int copy(LocalReadResponseProto answer, ShortCircuitPreload preload, boolean warmed, long skip, ByteBuffer dst)
+  int copy(LocalReadResponseProto answer, ShortCircuitPreload preload, long skip, ByteBuffer dst)
       throws ShortCircuitStale {
     int start = dst.position();
     try {
-      if (!warmed && preload == null && !directIo) {
-        SegmentReadAhead.warm(answer, files, skip, dst.remaining());
-      }
       return copyChecked(answer, preload, skip, dst);
     } catch (ShortCircuitStale e) {
       dst.position(start);

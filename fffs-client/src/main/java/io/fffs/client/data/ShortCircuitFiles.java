@@ -40,6 +40,8 @@ final class ShortCircuitFiles implements Closeable {
   private final LinkedHashMap<String, DirectFile> directSegments = new LinkedHashMap<>(16, 0.75f, true);
   /** Directories whose file system refused an O_DIRECT open or read: their files are read through the page cache. */
   private final Set<Path> noDirect = new HashSet<>();
+  /** Per directory of segment files: whether mincore answers truly for them ({@link #residencyKnown}). */
+  private final Map<Path, Boolean> residencyKnown = new HashMap<>();
   /** Closed with its client: a read still under way (one located ahead, say) opens no file any more. */
   private boolean closed;
 
@@ -125,9 +127,7 @@ final class ShortCircuitFiles implements Closeable {
         }
         return null;
       }
-      // Since Linux 5.0 mincore tells the truth about a file's pages only to whom may write it (or owns it); to
-      // others it calls every page resident, so there every page is read around the page cache.
-      direct = new DirectFile(channel, Files.isWritable(file));
+      direct = new DirectFile(channel, residencyKnown(path));
       directSegments.put(path, direct);
       if (directSegments.size() > OPEN_SEGMENTS) {
         Iterator<DirectFile> eldest = directSegments.values().iterator();
@@ -138,7 +138,20 @@ final class ShortCircuitFiles implements Closeable {
     return direct;
   }
 
-  /** A segment file opened with O_DIRECT, and whether mincore answers truly for it. */
+  /**
+   * Whether the kernel tells this process truly which pages of segment file {@code path} the page cache holds: since
+   * Linux 5.0 mincore does so only to whom may write the file (or owns it); to others it calls every page resident.
+   * Asked of the file system once per directory (a DataNode's files share their owner and mode).
+   */
+  synchronized boolean residencyKnown(String path) {
+    Path file = Path.of(path);
+    return residencyKnown.computeIfAbsent(file.getParent(), dir -> Files.isWritable(file));
+  }
+
+  /**
+   * A segment file opened with O_DIRECT, and whether mincore answers truly for it (where it does not, every page is
+   * read around the page cache).
+   */
   record DirectFile(FileChannel channel, boolean residencyKnown) {
     /**
      * Whether the page cache holds every page of bytes [position, position + length) of the file, through

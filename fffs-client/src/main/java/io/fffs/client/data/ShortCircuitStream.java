@@ -11,8 +11,9 @@ import java.util.ArrayDeque;
 /**
  * A sequential read of a block on this host through its DataNode's files ({@link ShortCircuit}): one LOCAL_READ per
  * request-size piece, whose bytes the caller's reads copy straight into their buffers; once the caller is halfway
- * through a piece, the next {@link ShortCircuit#aheadPieces} are located, and their evicted pages read once (with
- * direct I/O: into a buffer of the client's), ahead of it ({@link ShortCircuit#ahead}). A piece located ahead whose
+ * through a piece, the next {@link ShortCircuit#aheadPieces} are located, and their evicted pages brought into the
+ * page cache (with direct I/O: read into a buffer of the client's), ahead of it ({@link ShortCircuit#ahead}); a
+ * piece it locates itself has its pages brought in first. A piece located ahead whose
  * copy fails its check (its arena pages evicted meanwhile) is located again once; from the first copy that fails
  * otherwise, the rest of the range is read through the data port ({@code fallback}).
  */
@@ -83,7 +84,7 @@ final class ShortCircuitStream implements BlockReadStream {
       }
       int n;
       try {
-        n = shortCircuit.copy(datanode, answer, preload, answeredAhead, position - answerStart, dst);
+        n = shortCircuit.copy(datanode, answer, preload, position - answerStart, dst);
       } catch (ShortCircuitStale e) {
         if (!answeredAhead) {
           throw e;
@@ -96,7 +97,8 @@ final class ShortCircuitStream implements BlockReadStream {
         if (position >= answerStart + answerLength) {
           return -1;  // as of the time read now, the block ends before here
         }
-        n = shortCircuit.copy(datanode, answer, null, false, position - answerStart, dst);
+        shortCircuit.readAhead(answer, position - answerStart);
+        n = shortCircuit.copy(datanode, answer, null, position - answerStart, dst);
       }
       position += n;
       if (position - answerStart >= answerLength / 2) {
@@ -126,7 +128,9 @@ final class ShortCircuitStream implements BlockReadStream {
       dropAhead(next);
     }
     answeredAhead = false;
-    return shortCircuit.locate(datanode, blockId, token, offset, length, time);
+    LocalReadResponseProto answer = shortCircuit.locate(datanode, blockId, token, offset, length, time);
+    shortCircuit.readAhead(answer, 0);
+    return answer;
   }
 
   /**

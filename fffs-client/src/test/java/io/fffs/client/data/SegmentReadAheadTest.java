@@ -21,10 +21,10 @@ import org.junit.jupiter.api.io.TempDir;
 class SegmentReadAheadTest {
   private static final int PAGE = 4096;
   /** Pages per entry record, each record {@link #RECORD} bytes long: 8-byte prefix, pages, 56 bytes, CRCs. */
-  private static final int PAGES = 8;
+  private static final int PAGES = 320;
   private static final int RECORD = (PAGES + 2) * PAGE;
   private static final int RECORDS = 4;
-  private static final int FILE_BYTES = 40 * RECORD;
+  private static final int FILE_BYTES = 12 * RECORD;
 
   @TempDir
   Path dir;
@@ -95,7 +95,7 @@ class SegmentReadAheadTest {
 
     assertThat(SegmentReadAhead.warm(answer, files, 0, Long.MAX_VALUE)).isEqualTo(stretch);
     assertThat(resident(file, pagesAt(0), stretch)).isTrue();
-    assertThat(resident(file, pagesAt(RECORDS + 2), PAGE)).as("a record beyond the piece").isFalse();
+    assertThat(resident(file, pagesAt(RECORDS + 2), PAGES * PAGE)).as("a record beyond the piece").isFalse();
     assertThat(SegmentReadAhead.warm(answer, files, 0, Long.MAX_VALUE)).as("resident already").isZero();
   }
 
@@ -105,10 +105,12 @@ class SegmentReadAheadTest {
     LocalReadResponseProto answer = answer(extent(file, 0, crcsAt(0), 0, PAGES * PAGE),
         extent(file, 1, crcsAt(1), 0, PAGES * PAGE), extent(file, 2, crcsAt(2), 0, PAGES * PAGE));
 
-    // Two pages into record 1, from its third: those pages and, 5 pages and 56 bytes on, their CRCs.
-    long taken = SegmentReadAhead.warm(answer, files, PAGES * PAGE + 2 * PAGE + 10, PAGE);
-    assertThat(taken).isEqualTo(crcsAt(1) + 4 * 4 - (pagesAt(1) + 2 * PAGE));
-    assertThat(resident(file, pagesAt(1) + 2 * PAGE, 2 * PAGE)).isTrue();
+    assertThat(SegmentReadAhead.warm(answer, files, PAGES * PAGE + 10, 2 * PAGE)).as("too little to be worth it")
+        .isZero();
+    // 310 pages from record 1's third: pages 2 to 312 and, 7 pages and 56 bytes on, their CRCs.
+    long taken = SegmentReadAhead.warm(answer, files, PAGES * PAGE + 2 * PAGE + 10, 310 * PAGE);
+    assertThat(taken).isEqualTo(crcsAt(1) + 4 * 313 - (pagesAt(1) + 2 * PAGE));
+    assertThat(resident(file, pagesAt(1) + 2 * PAGE, 311 * PAGE)).isTrue();
     assertThat(resident(file, pagesAt(0), PAGES * PAGE)).as("record 0, skipped").isFalse();
     assertThat(resident(file, pagesAt(2), PAGES * PAGE)).as("record 2, not reached").isFalse();
   }
@@ -117,17 +119,17 @@ class SegmentReadAheadTest {
   void crcsKeptFarAwayAndOtherFilesAreBroughtInApart() throws IOException {
     Path first = coldSegment("seg-3");
     Path second = coldSegment("seg-4");
-    long farCrcs = 30L * RECORD;  // more than SegmentReadAhead.GAP past the pages
+    long farCrcs = 10L * RECORD;  // more than SegmentReadAhead.GAP past the pages
     LocalExtentProto arena = LocalExtentProto.newBuilder().setPath("/nonexistent/arena").setPosition(0)
         .setLength(PAGE).setFirstSeq(5).build();
     LocalReadResponseProto answer = answer(extent(first, 0, farCrcs, 0, PAGES * PAGE), arena,
         extent(second, 0, crcsAt(0), 0, PAGES * PAGE));
 
-    long expected = PAGES * PAGE + 4 * PAGES + (crcsAt(0) + 4 * PAGES - pagesAt(0));
+    // The CRCs far away are too few to be worth a read-ahead: the copy reads them.
+    long expected = PAGES * PAGE + (crcsAt(0) + 4 * PAGES - pagesAt(0));
     assertThat(SegmentReadAhead.warm(answer, files, 0, Long.MAX_VALUE)).isEqualTo(expected);
-    assertThat(resident(first, farCrcs, 4 * PAGES)).isTrue();
-    assertThat(resident(first, pagesAt(0) + PAGES * PAGE + 2 * PAGE, 8 * PAGE)).as("between pages and CRCs")
-        .isFalse();
+    assertThat(resident(first, pagesAt(0), PAGES * PAGE)).isTrue();
+    assertThat(resident(first, farCrcs, 4 * PAGES)).isFalse();
     assertThat(resident(second, pagesAt(0), PAGES * PAGE)).isTrue();
   }
 }

@@ -137,8 +137,8 @@ class ShortCircuitDirectIoTest {
     ShortCircuitCopy copy = new ShortCircuitCopy(files, stats, 1 << 20, true);
     ByteBuffer dst = ByteBuffer.allocate(length);
     // In two calls, as a reader's smaller buffers would take it.
-    assertThat(copy.copy(answer, preload, false, 0, dst.limit(5000))).isEqualTo(5000);
-    assertThat(copy.copy(answer, preload, false, 5000, dst.limit(length))).isEqualTo(length - 5000);
+    assertThat(copy.copy(answer, preload, 0, dst.limit(5000))).isEqualTo(5000);
+    assertThat(copy.copy(answer, preload, 5000, dst.limit(length))).isEqualTo(length - 5000);
     assertThat(dst.array()).isEqualTo(Arrays.copyOfRange(pages, skip, skip + length));
     assertThat(stats.directBytes.sum()).as("nothing read again").isEqualTo((long) PAGES * PAGE);
     assertThat(pagesCached(file)).as("the page cache holds none of the pages").isFalse();
@@ -153,20 +153,19 @@ class ShortCircuitDirectIoTest {
   void withoutAPreloadTheCopyReadsAroundThePageCacheItselfOnlyWithDirectIo() throws IOException {
     Path direct = segment("seg-direct", -1);
     ByteBuffer dst = ByteBuffer.allocate(PAGES * PAGE);
-    new ShortCircuitCopy(files, stats, 2 * PAGE, true).copy(answer(direct, 0, PAGES * PAGE), null, false, 0, dst);
+    new ShortCircuitCopy(files, stats, 2 * PAGE, true).copy(answer(direct, 0, PAGES * PAGE), null, 0, dst);
     assertThat(dst.array()).isEqualTo(pages);
     assertThat(stats.directBytes.sum()).isEqualTo((long) PAGES * PAGE);
     assertThat(pagesCached(direct)).isFalse();
 
     Path buffered = segment("seg-buffered", -1);
-    new ShortCircuitCopy(files, stats, 2 * PAGE, false)
-        .copy(answer(buffered, 0, PAGES * PAGE), null, false, 0, dst.clear());
+    new ShortCircuitCopy(files, stats, 2 * PAGE, false).copy(answer(buffered, 0, PAGES * PAGE), null, 0, dst.clear());
     assertThat(dst.array()).isEqualTo(pages);
     assertThat(stats.directBytes.sum()).as("unchanged").isEqualTo((long) PAGES * PAGE);
     assertThat(pagesCached(buffered)).as("read through the page cache, which keeps them").isTrue();
 
     // Pages the page cache holds are read from it, even with direct I/O.
-    new ShortCircuitCopy(files, stats, 2 * PAGE, true).copy(answer(buffered, 0, PAGES * PAGE), null, false, 0, dst.clear());
+    new ShortCircuitCopy(files, stats, 2 * PAGE, true).copy(answer(buffered, 0, PAGES * PAGE), null, 0, dst.clear());
     assertThat(dst.array()).isEqualTo(pages);
     assertThat(stats.directBytes.sum()).isEqualTo((long) PAGES * PAGE);
     files.close();
@@ -184,7 +183,7 @@ class ShortCircuitDirectIoTest {
     assertThat(preload.pages(2)).as("no such extent").isNull();
     assertThat(stats.preloadedBytes.sum()).as("2 pages, then 3").isEqualTo(5L * PAGE);
     ByteBuffer dst = ByteBuffer.allocate(3 * PAGE + 100);
-    assertThat(new ShortCircuitCopy(files, stats, 1 << 20, true).copy(answer, preload, false, 0, dst))
+    assertThat(new ShortCircuitCopy(files, stats, 1 << 20, true).copy(answer, preload, 0, dst))
         .isEqualTo(dst.capacity());
     byte[] expected = new byte[dst.capacity()];
     System.arraycopy(pages, 3 * PAGE + 5, expected, 0, PAGE + 100);
@@ -202,7 +201,7 @@ class ShortCircuitDirectIoTest {
     assertThat(preload.pages(0)).isNotNull();
     ByteBuffer dst = ByteBuffer.allocate(PAGES * PAGE);
     ShortCircuitCopy copy = new ShortCircuitCopy(files, stats, 1 << 20, true);
-    assertThatThrownBy(() -> copy.copy(answer, preload, false, 0, dst)).isInstanceOf(ShortCircuitStale.class)
+    assertThatThrownBy(() -> copy.copy(answer, preload, 0, dst)).isInstanceOf(ShortCircuitStale.class)
         .hasMessageContaining("page 2 ").hasMessageContaining("fails its CRC32C");
     assertThat(dst.position()).isZero();
     assertThat(stats.stale.sum()).isEqualTo(1);

@@ -11,11 +11,17 @@ import java.nio.channels.FileChannel;
  * <p>{@link #warm} brings a range in the way the kernel's read-ahead does ({@code madvise(MADV_WILLNEED)} on the
  * mapping, then one touch per page to wait for them), not through {@code read(2)}: on this project's virtual
  * machine, whose free memory goes back to its host, bringing 1 GiB of a file nobody had read into the page cache in
- * 4 MiB ranges took 0.4 s of CPU this way against 2.7-3.0 s with 1 MiB preads (in 128 KiB ranges, as much as the
- * preads: ask for megabytes at a time). A read of the range afterwards is a copy out of the page cache
+ * 4 MiB ranges took 0.4 s of CPU this way against 2.7-3.0 s with 1 MiB preads (in smaller ranges, more: see
+ * {@link #MIN_BYTES}). A read of the range afterwards is a copy out of the page cache
  * (docs/benchmarks.md, "How evicted data is read").
  */
 public final class PageCache {
+  /**
+   * The shortest range {@link #warm} brings in: read-ahead of a cold file in 256 KiB ranges cost as much CPU as
+   * reading it, in 512 KiB ranges two thirds of that, in 1 MiB ranges a fifth.
+   */
+  public static final long MIN_BYTES = 1 << 20;
+
   private PageCache() {}
 
   /**
@@ -33,26 +39,30 @@ public final class PageCache {
   }
 
   /**
-   * Brings bytes [position, position + length) of {@code channel}'s file (as far as it goes) into the page cache
-   * and returns how many that was, or 0 when the page cache held them all already. Waits for the disk.
+   * Brings bytes [position, position + length) of {@code channel}'s file (as far as it goes) into the page cache,
+   * waiting for the disk, and returns how many it was asked to bring in: 0 for a range shorter than
+   * {@link #MIN_BYTES} (read-ahead of it costs what reading it does) and, where {@code residencyKnown} (see
+   * {@link #resident}), for a range the page cache holds whole already.
    *
    * @throws IOException when the range cannot be mapped, or the file shrank under the touch
    */
-  public static long warm(FileChannel channel, long position, long length) throws IOException {
+  public static long warm(FileChannel channel, long position, long length, boolean residencyKnown)
+      throws IOException {
     long end = Math.min(position + length, channel.size());
-    if (end <= position) {
+    if (end - position < MIN_BYTES) {
       return 0;
     }
     MappedByteBuffer range = channel.map(FileChannel.MapMode.READ_ONLY, position, end - position);
     try {
-      if (range.isLoaded()) {
+      if (residencyKnown && range.isLoaded()) {
         return 0;
       }
       range.load();
       return end - position;
     } catch (InternalError e) {
-      // The JVM's answer to SIGBUS: a page of the mapping is past the file's end now.
-      throw new IOException("the file shrank below byte " + end + " while its pages were read ahead", e);
+      // The JVM's answer to SIGBUS: a page of the mapping is past the file's end now, or could not be read.
+      throw new IOException("a page between bytes " + position + " and " + end + " could not be read ahead: the file"
+          + " shrank, or the disk failed", e);
     } finally {
       Unmapper.unmap(range);
     }

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 class PageCacheTest {
   private static final int PAGE = 4096;
-  private static final int FILE_BYTES = 64 * PAGE;
+  private static final int FILE_BYTES = 1024 * PAGE;
+  private static final int RANGE = 256 * PAGE;
 
   @TempDir
   Path dir;
@@ -42,20 +43,29 @@ class PageCacheTest {
   @Test
   void warmBringsAColdRangeInOnceAndOnlyThatRange() throws IOException {
     try (FileChannel channel = coldFile("cold")) {
-      assertThat(PageCache.warm(channel, 8 * PAGE + 100, 4 * PAGE)).isEqualTo(4 * PAGE);
-      assertThat(PageCache.resident(channel, 8 * PAGE + 100, 4 * PAGE)).isTrue();
-      assertThat(PageCache.resident(channel, 40 * PAGE, 4 * PAGE)).as("pages far from the range").isFalse();
-      assertThat(PageCache.warm(channel, 8 * PAGE + 100, 4 * PAGE)).as("already resident").isZero();
+      assertThat(PageCache.warm(channel, 8 * PAGE + 100, RANGE, true)).isEqualTo(RANGE);
+      assertThat(PageCache.resident(channel, 8 * PAGE + 100, RANGE)).isTrue();
+      assertThat(PageCache.resident(channel, 900 * PAGE, 4 * PAGE)).as("pages far from the range").isFalse();
+      assertThat(PageCache.warm(channel, 8 * PAGE + 100, RANGE, true)).as("already resident").isZero();
+      assertThat(PageCache.warm(channel, 8 * PAGE + 100, RANGE, false)).as("residency not asked").isEqualTo(RANGE);
+    }
+  }
+
+  @Test
+  void rangesBelowTheMinimumAreLeftToTheirReads() throws IOException {
+    try (FileChannel channel = coldFile("small")) {
+      assertThat(PageCache.warm(channel, 600 * PAGE, PageCache.MIN_BYTES - 1, true)).isZero();
+      assertThat(PageCache.resident(channel, 600 * PAGE, PAGE)).isFalse();
     }
   }
 
   @Test
   void warmStopsAtTheFileEnd() throws IOException {
     try (FileChannel channel = coldFile("short")) {
-      assertThat(PageCache.warm(channel, FILE_BYTES - PAGE, 16 * PAGE)).isEqualTo(PAGE);
-      assertThat(PageCache.resident(channel, FILE_BYTES - PAGE, PAGE)).isTrue();
-      assertThat(PageCache.warm(channel, FILE_BYTES, PAGE)).isZero();
-      assertThat(PageCache.warm(channel, FILE_BYTES + 10 * PAGE, PAGE)).isZero();
+      assertThat(PageCache.warm(channel, FILE_BYTES - RANGE, 2L * RANGE, true)).isEqualTo(RANGE);
+      assertThat(PageCache.resident(channel, FILE_BYTES - RANGE, RANGE)).isTrue();
+      assertThat(PageCache.warm(channel, FILE_BYTES, RANGE, true)).isZero();
+      assertThat(PageCache.warm(channel, FILE_BYTES + 10 * PAGE, RANGE, true)).isZero();
     }
   }
 }

@@ -145,13 +145,13 @@ class ShortCircuitReadTest {
     try (FSDataInputStream in = fs.open(path)) {
       assertThat(readAll(in, second.length, 100_000)).isEqualTo(second);
     }
-    awaitSteady(stats.warmedBytes);  // the latest-state read's pieces located ahead are done
-    long warmedBeforePast = stats.warmedBytes.sum();
+    awaitSteady(stats.requests);  // the latest-state read's pieces located ahead are done
+    long requestsBeforePast = stats.requests.sum();
     try (FSDataInputStream in = fs.open(path, TimeSpec.system(between))) {
       byte[] past = new byte[first.length];
       in.readFully(past, 0, PIECE);
-      // Past the first piece's middle: the next pieces were located ahead and their evicted pages read once.
-      awaitAbove(stats.warmedBytes, warmedBeforePast);
+      // Past the first piece's middle: the next pieces were located ahead.
+      awaitAbove(stats.requests, requestsBeforePast + 1);
       in.readFully(past, PIECE, past.length - PIECE);
       assertThat(in.read()).isEqualTo(-1);
       assertThat(past).isEqualTo(first);
@@ -167,6 +167,26 @@ class ShortCircuitReadTest {
     // The past state was written first and evicted first: its pages came from segment files, checked.
     assertThat(stats.segmentBytes.sum() - segmentBefore).isGreaterThan(ARENA / 2);
     assertThat(stats.stale.sum() - staleBefore).isZero();
+  }
+
+  @Test
+  void evictedPagesOfMegabytePiecesAreBroughtInByReadAheadBeforeTheyAreCopied() throws Exception {
+    Configuration megabytePieces = new Configuration(conf);
+    megabytePieces.setInt("fffs.client.read.shortcircuit.request-size", 1 << 20);
+    try (FreezeFrameFileSystem reader = (FreezeFrameFileSystem) FileSystem.newInstance(
+        URI.create(conf.get("fs.defaultFS")), megabytePieces)) {
+      String path = "/sc/read-ahead";
+      byte[] written = RandomFiles.write(reader, path, 3 * ARENA + 5, 11);  // two thirds of it evicted
+      ShortCircuitStats stats = reader.shortCircuitStats();
+      try (FSDataInputStream in = reader.open(new org.apache.hadoop.fs.Path(path))) {
+        assertThat(readAll(in, written.length, 256 << 10)).isEqualTo(written);
+      }
+      // Every piece of a whole 1 MiB block in the segment files: its pages and CRCs, brought in before the copy
+      // (by the ahead threads, or by the reader for the pieces it located itself).
+      assertThat(stats.warmedBytes.sum()).isGreaterThan(ARENA);
+      assertThat(stats.segmentBytes.sum()).isGreaterThan(ARENA);
+      assertThat(stats.stale.sum()).isZero();
+    }
   }
 
   /**

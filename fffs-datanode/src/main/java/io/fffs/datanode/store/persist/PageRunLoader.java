@@ -222,8 +222,8 @@ public final class PageRunLoader {
     try {
       // Read-ahead first: on a virtual machine whose free memory goes back to its host, it costs a tenth of the CPU
       // of the read bringing the pages in (PageCache). Should it fail, the read finds out why.
-      PageCache.warm(piece.file.channel(), position, length);
-    } catch (IOException e) {
+      PageCache.warm(piece.file.channel(), position, length, true);  // the DataNode owns its files: mincore tells
+    } catch (IOException | RuntimeException e) {
       // The read below meets the same file and reports what is wrong with it.
     }
     try {
