@@ -9,8 +9,8 @@ import java.io.IOException;
  * Brings the segment pages (and their stored CRCs) of a located piece into the page cache by the kernel's read-ahead
  * ({@link PageCache#warm}) before they are copied: one call per stretch of a file whose extents lie within
  * {@link #GAP} of each other, so each call asks for megabytes, not an entry record's few pages (on this project's
- * virtual machine, read-ahead in 128 KiB calls cost as much CPU as reading the pages did; in 1 MiB calls or more, a
- * fifth of it). A failure is left to the copy, which reads the same bytes and decides what it means.
+ * virtual machine, read-ahead in 256 KiB calls cost as much CPU as reading the pages did; in 1 MiB calls, a fifth of
+ * it). A failure is left to the copy, which reads the same bytes and decides what it means.
  */
 final class SegmentReadAhead {
   /** Bytes between two stretches of a segment file below which one read-ahead takes both and what lies between. */
@@ -20,7 +20,8 @@ final class SegmentReadAhead {
 
   /**
    * Brings in what copying {@code take} bytes of {@code answer} from byte {@code skip} of it reads from segment
-   * files; returns the bytes brought in (0 for stretches the page cache held already).
+   * files; returns the bytes brought in (none for stretches the page cache held already or too short to be worth
+   * it, {@link PageCache#MIN_BYTES}).
    */
   static long warm(LocalReadResponseProto answer, ShortCircuitFiles files, long skip, long take) {
     String path = null;

@@ -39,10 +39,9 @@ import org.slf4j.LoggerFactory;
  * open, is read through its data port from then on. A sequential reader has its next pieces located and their
  * evicted pages brought into the page cache ahead of it ({@link #ahead}) by the kernel's read-ahead
  * ({@link SegmentReadAhead}), on threads the client's readers share, while the reader copies the piece before: the
- * reader's copy then finds them there. With {@code directIo} those pages are
- * read around the page cache instead, into buffers of the client's ({@link ShortCircuitPreload}; at most
- * {@link #PRELOAD_BUFFERS}, the pieces beyond them read by their readers themselves), so no page-cache page is made
- * for them. Thread-safe.
+ * reader's copy then finds them there. With {@code directIo} those pages are read around the page cache instead,
+ * into buffers of the client's ({@link ShortCircuitPreload}; at most {@link #PRELOAD_BUFFERS}, the pieces beyond them
+ * read by their readers themselves), so no page-cache page is made for them. Thread-safe.
  */
 final class ShortCircuit implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(ShortCircuit.class);
@@ -96,9 +95,9 @@ final class ShortCircuit implements Closeable {
 
   /**
    * A piece of a block to be located, and its evicted pages brought into the page cache, ahead of the reader that
-   * will copy it. Its
-   * answer always completes: located, failed, cancelled, or failed by {@link #close}. A reader that gets to a piece
-   * no thread has started yet takes it back ({@link #take}) rather than wait behind other readers' pieces.
+   * will copy it. Its answer always completes: located, failed, cancelled, or failed by {@link #close}. A reader that
+   * gets to a piece no thread has started yet takes it back ({@link #take}) rather than wait behind other readers'
+   * pieces.
    */
   final class Ahead implements Runnable {
     private final DatanodeIdProto datanode;
