@@ -18,7 +18,7 @@ public final class ShortCircuitStats {
   public final LongAdder stale = new LongAdder();
   /**
    * Bytes of segment pages (and their CRCs) brought into the page cache by read-ahead before their readers copied
-   * them; stretches the page cache held already are not counted.
+   * them; stretches the page cache held already, or shorter than {@code PageCache.MIN_BYTES}, are not counted.
    */
   public final LongAdder warmedBytes = new LongAdder();
   /** Bytes of segment pages read around the page cache (O_DIRECT), ahead of their readers or by them. */

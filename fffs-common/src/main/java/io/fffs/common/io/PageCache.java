@@ -48,6 +48,9 @@ public final class PageCache {
    */
   public static long warm(FileChannel channel, long position, long length, boolean residencyKnown)
       throws IOException {
+    if (length < MIN_BYTES) {
+      return 0;  // before asking the file's size: most such ranges are a few CRCs
+    }
     long end = Math.min(position + length, channel.size());
     if (end - position < MIN_BYTES) {
       return 0;

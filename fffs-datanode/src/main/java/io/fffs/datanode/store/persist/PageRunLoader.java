@@ -220,9 +220,9 @@ public final class PageRunLoader {
 
   private void readRange(Piece piece, long position, int at, int length, ByteBuffer buffer) throws FffsException {
     try {
-      // Read-ahead first: on a virtual machine whose free memory goes back to its host, it costs a tenth of the CPU
-      // of the read bringing the pages in (PageCache). Should it fail, the read finds out why.
-      PageCache.warm(piece.file.channel(), position, length, true);  // the DataNode owns its files: mincore tells
+      // Read-ahead first: far less CPU than the read bringing the pages in (PageCache). The DataNode owns its files,
+      // so mincore's answer is true.
+      PageCache.warm(piece.file.channel(), position, length, true);
     } catch (IOException | RuntimeException e) {
       // The read below meets the same file and reports what is wrong with it.
     }
