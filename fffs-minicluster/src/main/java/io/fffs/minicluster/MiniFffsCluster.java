@@ -91,20 +91,22 @@ public final class MiniFffsCluster implements AutoCloseable {
   public static final String NAMESERVICE = "mycluster";
 
   /**
-   * The keys of HA cluster {@link #NAMESERVICE}: NameNode {@code i} (nn1, nn2, ...) on the RPC port the builder gave
-   * (then the next ones) or free ports, a free Raft port, its own name directory; DataNodes and clients find them by
+   * The keys of HA cluster {@link #NAMESERVICE}: NameNode {@code i} (nn1, nn2, ...) on the RPC and HTTP ports the
+   * builder gave (then the next ones) or free ports, a free Raft port, its own name directory; DataNodes and clients find them by
    * the logical name.
    */
   private void configureHa(Builder builder) throws IOException {
     List<String> ids = new ArrayList<>();
-    int[] ports = FreePorts.pick(2 * haNameNodes.length);
+    // HTTP ports are picked with the others: an HTTP server binding port 0 could take a port picked for a later
+    // NameNode's RPC before that NameNode starts.
+    int[] ports = FreePorts.pick(3 * haNameNodes.length);
     for (int i = 0; i < haNameNodes.length; i++) {
       String id = "nn" + (i + 1);
       ids.add(id);
-      int rpcPort = builder.nameNodePort == 0 ? ports[2 * i] : builder.nameNodePort + i;
-      int httpPort = builder.httpPort == 0 ? 0 : builder.httpPort + i;
+      int rpcPort = builder.nameNodePort == 0 ? ports[3 * i] : builder.nameNodePort + i;
+      int httpPort = builder.httpPort == 0 ? ports[3 * i + 2] : builder.httpPort + i;
       conf.set(HaConfigKeys.RPC_ADDRESS_PREFIX + NAMESERVICE + "." + id, "127.0.0.1:" + rpcPort);
-      conf.set(HaConfigKeys.RATIS_ADDRESS_PREFIX + NAMESERVICE + "." + id, "127.0.0.1:" + ports[2 * i + 1]);
+      conf.set(HaConfigKeys.RATIS_ADDRESS_PREFIX + NAMESERVICE + "." + id, "127.0.0.1:" + ports[3 * i + 1]);
       conf.set(HaConfigKeys.HTTP_ADDRESS_PREFIX + NAMESERVICE + "." + id, "127.0.0.1:" + httpPort);
     }
     conf.set(HaConfigKeys.NAMESERVICES_KEY, NAMESERVICE);

@@ -35,12 +35,13 @@ final class ThreeNameNodes implements Closeable {
     Configuration shared = new Configuration(false);
     shared.set(HaConfigKeys.NAMESERVICES_KEY, "mycluster");
     shared.set(HaConfigKeys.NAMENODES_PREFIX + "mycluster", "nn1,nn2,nn3");
-    int[] ports = FreePorts.pick(2 * COUNT);
+    // HTTP ports too: one bound as port 0 could take a port picked for a NameNode not started yet.
+    int[] ports = FreePorts.pick(3 * COUNT);
     for (int i = 1; i <= COUNT; i++) {
-      shared.set(HaConfigKeys.RPC_ADDRESS_PREFIX + "mycluster.nn" + i, "127.0.0.1:" + ports[2 * i - 2]);
-      shared.set(HaConfigKeys.RATIS_ADDRESS_PREFIX + "mycluster.nn" + i, "127.0.0.1:" + ports[2 * i - 1]);
+      shared.set(HaConfigKeys.RPC_ADDRESS_PREFIX + "mycluster.nn" + i, "127.0.0.1:" + ports[3 * i - 3]);
+      shared.set(HaConfigKeys.RATIS_ADDRESS_PREFIX + "mycluster.nn" + i, "127.0.0.1:" + ports[3 * i - 2]);
+      shared.set(HaConfigKeys.HTTP_ADDRESS_PREFIX + "mycluster.nn" + i, "127.0.0.1:" + ports[3 * i - 1]);
     }
-    shared.set(NameNodeConfigKeys.HTTP_ADDRESS_KEY, "127.0.0.1:0");
     shared.set(HaConfigKeys.SNAPSHOT_ENTRIES_KEY, "16");
     shared.set(HaConfigKeys.ELECTION_TIMEOUT_KEY, "500ms");
     for (int i = 0; i < COUNT; i++) {
