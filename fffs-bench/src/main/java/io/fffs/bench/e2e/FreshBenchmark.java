@@ -144,8 +144,8 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
       }
       if (system.equals("FFFS")) {
         String[] stats = server.ask("stats");
-        Progress.say("FFFS arena %s: %s pages reloaded from segment files in %s reads, %s sent from them with"
-            + " sendfile", arena, stats[0], stats[1], stats[4]);
+        Progress.say("FFFS arena %s: %s pages reloaded from segment files in %s reads, %s sent from"
+            + " them", arena, stats[0], stats[1], stats[4]);
       }
     }
   }

@@ -99,7 +99,7 @@ public final class FreshReadCpu {
       if (fffs) {
         String[] stats = cluster.ask("stats");
         System.out.printf(Locale.ROOT, "FFFS arena %s: %s pages reloaded from segment files in %s reads, %s sent"
-            + " from them with sendfile%n", arenaName, stats[0], stats[1], stats[4]);
+            + " from them%n", arenaName, stats[0], stats[1], stats[4]);
       }
     } finally {
       Clusters.deleteRecursively(dir);

@@ -24,7 +24,7 @@ import org.apache.hadoop.conf.Configuration;
  * CRCs (or without, {@code nocrcs}: the CRCs of arena pages are then computed at each read), then the whole range is
  * read ROUNDS times in 1 MiB views with the answer's chunk CRCs, alternating a plain {@code read} (evicted pages read
  * from the segment files and checked) and {@code readForSending} (evicted pages an earlier read checked are runs of
- * their file, for sendfile). Prints the reading thread's CPU per round and the medians.
+ * their file, to be written from a mapping of it). Prints the reading thread's CPU per round and the medians.
  * {@code java -cp ... io.fffs.bench.e2e.StoreReadCpu DIR [MIB] [ARENA_MIB] [ROUNDS] [crcs|nocrcs]}
  * (DIR, 256, 16, 8, crcs).
  */

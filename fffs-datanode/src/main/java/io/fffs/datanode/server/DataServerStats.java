@@ -26,6 +26,12 @@ public final class DataServerStats {
   public final LongAdder reads = new LongAdder();
   /** Payload bytes sent by reads. */
   public final LongAdder readBytes = new LongAdder();
+  /** Segment-file runs of READ answers written from a mapping of their stretch ({@link SegmentRunMaps}). */
+  public final LongAdder readRunsMapped = new LongAdder();
+  /** Of those, the mappings not yet unmapped (their answers are still being sent): a gauge. */
+  public final LongAdder readRunMappingsOpen = new LongAdder();
+  /** Segment-file runs of READ answers sent with sendfile instead because they could not be mapped. */
+  public final LongAdder readRunsSentWithSendfile = new LongAdder();
   /** LOCAL_READ requests answered with the locations of their bytes (short-circuit reads). */
   public final LongAdder localReads = new LongAdder();
   /** READ, BLOCK_INFO, BLOCK_CHECKSUM and SYNC requests answered with an error. */

@@ -31,6 +31,7 @@ import io.fffs.protocol.frame.FrameFormat;
 import io.netty.channel.Channel;
 import io.netty.channel.DefaultFileRegion;
 import io.netty.handler.ssl.SslHandler;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
@@ -43,8 +44,8 @@ import org.slf4j.LoggerFactory;
  * pool of handler threads because they may wait: for the clock to pass a time (at most the max offset) or for the
  * disk. A READ answer is the header, with a CRC32C per 512-byte chunk of the payload (mostly those its runs carry,
  * {@link ReadView#chunkCrcs()}), followed by the view's runs: arena pages and evicted pages the store loaded and
- * checked with plain writes, evicted pages an earlier read checked from their segment file with sendfile
- * ({@link BlockStore#readForSending}); the whole frame is written in one event-loop task so it never interleaves
+ * checked, and evicted pages an earlier read checked, written from a mapping of their segment file
+ * ({@link BlockStore#readForSending}), all with plain writes; the whole frame is written in one event-loop task so it never interleaves
  * with an ack, and the view (which pins its pages) is closed once the last run is on the wire.
  */
 final class QueryService {
@@ -224,11 +225,11 @@ final class QueryService {
             refuse(channel, request, Responses.typed(e, "serving READ"));
             return;
           }
-          sendRuns(channel, header, view, release);
+          sendRuns(channel, header, view, release, stats);
         });
       } else {
         ResponseHeaderProto header = header(request, view, view.chunkCrcs());
-        channel.eventLoop().execute(() -> sendRuns(channel, header, view, release));
+        channel.eventLoop().execute(() -> sendRuns(channel, header, view, release, stats));
       }
     } catch (RuntimeException e) {
       release.run();
@@ -277,19 +278,32 @@ final class QueryService {
 
   /**
    * Event loop: the header, then each run, then {@code release} closes the view (and lets the {@link ReadGate}
-   * know) once everything is flushed. Arena runs and loaded runs go out with a plain write, which the kernel copies
-   * before the flush completes: after that the view may be closed, its arena slots reused and its loaded buffer
-   * taken by the next read (sendfile would keep referencing an arena page until the peer read it). Runs in a segment
-   * file go out with sendfile ({@link SegmentRegion}): a record's bytes never change while its file exists, and the
-   * view holds the file until they are flushed.
+   * know) once everything is flushed. Every run goes out with a plain write, which the kernel copies before the flush
+   * completes: after that the view may be closed, its arena slots reused and its loaded buffer taken by the next
+   * read (sendfile would keep referencing an arena page until the peer read it). Runs in a segment file are written
+   * from a read-only mapping of their stretch ({@link SegmentRunMaps}), unmapped once flushed; only where a stretch
+   * cannot be mapped do they go out with sendfile ({@link SegmentRegion}: a record's bytes never change while its file
+   * exists, and the view holds the file until they are flushed). sendfile cost both sides more here: its socket
+   * buffers hold one 4 KiB page cache page per fragment, which the sender's TCP stack and the reader's copy handle
+   * one by one (see docs/benchmarks.md, "How evicted data is read").
    */
-  private static void sendRuns(Channel channel, ResponseHeaderProto header, ReadView view, Runnable release) {
+  private static void sendRuns(Channel channel, ResponseHeaderProto header, ReadView view, Runnable release,
+      DataServerStats stats) {
     channel.write(FrameFormat.prefix(channel.alloc(), header, view.length()), channel.voidPromise());
+    SegmentRunMaps maps = new SegmentRunMaps(stats);
     for (ReadView.Run run : view.runs()) {
-      channel.write(run.inFile() ? new SegmentRegion(run.channel(), run.position(), run.length())
-          : io.netty.buffer.Unpooled.wrappedBuffer(run.bytes()), channel.voidPromise());
+      ByteBuffer bytes = run.inFile() ? maps.map(run.channel(), run.position(), run.length()) : run.bytes();
+      if (bytes != null) {
+        channel.write(io.netty.buffer.Unpooled.wrappedBuffer(bytes), channel.voidPromise());
+      } else {
+        stats.readRunsSentWithSendfile.increment();
+        channel.write(new SegmentRegion(run.channel(), run.position(), run.length()), channel.voidPromise());
+      }
     }
-    channel.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(done -> release.run());
+    channel.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(done -> {
+      maps.unmapAll();
+      release.run();
+    });
   }
 
   /**

@@ -82,8 +82,8 @@ public final class DataNodeConfigKeys {
 
   /**
    * Heap for the chunk CRC32Cs of evicted pages that reads loaded and checked (4 bytes per 512 B: the default 32 MiB
-   * covers 4 GiB of pages): a later data-port read of those pages is sent straight from the segment file with
-   * {@code sendfile} and these CRCs, which the reader checks, instead of being read and checked again. 0: every read
+   * covers 4 GiB of pages): a later data-port read of those pages is sent straight from the segment file (a mapping
+   * of it) and these CRCs, which the reader checks, instead of being read and checked again. 0: every read
    * of an evicted page loads and checks it.
    */
   public static final String READ_CHECKED_CRCS_KEY = "fffs.datanode.read.checked-crcs";

@@ -187,8 +187,8 @@ public final class ReadView implements AutoCloseable {
 
     /**
      * A run of whole 512-byte chunks at {@code position} of a segment file, which the view holds open; {@code chunkCrcs}
-     * from {@code firstChunk} are their CRC32Cs as an earlier read checked them. Send it with {@code sendfile}: a
-     * segment file's records never change, so the socket may reference its pages after the view is closed.
+     * from {@code firstChunk} are their CRC32Cs as an earlier read checked them. Send it from a mapping of the file
+     * (or with {@code sendfile}): a segment file's records never change while the view holds the file.
      */
     static Run inFile(FileChannel channel, long position, int length, int[] chunkCrcs, int firstChunk) {
       return new Run(channel, position, length, null, chunkCrcs, firstChunk);

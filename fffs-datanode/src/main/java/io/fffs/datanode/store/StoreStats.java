@@ -24,7 +24,7 @@ public final class StoreStats {
   /** Evicted pages read back from segment files (and checked against their CRC32C) to serve a read or a copy. */
   public final LongAdder pagesReloaded = new LongAdder();
   /**
-   * Evicted pages sent to a reader straight from their segment file ({@code sendfile}) with chunk CRCs an earlier read
+   * Evicted pages sent to a reader straight from their segment file (a mapping of it) with chunk CRCs an earlier read
    * checked, instead of being read back and checked again.
    */
   public final LongAdder pagesSentFromFiles = new LongAdder();

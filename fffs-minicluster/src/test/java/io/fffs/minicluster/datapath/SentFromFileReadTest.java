@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fffs.common.time.TimeSpec;
+import io.fffs.datanode.server.DataServerStats;
 import io.fffs.datanode.store.BlockStore;
 import io.fffs.datanode.store.LocalView;
 import io.fffs.minicluster.MiniFffsCluster;
@@ -16,6 +17,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
@@ -23,9 +25,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A data-port read of evicted data that an earlier read loaded and checked is sent from the segment files with
- * sendfile and the CRCs of that check: the bytes come back right, and a page damaged on disk since fails the
- * client's check, so the read is refused (CORRUPT), never answered with the damaged bytes.
+ * A data-port read of evicted data that an earlier read loaded and checked is sent from the segment files (written
+ * from a mapping of each run, unmapped once sent) with the CRCs of that check: the bytes come back right, every
+ * mapping is unmapped, and a page damaged on disk since fails the client's check, so the read is refused (CORRUPT),
+ * never answered with the damaged bytes.
  */
 class SentFromFileReadTest {
   private static final int BLOCK = 1 << 20;
@@ -55,6 +58,10 @@ class SentFromFileReadTest {
         long pages = 2L * BLOCK / cluster.getConfiguration().getInt("fffs.datanode.page.size", 4096);
         assertThat(store.stats().pagesSentFromFiles.sum() - sentBefore).isEqualTo(pages);
         assertThat(store.stats().pagesReloaded.sum()).isEqualTo(loadedBefore);
+        DataServerStats server = cluster.getDataNode(0).serverStats();
+        assertThat(server.readRunsMapped.sum()).isPositive();
+        assertThat(server.readRunsSentWithSendfile.sum()).isZero();
+        awaitZero(server.readRunMappingsOpen);
 
         long blockId = cluster.getNameNode().namesystem().queries.getBlockLocations(
             new Caller("admin", List.of("supergroup")), FILE, TimeSpec.latest(), 0, BLOCK)
@@ -68,6 +75,15 @@ class SentFromFileReadTest {
         assertThat(store.stats().pagesSentFromFiles.sum()).isGreaterThan(sentBeforeDamage);
       }
     }
+  }
+
+  /** An answer's mappings are unmapped once it is flushed, about when the client has its bytes. */
+  private static void awaitZero(LongAdder open) throws InterruptedException {
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (open.sum() != 0 && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertThat(open.sum()).as("mappings of segment-file runs not unmapped").isZero();
   }
 
   private static byte[] read(FileSystem fs, int length) throws IOException {
