@@ -26,9 +26,11 @@ public final class DataServerStats {
   public final LongAdder reads = new LongAdder();
   /** Payload bytes sent by reads. */
   public final LongAdder readBytes = new LongAdder();
-  /** Segment-file runs of READ answers written from a mapping of their stretch ({@link SegmentRunMaps}). */
+  /** Segment-file runs of READ answers written from a mapping ({@link SegmentRunMaps}). */
   public final LongAdder readRunsMapped = new LongAdder();
-  /** Of those, the mappings not yet unmapped (their answers are still being sent): a gauge. */
+  /** Of those, the ones mapped alone: not in a window their segment file keeps mapped (its tail, say). */
+  public final LongAdder readRunsMappedAlone = new LongAdder();
+  /** Of those, the mappings not yet unmapped (their answers are being sent): a gauge. */
   public final LongAdder readRunMappingsOpen = new LongAdder();
   /** Segment-file runs of READ answers sent with sendfile instead because they could not be mapped. */
   public final LongAdder readRunsSentWithSendfile = new LongAdder();

@@ -44,9 +44,9 @@ import org.slf4j.LoggerFactory;
  * pool of handler threads because they may wait: for the clock to pass a time (at most the max offset) or for the
  * disk. A READ answer is the header, with a CRC32C per 512-byte chunk of the payload (mostly those its runs carry,
  * {@link ReadView#chunkCrcs()}), followed by the view's runs: arena pages and evicted pages the store loaded and
- * checked, and evicted pages an earlier read checked, written from a mapping of their segment file
- * ({@link BlockStore#readForSending}), all with plain writes; the whole frame is written in one event-loop task so it never interleaves
- * with an ack, and the view (which pins its pages) is closed once the last run is on the wire.
+ * checked, and evicted pages an earlier read checked, from a mapping of their segment file
+ * ({@link BlockStore#readForSending}), all with plain writes; the whole frame is written in one event-loop task so
+ * it never interleaves with an ack, and the view (which pins its pages) is closed once the last run is on the wire.
  */
 final class QueryService {
   private static final Logger LOG = LoggerFactory.getLogger(QueryService.class);
@@ -281,18 +281,17 @@ final class QueryService {
    * know) once everything is flushed. Every run goes out with a plain write, which the kernel copies before the flush
    * completes: after that the view may be closed, its arena slots reused and its loaded buffer taken by the next
    * read (sendfile would keep referencing an arena page until the peer read it). Runs in a segment file are written
-   * from a read-only mapping of their stretch ({@link SegmentRunMaps}), unmapped once flushed; only where a stretch
-   * cannot be mapped do they go out with sendfile ({@link SegmentRegion}: a record's bytes never change while its file
-   * exists, and the view holds the file until they are flushed). sendfile cost both sides more here: its socket
-   * buffers hold one 4 KiB page cache page per fragment, which the sender's TCP stack and the reader's copy handle
-   * one by one (see docs/benchmarks.md, "How evicted data is read").
+   * from a read-only mapping ({@link SegmentRunMaps}); only where one cannot be made do they go out with sendfile ({@link SegmentRegion}: a record's bytes never change while its file
+   * exists, and the view holds the file until they are flushed). Measured on loopback, sendfile cost the sender
+   * about 1.7 times the CPU of a write from a mapping and the reader twice its CPU per byte (docs/benchmarks.md,
+   * "How evicted data is read"). A page the disk cannot read fails the write (EFAULT), which closes the connection.
    */
   private static void sendRuns(Channel channel, ResponseHeaderProto header, ReadView view, Runnable release,
       DataServerStats stats) {
     channel.write(FrameFormat.prefix(channel.alloc(), header, view.length()), channel.voidPromise());
     SegmentRunMaps maps = new SegmentRunMaps(stats);
     for (ReadView.Run run : view.runs()) {
-      ByteBuffer bytes = run.inFile() ? maps.map(run.channel(), run.position(), run.length()) : run.bytes();
+      ByteBuffer bytes = run.inFile() ? maps.map(run) : run.bytes();
       if (bytes != null) {
         channel.write(io.netty.buffer.Unpooled.wrappedBuffer(bytes), channel.voidPromise());
       } else {

@@ -1,6 +1,7 @@
 package io.fffs.datanode.server;
 
 import io.fffs.common.io.Unmapper;
+import io.fffs.datanode.store.ReadView;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
@@ -9,9 +10,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The read-only mappings of one READ answer's segment-file runs, so the event loop writes them to the socket as it
- * writes arena pages, and unmaps them once the answer is flushed (the kernel has copied them by then). Used from
- * the one event-loop thread that sends the answer.
+ * The bytes of one READ answer's segment-file runs as read-only mappings, so the event loop writes them to the
+ * socket as it writes arena pages: from the mapping the segment file keeps of the window they lie in
+ * ({@link io.fffs.datanode.store.persist.SegmentPageReader.Handle#mapped}), else from a mapping of the run alone,
+ * unmapped once the answer is flushed (the kernel has copied the bytes by then). Used from the one event-loop thread
+ * that sends the answer.
  */
 final class SegmentRunMaps {
   private final DataServerStats stats;
@@ -21,14 +24,16 @@ final class SegmentRunMaps {
     this.stats = stats;
   }
 
-  /**
-   * {@code length} bytes at {@code position} of {@code file}, mapped; null when the stretch cannot be mapped (the
-   * caller then sends it with sendfile).
-   */
-  ByteBuffer map(FileChannel file, long position, int length) {
+  /** The bytes of {@code run} (in a segment file), mapped; null when they cannot be (then send them with sendfile). */
+  ByteBuffer map(ReadView.Run run) {
+    ByteBuffer window = run.fileWindow();
+    if (window != null) {
+      stats.readRunsMapped.increment();
+      return window;
+    }
     MappedByteBuffer map;
     try {
-      map = file.map(FileChannel.MapMode.READ_ONLY, position, length);
+      map = run.channel().map(FileChannel.MapMode.READ_ONLY, run.position(), run.length());
     } catch (IOException | RuntimeException e) {
       return null;
     }
@@ -37,6 +42,7 @@ final class SegmentRunMaps {
     }
     maps.add(map);
     stats.readRunsMapped.increment();
+    stats.readRunsMappedAlone.increment();
     stats.readRunMappingsOpen.increment();
     return map;
   }

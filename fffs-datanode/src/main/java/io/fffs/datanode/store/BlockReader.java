@@ -261,7 +261,7 @@ final class BlockReader {
             known ? crcs : null, firstChunk);
         minResident = Math.min(minResident, ref.seq);
       } else if (pieceOf[i] == IN_FILE) {
-        run = ReadView.Run.inFile(segmentFiles[i].channel(), disk.pagePosition(ref.diskLoc, ref.pageInEntry) + from,
+        run = ReadView.Run.inFile(segmentFiles[i], disk.pagePosition(ref.diskLoc, ref.pageInEntry) + from,
             to - from, crcs, firstChunk);
       } else {
         PageRunLoader.Piece piece = pieces.get(pieceOf[i]);

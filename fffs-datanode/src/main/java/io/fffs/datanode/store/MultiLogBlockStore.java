@@ -137,7 +137,8 @@ public final class MultiLogBlockStore implements BlockStore {
         persistence.start();
       }
       SegmentPageReader disk = new SegmentPageReader(dataDir, pageSize, stats,
-          DataNodeConfigKeys.segmentOpenFiles(conf));
+          DataNodeConfigKeys.segmentOpenFiles(conf),
+          SegmentPageReader.windowBytes(DataNodeConfigKeys.segmentFileSize(conf), pageSize));
       SegmentCleaner cleaner = null;
       long cleanRate = DataNodeConfigKeys.cleanerRate(conf);
       if (persistent && cleanRate > 0) {

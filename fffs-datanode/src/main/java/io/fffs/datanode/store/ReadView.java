@@ -147,6 +147,8 @@ public final class ReadView implements AutoCloseable {
    */
   public static final class Run {
     private final FileChannel channel;
+    /** The segment file of a run {@link #inFile()}, else null. */
+    private final SegmentPageReader.Handle file;
     private final long position;
     private final int length;
     private final ByteBuffer mapped;
@@ -155,7 +157,7 @@ public final class ReadView implements AutoCloseable {
     private final int firstChunk;
 
     Run(FileChannel channel, long position, int length, ByteBuffer mapped) {
-      this(channel, position, length, mapped, null, 0);
+      this(channel, null, position, length, mapped, null, 0);
     }
 
     /**
@@ -164,12 +166,13 @@ public final class ReadView implements AutoCloseable {
      */
     static Run resident(FileChannel channel, long position, int length, ByteBuffer mapped, int[] chunkCrcs,
         int firstChunk) {
-      return new Run(channel, position, length, mapped, chunkCrcs, firstChunk);
+      return new Run(channel, null, position, length, mapped, chunkCrcs, firstChunk);
     }
 
-    private Run(FileChannel channel, long position, int length, ByteBuffer mapped, int[] chunkCrcs,
-        int firstChunk) {
+    private Run(FileChannel channel, SegmentPageReader.Handle file, long position, int length, ByteBuffer mapped,
+        int[] chunkCrcs, int firstChunk) {
       this.channel = channel;
+      this.file = file;
       this.position = position;
       this.length = length;
       this.mapped = mapped;
@@ -182,7 +185,7 @@ public final class ReadView implements AutoCloseable {
      * {@code firstChunk} are the CRC32Cs of its 512-byte chunks when it starts on one (else null).
      */
     static Run loaded(ByteBuffer buffer, int position, int length, int[] chunkCrcs, int firstChunk) {
-      return new Run(null, position, length, buffer, chunkCrcs, firstChunk);
+      return new Run(null, null, position, length, buffer, chunkCrcs, firstChunk);
     }
 
     /**
@@ -190,8 +193,16 @@ public final class ReadView implements AutoCloseable {
      * from {@code firstChunk} are their CRC32Cs as an earlier read checked them. Send it from a mapping of the file
      * (or with {@code sendfile}): a segment file's records never change while the view holds the file.
      */
-    static Run inFile(FileChannel channel, long position, int length, int[] chunkCrcs, int firstChunk) {
-      return new Run(channel, position, length, null, chunkCrcs, firstChunk);
+    static Run inFile(SegmentPageReader.Handle file, long position, int length, int[] chunkCrcs, int firstChunk) {
+      return new Run(file.channel(), file, position, length, null, chunkCrcs, firstChunk);
+    }
+
+    /**
+     * For a run {@link #inFile()}: its bytes from the mapping its segment file keeps ({@link
+     * SegmentPageReader.Handle#mapped}), for a socket write while the view is open; null where there is none.
+     */
+    public ByteBuffer fileWindow() {
+      return file == null ? null : file.mapped(position, length);
     }
 
     /**
@@ -265,7 +276,7 @@ public final class ReadView implements AutoCloseable {
     }
 
     Run extend(int more) {
-      return new Run(channel, position, length + more, mapped, chunkCrcs, firstChunk);
+      return new Run(channel, file, position, length + more, mapped, chunkCrcs, firstChunk);
     }
 
     void copyTo(ByteBuffer dst) {

@@ -2,13 +2,16 @@ package io.fffs.datanode.store.persist;
 
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
+import io.fffs.common.io.Unmapper;
 import io.fffs.datanode.store.StoreStats;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -26,18 +29,83 @@ import java.util.zip.CRC32C;
  * reopened when read again), so a DataNode with many segment files never runs out of file descriptors. Thread-safe.
  */
 public final class SegmentPageReader implements AutoCloseable {
+  /** Bytes of a segment file per read-only mapping a data-port answer is written from ({@link Handle#mapped}). */
+  public static final int WINDOW_BYTES = 64 << 20;
+
+  /**
+   * The window for segment files of at most {@code fileSize} bytes: {@link #WINDOW_BYTES}, or for small files half
+   * their size in whole pages (a file is closed before the batch that would pass its size, so it may never hold a
+   * window of all of it).
+   */
+  public static int windowBytes(long fileSize, int pageSize) {
+    long half = fileSize / 2 / pageSize * pageSize;
+    return (int) Math.max(pageSize, Math.min(WINDOW_BYTES, half));
+  }
+
   /** One open segment file and the readers that hold it. */
   public static final class Handle {
     private final long file;
     private final Path path;
     private final FileChannel channel;
+    private final int windowBytes;
     private int refs;
     private boolean retired;
+    /** Window i maps bytes [i * windowBytes, (i + 1) * windowBytes) of the file; guarded by the handle. */
+    private MappedByteBuffer[] windows = new MappedByteBuffer[0];
+    private boolean closed;
 
-    private Handle(long file, Path path, FileChannel channel) {
+    private Handle(long file, Path path, FileChannel channel, int windowBytes) {
       this.file = file;
       this.path = path;
       this.channel = channel;
+      this.windowBytes = windowBytes;
+    }
+
+    /**
+     * {@code length} bytes at {@code position}, read-only, from a mapping of the window of the file they lie in, made
+     * at first use and kept until the file is closed (so later answers pay no mapping, page faults or unmapping);
+     * only for a caller that holds the file and hands the bytes to the kernel (a socket write), which fails the write
+     * rather than the process if the disk cannot read a page. Null when they cross a window, when the file does not
+     * hold their whole window yet (it is still being written) or when it cannot be mapped.
+     */
+    public synchronized ByteBuffer mapped(long position, int length) {
+      int w = (int) (position / windowBytes);
+      long at = position - (long) w * windowBytes;
+      if (closed || at + length > windowBytes) {
+        return null;
+      }
+      if (w >= windows.length) {
+        windows = Arrays.copyOf(windows, w + 1);
+      }
+      if (windows[w] == null) {
+        long start = (long) w * windowBytes;
+        try {
+          if (channel.size() < start + windowBytes) {
+            return null;
+          }
+          windows[w] = channel.map(FileChannel.MapMode.READ_ONLY, start, windowBytes);
+        } catch (IOException | RuntimeException e) {
+          return null;
+        }
+      }
+      return windows[w].slice((int) at, length);
+    }
+
+    /** Unmaps the windows and closes the file; no reader holds it, so no answer is being written from them. */
+    private synchronized void close() {
+      closed = true;
+      for (MappedByteBuffer window : windows) {
+        if (window != null) {
+          Unmapper.unmap(window);
+        }
+      }
+      windows = new MappedByteBuffer[0];
+      closeQuietly(channel);
+    }
+
+    /** Windows mapped now (tests). */
+    synchronized int windowsMapped() {
+      return (int) Arrays.stream(windows).filter(java.util.Objects::nonNull).count();
     }
 
     /** The segment file's path (for messages). */
@@ -62,13 +130,20 @@ public final class SegmentPageReader implements AutoCloseable {
   /** Open files, least recently acquired first; guarded by this. */
   private final Map<Long, Handle> handles = new LinkedHashMap<>(16, 0.75f, true);
   private final int maxOpen;
+  private final int windowBytes;
 
   /** @param maxOpen open files beyond which idle ones are closed, least recently used first */
   public SegmentPageReader(Path dir, int pageSize, StoreStats stats, int maxOpen) {
+    this(dir, pageSize, stats, maxOpen, WINDOW_BYTES);
+  }
+
+  /** @param windowBytes bytes per mapping of {@link Handle#mapped} ({@link #windowBytes(long, int)}) */
+  public SegmentPageReader(Path dir, int pageSize, StoreStats stats, int maxOpen, int windowBytes) {
     this.dir = dir;
     this.pageSize = pageSize;
     this.stats = stats;
     this.maxOpen = maxOpen;
+    this.windowBytes = windowBytes;
   }
 
   /**
@@ -82,7 +157,7 @@ public final class SegmentPageReader implements AutoCloseable {
       if (handle == null) {
         try {
           Path path = SegmentFormat.path(dir, file);
-          handle = new Handle(file, path, FileChannel.open(path, StandardOpenOption.READ));
+          handle = new Handle(file, path, FileChannel.open(path, StandardOpenOption.READ), windowBytes);
         } catch (IOException e) {
           throw new FffsException(ErrorCode.IO_ERROR, "cannot open segment file " + SegmentFormat.path(dir, file)
               + ": " + e.getMessage() + "; check fffs.datanode.data.dir", e);
@@ -98,7 +173,7 @@ public final class SegmentPageReader implements AutoCloseable {
   /** Gives back a file {@link #acquire}d; the last reader of a retired file closes it. */
   public synchronized void release(Handle handle) {
     if (--handle.refs == 0 && handle.retired) {
-      closeQuietly(handle.channel);
+      handle.close();
     } else if (handle.refs == 0) {
       closeIdleBeyondMax();
     }
@@ -111,7 +186,7 @@ public final class SegmentPageReader implements AutoCloseable {
       Handle handle = open.next();
       if (handle.refs == 0) {
         open.remove();
-        closeQuietly(handle.channel);
+        handle.close();
       }
     }
   }
@@ -130,7 +205,7 @@ public final class SegmentPageReader implements AutoCloseable {
     if (handle != null) {
       handle.retired = true;
       if (handle.refs == 0) {
-        closeQuietly(handle.channel);
+        handle.close();
       }
     }
   }
@@ -215,7 +290,7 @@ public final class SegmentPageReader implements AutoCloseable {
 
   @Override
   public synchronized void close() {
-    handles.values().forEach(handle -> closeQuietly(handle.channel));
+    handles.values().forEach(Handle::close);
     handles.clear();
   }
 }
