@@ -138,6 +138,7 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
             // The ceiling: the segment files as the page cache holds them after the page-cache readers.
             rows.add(new Row(run, "raw segment files", "-", size >> 20, "read 1st", 1024, 1, rawSegments(dir), -1));
           }
+          server.ask("unmap");  // mapped pages would stay in the page cache
           dropCached(dir);
         }
         readCases(reader, arena, size, ios, server, uri, path, afterWrite);
@@ -230,6 +231,20 @@ final class FreshBenchmark implements EndToEndBenchmark.Run {
         Thread.currentThread().interrupt();
         throw new java.io.InterruptedIOException("interrupted while dropping segment files from the page cache");
       }
+    }
+    long stretches = 0;
+    long resident = 0;
+    for (Path segment : segmentFiles(dir)) {
+      try (java.nio.channels.FileChannel file = java.nio.channels.FileChannel.open(segment)) {
+        for (long at = 0; at + (1 << 20) <= file.size(); at += 1 << 20) {
+          stretches++;
+          resident += io.fffs.common.io.PageCache.resident(file, at, 1 << 20) ? 1 : 0;
+        }
+      }
+    }
+    if (resident > stretches / 20) {
+      Progress.say("%d of %d MiB of segment files still wholly in the page cache after dropping them: the direct"
+          + " I/O reads below find them there", resident, stretches);
     }
   }
 

@@ -17,6 +17,8 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
  * <pre>
  *   uri          → ok URI                        (the file system clients connect to)
  *   quiet        → ok                            (FFFS: waits until persistence has gone quiet)
+ *   unmap        → ok                            (FFFS: the DataNodes unmap the segment files they keep mapped for
+ *                                                data-port answers, so dropping them from the page cache works)
  *   stats        → ok PAGES_RELOADED SEGMENT_READS BATCHES FSYNCS SENT_FROM_FILES  (FFFS' DataNode 0; zeros for HDFS)
  *   cpu          → ok CPU_MS                      (the CPU time this JVM has used, all its threads)
  *   threads      → ok SNAPSHOT                    (the CPU time of each thread group, {@link ThreadCpu})
@@ -58,6 +60,12 @@ public final class FreshServerMain {
               StoreStats stats = fffs ? ffs.getDataNode(0).store().stats() : null;
               return stats == null ? "0 0 0 0 0" : stats.pagesReloaded.sum() + " " + stats.segmentReads.sum() + " "
                   + stats.persistBatches.sum() + " " + stats.fsyncs.sum() + " " + stats.pagesSentFromFiles.sum();
+            }
+            case "unmap" -> {
+              for (int i = 0; fffs && i < dataNodes; i++) {
+                ffs.getDataNode(i).store().releaseReadMappings();
+              }
+              return "";
             }
             case "cpu" -> {
               return String.valueOf(((com.sun.management.OperatingSystemMXBean) java.lang.management

@@ -44,9 +44,9 @@ import org.slf4j.LoggerFactory;
  * pool of handler threads because they may wait: for the clock to pass a time (at most the max offset) or for the
  * disk. A READ answer is the header, with a CRC32C per 512-byte chunk of the payload (mostly those its runs carry,
  * {@link ReadView#chunkCrcs()}), followed by the view's runs: arena pages and evicted pages the store loaded and
- * checked, and evicted pages an earlier read checked, from a mapping of their segment file
- * ({@link BlockStore#readForSending}), all with plain writes; the whole frame is written in one event-loop task so
- * it never interleaves with an ack, and the view (which pins its pages) is closed once the last run is on the wire.
+ * checked with plain writes, and evicted pages an earlier read checked from a mapping of their segment file
+ * ({@link BlockStore#readForSending}); the whole frame is written in one event-loop task so it never interleaves
+ * with an ack, and the view (which pins its pages) is closed once the last run is on the wire.
  */
 final class QueryService {
   private static final Logger LOG = LoggerFactory.getLogger(QueryService.class);
@@ -201,7 +201,7 @@ final class QueryService {
     ReadView view;
     try {
       TimeSpec time = TimeSpec.fromProto(read.getTime());
-      // sendfile bypasses a TLS handler's encryption: over TLS every byte goes through it as a buffer
+      // TLS encrypts in Java: its pages must be checked copies, never a mapping a disk error would fault in Java
       view = channel.pipeline().get(SslHandler.class) == null
           ? store.readForSending(read.getBlockId(), read.getOffset(), read.getLength(), time)
           : store.read(read.getBlockId(), read.getOffset(), read.getLength(), time);
@@ -281,28 +281,37 @@ final class QueryService {
    * know) once everything is flushed. Every run goes out with a plain write, which the kernel copies before the flush
    * completes: after that the view may be closed, its arena slots reused and its loaded buffer taken by the next
    * read (sendfile would keep referencing an arena page until the peer read it). Runs in a segment file are written
-   * from a read-only mapping ({@link SegmentRunMaps}); only where one cannot be made do they go out with sendfile ({@link SegmentRegion}: a record's bytes never change while its file
-   * exists, and the view holds the file until they are flushed). Measured on loopback, sendfile cost the sender
-   * about 1.7 times the CPU of a write from a mapping and the reader twice its CPU per byte (docs/benchmarks.md,
-   * "How evicted data is read"). A page the disk cannot read fails the write (EFAULT), which closes the connection.
+   * from a read-only mapping ({@link SegmentRunMaps}); only where none can be made do they go out with sendfile
+   * ({@link SegmentRegion}: a record's bytes never change while its file exists, and the view holds the file until
+   * they are flushed). On loopback sendfile cost both the DataNode and the reader more CPU per byte than a write
+   * from a mapping (docs/benchmarks.md, "How evicted data is read"). A page the disk cannot read fails the write
+   * (EFAULT), which closes the connection.
    */
   private static void sendRuns(Channel channel, ResponseHeaderProto header, ReadView view, Runnable release,
       DataServerStats stats) {
-    channel.write(FrameFormat.prefix(channel.alloc(), header, view.length()), channel.voidPromise());
     SegmentRunMaps maps = new SegmentRunMaps(stats);
-    for (ReadView.Run run : view.runs()) {
-      ByteBuffer bytes = run.inFile() ? maps.map(run) : run.bytes();
-      if (bytes != null) {
-        channel.write(io.netty.buffer.Unpooled.wrappedBuffer(bytes), channel.voidPromise());
-      } else {
-        stats.readRunsSentWithSendfile.increment();
-        channel.write(new SegmentRegion(run.channel(), run.position(), run.length()), channel.voidPromise());
-      }
-    }
-    channel.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(done -> {
+    Runnable done = () -> {
       maps.unmapAll();
       release.run();
-    });
+    };
+    try {
+      channel.write(FrameFormat.prefix(channel.alloc(), header, view.length()), channel.voidPromise());
+      for (ReadView.Run run : view.runs()) {
+        ByteBuffer bytes = run.inFile() ? maps.map(run) : run.bytes();
+        if (bytes != null) {
+          channel.write(io.netty.buffer.Unpooled.wrappedBuffer(bytes), channel.voidPromise());
+        } else {
+          stats.readRunsSentWithSendfile.increment();
+          channel.write(new SegmentRegion(run.channel(), run.position(), run.length()), channel.voidPromise());
+        }
+      }
+    } catch (Throwable e) {
+      // Part of a frame is queued: the connection cannot go on. Closing it drops what is queued, then the view goes.
+      LOG.error("sending a READ answer to {} failed; closing the connection", channel.remoteAddress(), e);
+      channel.close().addListener(closed -> done.run());
+      return;
+    }
+    channel.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(flushed -> done.run());
   }
 
   /**

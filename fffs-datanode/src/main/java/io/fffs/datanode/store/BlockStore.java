@@ -129,6 +129,13 @@ public interface BlockStore extends AutoCloseable {
    * Where the bytes {@link #read} would return are in this DataNode's files, for a short-circuit reader on this host
    * ({@link LocalView}); the same waits and refusals as {@link #read}. {@code UNSUPPORTED} for a store without files.
    */
+  /**
+   * Unmaps the segment-file mappings kept for data-port answers ({@code persist.SegmentWindows}) of files no reader
+   * holds now: their pages stay in the page cache but no longer mapped, so the kernel may drop them at once (a
+   * benchmark that evicts them, say); later answers map them again.
+   */
+  default void releaseReadMappings() {}
+
   default LocalView locate(long blockId, long offset, int length, TimeSpec time) throws FffsException {
     throw new FffsException(io.fffs.common.error.ErrorCode.UNSUPPORTED, "this store serves no short-circuit reads");
   }

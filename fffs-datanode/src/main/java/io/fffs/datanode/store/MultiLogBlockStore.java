@@ -356,6 +356,11 @@ public final class MultiLogBlockStore implements BlockStore {
   }
 
   @Override
+  public void releaseReadMappings() {
+    disk.dropIdleWindows();
+  }
+
+  @Override
   public ReadView readForSending(long blockId, long offset, int length, TimeSpec time) throws FffsException {
     checkOpen();
     awaitPast(blockId, time);

@@ -2,16 +2,13 @@ package io.fffs.datanode.store.persist;
 
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
-import io.fffs.common.io.Unmapper;
 import io.fffs.datanode.store.StoreStats;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -26,20 +23,25 @@ import java.util.zip.CRC32C;
  * has moved every live record out of it: the file is gone for new readers at once, and its channel is closed when
  * the last reader that acquired it releases it. Files no reader holds are kept open for the next reader, at most
  * {@code maxIdleOpen} of all open files counted: beyond that the least recently used idle ones are closed (and
- * reopened when read again), so a DataNode with many segment files never runs out of file descriptors. Thread-safe.
+ * reopened when read again), so a DataNode with many segment files never runs out of file descriptors. An open file
+ * keeps read-only mappings of it for data-port answers ({@link Handle#mapped}, {@link SegmentWindows}), unmapped when
+ * it is closed or, when all files together would map more than {@link #MAX_MAPPED_BYTES}, while no reader holds it.
+ * Thread-safe.
  */
 public final class SegmentPageReader implements AutoCloseable {
   /** Bytes of a segment file per read-only mapping a data-port answer is written from ({@link Handle#mapped}). */
   public static final int WINDOW_BYTES = 64 << 20;
+  /** Bytes all open segment files keep mapped at most (4 GiB: at most 8 MiB of page tables). */
+  static final long MAX_MAPPED_BYTES = 4L << 30;
 
   /**
-   * The window for segment files of at most {@code fileSize} bytes: {@link #WINDOW_BYTES}, or for small files half
-   * their size in whole pages (a file is closed before the batch that would pass its size, so it may never hold a
-   * window of all of it).
+   * The window for segment files of at most {@code fileSize} bytes: {@link #WINDOW_BYTES}, or for small files a
+   * quarter of their size in whole pages (a file is closed before the batch that would pass its size, so its last
+   * window may never be whole).
    */
   public static int windowBytes(long fileSize, int pageSize) {
-    long half = fileSize / 2 / pageSize * pageSize;
-    return (int) Math.max(pageSize, Math.min(WINDOW_BYTES, half));
+    long quarter = fileSize / 4 / pageSize * pageSize;
+    return (int) Math.max(pageSize, Math.min(WINDOW_BYTES, quarter));
   }
 
   /** One open segment file and the readers that hold it. */
@@ -47,65 +49,35 @@ public final class SegmentPageReader implements AutoCloseable {
     private final long file;
     private final Path path;
     private final FileChannel channel;
-    private final int windowBytes;
+    private final SegmentWindows windows;
     private int refs;
     private boolean retired;
-    /** Window i maps bytes [i * windowBytes, (i + 1) * windowBytes) of the file; guarded by the handle. */
-    private MappedByteBuffer[] windows = new MappedByteBuffer[0];
-    private boolean closed;
 
-    private Handle(long file, Path path, FileChannel channel, int windowBytes) {
+    private Handle(long file, Path path, FileChannel channel, SegmentWindows windows) {
       this.file = file;
       this.path = path;
       this.channel = channel;
-      this.windowBytes = windowBytes;
+      this.windows = windows;
     }
 
     /**
-     * {@code length} bytes at {@code position}, read-only, from a mapping of the window of the file they lie in, made
-     * at first use and kept until the file is closed (so later answers pay no mapping, page faults or unmapping);
-     * only for a caller that holds the file and hands the bytes to the kernel (a socket write), which fails the write
-     * rather than the process if the disk cannot read a page. Null when they cross a window, when the file does not
-     * hold their whole window yet (it is still being written) or when it cannot be mapped.
+     * {@code length} bytes at {@code position}, read-only, from a mapping of the file the handle keeps
+     * ({@link SegmentWindows}), for a caller that holds the file and hands the bytes to the kernel (a socket write);
+     * null where there is none.
      */
-    public synchronized ByteBuffer mapped(long position, int length) {
-      int w = (int) (position / windowBytes);
-      long at = position - (long) w * windowBytes;
-      if (closed || at + length > windowBytes) {
-        return null;
-      }
-      if (w >= windows.length) {
-        windows = Arrays.copyOf(windows, w + 1);
-      }
-      if (windows[w] == null) {
-        long start = (long) w * windowBytes;
-        try {
-          if (channel.size() < start + windowBytes) {
-            return null;
-          }
-          windows[w] = channel.map(FileChannel.MapMode.READ_ONLY, start, windowBytes);
-        } catch (IOException | RuntimeException e) {
-          return null;
-        }
-      }
-      return windows[w].slice((int) at, length);
+    public ByteBuffer mapped(long position, int length) {
+      return windows.slice(position, length);
     }
 
     /** Unmaps the windows and closes the file; no reader holds it, so no answer is being written from them. */
-    private synchronized void close() {
-      closed = true;
-      for (MappedByteBuffer window : windows) {
-        if (window != null) {
-          Unmapper.unmap(window);
-        }
-      }
-      windows = new MappedByteBuffer[0];
+    private void close() {
+      windows.close();
       closeQuietly(channel);
     }
 
     /** Windows mapped now (tests). */
-    synchronized int windowsMapped() {
-      return (int) Arrays.stream(windows).filter(java.util.Objects::nonNull).count();
+    int windowsMapped() {
+      return windows.mapped();
     }
 
     /** The segment file's path (for messages). */
@@ -131,6 +103,7 @@ public final class SegmentPageReader implements AutoCloseable {
   private final Map<Long, Handle> handles = new LinkedHashMap<>(16, 0.75f, true);
   private final int maxOpen;
   private final int windowBytes;
+  private final SegmentWindows.Budget windowBudget;
 
   /** @param maxOpen open files beyond which idle ones are closed, least recently used first */
   public SegmentPageReader(Path dir, int pageSize, StoreStats stats, int maxOpen) {
@@ -139,11 +112,18 @@ public final class SegmentPageReader implements AutoCloseable {
 
   /** @param windowBytes bytes per mapping of {@link Handle#mapped} ({@link #windowBytes(long, int)}) */
   public SegmentPageReader(Path dir, int pageSize, StoreStats stats, int maxOpen, int windowBytes) {
+    this(dir, pageSize, stats, maxOpen, windowBytes, MAX_MAPPED_BYTES);
+  }
+
+  /** @param maxMappedBytes bytes all open files keep mapped at most (tests use small bounds) */
+  SegmentPageReader(Path dir, int pageSize, StoreStats stats, int maxOpen, int windowBytes, long maxMappedBytes) {
     this.dir = dir;
     this.pageSize = pageSize;
     this.stats = stats;
     this.maxOpen = maxOpen;
     this.windowBytes = windowBytes;
+    this.windowBudget = new SegmentWindows.Budget((int) Math.max(1, maxMappedBytes / windowBytes),
+        this::dropIdleWindows);
   }
 
   /**
@@ -157,7 +137,8 @@ public final class SegmentPageReader implements AutoCloseable {
       if (handle == null) {
         try {
           Path path = SegmentFormat.path(dir, file);
-          handle = new Handle(file, path, FileChannel.open(path, StandardOpenOption.READ), windowBytes);
+          FileChannel channel = FileChannel.open(path, StandardOpenOption.READ);
+          handle = new Handle(file, path, channel, new SegmentWindows(channel, windowBytes, windowBudget));
         } catch (IOException e) {
           throw new FffsException(ErrorCode.IO_ERROR, "cannot open segment file " + SegmentFormat.path(dir, file)
               + ": " + e.getMessage() + "; check fffs.datanode.data.dir", e);
@@ -189,6 +170,20 @@ public final class SegmentPageReader implements AutoCloseable {
         handle.close();
       }
     }
+  }
+
+  /** Unmaps the windows of files no reader holds (for files that need windows now, or to let the kernel drop them). */
+  public synchronized void dropIdleWindows() {
+    for (Handle handle : handles.values()) {
+      if (handle.refs == 0) {
+        handle.windows.drop();
+      }
+    }
+  }
+
+  /** Windows all files keep mapped now (tests). */
+  int windowsMapped() {
+    return windowBudget.mapped();
   }
 
   /** Files open now (tests). */
@@ -290,7 +285,13 @@ public final class SegmentPageReader implements AutoCloseable {
 
   @Override
   public synchronized void close() {
-    handles.values().forEach(Handle::close);
+    for (Handle handle : handles.values()) {
+      if (handle.refs == 0) {
+        handle.close();
+      } else {
+        handle.retired = true;  // an answer may still be written from its windows: its last release closes it
+      }
+    }
     handles.clear();
   }
 }
