@@ -281,8 +281,13 @@ final class ShortCircuit implements Closeable {
    * Nothing with {@code directIo}, where the pages the page cache lacks are read around it.
    */
   void readAhead(LocalReadResponseProto answer, long skip) {
+    readAhead(answer, skip, Long.MAX_VALUE);
+  }
+
+  /** {@link #readAhead(LocalReadResponseProto, long)} of the {@code take} bytes from {@code skip}. */
+  void readAhead(LocalReadResponseProto answer, long skip, long take) {
     if (!directIo) {
-      stats.warmedBytes.add(SegmentReadAhead.warm(answer, files, skip, Long.MAX_VALUE));
+      stats.warmedBytes.add(SegmentReadAhead.warm(answer, files, skip, take));
     }
   }
 

@@ -13,11 +13,15 @@ import java.util.ArrayDeque;
  * request-size piece, whose bytes the caller's reads copy straight into their buffers; once the caller is halfway
  * through a piece, the next {@link ShortCircuit#aheadPieces} are located, and their evicted pages brought into the
  * page cache (with direct I/O: read into a buffer of the client's), ahead of it ({@link ShortCircuit#ahead}); a
- * piece it locates itself has its pages brought in first. A piece located ahead whose
+ * piece it locates itself has its pages brought in as the reads reach them, {@link #WARM_STEP} bytes or what a read
+ * asks for at a time, so a short read of a large piece brings in little of it. A piece located ahead whose
  * copy fails its check (its arena pages evicted meanwhile) is located again once; from the first copy that fails
  * otherwise, the rest of the range is read through the data port ({@code fallback}).
  */
 final class ShortCircuitStream implements BlockReadStream {
+  /** Bytes of a piece the reader located itself brought into the page cache at least at a time. */
+  static final int WARM_STEP = 2 << 20;
+
   /** Opens a read of the block through the data port from {@code at} to the stream's end. */
   @FunctionalInterface
   interface Fallback {
@@ -40,6 +44,8 @@ final class ShortCircuitStream implements BlockReadStream {
   private long answerStart;
   private long answerLength;
   private int asked;
+  /** Bytes of {@link #answer} from its start brought into the page cache already (or by the ahead threads). */
+  private long warmedTo;
   /** Whether {@link #answer} was located ahead (and may be located again once). */
   private boolean answeredAhead;
   private BlockReadStream socket;
@@ -84,6 +90,7 @@ final class ShortCircuitStream implements BlockReadStream {
       }
       int n;
       try {
+        warmFor(dst.remaining());
         n = shortCircuit.copy(datanode, answer, preload, position - answerStart, dst);
       } catch (ShortCircuitStale e) {
         if (!answeredAhead) {
@@ -97,7 +104,8 @@ final class ShortCircuitStream implements BlockReadStream {
         if (position >= answerStart + answerLength) {
           return -1;  // as of the time read now, the block ends before here
         }
-        shortCircuit.readAhead(answer, position - answerStart);
+        warmedTo = position - answerStart;
+        warmFor(dst.remaining());
         n = shortCircuit.copy(datanode, answer, null, position - answerStart, dst);
       }
       position += n;
@@ -122,15 +130,26 @@ final class ShortCircuitStream implements BlockReadStream {
       if (piece != null) {
         answeredAhead = true;
         preload = piece.preload();
+        warmedTo = Long.MAX_VALUE;  // the ahead thread brought it in
         return piece.answer();
       }
     } else {
       dropAhead(next);
     }
     answeredAhead = false;
-    LocalReadResponseProto answer = shortCircuit.locate(datanode, blockId, token, offset, length, time);
-    shortCircuit.readAhead(answer, 0);
-    return answer;
+    warmedTo = 0;
+    return shortCircuit.locate(datanode, blockId, token, offset, length, time);
+  }
+
+  /** Brings in what copying the next {@code wanted} bytes reads, and on to at least {@link #WARM_STEP} past it. */
+  private void warmFor(int wanted) {
+    long from = Math.max(warmedTo, position - answerStart);
+    long need = position - answerStart + wanted;
+    if (need > from && from < answerLength) {
+      long to = Math.min(answerLength, Math.max(need, from + WARM_STEP));
+      shortCircuit.readAhead(answer, from, to - from);
+      warmedTo = to;
+    }
   }
 
   /**

@@ -190,6 +190,36 @@ class ShortCircuitReadTest {
   }
 
   /**
+   * A short read of a large evicted piece the reader located itself brings little more than it reads into the page
+   * cache; reading on brings the rest in as the reads reach it.
+   */
+  @Test
+  void aShortReadOfALargeEvictedPieceBringsInLittleOfIt() throws Exception {
+    Configuration largePieces = new Configuration(conf);
+    largePieces.setLong("fffs.blocksize", 8 << 20);
+    largePieces.setInt("fffs.client.read.shortcircuit.request-size", 8 << 20);
+    try (FreezeFrameFileSystem reader = (FreezeFrameFileSystem) FileSystem.newInstance(
+        URI.create(conf.get("fs.defaultFS")), largePieces)) {
+      String path = "/sc/short-read";
+      byte[] written = RandomFiles.write(reader, path, 16 << 20, 12);  // the first block evicted
+      ShortCircuitStats stats = reader.shortCircuitStats();
+      long before = stats.warmedBytes.sum();
+      try (FSDataInputStream in = reader.open(new org.apache.hadoop.fs.Path(path))) {
+        byte[] head = new byte[64 << 10];
+        in.readFully(head);
+        assertThat(head).isEqualTo(java.util.Arrays.copyOf(written, head.length));
+        // One step (and the records' CRCs within it), not the 8 MiB piece.
+        assertThat(stats.warmedBytes.sum() - before).isPositive().isLessThan(4 << 20);
+        byte[] rest = new byte[(8 << 20) - head.length];
+        in.readFully(rest);
+        assertThat(rest).isEqualTo(java.util.Arrays.copyOfRange(written, head.length, 8 << 20));
+        assertThat(stats.warmedBytes.sum() - before).isGreaterThan(6 << 20);
+      }
+      assertThat(stats.stale.sum()).isZero();
+    }
+  }
+
+  /**
    * {@code fffs.client.read.shortcircuit.direct-io}: the pages the DataNode wrote to its segment files with O_DIRECT
    * are read around the page cache too, by the reader and ahead of it into the client's buffers (nothing is read
    * just to warm the page cache), and arrive checked, at the latest state and at a past one.
