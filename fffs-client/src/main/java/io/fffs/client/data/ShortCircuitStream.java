@@ -13,13 +13,14 @@ import java.util.ArrayDeque;
  * request-size piece, whose bytes the caller's reads copy straight into their buffers; once the caller is halfway
  * through a piece, the next {@link ShortCircuit#aheadPieces} are located, and their evicted pages brought into the
  * page cache (with direct I/O: read into a buffer of the client's), ahead of it ({@link ShortCircuit#ahead}); a
- * piece it locates itself has its pages brought in as the reads reach them, {@link #WARM_STEP} bytes or what a read
- * asks for at a time, so a short read of a large piece brings in little of it. A piece located ahead whose
+ * piece it locates itself has its first {@link #WARM_STEP} bytes (or what the first read asks for) brought in, and
+ * the rest once a read goes past them: a short read of a large piece brings in little of it, a reader that reads on
+ * brings the rest in one go (read-ahead costs less CPU per byte in large ranges). A piece located ahead whose
  * copy fails its check (its arena pages evicted meanwhile) is located again once; from the first copy that fails
  * otherwise, the rest of the range is read through the data port ({@code fallback}).
  */
 final class ShortCircuitStream implements BlockReadStream {
-  /** Bytes of a piece the reader located itself brought into the page cache at least at a time. */
+  /** Bytes of a piece the reader located itself brought into the page cache for its first read, at least. */
   static final int WARM_STEP = 2 << 20;
 
   /** Opens a read of the block through the data port from {@code at} to the stream's end. */
@@ -141,12 +142,15 @@ final class ShortCircuitStream implements BlockReadStream {
     return shortCircuit.locate(datanode, blockId, token, offset, length, time);
   }
 
-  /** Brings in what copying the next {@code wanted} bytes reads, and on to at least {@link #WARM_STEP} past it. */
+  /**
+   * Brings in what copying the next {@code wanted} bytes reads: for the first read of the piece on to at least
+   * {@link #WARM_STEP}, for a later one the rest of the piece.
+   */
   private void warmFor(int wanted) {
     long from = Math.max(warmedTo, position - answerStart);
     long need = position - answerStart + wanted;
     if (need > from && from < answerLength) {
-      long to = Math.min(answerLength, Math.max(need, from + WARM_STEP));
+      long to = warmedTo == 0 ? Math.min(answerLength, Math.max(need, WARM_STEP)) : answerLength;
       shortCircuit.readAhead(answer, from, to - from);
       warmedTo = to;
     }
