@@ -17,6 +17,11 @@ import java.util.List;
  * that sends the answer.
  */
 final class SegmentRunMaps {
+  /** After a mapping fails, runs go out with sendfile for this long: a failed map costs the JDK a GC and a sleep. */
+  private static final long REFUSED_NANOS = 10_000_000_000L;
+  /** Until when ({@link System#nanoTime}) runs are not mapped alone; 0: they are. */
+  private static volatile long refusedUntil;
+
   private final DataServerStats stats;
   private List<MappedByteBuffer> maps;
 
@@ -31,10 +36,15 @@ final class SegmentRunMaps {
       stats.readRunsMapped.increment();
       return window;
     }
+    long until = refusedUntil;
+    if (until != 0 && System.nanoTime() - until < 0) {
+      return null;
+    }
     MappedByteBuffer map;
     try {
       map = run.channel().map(FileChannel.MapMode.READ_ONLY, run.position(), run.length());
     } catch (IOException | RuntimeException e) {
+      refusedUntil = System.nanoTime() + REFUSED_NANOS;
       return null;
     }
     if (maps == null) {
