@@ -92,8 +92,8 @@ public final class MiniFffsCluster implements AutoCloseable {
 
   /**
    * The keys of HA cluster {@link #NAMESERVICE}: NameNode {@code i} (nn1, nn2, ...) on the RPC and HTTP ports the
-   * builder gave (then the next ones) or free ports, a free Raft port, its own name directory; DataNodes and clients find them by
-   * the logical name.
+   * builder gave (then the next ones) or free ports, a free Raft port, its own name directory; DataNodes and clients
+   * find them by the logical name.
    */
   private void configureHa(Builder builder) throws IOException {
     List<String> ids = new ArrayList<>();

@@ -36,6 +36,10 @@ final class SegmentRunMaps {
       stats.readRunsMapped.increment();
       return window;
     }
+    return mapAlone(run);
+  }
+
+  private ByteBuffer mapAlone(ReadView.Run run) {
     long until = refusedUntil;
     if (until != 0 && System.nanoTime() - until < 0) {
       return null;

@@ -117,9 +117,10 @@ public interface BlockStore extends AutoCloseable {
   ReadView read(long blockId, long offset, int length, TimeSpec time) throws FffsException;
 
   /**
-   * {@link #read} for a caller that sends the view with plain socket writes (from a mapping of the file for those runs): evicted pages whose
-   * chunk CRCs an earlier read checked may be runs of their segment file ({@link ReadView.Run#inFile()}) carrying
-   * those CRCs, not loaded and checked again; the reader's check of the CRCs covers them. Any other store: {@link #read}.
+   * {@link #read} for a caller that sends the view with plain socket writes (those runs from a mapping of their
+   * file): evicted pages whose chunk CRCs an earlier read checked may be runs of their segment file
+   * ({@link ReadView.Run#inFile()}) carrying those CRCs, not loaded and checked again; the reader's check of the CRCs
+   * covers them. Any other store: {@link #read}.
    */
   default ReadView readForSending(long blockId, long offset, int length, TimeSpec time) throws FffsException {
     return read(blockId, offset, length, time);

@@ -7,7 +7,7 @@ import java.util.Map;
 
 /**
  * The chunk CRC32Cs of evicted pages that a read loaded from a segment file and checked against their stored CRC, per
- * entry record, so that a later read of the same pages can send them straight from the file (written from a mapping of it) with
+ * entry record, so that a later read of the same pages can send them straight from the file (from a mapping) with
  * these CRCs instead of loading and checking them again: the reader's end-to-end check then covers the bytes as they
  * leave the file, and a page damaged since fails it (the reader reports the replica and reads another).
  *

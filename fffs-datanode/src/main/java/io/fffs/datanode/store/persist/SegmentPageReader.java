@@ -105,12 +105,10 @@ public final class SegmentPageReader implements AutoCloseable {
   private final int windowBytes;
   private final SegmentWindows.Budget windowBudget;
 
-  /** @param maxOpen open files beyond which idle ones are closed, least recently used first */
-  public SegmentPageReader(Path dir, int pageSize, StoreStats stats, int maxOpen) {
-    this(dir, pageSize, stats, maxOpen, WINDOW_BYTES);
-  }
-
-  /** @param windowBytes bytes per mapping of {@link Handle#mapped} ({@link #windowBytes(long, int)}) */
+  /**
+   * @param maxOpen open files beyond which idle ones are closed, least recently used first
+   * @param windowBytes bytes per mapping of {@link Handle#mapped} ({@link #windowBytes(long, int)})
+   */
   public SegmentPageReader(Path dir, int pageSize, StoreStats stats, int maxOpen, int windowBytes) {
     this(dir, pageSize, stats, maxOpen, windowBytes, MAX_MAPPED_BYTES);
   }

@@ -29,18 +29,18 @@ final class SegmentWindows {
     }
 
     private boolean take() {
-      for (int attempt = 0; attempt < 2; attempt++) {
-        int now = mapped.get();
-        while (now < max) {
-          if (mapped.compareAndSet(now, now + 1)) {
-            return true;
-          }
-          now = mapped.get();
-        }
-        if (attempt == 0) {
-          reclaimIdle.run();
-        }
+      if (tryTake()) {
+        return true;
       }
+      reclaimIdle.run();
+      return tryTake();
+    }
+
+    private boolean tryTake() {
+      if (mapped.incrementAndGet() <= max) {
+        return true;
+      }
+      mapped.decrementAndGet();
       return false;
     }
 

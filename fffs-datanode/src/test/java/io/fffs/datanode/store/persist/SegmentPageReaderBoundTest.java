@@ -34,7 +34,8 @@ class SegmentPageReaderBoundTest {
     for (int f = 0; f < FILES; f++) {
       locations[f] = writeSegment(f + 1, page(f));
     }
-    try (SegmentPageReader reader = new SegmentPageReader(dir, PAGE, new StoreStats(), MAX_OPEN)) {
+    try (SegmentPageReader reader = new SegmentPageReader(dir, PAGE, new StoreStats(), MAX_OPEN,
+        SegmentPageReader.WINDOW_BYTES)) {
       for (int round = 0; round < 2; round++) {  // the second round reopens files the first closed
         for (int f = 0; f < FILES; f++) {
           assertThat(read(reader, locations[f])).isEqualTo(page(f));
