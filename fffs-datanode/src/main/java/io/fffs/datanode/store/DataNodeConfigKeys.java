@@ -81,13 +81,16 @@ public final class DataNodeConfigKeys {
   public static final long PERSISTENCE_CHUNK_CRC_BUDGET_DEFAULT = 16L << 20;
 
   /**
-   * Heap for the chunk CRC32Cs of evicted pages that reads loaded and checked (4 bytes per 512 B: the default 32 MiB
-   * covers 4 GiB of pages): a later data-port read of those pages is sent straight from the segment file (a mapping
-   * of it) and these CRCs, which the reader checks, instead of being read and checked again. 0: every read
-   * of an evicted page loads and checks it.
+   * Heap for the chunk CRC32Cs of evicted pages that reads loaded and checked (4 bytes per 512 B: 32 MiB covers 4 GiB
+   * of pages): a later data-port read of those pages is sent straight from the segment file (a mapping of it) and
+   * these CRCs, which the reader checks, instead of being read and checked again. Unset, a sixteenth of the JVM's
+   * heap ({@link #readCheckedCrcsDefault}). 0: every read of an evicted page loads and checks it.
    */
   public static final String READ_CHECKED_CRCS_KEY = "fffs.datanode.read.checked-crcs";
-  public static final long READ_CHECKED_CRCS_DEFAULT = 32L << 20;
+  /** The least heap {@link #READ_CHECKED_CRCS_KEY} takes when unset. */
+  public static final long READ_CHECKED_CRCS_MIN_DEFAULT = 32L << 20;
+  /** The most heap {@link #READ_CHECKED_CRCS_KEY} takes when unset: the CRCs of 128 GiB of pages. */
+  public static final long READ_CHECKED_CRCS_MAX_DEFAULT = 1L << 30;
 
   /**
    * How segment files are written: {@code auto} (default) with O_DIRECT where the data directory's file system takes
@@ -248,7 +251,18 @@ public final class DataNodeConfigKeys {
 
   /** {@link #READ_CHECKED_CRCS_KEY} in bytes. */
   public static long readCheckedCrcs(Configuration conf) {
-    return sizeOrZero(conf, READ_CHECKED_CRCS_KEY, READ_CHECKED_CRCS_DEFAULT, "off", "32m");
+    return sizeOrZero(conf, READ_CHECKED_CRCS_KEY, readCheckedCrcsDefault(Runtime.getRuntime().maxMemory()), "off",
+        "256m");
+  }
+
+  /**
+   * The heap for checked CRCs when {@link #READ_CHECKED_CRCS_KEY} is unset: a sixteenth of {@code maxHeap}, within
+   * [32 MiB, 1 GiB]. A fixed 32 MiB (4 GiB of pages) made a 4 GiB file read again through the data port load and
+   * check every page each time: the least recently used records, dropped first, are the ones a sequential reader
+   * needs next.
+   */
+  static long readCheckedCrcsDefault(long maxHeap) {
+    return Math.min(READ_CHECKED_CRCS_MAX_DEFAULT, Math.max(READ_CHECKED_CRCS_MIN_DEFAULT, maxHeap / 16));
   }
 
   /** A size setting that may be 0 (meaning {@code zeroMeans}) but not negative. */

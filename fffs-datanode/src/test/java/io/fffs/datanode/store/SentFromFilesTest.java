@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -111,6 +112,20 @@ class SentFromFilesTest {
       }
       assertThat(fixture.store.stats().pagesSentFromFiles.sum()).isZero();
     }
+  }
+
+  @Test
+  void unsetTheHeapForCheckedCrcsIsASixteenthOfTheJvmsHeapWithinBounds() {
+    assertThat(DataNodeConfigKeys.readCheckedCrcsDefault(3L << 30)).isEqualTo(192L << 20);
+    assertThat(DataNodeConfigKeys.readCheckedCrcsDefault(256L << 20)).isEqualTo(32L << 20);
+    assertThat(DataNodeConfigKeys.readCheckedCrcsDefault(Long.MAX_VALUE)).isEqualTo(1L << 30);
+    Configuration conf = new Configuration(false);
+    assertThat(DataNodeConfigKeys.readCheckedCrcs(conf))
+        .isEqualTo(DataNodeConfigKeys.readCheckedCrcsDefault(Runtime.getRuntime().maxMemory()));
+    conf.set(DataNodeConfigKeys.READ_CHECKED_CRCS_KEY, "64m");
+    assertThat(DataNodeConfigKeys.readCheckedCrcs(conf)).isEqualTo(64L << 20);
+    conf.set(DataNodeConfigKeys.READ_CHECKED_CRCS_KEY, "0");
+    assertThat(DataNodeConfigKeys.readCheckedCrcs(conf)).isZero();
   }
 
   @Test
