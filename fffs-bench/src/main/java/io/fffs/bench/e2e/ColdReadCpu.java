@@ -11,8 +11,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * What a fresh client's reads of data only the segment files hold cost, and how that depends on the machine's
- * memory: an FFFS cluster in a JVM of its own ({@link FreshServerMain}, a 16 MiB arena) in which a fresh client
+ * What a fresh client's reads of data only the segment files hold cost: an FFFS cluster in a JVM of its own ({@link FreshServerMain}, a 16 MiB arena) in which a fresh client
  * writes a file; then, with {@code drop}, the DataNode unmaps its segment files and the kernel drops its clean caches
  * ({@code /proc/sys/vm/drop_caches}, root only); then three fresh clients in turn read the file to the end. Each read
  * prints its rate, the client JVM's CPU, the cluster JVM's CPU, and how the DataNode served the pages (loaded and
@@ -30,7 +29,11 @@ public final class ColdReadCpu {
   public static void main(String[] args) throws Exception {
     long size = (args.length > 0 ? Long.parseLong(args[0]) : 4096) << 20;
     int io = (args.length > 1 ? Integer.parseInt(args[1]) : 1024) << 10;
-    boolean drop = args.length > 2 && args[2].equals("drop");
+    String when = args.length > 2 ? args[2] : "now";
+    if (!when.equals("now") && !when.equals("drop")) {
+      throw new IllegalArgumentException("the third argument is now or drop (then KEY=VALUE settings), got " + when);
+    }
+    boolean drop = when.equals("drop");
     List<String> clientArgs = new ArrayList<>(List.of(""));
     clientArgs.addAll(Arrays.asList(args).subList(Math.min(3, args.length), args.length));
     Path dir = Files.createTempDirectory("fffs-cold-read");

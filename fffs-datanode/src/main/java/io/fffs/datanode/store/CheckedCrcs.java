@@ -17,7 +17,11 @@ import java.util.Map;
  * records dropped first. Thread-safe.
  */
 final class CheckedCrcs {
-  private static final int RECORD_OVERHEAD_BYTES = 64;
+  /**
+   * Heap a record takes beyond its two arrays' elements: the record, two array headers, the map's entry and boxed
+   * key, its table slot (about 120 bytes with compressed references), so the budget bounds what is really used.
+   */
+  static final int RECORD_OVERHEAD_BYTES = 128;
 
   private final long budgetBytes;
   private final int chunksPerPage;

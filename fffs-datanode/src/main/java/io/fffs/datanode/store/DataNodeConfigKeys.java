@@ -256,10 +256,9 @@ public final class DataNodeConfigKeys {
   }
 
   /**
-   * The heap for checked CRCs when {@link #READ_CHECKED_CRCS_KEY} is unset: a sixteenth of {@code maxHeap}, within
-   * [32 MiB, 1 GiB]. A fixed 32 MiB (4 GiB of pages) made a 4 GiB file read again through the data port load and
-   * check every page each time: the least recently used records, dropped first, are the ones a sequential reader
-   * needs next.
+   * The heap for checked CRCs when {@link #READ_CHECKED_CRCS_KEY} is unset, per DataNode: a sixteenth of
+   * {@code maxHeap}, within [32 MiB, 1 GiB]; it grows with the heap because data re-read in order that exceeds it
+   * is loaded and checked every time (the least recently used records go first).
    */
   static long readCheckedCrcsDefault(long maxHeap) {
     return Math.min(READ_CHECKED_CRCS_MAX_DEFAULT, Math.max(READ_CHECKED_CRCS_MIN_DEFAULT, maxHeap / 16));

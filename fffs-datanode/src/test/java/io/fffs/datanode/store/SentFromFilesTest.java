@@ -118,6 +118,9 @@ class SentFromFilesTest {
   void unsetTheHeapForCheckedCrcsIsASixteenthOfTheJvmsHeapWithinBounds() {
     assertThat(DataNodeConfigKeys.readCheckedCrcsDefault(3L << 30)).isEqualTo(192L << 20);
     assertThat(DataNodeConfigKeys.readCheckedCrcsDefault(256L << 20)).isEqualTo(32L << 20);
+    assertThat(DataNodeConfigKeys.readCheckedCrcsDefault(512L << 20)).isEqualTo(32L << 20);
+    assertThat(DataNodeConfigKeys.readCheckedCrcsDefault(8L << 30)).isEqualTo(512L << 20);
+    assertThat(DataNodeConfigKeys.readCheckedCrcsDefault(16L << 30)).isEqualTo(1L << 30);
     assertThat(DataNodeConfigKeys.readCheckedCrcsDefault(Long.MAX_VALUE)).isEqualTo(1L << 30);
     Configuration conf = new Configuration(false);
     assertThat(DataNodeConfigKeys.readCheckedCrcs(conf))
@@ -130,7 +133,7 @@ class SentFromFilesTest {
 
   @Test
   void checkedCrcsKeepTheMostRecentlyUsedRecordsWithinTheirBudget() {
-    CheckedCrcs crcs = new CheckedCrcs(3 * (4 * 16 + 8 + 64), 2048);  // three records of 4 pages of 4 chunks
+    CheckedCrcs crcs = new CheckedCrcs(3 * (4 * 16 + 8 + CheckedCrcs.RECORD_OVERHEAD_BYTES), 2048);  // three records of 4 pages of 4 chunks
     int[] sixteen = new int[16];
     for (long record = 0; record < 3; record++) {
       crcs.keep(record, 4, 0, 4, sixteen);
