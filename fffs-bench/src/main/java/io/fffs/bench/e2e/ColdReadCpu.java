@@ -34,14 +34,13 @@ public final class ColdReadCpu {
       throw new IllegalArgumentException("the third argument is now or drop (then KEY=VALUE settings), got " + when);
     }
     boolean drop = when.equals("drop");
-    List<String> clientArgs = new ArrayList<>(List.of(""));
-    clientArgs.addAll(Arrays.asList(args).subList(Math.min(3, args.length), args.length));
     Path dir = Files.createTempDirectory("fffs-cold-read");
     String path = "/cold/file";
     try (ChildJvm cluster = ChildJvm.start("FFFS cluster", "3g", FreshServerMain.class, "FFFS", dir.toString(),
         String.valueOf(ARENA))) {
       String uri = cluster.ask("uri")[0];
-      clientArgs.set(0, uri);
+      List<String> clientArgs = new ArrayList<>(List.of(uri));
+      clientArgs.addAll(Arrays.asList(args).subList(Math.min(3, args.length), args.length));
       try (ChildJvm writer = ChildJvm.start("FFFS writer", "1g", FreshClientMain.class, uri)) {
         writer.ask("write " + path + " " + size + " " + WRITE_IO);
       }
