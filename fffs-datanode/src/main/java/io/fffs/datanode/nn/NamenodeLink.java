@@ -14,6 +14,7 @@ import io.fffs.common.security.BlockTokenVerifier;
 import io.fffs.common.proto.DatanodeProtocolProtos.RegisterDatanodeRequestProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.RegisterDatanodeResponseProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.ReportedBlockProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.ReplicaToEndProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.WriterFenceProto;
 import io.fffs.common.time.ClockSkewException;
 import io.fffs.common.time.HlcTimestamp;
@@ -369,6 +370,7 @@ public final class NamenodeLink implements AutoCloseable {
     response.getTransfersList().forEach(transfers::submit);
     drops.addAll(response.getReplicasToDropList());
     dropReplicas();
+    endClosedReplicas(response.getReplicasToEndList());
     // Applied before the next heartbeat goes out: that heartbeat tells the NameNode these fences hold here.
     blockKeys.fences().install(response.getFencesList());
     fenceSeq = maxSeq(fenceSeq, response.getFencesList());
@@ -379,6 +381,22 @@ public final class NamenodeLink implements AutoCloseable {
       seq = Math.max(seq, fence.getSeq());
     }
     return seq;
+  }
+
+  /** Ends the pipelines of closed files' blocks whose REPLICA_END never came here, as the NameNode asked. */
+  private void endClosedReplicas(List<ReplicaToEndProto> replicas) {
+    for (ReplicaToEndProto replica : replicas) {
+      try {
+        if (store.endClosedReplica(replica.getBlockId(), replica.getLastEntryHlc(), replica.getPipelineEpoch())) {
+          standingChanged(replica.getBlockId());
+          LOG.info("Ended the write pipeline of block {} here: its file is closed and this replica holds its last"
+              + " entry {}, but its writer's end never came", replica.getBlockId(),
+              HlcTimestamp.valueOf(replica.getLastEntryHlc()));
+        }
+      } catch (FffsException e) {
+        LOG.warn("Could not end the write pipeline of block {}: {}", replica.getBlockId(), e.getMessage());
+      }
+    }
   }
 
   /** Drops the replicas the NameNode asked to drop that are not busy now. */

@@ -327,6 +327,34 @@ public final class MultiLogBlockStore implements BlockStore {
   }
 
   @Override
+  public boolean endClosedReplica(long blockId, long lastEntryHlc, long pipelineEpoch) throws FffsException {
+    checkOpen();
+    Block block = blocks.get(blockId);
+    if (block == null) {
+      return false;
+    }
+    block.writerLock().lock();
+    try {
+      int last = block.log().count() - 1;
+      if ((block.replicaFrontier() == Block.NOT_FOLLOWING && !block.stale()) || last < 0
+          || block.log().hlc(last) != lastEntryHlc || block.pipelineEpoch() != pipelineEpoch) {
+        return false;
+      }
+      clock.merge(HlcTimestamp.valueOf(lastEntryHlc));  // before it stops following: this clock is past every entry
+      block.writeLock().lock();
+      try {
+        block.setStale(false);
+        block.setReplicaFrontier(Block.NOT_FOLLOWING);
+      } finally {
+        block.writeLock().unlock();
+      }
+      return true;
+    } finally {
+      block.writerLock().unlock();
+    }
+  }
+
+  @Override
   public WriteResult delete(long blockId) throws FffsException {
     Block block = startMutation(blockId);
     try {

@@ -175,6 +175,40 @@ class ReplicaApplyTest {
   }
 
   @Test
+  void aClosedFilesFollowerIsEndedOnlyAtItsEpochAndLastEntry() throws Exception {
+    HlcTimestamp open = b.store.openReplica(BLOCK, ReplicaRole.FOLLOWER, 100);
+    a.clock.observe(open);
+    a.physical.set(open.physicalMicros() + 500);
+    WriteResult written = a.store.write(BLOCK, 0, bytes(300, 7), WriteOptions.defaults());
+    a.physical.advance(10);
+    ReplicaStamp stamp = stampOf(written);
+    b.store.write(BLOCK, 0, bytes(300, 7), WriteOptions.defaults().withReplica(stamp));
+    long last = written.hlc().packed();
+    long frontierMicros = HlcTimestamp.valueOf(stamp.frontierHlc()).physicalMicros();
+    b.physical.set(frontierMicros + 1_000);
+    assertThatThrownBy(() -> b.store.info(BLOCK, TimeSpec.system(frontierMicros)))
+        .isInstanceOfSatisfying(FffsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.REPLICA_STALE));
+
+    assertThat(b.store.endClosedReplica(BLOCK, last - 1, 100)).as("another last entry").isFalse();
+    assertThat(b.store.endClosedReplica(BLOCK, last, 99)).as("another pipeline").isFalse();
+    assertThat(b.store.endClosedReplica(BLOCK + 1, last, 100)).as("a block not here").isFalse();
+    assertThatThrownBy(() -> b.store.info(BLOCK, TimeSpec.system(frontierMicros))).as("still following")
+        .isInstanceOf(FffsException.class);
+
+    assertThat(b.store.endClosedReplica(BLOCK, last, 100)).isTrue();
+    assertThat(b.store.info(BLOCK, TimeSpec.system(frontierMicros)).hlc()).isEqualTo(written.hlc());
+    assertThat(b.store.blockReport().get(0).followerFrontier()).isEqualTo(io.fffs.datanode.store.log.Block
+        .NOT_FOLLOWING);
+    assertThat(b.store.endClosedReplica(BLOCK, last, 100)).as("ended already").isFalse();
+
+    // A replica left out (STALE) that nonetheless holds the last entry misses nothing either.
+    b.store.openReplica(BLOCK, ReplicaRole.STALE, 200);
+    assertThatThrownBy(() -> b.store.info(BLOCK, TimeSpec.latest())).isInstanceOf(FffsException.class);
+    assertThat(b.store.endClosedReplica(BLOCK, last, 200)).isTrue();
+    assertThat(b.store.info(BLOCK, TimeSpec.latest()).length()).isEqualTo(300);
+  }
+
+  @Test
   void aPipelineOfALowerEpochIsRefusedOnceANewerOneOpenedTheBlock() throws Exception {
     b.store.openReplica(BLOCK, ReplicaRole.FOLLOWER, 100);
     writeBoth(0, bytes(100, 6));

@@ -45,7 +45,7 @@ class DeletedFileReplicationTest {
       ReplicatedHistoryTest.settle(fs);
 
       String lost = before.getBlocks(0).getLocations(0).getDatanodeUuid();
-      cluster.stopDataNode(index(cluster, lost));
+      cluster.stopDataNode(Replicas.index(cluster, lost));
       LocatedBlocksProto[] healed = new LocatedBlocksProto[1];
       ReReplicationTest.awaitTrue(() -> {
         healed[0] = replicas.blocks(path, written);
@@ -66,14 +66,5 @@ class DeletedFileReplicationTest {
         assertThat(in.readAllBytes()).isEqualTo(content);
       }
     }
-  }
-
-  private static int index(MiniFffsCluster cluster, String uuid) {
-    for (int i = 0; i < cluster.getNumDataNodes(); i++) {
-      if (cluster.getDataNode(i) != null && cluster.getDataNode(i).uuid().equals(uuid)) {
-        return i;
-      }
-    }
-    throw new AssertionError("no DataNode " + uuid);
   }
 }

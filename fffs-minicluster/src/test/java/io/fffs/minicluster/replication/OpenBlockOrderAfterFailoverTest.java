@@ -72,7 +72,7 @@ class OpenBlockOrderAfterFailoverTest {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted waiting for the replicas' reports");
           }
-          cluster.stopDataNode(index(cluster, lost));
+          cluster.stopDataNode(Replicas.index(cluster, lost));
         }
 
         @Override
@@ -101,7 +101,7 @@ class OpenBlockOrderAfterFailoverTest {
   }
 
   private static BlockStore store(MiniFffsCluster cluster, String uuid) {
-    return cluster.getDataNode(index(cluster, uuid)).store();
+    return cluster.getDataNode(Replicas.index(cluster, uuid)).store();
   }
 
   private static byte[] bytes(Random random, int length) {
@@ -112,14 +112,5 @@ class OpenBlockOrderAfterFailoverTest {
 
   private static List<String> uuids(List<DatanodeIdProto> ids) {
     return ids.stream().map(DatanodeIdProto::getDatanodeUuid).toList();
-  }
-
-  private static int index(MiniFffsCluster cluster, String uuid) {
-    for (int i = 0; i < cluster.getNumDataNodes(); i++) {
-      if (cluster.getDataNode(i) != null && cluster.getDataNode(i).uuid().equals(uuid)) {
-        return i;
-      }
-    }
-    throw new AssertionError("no running DataNode " + uuid);
   }
 }

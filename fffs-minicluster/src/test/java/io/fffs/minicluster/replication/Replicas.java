@@ -95,6 +95,16 @@ final class Replicas implements AutoCloseable {
     return data.blockInfo(datanode, block.getBlock().getBlockId(), BlockToken.fromProto(block.getToken()), time);
   }
 
+  /** The index in {@code cluster} of the running DataNode with {@code uuid}. */
+  static int index(MiniFffsCluster cluster, String uuid) {
+    for (int i = 0; i < cluster.getNumDataNodes(); i++) {
+      if (cluster.getDataNode(i) != null && cluster.getDataNode(i).uuid().equals(uuid)) {
+        return i;
+      }
+    }
+    throw new AssertionError("no running DataNode " + uuid);
+  }
+
   /** The store of the DataNode with {@code uuid}. */
   BlockStore store(String uuid) {
     for (int i = 0; i < cluster.getNumDataNodes(); i++) {

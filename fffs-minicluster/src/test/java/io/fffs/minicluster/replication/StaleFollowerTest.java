@@ -45,7 +45,7 @@ class StaleFollowerTest {
       }
       List<String> holders = replicas.awaitListed(file.toString(), 3).getBlocks(0).getLocationsList().stream()
           .map(DatanodeIdProto::getDatanodeUuid).toList();
-      int follower = index(cluster, holders.get(2));
+      int follower = Replicas.index(cluster, holders.get(2));
       cluster.stopDataNode(follower);
 
       byte[] after = new byte[LENGTH];
@@ -60,7 +60,7 @@ class StaleFollowerTest {
 
       // The replicas holding the overwrite go down, the NameNode forgets every report, the follower comes back.
       for (String uuid : holders.subList(0, 2)) {
-        cluster.stopDataNode(index(cluster, uuid));
+        cluster.stopDataNode(Replicas.index(cluster, uuid));
       }
       cluster.restartNameNode();
       cluster.restartDataNode(follower);
@@ -89,14 +89,5 @@ class StaleFollowerTest {
       assertThat(System.nanoTime()).as("the follower reported the block").isLessThan(deadline);
       Thread.sleep(20);
     }
-  }
-
-  private static int index(MiniFffsCluster cluster, String uuid) {
-    for (int i = 0; i < cluster.getNumDataNodes(); i++) {
-      if (cluster.getDataNode(i) != null && cluster.getDataNode(i).uuid().equals(uuid)) {
-        return i;
-      }
-    }
-    throw new AssertionError("no DataNode " + uuid);
   }
 }

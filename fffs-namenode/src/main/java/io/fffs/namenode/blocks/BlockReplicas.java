@@ -220,6 +220,25 @@ public final class BlockReplicas {
     return current;
   }
 
+  /** A current replica still following a pipeline, or left out of one: its epoch and last entry, to end it by. */
+  public record Unended(String uuid, long pipelineEpoch, long lastEntryHlc) {}
+
+  /**
+   * The current replicas that still follow another's stamps or were left out of a pipeline, as their DataNodes last
+   * reported: of a closed file, they hold every entry yet refuse times past their frontier until ended.
+   */
+  synchronized List<Unended> unended(Predicate<String> live) {
+    long newest = newestEntry();
+    List<Unended> unended = new ArrayList<>();
+    for (Replica replica : replicas) {
+      if (live.test(replica.uuid) && replica.lastEntryHlc == newest && newest != 0 && !replica.corrupt
+          && replica.firstPlacement < 0 && (replica.frontier != STAMPS || replica.leftOut)) {
+        unended.add(new Unended(replica.uuid, replica.pipelineEpoch, replica.lastEntryHlc));
+      }
+    }
+    return unended;
+  }
+
   /** Live replicas that are not current: their last entry is older than another replica's. */
   synchronized int staleCount(Predicate<String> live) {
     int live0 = 0;

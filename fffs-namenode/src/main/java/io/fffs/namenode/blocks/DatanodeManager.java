@@ -552,6 +552,12 @@ public final class DatanodeManager {
     return new ReplicaView(current, kept, stale, holders, corrupt, retiring);
   }
 
+  /** The live current replicas of {@code blockId} still in a pipeline ({@link BlockReplicas#unended}). */
+  public List<BlockReplicas.Unended> unended(long blockId) {
+    BlockReplicas replicas = blockReplicas.get(blockId);
+    return replicas == null ? List.of() : replicas.unended(this::isLive);
+  }
+
   /**
    * Marks the replica of {@code blockId} on {@code uuid} damaged (its DataNode quarantined it, or a reader found a
    * checksum mismatch there): it is no longer listed, and the replication monitor copies the block from a good

@@ -3,6 +3,7 @@ package io.fffs.namenode.blocks;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.DataTransferProtos.BlockTokenProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.BlockTransferProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.ReplicaToEndProto;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -30,7 +31,8 @@ import org.slf4j.LoggerFactory;
  *   drop them with their history (the kept replicas hold the same). A short block whose only DataNodes left to
  *   copy to hold stale replicas of it has those dropped, so that later scans copy the whole history there.</li>
  * </ul>
- * Only closed blocks are scanned; the block a writer is still writing is the pipeline's. A block is acted on only
+ * A current replica of a closed block that still stands in a write pipeline (its writer's end never reached it) is
+ * asked to end it. Only closed blocks are scanned; the block a writer is still writing is the pipeline's. A block is acted on only
  * when two scans in a row find it short (or with extras), so that the reports of a pipeline that just closed,
  * which arrive one DataNode at a time, are all in first. Thread-safe.
  */
@@ -66,6 +68,8 @@ public final class ReplicationMonitor {
 
   private record Pending(Set<String> targets, long deadlineNanos) {}
 
+  private record Unended(long blockId, BlockReplicas.Unended replica) {}
+
   private final DatanodeManager datanodes;
   private final LongSupplier nanoTime;
   private final long lostAfterNanos;
@@ -75,6 +79,10 @@ public final class ReplicationMonitor {
   private final Map<Long, Pending> pending = new HashMap<>();
   private final Map<String, List<BlockTransferProto>> transfers = new HashMap<>();
   private final Map<String, List<Long>> drops = new HashMap<>();
+  private final Map<String, List<ReplicaToEndProto>> ends = new HashMap<>();
+  /** Replicas of closed blocks the last scan found still in a pipeline, and those it asked to end. */
+  private Set<Unended> unendedBefore = new HashSet<>();
+  private Set<Unended> askedBefore = new HashSet<>();
   private Set<Long> shortBefore = new HashSet<>();
   private Set<Long> extraBefore = new HashSet<>();
   private Set<Long> misplacedBefore = new HashSet<>();
@@ -124,8 +132,13 @@ public final class ReplicationMonitor {
     Set<String> lost = new java.util.TreeSet<>();
     Map<String, Long> retiringLeft = new HashMap<>();
     int inServiceNodes = datanodes.inServiceLiveCount();
+    Set<Unended> unendedNow = new HashSet<>();
+    Set<Unended> asked = new HashSet<>();
     for (Want want : wants) {
       ReplicaView view = datanodes.replicaView(want.blockId(), lostAfterNanos);
+      if (!want.open()) {
+        endUnended(want.blockId(), unendedNow, asked);
+      }
       if (!view.retiring().isEmpty()
           && view.inService().size() < Math.max(1, Math.min(want.replication(), inServiceNodes))) {
         for (String uuid : view.retiring()) {
@@ -182,6 +195,8 @@ public final class ReplicationMonitor {
     }
     shortBefore = shortNow;
     extraBefore = extraNow;
+    unendedBefore = unendedNow;
+    askedBefore = asked;
     misplacedBefore = misplacedNow;
     misReplicated = misplacedNow.size();
     corruptReplicas = corrupt;
@@ -199,6 +214,29 @@ public final class ReplicationMonitor {
     for (Short block : misplaced) {
       // One more replica on another rack; the next scans then drop one from the crowded rack.
       schedule(block.want(), block.view(), 1, busy, now, true);
+    }
+  }
+
+  /**
+   * Asks each current replica of a closed block that still follows a pipeline (or was left out of one) to end it,
+   * once two scans in a row found it so: its writer's REPLICA_END never came (a failure at the close, a primary
+   * lost), and until it is ended it refuses every time past its frontier although it holds every entry.
+   */
+  private void endUnended(long blockId, Set<Unended> unendedNow, Set<Unended> asked) {
+    for (BlockReplicas.Unended replica : datanodes.unended(blockId)) {
+      Unended unended = new Unended(blockId, replica);
+      unendedNow.add(unended);
+      if (!unendedBefore.contains(unended)) {
+        continue;
+      }
+      ends.computeIfAbsent(replica.uuid(), uuid -> new ArrayList<>()).add(ReplicaToEndProto.newBuilder()
+          .setBlockId(blockId).setLastEntryHlc(replica.lastEntryHlc()).setPipelineEpoch(replica.pipelineEpoch())
+          .build());
+      asked.add(unended);
+      if (!askedBefore.contains(unended)) {
+        LOG.info("Block {} of a closed file: its replica on {} still stands in a write pipeline that is over;"
+            + " asking it to end", blockId, replica.uuid());
+      }
     }
   }
 
@@ -294,6 +332,12 @@ public final class ReplicationMonitor {
   /** The copies {@code uuid} is to send, handed out once (with its heartbeat answer). */
   public synchronized List<BlockTransferProto> takeTransfers(String uuid) {
     List<BlockTransferProto> taken = transfers.remove(uuid);
+    return taken == null ? List.of() : taken;
+  }
+
+  /** The replicas {@code uuid} is to end the pipelines of, handed out once (with its heartbeat answer). */
+  public synchronized List<ReplicaToEndProto> takeEnds(String uuid) {
+    List<ReplicaToEndProto> taken = ends.remove(uuid);
     return taken == null ? List.of() : taken;
   }
 

@@ -183,6 +183,7 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
     response.setHealthy(descriptor.isHealthy()).setBlockKeys(fs.blockTokens.exportKeys())
         .addAllTransfers(fs.replication.takeTransfers(descriptor.uuid()))
         .addAllReplicasToDrop(fs.replication.takeDrops(descriptor.uuid()))
+        .addAllReplicasToEnd(fs.replication.takeEnds(descriptor.uuid()))
         .addAllFences(fs.writerFencing.forHeartbeat(descriptor.uuid(), r.getFenceSeq()));
     if (!descriptor.isHealthy()) {
       response.setUnhealthyReason(descriptor.unhealthyReason());

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.BlockTransferProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.ReplicaToEndProto;
 import io.fffs.common.time.HlcTimestamp;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -14,6 +15,8 @@ class ReplicationMonitorTest {
   private static final long DEAD_NANOS = 30 * SECOND;
   private static final long LOST_NANOS = 60 * SECOND;
   private static final long PENDING_NANOS = 100 * SECOND;
+  /** The pipeline epoch the replicas of a test report. */
+  private static final long EPOCH = 77;
 
   private final AtomicLong nanos = new AtomicLong(1_000);
   private final DatanodeManager datanodes = new DatanodeManager(nanos::get, DEAD_NANOS, 250_000);
@@ -102,6 +105,46 @@ class ReplicationMonitorTest {
     assertThat(fromA).hasSize(1);
     assertThat(fromA.get(0).getTargetsList()).extracting(DatanodeIdProto::getDatanodeUuid).containsExactly("d");
     assertThat(monitor.takeDrops("b")).as("the lagging follower is still kept").isEmpty();
+  }
+
+  @Test
+  void aClosedBlocksReplicasStillInAPipelineAreAskedToEndItAfterTwoScans() throws Exception {
+    register("a", "b", "c", "d");
+    datanodes.placed(7, List.of("a", "b", "c"));
+    standing(7, 500, "a", BlockReplicas.STAMPS, false);
+    standing(7, 500, "b", 450, false);  // follows, holding the last entry: its writer's end never came
+    standing(7, 500, "c", 420, true);   // left out, yet holding the last entry too
+    standing(7, 400, "d", 390, false);  // follows but misses an entry: not current, nothing to end
+    List<ReplicationMonitor.Want> open = List.of(new ReplicationMonitor.Want(7, 3, null, true));
+    scanTwice(open);
+    for (String uuid : List.of("a", "b", "c", "d")) {
+      assertThat(monitor.takeEnds(uuid)).as("the writer's pipeline decides while %s's file is open", uuid).isEmpty();
+    }
+
+    List<ReplicationMonitor.Want> closed = List.of(new ReplicationMonitor.Want(7, 3));
+    monitor.scan(closed);
+    assertThat(monitor.takeEnds("b")).as("one scan: its end may still be on its way").isEmpty();
+    monitor.scan(closed);
+    List<ReplicaToEndProto> ends = monitor.takeEnds("b");
+    assertThat(ends).hasSize(1);
+    assertThat(ends.get(0).getBlockId()).isEqualTo(7);
+    assertThat(ends.get(0).getLastEntryHlc()).isEqualTo(500);
+    assertThat(ends.get(0).getPipelineEpoch()).isEqualTo(EPOCH);
+    assertThat(monitor.takeEnds("b")).as("handed out once").isEmpty();
+    assertThat(monitor.takeEnds("c")).hasSize(1);
+    assertThat(monitor.takeEnds("a")).as("it stamps the block").isEmpty();
+    assertThat(monitor.takeEnds("d")).as("behind: ending it would claim entries it lacks").isEmpty();
+
+    standing(7, 500, "b", BlockReplicas.STAMPS, false);
+    monitor.scan(closed);
+    assertThat(monitor.takeEnds("b")).as("ended").isEmpty();
+    assertThat(monitor.takeEnds("c")).as("asked again until it reports the end").hasSize(1);
+  }
+
+  private void standing(long blockId, long lastEntry, String uuid, long frontier, boolean leftOut)
+      throws Exception {
+    datanodes.blocksReceived(uuid, new long[] {blockId}, new long[] {100}, new long[] {lastEntry},
+        new BlockReplicas.Standing[] {new BlockReplicas.Standing(EPOCH, frontier, leftOut)});
   }
 
   @Test
