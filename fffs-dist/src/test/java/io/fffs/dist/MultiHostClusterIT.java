@@ -14,6 +14,7 @@ import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.PhysicalClock;
+import io.fffs.common.time.TimeConfigKeys;
 import io.fffs.common.time.TimeSpec;
 import java.io.IOException;
 import java.io.InputStream;
@@ -44,6 +45,9 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestWatcher;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -73,6 +77,18 @@ class MultiHostClusterIT {
   private final Map<Path, byte[]> acknowledged = new LinkedHashMap<>();
   private TimeSpec beforeOverwrite;
   private byte[] firstVersion;
+
+  /** A failed test prints the end of every daemon's log, which goes with the test's directory. */
+  @RegisterExtension
+  final TestWatcher logsOnFailure = new TestWatcher() {
+    @Override
+    public void testFailed(ExtensionContext context, Throwable cause) {
+      if (cluster != null) {
+        System.out.println(context.getDisplayName() + " failed; the daemons' logs end with:\n"
+            + cluster.logTails(300));
+      }
+    }
+  };
 
   @BeforeAll
   void startCluster(@TempDir java.nio.file.Path dir) throws Exception {
@@ -315,9 +331,10 @@ class MultiHostClusterIT {
     Files.writeString(skewedClock, "+2s\n");
     String node = awaitStatus(skewed, "\"healthy\":false");
     assertThat(node).contains("ahead");
-    // The offset the NameNode judges by, and the DataNode's own estimate once one came back quickly enough to
-    // judge by: the 2 s it was skewed by, the estimate within its own error bound.
-    assertThat(number(node, "clockOffsetMicros")).isGreaterThan(1_000_000L);
+    // The offset the NameNode judges by is past the max offset (a measurement that straddled the 2 s step reads
+    // about half of it), and the DataNode's own estimate, once one came back quickly enough to judge by, is the 2 s
+    // it was skewed by, within its own error bound.
+    assertThat(number(node, "clockOffsetMicros")).isGreaterThan(TimeConfigKeys.MAX_OFFSET_DEFAULT_MILLIS * 1_000);
     // The DataNode's own estimate follows the step once the samples from before it left its filter's window
     // (eight heartbeats of 500 ms), which may be after the NameNode judged it.
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);

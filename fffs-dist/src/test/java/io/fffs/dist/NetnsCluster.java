@@ -186,6 +186,31 @@ final class NetnsCluster implements AutoCloseable {
     return work.resolve(nodeName(node));
   }
 
+  /**
+   * The last {@code lines} lines of every node's daemon logs, headed by their file names: printed by a test that
+   * failed, so the report says what the daemons saw (their directories go with the test's).
+   */
+  String logTails(int lines) {
+    StringBuilder tails = new StringBuilder();
+    for (int node = 0; node < nameNodes + datanodes; node++) {
+      Path logs = nodeDir(node).resolve("log");
+      if (!Files.isDirectory(logs)) {
+        continue;
+      }
+      try (var files = Files.list(logs)) {
+        for (Path log : files.sorted().toList()) {
+          List<String> all = Files.readAllLines(log, StandardCharsets.UTF_8);
+          tails.append("==== ").append(log).append(" (last ").append(Math.min(lines, all.size())).append(" of ")
+              .append(all.size()).append(" lines)\n");
+          all.subList(Math.max(0, all.size() - lines), all.size()).forEach(line -> tails.append(line).append('\n'));
+        }
+      } catch (IOException | java.io.UncheckedIOException e) {
+        tails.append("==== ").append(logs).append(": ").append(e.getMessage()).append('\n');
+      }
+    }
+    return tails.toString();
+  }
+
   /** The environment of node's daemon commands: its pid and log directories, a small heap, this JVM's Java. */
   Map<String, String> env(int node) {
     Map<String, String> env = new HashMap<>();
