@@ -330,10 +330,9 @@ public final class MultiLogBlockStore implements BlockStore {
   public boolean endClosedReplica(long blockId, long lastEntryHlc, long pipelineEpoch) throws FffsException {
     checkOpen();
     Block block = blocks.get(blockId);
-    if (block == null) {
-      return false;
+    if (block == null || !block.writerLock().tryLock()) {
+      return false;  // not here, or being written: the NameNode asks again while it still stands so
     }
-    block.writerLock().lock();
     try {
       int last = block.log().count() - 1;
       if ((block.replicaFrontier() == Block.NOT_FOLLOWING && !block.stale()) || last < 0

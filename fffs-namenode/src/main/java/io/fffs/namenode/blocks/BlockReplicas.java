@@ -224,19 +224,37 @@ public final class BlockReplicas {
   public record Unended(String uuid, long pipelineEpoch, long lastEntryHlc) {}
 
   /**
-   * The current replicas that still follow another's stamps or were left out of a pipeline, as their DataNodes last
-   * reported: of a closed file, they hold every entry yet refuse times past their frontier until ended.
+   * The live replicas that still follow another's stamps or were left out of a pipeline, as their DataNodes last
+   * reported, and hold the block's last entry as its writer (or a lease recovery) recorded it, beyond which no
+   * replica reported one: of a closed file, they hold every entry yet refuse times past their frontier until ended.
+   * None while no last entry is recorded: the reports alone may miss entries a lost DataNode holds.
    */
   synchronized List<Unended> unended(Predicate<String> live) {
-    long newest = newestEntry();
+    long recorded = expected.getAsLong();
+    if (recorded == 0 || newestEntry() != recorded) {
+      return List.of();
+    }
     List<Unended> unended = new ArrayList<>();
     for (Replica replica : replicas) {
-      if (live.test(replica.uuid) && replica.lastEntryHlc == newest && newest != 0 && !replica.corrupt
+      if (live.test(replica.uuid) && replica.lastEntryHlc == recorded && !replica.corrupt
           && replica.firstPlacement < 0 && (replica.frontier != STAMPS || replica.leftOut)) {
         unended.add(new Unended(replica.uuid, replica.pipelineEpoch, replica.lastEntryHlc));
       }
     }
     return unended;
+  }
+
+  /**
+   * The newest last entry reported when every replica's DataNode is live (so none holds entries not reported), for
+   * a lease recovery to record; else 0.
+   */
+  synchronized long newestIfAllLive(Predicate<String> live) {
+    for (Replica replica : replicas) {
+      if (!replica.corrupt && !live.test(replica.uuid)) {
+        return 0;
+      }
+    }
+    return newestEntry();
   }
 
   /** Live replicas that are not current: their last entry is older than another replica's. */

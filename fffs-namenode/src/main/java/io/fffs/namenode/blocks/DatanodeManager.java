@@ -351,6 +351,15 @@ public final class DatanodeManager {
     }
   }
 
+  /**
+   * The block's newest last entry reported, for a lease recovery to record as the writer's: 0 unless every DataNode
+   * holding a replica is live (one that is not may hold entries it never reported).
+   */
+  public long recoveredLastEntry(long blockId) {
+    BlockReplicas replicas = blockReplicas.get(blockId);
+    return replicas == null ? 0 : replicas.newestIfAllLive(this::isLive);
+  }
+
   /** The block's length as its newest replica last reported it, or -1 if none did. */
   public long reportedLength(long blockId) {
     BlockReplicas replicas = blockReplicas.get(blockId);

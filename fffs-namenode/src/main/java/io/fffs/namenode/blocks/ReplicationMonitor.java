@@ -31,8 +31,8 @@ import org.slf4j.LoggerFactory;
  *   drop them with their history (the kept replicas hold the same). A short block whose only DataNodes left to
  *   copy to hold stale replicas of it has those dropped, so that later scans copy the whole history there.</li>
  * </ul>
- * A current replica of a closed block that still stands in a write pipeline (its writer's end never reached it) is
- * asked to end it. Only closed blocks are scanned; the block a writer is still writing is the pipeline's. A block is acted on only
+ * A replica of a closed block that still stands in a write pipeline (its writer's end never reached it) and holds
+ * the block's last entry as its writer or a lease recovery recorded it is asked to end it. Only closed blocks are scanned; the block a writer is still writing is the pipeline's. A block is acted on only
  * when two scans in a row find it short (or with extras), so that the reports of a pipeline that just closed,
  * which arrive one DataNode at a time, are all in first. Thread-safe.
  */
@@ -134,6 +134,7 @@ public final class ReplicationMonitor {
     int inServiceNodes = datanodes.inServiceLiveCount();
     Set<Unended> unendedNow = new HashSet<>();
     Set<Unended> asked = new HashSet<>();
+    ends.clear();  // asked afresh: what a DataNode has not taken yet is asked again below while it still holds
     for (Want want : wants) {
       ReplicaView view = datanodes.replicaView(want.blockId(), lostAfterNanos);
       if (!want.open()) {
@@ -218,9 +219,10 @@ public final class ReplicationMonitor {
   }
 
   /**
-   * Asks each current replica of a closed block that still follows a pipeline (or was left out of one) to end it,
-   * once two scans in a row found it so: its writer's REPLICA_END never came (a failure at the close, a primary
-   * lost), and until it is ended it refuses every time past its frontier although it holds every entry.
+   * Asks each live replica of a closed block that still follows a pipeline (or was left out of one) and holds the
+   * block's recorded last entry ({@link BlockReplicas#unended}) to end it, once two scans in a row found it so: its
+   * writer's REPLICA_END never came (a writer held dead and recovered, a failure at the close), and until it is
+   * ended it refuses every time past its frontier although it holds every entry.
    */
   private void endUnended(long blockId, Set<Unended> unendedNow, Set<Unended> asked) {
     for (BlockReplicas.Unended replica : datanodes.unended(blockId)) {

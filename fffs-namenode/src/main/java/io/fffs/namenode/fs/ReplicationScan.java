@@ -154,15 +154,13 @@ final class ReplicationScan implements GcSteps.Stepped {
   }
 
   /**
-   * The blocks of a file's versions no earlier want listed, newest first. A file no path reached then is wanted as
-   * its history is, unless it changed meanwhile, or is being written and a garbage-collection batch ran before
-   * the paths were read (which may have dropped the name that reached it).
+   * The blocks of a file's versions no earlier want listed, newest first, but the last block of one being written.
+   * A file no path reached then is wanted as its history is, unless it changed meanwhile, or is being written and a
+   * garbage-collection batch ran before the paths were read (which may have dropped the name that reached it).
    */
   private void pastVersions(Inode file, GcSteps.Units units) {
     boolean keepAll = changed(file) || gcMeanwhile && file.latest().isUnderConstruction();
-    if (keepAll) {
-      closedBlocks(file.latest());  // its last block, while written, is its writer's
-    }
+    closedBlocks(file.latest());  // its last block, while written (deleted while open, say), is its writer's
     VersionChain<InodeState> states = file.states();
     for (int v = states.size() - 1; v >= 0; v--) {
       InodeState state = states.value(v);

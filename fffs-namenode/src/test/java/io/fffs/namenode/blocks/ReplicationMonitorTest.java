@@ -109,6 +109,8 @@ class ReplicationMonitorTest {
 
   @Test
   void aClosedBlocksReplicasStillInAPipelineAreAskedToEndItAfterTwoScans() throws Exception {
+    AtomicLong recorded = new AtomicLong();  // the block's last entry as its writer said at the close
+    datanodes.setExpectedLastEntries(blockId -> blockId == 7 ? recorded.get() : 0);
     register("a", "b", "c", "d");
     datanodes.placed(7, List.of("a", "b", "c"));
     standing(7, 500, "a", BlockReplicas.STAMPS, false);
@@ -122,6 +124,13 @@ class ReplicationMonitorTest {
     }
 
     List<ReplicationMonitor.Want> closed = List.of(new ReplicationMonitor.Want(7, 3));
+    scanTwice(closed);
+    assertThat(monitor.takeEnds("b")).as("no last entry recorded: the reports alone may miss entries").isEmpty();
+    recorded.set(600);
+    scanTwice(closed);
+    assertThat(monitor.takeEnds("b")).as("the writer's last entry is held by no live replica").isEmpty();
+
+    recorded.set(500);
     monitor.scan(closed);
     assertThat(monitor.takeEnds("b")).as("one scan: its end may still be on its way").isEmpty();
     monitor.scan(closed);
