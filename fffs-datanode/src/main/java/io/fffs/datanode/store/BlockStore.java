@@ -101,9 +101,10 @@ public interface BlockStore extends AutoCloseable {
 
   /**
    * Ends the pipeline of a closed file's block whose end never reached this replica: when the block here follows a
-   * primary (or was left out) at {@code pipelineEpoch} and its last entry is {@code lastEntryHlc}, the newest of any
-   * replica, it misses nothing and answers by this node's clock again. Returns whether it did; false (nothing
-   * changed) when the block is not here, not following, or at another epoch or last entry (a newer writer's).
+   * primary (or was left out) at {@code pipelineEpoch} and its last entry is {@code lastEntryHlc}, the block's last
+   * as its writer recorded it, it misses nothing and answers by this node's clock again. Returns whether it did;
+   * false (nothing changed) when the block is not here, not following, at another epoch or last entry (a newer
+   * writer's), or being written.
    */
   default boolean endClosedReplica(long blockId, long lastEntryHlc, long pipelineEpoch) throws FffsException {
     return false;

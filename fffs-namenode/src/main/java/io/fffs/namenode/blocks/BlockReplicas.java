@@ -220,7 +220,7 @@ public final class BlockReplicas {
     return current;
   }
 
-  /** A current replica still following a pipeline, or left out of one: its epoch and last entry, to end it by. */
+  /** A replica still following a pipeline, or left out of one: its epoch and last entry, to end it by. */
   public record Unended(String uuid, long pipelineEpoch, long lastEntryHlc) {}
 
   /**

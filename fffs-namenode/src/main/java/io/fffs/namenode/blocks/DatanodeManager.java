@@ -561,7 +561,7 @@ public final class DatanodeManager {
     return new ReplicaView(current, kept, stale, holders, corrupt, retiring);
   }
 
-  /** The live current replicas of {@code blockId} still in a pipeline ({@link BlockReplicas#unended}). */
+  /** The live replicas of {@code blockId} in a pipeline at its recorded last entry ({@link BlockReplicas#unended}). */
   public List<BlockReplicas.Unended> unended(long blockId) {
     BlockReplicas replicas = blockReplicas.get(blockId);
     return replicas == null ? List.of() : replicas.unended(this::isLive);

@@ -32,9 +32,10 @@ import org.slf4j.LoggerFactory;
  *   copy to hold stale replicas of it has those dropped, so that later scans copy the whole history there.</li>
  * </ul>
  * A replica of a closed block that still stands in a write pipeline (its writer's end never reached it) and holds
- * the block's last entry as its writer or a lease recovery recorded it is asked to end it. Only closed blocks are scanned; the block a writer is still writing is the pipeline's. A block is acted on only
- * when two scans in a row find it short (or with extras), so that the reports of a pipeline that just closed,
- * which arrive one DataNode at a time, are all in first. Thread-safe.
+ * the block's last entry as its writer or a lease recovery recorded it is asked to end it. Only closed blocks are
+ * scanned; the block a writer is still writing is the pipeline's. A block is acted on only when two scans in a row
+ * find it short (or with extras, or a replica still in a pipeline), so that the reports of a pipeline that just
+ * closed, which arrive one DataNode at a time, are all in first. Thread-safe.
  */
 public final class ReplicationMonitor {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicationMonitor.class);
@@ -134,7 +135,7 @@ public final class ReplicationMonitor {
     int inServiceNodes = datanodes.inServiceLiveCount();
     Set<Unended> unendedNow = new HashSet<>();
     Set<Unended> asked = new HashSet<>();
-    ends.clear();  // asked afresh: what a DataNode has not taken yet is asked again below while it still holds
+    ends.clear();  // asked afresh: what a DataNode has not taken yet is asked again below while it still stands so
     for (Want want : wants) {
       ReplicaView view = datanodes.replicaView(want.blockId(), lostAfterNanos);
       if (!want.open()) {

@@ -511,7 +511,8 @@ public final class FileOps {
       long reported = datanodes.reportedLength(state.blockId(last));
       long length = Math.min(state.blockSize(), Math.max(state.blockLength(last), reported));
       op.setLastBlockId(state.blockId(last)).setLastBlockLength(length);
-      // The fence holds and every holder reported: this is the block's last entry, as a closing writer says.
+      // With every holder live (each reports its writes before it confirms the fence), the newest last entry
+      // reported is the block's last: recorded as a closing writer's is.
       long lastEntry = datanodes.recoveredLastEntry(state.blockId(last));
       if (lastEntry != 0) {
         op.addLastEntries(BlockLastEntryProto.newBuilder().setBlockId(state.blockId(last)).setLastEntryHlc(lastEntry));
