@@ -11,12 +11,13 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * What a fresh client's reads of data only the segment files hold cost: an FFFS cluster in a JVM of its own ({@link FreshServerMain}, a 16 MiB arena) in which a fresh client
- * writes a file; then, with {@code drop}, the DataNode unmaps its segment files and the kernel drops its clean caches
- * ({@code /proc/sys/vm/drop_caches}, root only); then three fresh clients in turn read the file to the end. Each read
- * prints its rate, the client JVM's CPU, the cluster JVM's CPU, and how the DataNode served the pages (loaded and
- * checked, or sent from the files). {@code java -cp "$(bin/fffs classpath)" io.fffs.bench.e2e.ColdReadCpu [MIB]
- * [IO_KIB] [now|drop] [KEY=VALUE...]} (4096, 1024, now); the settings go to the reading clients, e.g.
+ * What a fresh client's reads of data only the segment files hold cost: an FFFS cluster in a JVM of its own
+ * ({@link FreshServerMain}, a 16 MiB arena) in which a fresh client writes a file; then, with {@code drop}, the
+ * DataNode unmaps its segment files and the kernel drops its clean caches ({@code /proc/sys/vm/drop_caches}, root
+ * only); then three fresh clients in turn read the file to the end. Each read prints its rate, the client JVM's
+ * CPU, the cluster JVM's CPU, and how the DataNode served the pages (loaded and checked, or sent from the files).
+ * {@code java -cp "$(bin/fffs classpath)" io.fffs.bench.e2e.ColdReadCpu [MIB] [IO_KIB] [now|drop] [KEY=VALUE...]}
+ * (4096, 1024, now); the settings go to the reading clients, e.g.
  * {@code fffs.client.read.shortcircuit=false} (the data port) or {@code fffs.client.read.shortcircuit.direct-io=true}.
  */
 public final class ColdReadCpu {

@@ -133,7 +133,8 @@ class SentFromFilesTest {
 
   @Test
   void checkedCrcsKeepTheMostRecentlyUsedRecordsWithinTheirBudget() {
-    CheckedCrcs crcs = new CheckedCrcs(3 * (4 * 16 + 8 + CheckedCrcs.RECORD_OVERHEAD_BYTES), 2048);  // three records of 4 pages of 4 chunks
+    // Three records of 4 pages of 4 chunks.
+    CheckedCrcs crcs = new CheckedCrcs(3 * (4 * 16 + 8 + CheckedCrcs.RECORD_OVERHEAD_BYTES), 2048);
     int[] sixteen = new int[16];
     for (long record = 0; record < 3; record++) {
       crcs.keep(record, 4, 0, 4, sixteen);
