@@ -1,5 +1,7 @@
 package io.fffs.common.time;
 
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.CommonProtos.HlcProto;
 
 /**
@@ -90,6 +92,19 @@ public final class HlcTimestamp implements Comparable<HlcTimestamp> {
 
   public static HlcTimestamp fromProto(HlcProto proto) {
     return valueOf(proto.getPacked());
+  }
+
+  /**
+   * The timestamp a message from another process carries, checked: {@code INVALID_ARGUMENT} for a negative packed
+   * form (a damaged or forged message), so a server answers with a typed refusal rather than an internal error.
+   */
+  public static HlcTimestamp fromWire(HlcProto proto) throws FffsException {
+    long packed = proto.getPacked();
+    if (packed < 0) {
+      throw new FffsException(ErrorCode.INVALID_ARGUMENT, "the message's HLC timestamp " + Long.toUnsignedString(packed)
+          + " is beyond the largest an HLC can hold (physical time past the year 2255); the message is damaged");
+    }
+    return valueOf(packed);
   }
 
   @Override

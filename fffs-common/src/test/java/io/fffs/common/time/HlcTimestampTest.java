@@ -3,6 +3,9 @@ package io.fffs.common.time;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.proto.CommonProtos.HlcProto;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
@@ -41,6 +44,17 @@ class HlcTimestampTest {
   void roundTripsThroughProto() {
     HlcTimestamp t = HlcTimestamp.of(NOV_21_2026_10H_MICROS, 1023);
     assertThat(HlcTimestamp.fromProto(t.toProto())).isEqualTo(t);
+  }
+
+  @Test
+  void aMessagesTimestampBeyondTheYear2255IsATypedRefusal() throws Exception {
+    HlcTimestamp t = HlcTimestamp.of(NOV_21_2026_10H_MICROS, 7);
+    assertThat(HlcTimestamp.fromWire(t.toProto())).isEqualTo(t);
+    // protobuf's uint64 arrives in Java as a long: the top bit set reads as negative
+    HlcProto damaged = HlcProto.newBuilder().setPacked(-9148771233615509239L).build();
+    assertThatThrownBy(() -> HlcTimestamp.fromWire(damaged)).isInstanceOf(FffsException.class)
+        .satisfies(e -> assertThat(((FffsException) e).code()).isEqualTo(ErrorCode.INVALID_ARGUMENT))
+        .hasMessageContaining("9297972840094042377").hasMessageContaining("damaged");
   }
 
   @Test

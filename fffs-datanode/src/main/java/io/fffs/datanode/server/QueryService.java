@@ -96,9 +96,9 @@ final class QueryService {
       if (request.getOp() == OpProto.TRUNCATE || request.getOp() == OpProto.REPLICA_OPEN
           || request.getOp() == OpProto.TRANSFER_BLOCK
           || request.getOp() == OpProto.REPLICA_END) {
-        clock.merge(HlcTimestamp.fromProto(request.getHlc()));  // a change: a skewed caller is refused
+        clock.merge(HlcTimestamp.fromWire(request.getHlc()));  // a change: a skewed caller is refused
       } else {
-        clock.mergeIfWithinOffset(HlcTimestamp.fromProto(request.getHlc()));  // a read is served regardless
+        clock.mergeIfWithinOffset(HlcTimestamp.fromWire(request.getHlc()));  // a read is served regardless
       }
       switch (request.getOp()) {
         case READ:
@@ -162,7 +162,7 @@ final class QueryService {
           require(request.hasReplicaEnd(), request);
           store.checkPipelineEpoch(request.getReplicaEnd().getBlockId(), request.getReplicaEnd().getEpoch());
           store.endReplica(request.getReplicaEnd().getBlockId(),
-              HlcTimestamp.fromProto(request.getReplicaEnd().getFrontierHlc()));
+              HlcTimestamp.fromWire(request.getReplicaEnd().getFrontierHlc()));
           rules.standingChanged(request.getReplicaEnd().getBlockId());
           break;
         default:

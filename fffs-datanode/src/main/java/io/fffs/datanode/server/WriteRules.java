@@ -121,7 +121,7 @@ public final class WriteRules {
 
   /** Merges the client's HLC into the clock ({@code CLOCK_SKEW} if it is too far ahead). */
   public void merge(HlcProto hlc) throws FffsException {
-    clock.merge(HlcTimestamp.fromProto(hlc));
+    clock.merge(HlcTimestamp.fromWire(hlc));
   }
 
   /**

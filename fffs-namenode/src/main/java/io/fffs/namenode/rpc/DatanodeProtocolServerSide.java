@@ -65,12 +65,22 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
   }
 
   /** Merges a DataNode's HLC; returns the refusal text instead of failing when it is too far ahead. */
-  private String mergeOrExplain(HlcProto hlc) {
+  private String mergeOrExplain(HlcProto hlc) throws ServiceException {
+    HlcTimestamp sent = hlcOf(hlc);
     try {
-      clock.merge(HlcTimestamp.fromProto(hlc));
+      clock.merge(sent);
       return null;
     } catch (ClockSkewException e) {
       return e.detail() + " — the DataNode takes no writes until its clock is back in range";
+    }
+  }
+
+  /** A timestamp the DataNode sent, a damaged one refused with a typed error. */
+  private static HlcTimestamp hlcOf(HlcProto hlc) throws ServiceException {
+    try {
+      return HlcTimestamp.fromWire(hlc);
+    } catch (FffsException e) {
+      throw RemoteErrors.toServiceException(e);
     }
   }
 
@@ -161,7 +171,7 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
     long offset = offsetOf(r.getPhysicalMicros(), r.hasMeasuredOffsetMicros(), r.getMeasuredOffsetMicros(),
         r.getRoundTripMicros());
     DatanodeDescriptor descriptor = datanodes.heartbeat(r.getDatanodeUuid(), offset, r.getCapacityBytes(),
-        r.getMemoryUsedBytes(), r.getBlockCount(), HlcTimestamp.fromProto(r.getDurableHlc()), skew);
+        r.getMemoryUsedBytes(), r.getBlockCount(), hlcOf(r.getDurableHlc()), skew);
     if (r.hasMeasuredOffsetMicros()) {
       datanodes.clockMeasured(r.getDatanodeUuid(), r.getMeasuredOffsetMicros(), r.getRoundTripMicros());
     } else {
@@ -196,7 +206,7 @@ public final class DatanodeProtocolServerSide implements DatanodeProtocolPB {
     return call.serve(r.getHlc(), caller -> {
       List<ReportedBlockProto> good = markCorrupt(r.getDatanodeUuid(), r.getBlocksList());
       datanodes.blockReport(r.getDatanodeUuid(), ids(good), lengths(good), lastEntries(good),
-          HlcTimestamp.fromProto(r.getDurableHlc()), standings(good, true));
+          HlcTimestamp.fromWire(r.getDurableHlc()), standings(good, true));
       return BlockReportResponseProto.newBuilder().setHlc(call.now()).build();
     });
   }

@@ -136,9 +136,9 @@ final class ServedCall {
         }
       }
       if (changes) {
-        clock.merge(HlcTimestamp.fromProto(callerHlc));
+        clock.merge(HlcTimestamp.fromWire(callerHlc));
       } else {
-        clock.mergeIfWithinOffset(HlcTimestamp.fromProto(callerHlc));
+        clock.mergeIfWithinOffset(HlcTimestamp.fromWire(callerHlc));
       }
       return work.run(Caller.current());
     } catch (FffsException e) {

@@ -76,7 +76,7 @@ final class UcxReadService {
   private void serve(UcxPeer peer, RequestHeaderProto request, Descriptor where) {
     ResponseHeaderProto.Builder response = ResponseHeaderProto.newBuilder().setCallId(request.getCallId());
     try {
-      clock.mergeIfWithinOffset(HlcTimestamp.fromProto(request.getHlc()));
+      clock.mergeIfWithinOffset(HlcTimestamp.fromWire(request.getHlc()));
       if (!request.hasRead()) {
         throw new FffsException(ErrorCode.INVALID_ARGUMENT, "a READ request without its read fields");
       }
