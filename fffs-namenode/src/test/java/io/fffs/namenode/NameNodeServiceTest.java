@@ -6,11 +6,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fffs.client.rpc.NamenodeClient;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
+import io.fffs.common.ipc.ClientNamenodeProtocolPB;
 import io.fffs.common.ipc.DatanodeProtocolPB;
+import io.fffs.common.ipc.RemoteErrors;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.BlockProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.GetFileInfoRequestProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
+import io.fffs.common.proto.CommonProtos.HlcProto;
+import io.fffs.common.proto.CommonProtos.TimeKindProto;
+import io.fffs.common.proto.CommonProtos.TimeSpecProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.BlockReportRequestProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.HeartbeatRequestProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.HeartbeatResponseProto;
@@ -20,6 +26,7 @@ import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.common.time.TimeSpec;
+import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
 import java.net.URL;
@@ -28,6 +35,7 @@ import java.nio.file.Path;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.ipc.ProtobufRpcEngine2;
 import org.apache.hadoop.ipc.RPC;
+import org.apache.hadoop.thirdparty.protobuf.ServiceException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -157,6 +165,33 @@ class NameNodeServiceTest {
         });
     assertThatThrownBy(() -> client.addBlock("/x", 999_999, "c", null))
         .isInstanceOfSatisfying(FffsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
+  }
+
+  @Test
+  void aRequestWithADamagedTimeOrClockIsATypedRefusal() throws Exception {
+    Configuration rpcConf = new Configuration(conf);
+    RPC.setProtocolEngine(rpcConf, ClientNamenodeProtocolPB.class, ProtobufRpcEngine2.class);
+    ClientNamenodeProtocolPB raw = RPC.getProxy(ClientNamenodeProtocolPB.class,
+        RPC.getProtocolVersion(ClientNamenodeProtocolPB.class), nameNode.rpcAddress(), rpcConf);
+    try {
+      GetFileInfoRequestProto beforeTheEpoch = GetFileInfoRequestProto.newBuilder().setHlc(HlcTimestamp.ZERO.toProto())
+          .setSrc("/").setTime(TimeSpecProto.newBuilder().setKind(TimeKindProto.SYSTEM).setMicros(-1)).build();
+      assertThat(refusal(() -> raw.getFileInfo(null, beforeTheEpoch))).isEqualTo(ErrorCode.MALFORMED_TIME);
+      GetFileInfoRequestProto damagedClock = GetFileInfoRequestProto.newBuilder()
+          .setHlc(HlcProto.newBuilder().setPacked(-1)).setSrc("/").setTime(TimeSpec.latest().toProto()).build();
+      assertThat(refusal(() -> raw.getFileInfo(null, damagedClock))).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+    } finally {
+      RPC.stopProxy(raw);
+    }
+  }
+
+  /** The code of the typed error a raw IPC call failed with. */
+  private static ErrorCode refusal(org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
+    Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(call);
+    assertThat(thrown).isInstanceOf(ServiceException.class);
+    IOException failure = RemoteErrors.unwrap((ServiceException) thrown);
+    assertThat(failure).as("a typed FFFS error, not %s", failure).isInstanceOf(FffsException.class);
+    return ((FffsException) failure).code();
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.fffs.common.time;
 
+import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.CommonProtos.TimeKindProto;
 import io.fffs.common.proto.CommonProtos.TimeSpecProto;
@@ -115,6 +116,18 @@ public final class TimeSpec {
         return proto.setKind(TimeKindProto.LATEST).build();
     }
     return proto.setMicros(micros).build();
+  }
+
+  /**
+   * The time a message from another process names, checked: {@code MALFORMED_TIME} for one before the epoch, so a
+   * server answers with a typed refusal rather than an internal error.
+   */
+  public static TimeSpec fromWire(TimeSpecProto proto) throws FffsException {
+    if (proto.getKind() != TimeKindProto.LATEST && proto.getMicros() < 0) {
+      throw new FffsException(ErrorCode.MALFORMED_TIME, "the time " + proto.getMicros() + " µs is before the epoch"
+          + " (1970-01-01T00:00:00Z); name a time since then");
+    }
+    return fromProto(proto);
   }
 
   public static TimeSpec fromProto(TimeSpecProto proto) {

@@ -43,7 +43,7 @@ final class BlockChecksums {
    */
   BlockChecksumResponseProto compute(BlockChecksumRequestProto request) throws FffsException {
     long blockId = request.getBlockId();
-    TimeSpec time = TimeSpec.fromProto(request.getTime());
+    TimeSpec time = TimeSpec.fromWire(request.getTime());
     for (int attempt = 1; ; attempt++) {
       BlockChecksumResponseProto answer = tryCompute(blockId, request.getLength(), time);
       if (answer != null) {

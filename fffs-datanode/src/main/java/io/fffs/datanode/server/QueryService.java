@@ -110,7 +110,7 @@ final class QueryService {
         case BLOCK_INFO:
           require(request.hasBlockInfo(), request);
           BlockInfo info = store.info(request.getBlockInfo().getBlockId(),
-              TimeSpec.fromProto(request.getBlockInfo().getTime()));
+              TimeSpec.fromWire(request.getBlockInfo().getTime()));
           response.setBlockInfo(BlockInfoResponseProto.newBuilder().setExists(info.exists())
               .setLength(info.length()).setResolvedHlc(info.hlc().toProto()));
           break;
@@ -200,7 +200,7 @@ final class QueryService {
     gate.enterRead();
     ReadView view;
     try {
-      TimeSpec time = TimeSpec.fromProto(read.getTime());
+      TimeSpec time = TimeSpec.fromWire(read.getTime());
       // TLS encrypts in Java: its pages must be checked copies, never a mapping a disk error would fault in Java
       view = channel.pipeline().get(SslHandler.class) == null
           ? store.readForSending(read.getBlockId(), read.getOffset(), read.getLength(), time)
@@ -252,7 +252,7 @@ final class QueryService {
           + " bytes exceeds the " + maxPayload + " bytes one read may ask for; ask in smaller pieces");
     }
     LocalView view = store.locate(read.getBlockId(), read.getOffset(), read.getLength(),
-        TimeSpec.fromProto(read.getTime()));
+        TimeSpec.fromWire(read.getTime()));
     LocalReadResponseProto.Builder answer = LocalReadResponseProto.newBuilder().setBlockLength(view.blockLength())
         .setResolvedHlc(view.hlc().toProto()).setArenaEpochFile(view.epochFile().toAbsolutePath().toString())
         .setArenaInstance(view.instance());

@@ -1,8 +1,11 @@
 package io.fffs.namenode.rpc;
 
+import io.fffs.common.error.FffsException;
 import io.fffs.common.history.RetentionRule;
 import io.fffs.common.ipc.ClientNamenodeProtocolPB;
+import io.fffs.common.ipc.RemoteErrors;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.*;
+import io.fffs.common.proto.CommonProtos.TimeSpecProto;
 import io.fffs.common.security.BlockAccessMode;
 import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.TimeSpec;
@@ -63,6 +66,15 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   private LocatedBlockProto withToken(LocatedBlockProto block, BlockAccessMode mode, Caller caller, long epoch) {
     BlockToken token = fs.blockTokens.issue(block.getBlock().getBlockId(), mode, caller.user(), epoch);
     return token == null ? block : block.toBuilder().setToken(token.toProto()).build();
+  }
+
+  /** The time a request names, one before the epoch refused with a typed error. */
+  private static TimeSpec timeOf(TimeSpecProto time) throws ServiceException {
+    try {
+      return TimeSpec.fromWire(time);
+    } catch (FffsException e) {
+      throw RemoteErrors.toServiceException(e);
+    }
   }
 
   private static BlockProto optional(boolean present, BlockProto block) {
@@ -275,7 +287,7 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   @Override
   public GetFileInfoResponseProto getFileInfo(RpcController c, GetFileInfoRequestProto r)
       throws ServiceException {
-    TimeSpec time = TimeSpec.fromProto(r.getTime());
+    TimeSpec time = timeOf(r.getTime());
     return call.queryAt(r.getHlc(), r.hasInodeId() ? TimeSpec.latest() : time, caller -> {
       FileStatusProto status = r.hasInodeId() ? fs.queries.getFileInfoById(caller, r.getInodeId(), r.getSrc())
           : fs.queries.getFileInfo(caller, r.getSrc(), time);
@@ -286,7 +298,7 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
 
   @Override
   public GetListingResponseProto getListing(RpcController c, GetListingRequestProto r) throws ServiceException {
-    TimeSpec time = TimeSpec.fromProto(r.getTime());
+    TimeSpec time = timeOf(r.getTime());
     return call.queryAt(r.getHlc(), time, caller -> {
       NamespaceQueries.Listing listing = fs.queries.getListing(caller, r.getSrc(), time, r.getStartAfter(),
           r.getLimit());
@@ -301,7 +313,7 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
     java.net.InetAddress reader = org.apache.hadoop.ipc.Server.getRemoteIp();
     return call.query(r.getHlc(), caller -> {
       String writer = r.hasWriterClientName() ? r.getWriterClientName() : null;
-      LocatedBlocksProto blocks = fs.queries.getBlockLocations(caller, r.getSrc(), TimeSpec.fromProto(r.getTime()),
+      LocatedBlocksProto blocks = fs.queries.getBlockLocations(caller, r.getSrc(), TimeSpec.fromWire(r.getTime()),
           r.getOffset(), r.getLength(), writer);
       if (blocks != null && writer == null && reader != null) {
         blocks = nearestFirst(blocks, reader.getHostAddress());
@@ -317,7 +329,7 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   @Override
   public GetContentSummaryResponseProto getContentSummary(RpcController c, GetContentSummaryRequestProto r)
       throws ServiceException {
-    TimeSpec time = TimeSpec.fromProto(r.getTime());
+    TimeSpec time = timeOf(r.getTime());
     return call.queryAt(r.getHlc(), time, caller -> GetContentSummaryResponseProto.newBuilder()
         .setSummary(fs.queries.getContentSummary(caller, r.getPath(), time))
         .setHlc(call.now()).build());
@@ -338,7 +350,7 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   @Override
   public FsckResponseProto fsck(RpcController c, FsckRequestProto r) throws ServiceException {
     return call.query(r.getHlc(), caller -> FsckResponseProto.newBuilder()
-        .addAllFiles(fs.fsck.check(caller, r.getPath(), TimeSpec.fromProto(r.getTime()))).setHlc(call.now())
+        .addAllFiles(fs.fsck.check(caller, r.getPath(), TimeSpec.fromWire(r.getTime()))).setHlc(call.now())
         .build());
   }
 
@@ -410,7 +422,7 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
 
   @Override
   public PinResponseProto pin(RpcController c, PinRequestProto r) throws ServiceException {
-    return call.change(r.getHlc(), caller -> fs.history.pin(caller, r.getSrc(), TimeSpec.fromProto(r.getTime()),
+    return call.change(r.getHlc(), caller -> fs.history.pin(caller, r.getSrc(), TimeSpec.fromWire(r.getTime()),
         r.getName()).map(pin -> PinResponseProto.newBuilder().setPin(pin.toProto()).setHlc(call.now()).build()));
   }
 
@@ -451,8 +463,8 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   @Override
   public HistoryDiffResponseProto historyDiff(RpcController c, HistoryDiffRequestProto r) throws ServiceException {
     return call.query(r.getHlc(), caller -> {
-      HistoryQueries.Diff diff = fs.historyQueries.diff(caller, r.getSrc(), TimeSpec.fromProto(r.getFrom()),
-          TimeSpec.fromProto(r.getTo()), r.getLimit());
+      HistoryQueries.Diff diff = fs.historyQueries.diff(caller, r.getSrc(), TimeSpec.fromWire(r.getFrom()),
+          TimeSpec.fromWire(r.getTo()), r.getLimit());
       HistoryDiffResponseProto.Builder response = HistoryDiffResponseProto.newBuilder();
       for (HistoryQueries.Difference d : diff.differences()) {
         HistoryDiffEntryProto.Builder entry = HistoryDiffEntryProto.newBuilder()
@@ -483,7 +495,7 @@ public final class ClientNamenodeProtocolServerSide implements ClientNamenodePro
   public RestoreResponseProto restore(RpcController c, RestoreRequestProto r) throws ServiceException {
     return call.serve(r.getHlc(), caller -> {
       io.fffs.namenode.fs.RestoreOps.Result result = fs.restores.restore(caller, r.getSrc(),
-          TimeSpec.fromProto(r.getTime()), r.hasDst() ? r.getDst() : null);
+          TimeSpec.fromWire(r.getTime()), r.hasDst() ? r.getDst() : null);
       return RestoreResponseProto.newBuilder().setFiles(result.files()).setDirectories(result.directories())
           .setBytes(result.bytes()).setHlc(call.now()).build();
     });

@@ -86,7 +86,7 @@ final class UcxReadService {
             + " registered buffer of " + where.length());
       }
       try (ReadView view = store.read(read.getBlockId(), read.getOffset(), read.getLength(),
-          TimeSpec.fromProto(read.getTime()))) {
+          TimeSpec.fromWire(read.getTime()))) {
         ReadResponseProto.Builder body = ReadResponseProto.newBuilder().setBlockLength(view.blockLength())
             .setResolvedHlc(view.hlc().toProto()).setChunkCrcs(ChunkChecksums.toWire(put(peer, view, where)));
         response.setRead(body);
