@@ -18,6 +18,7 @@ if [ ${#targets[@]} -eq 0 ]; then
     "fffs-datanode:io.fffs.datanode.store.persist.SegmentScannerFuzzTest#anySegmentGivesValidEntriesOrCorrupt"
     "fffs-namenode:io.fffs.namenode.rpc.IpcRequestFuzzTest#anyRequestIsAnsweredOrRefusedWithATypedErrorAndTheNameNodeStaysUp"
     "fffs-http:io.fffs.http.HttpRequestFuzzTest#anyRequestParsesIntoAPathInsideTheFileSystemOrATypedRefusal"
+    "fffs-minicluster:io.fffs.minicluster.faults.DataTransferFuzzTest#anyRequestIsAnsweredOrRefusedWithATypedErrorAndTheDataNodeStaysUp"
   )
 fi
 
@@ -35,6 +36,7 @@ for target in "${targets[@]}"; do
   echo "fuzz.sh: $test for ${seconds}s" >&2
   if ! java -Xmx1g -cp "$module/target/test-classes:$module/target/classes:$(cat "$cp_file")" \
       com.code_intelligence.jazzer.Jazzer --target_class="$class" --target_method="$method" \
+      --instrumentation_includes='io.fffs.**' \
       -max_total_time="$seconds" -rss_limit_mb=3072 -artifact_prefix="$inputs/" "$corpus" "$inputs" \
       > "$module/target/fuzz-$method.log" 2>&1; then
     echo "fuzz.sh: $test FOUND A FAILURE (kept in $inputs; log $module/target/fuzz-$method.log):" >&2
