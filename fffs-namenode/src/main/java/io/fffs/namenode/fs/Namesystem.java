@@ -95,6 +95,8 @@ public final class Namesystem implements Closeable {
   private volatile BlockRetention blockRetention;
   /** The units of the namespace one read-lock hold of the replication scan reads, about. */
   private final int scanBudget;
+  /** The replication monitor rests at least this many times a scan's duration before the next one. */
+  static final int REPLICATION_SCAN_REST = 9;
 
   public final FileOps files;
   public final DirectoryOps directories;
@@ -255,7 +257,9 @@ public final class Namesystem implements Closeable {
     monitor.scheduleWithFixedDelay(this::recoverHardExpiredLeases, 1, 1, TimeUnit.SECONDS);
     long replicationMs = NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.REPLICATION_INTERVAL_KEY,
         NameNodeConfigKeys.REPLICATION_INTERVAL_DEFAULT_MS);
-    monitor.scheduleWithFixedDelay(this::scanReplication, replicationMs, replicationMs, TimeUnit.MILLISECONDS);
+    // The scan reads every file: paced so that it takes at most a tenth of the monitor's time on a large namespace.
+    PacedSchedule.start(monitor, this::scanReplication, TimeUnit.MILLISECONDS.toNanos(replicationMs),
+        REPLICATION_SCAN_REST, nanoTime);
     long gcIntervalMs = NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.HISTORY_GC_INTERVAL_KEY,
         NameNodeConfigKeys.HISTORY_GC_INTERVAL_DEFAULT_MS);
     if (gcIntervalMs > 0) {
