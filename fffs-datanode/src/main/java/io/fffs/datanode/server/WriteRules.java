@@ -3,6 +3,7 @@ package io.fffs.datanode.server;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.CommonProtos.HlcProto;
+import io.fffs.common.proto.DataTransferProtos.ChainMemberProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.WriteRequestProto;
 import io.fffs.common.proto.DataTransferProtos.WriteResponseProto;
@@ -69,10 +70,40 @@ public final class WriteRules {
   }
 
   /**
-   * Null if the payload's chunk CRCs, {@code actual} (computed over the {@code length} bytes as they arrived),
-   * match those the write carries; else the {@code CORRUPT} refusal, naming the first bad chunk and {@code from}.
+   * {@code INVALID_ARGUMENT} for write fields no writer sends (a damaged or forged request): a chain member that is no
+   * host and port, an epoch or a replica stamp beyond what an HLC holds; else null.
+   */
+  static FffsException checkFields(WriteRequestProto write) {
+    for (ChainMemberProto member : write.getDownstreamList()) {
+      if (member.getHost().isEmpty() || member.getDataPort() < 1 || member.getDataPort() > 65_535) {
+        return new FffsException(ErrorCode.INVALID_ARGUMENT, "the write names the chain member '" + member.getHost()
+            + ":" + Integer.toUnsignedString(member.getDataPort()) + "', which is no host and port");
+      }
+    }
+    if (write.getPipelineEpoch() < 0) {
+      return new FffsException(ErrorCode.INVALID_ARGUMENT, "the write's pipeline epoch "
+          + Long.toUnsignedString(write.getPipelineEpoch()) + " is beyond what an HLC holds; the request is damaged");
+    }
+    if (write.hasReplica()) {
+      try {
+        stamp(write.getReplica());
+      } catch (FffsException e) {
+        return e;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Null if the write's fields are well formed ({@link #checkFields}) and the payload's chunk CRCs, {@code actual}
+   * (computed over the {@code length} bytes as they arrived), match those the write carries; else the refusal
+   * ({@code CORRUPT} naming the first bad chunk and {@code from}).
    */
   public static FffsException verifyPayload(WriteRequestProto write, int[] actual, int length, String from) {
+    FffsException malformed = checkFields(write);
+    if (malformed != null) {
+      return malformed;
+    }
     int bad = ChunkChecksums.firstMismatch(actual, write.getChunkCrcs());
     if (bad < 0) {
       return null;
@@ -128,17 +159,17 @@ public final class WriteRules {
    * The store options of {@code write}, with the chunk CRCs its payload was checked against (null: the store
    * computes page CRCs itself).
    */
-  public static WriteOptions options(WriteRequestProto write, int[] chunkCrcs) {
+  public static WriteOptions options(WriteRequestProto write, int[] chunkCrcs) throws FffsException {
     String plugin = write.hasUserTimePlugin() ? write.getUserTimePlugin() : null;
     return new WriteOptions(write.getBlockSize(), plugin, chunkCrcs,
         write.hasReplica() ? stamp(write.getReplica()) : null);
   }
 
   /** The store's form of the primary's stamps a follower applies an entry at. */
-  public static ReplicaStamp stamp(ReplicaStampProto proto) {
-    return new ReplicaStamp(proto.getEntryHlc().getPacked(),
-        proto.hasCreateHlc() ? proto.getCreateHlc().getPacked() : 0, proto.getUserTime(), proto.getLengthAfter(),
-        proto.getFrontierHlc().getPacked());
+  public static ReplicaStamp stamp(ReplicaStampProto proto) throws FffsException {
+    return new ReplicaStamp(HlcTimestamp.fromWire(proto.getEntryHlc()).packed(),
+        proto.hasCreateHlc() ? HlcTimestamp.fromWire(proto.getCreateHlc()).packed() : 0, proto.getUserTime(),
+        proto.getLengthAfter(), HlcTimestamp.fromWire(proto.getFrontierHlc()).packed());
   }
 
   /** Tells the listener of a change that was not a WRITE (a TRUNCATE). */

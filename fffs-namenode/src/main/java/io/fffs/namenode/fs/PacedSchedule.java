@@ -27,7 +27,7 @@ final class PacedSchedule {
     this.nanoTime = nanoTime;
   }
 
-  /** Schedules {@code task}'s first run an interval from now; the executor's shutdown ends the series. */
+  /** Schedules {@code task}'s first run an interval from now; the executor's {@code shutdownNow} ends the series. */
   static void start(ScheduledExecutorService executor, Runnable task, long intervalNanos, int rest,
       LongSupplier nanoTime) {
     PacedSchedule schedule = new PacedSchedule(executor, task, intervalNanos, rest, nanoTime);

@@ -260,7 +260,7 @@ final class UcxWriteApplier {
    * The write's options, with its chunk CRCs: the store is handed the write only after {@link #verify} has checked
    * the bytes against them (the reservation is committed, or the staged bytes written, after it).
    */
-  private static WriteOptions options(WriteRequestProto request, int length) {
+  private static WriteOptions options(WriteRequestProto request, int length) throws FffsException {
     return WriteRules.options(request, chunkCrcs(request, length));
   }
 
