@@ -99,12 +99,19 @@ public final class HlcTimestamp implements Comparable<HlcTimestamp> {
    * form (a damaged or forged message), so a server answers with a typed refusal rather than an internal error.
    */
   public static HlcTimestamp fromWire(HlcProto proto) throws FffsException {
-    long packed = proto.getPacked();
+    return valueOf(checkWire(proto.getPacked(), "the message's HLC timestamp"));
+  }
+
+  /**
+   * {@code packed}, a packed HLC another process sent as a bare number ({@code what}: an epoch, a log position), if
+   * it is one: {@code INVALID_ARGUMENT} when negative (a uint64 at or above 2^63 on the wire).
+   */
+  public static long checkWire(long packed, String what) throws FffsException {
     if (packed < 0) {
-      throw new FffsException(ErrorCode.INVALID_ARGUMENT, "the message's HLC timestamp " + Long.toUnsignedString(packed)
+      throw new FffsException(ErrorCode.INVALID_ARGUMENT, what + " " + Long.toUnsignedString(packed)
           + " is beyond the largest an HLC can hold (physical time past the year 2255); the message is damaged");
     }
-    return valueOf(packed);
+    return packed;
   }
 
   @Override

@@ -148,10 +148,10 @@ final class QueryService {
         case TRANSFER_BLOCK:
           require(request.hasTransferBlock(), request);
           TransferBlockRequestProto transfer = request.getTransferBlock();
-          if (transfer.getAfterHlc() < 0 || transfer.getTargetDataPort() < 1 || transfer.getTargetDataPort() > 65_535) {
+          HlcTimestamp.checkWire(transfer.getAfterHlc(), "the transfer's last entry");
+          if (transfer.getTargetDataPort() < 1 || transfer.getTargetDataPort() > 65_535) {
             throw new FffsException(ErrorCode.INVALID_ARGUMENT, "a TRANSFER_BLOCK to port "
-                + Integer.toUnsignedString(transfer.getTargetDataPort()) + " after HLC "
-                + Long.toUnsignedString(transfer.getAfterHlc()) + ": no port, or beyond what an HLC holds");
+                + Integer.toUnsignedString(transfer.getTargetDataPort()) + ", which is no port");
           }
           try {
             transfers.copy(transfer.getBlockId(), transfer.getTargetHost(), transfer.getTargetDataPort(),

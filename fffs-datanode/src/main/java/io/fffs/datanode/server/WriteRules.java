@@ -70,37 +70,26 @@ public final class WriteRules {
   }
 
   /**
-   * {@code INVALID_ARGUMENT} for write fields no writer sends (a damaged or forged request): a chain member that is no
-   * host and port, an epoch or a replica stamp beyond what an HLC holds; else null.
+   * {@code INVALID_ARGUMENT} for a chain member that is no host and port (a damaged or forged request), else null:
+   * checked on arrival, before a link to it is opened. The epoch and replica stamps are checked where they are used.
    */
-  static FffsException checkFields(WriteRequestProto write) {
+  static FffsException checkChain(WriteRequestProto write) {
     for (ChainMemberProto member : write.getDownstreamList()) {
       if (member.getHost().isEmpty() || member.getDataPort() < 1 || member.getDataPort() > 65_535) {
         return new FffsException(ErrorCode.INVALID_ARGUMENT, "the write names the chain member '" + member.getHost()
             + ":" + Integer.toUnsignedString(member.getDataPort()) + "', which is no host and port");
       }
     }
-    if (write.getPipelineEpoch() < 0) {
-      return new FffsException(ErrorCode.INVALID_ARGUMENT, "the write's pipeline epoch "
-          + Long.toUnsignedString(write.getPipelineEpoch()) + " is beyond what an HLC holds; the request is damaged");
-    }
-    if (write.hasReplica()) {
-      try {
-        stamp(write.getReplica());
-      } catch (FffsException e) {
-        return e;
-      }
-    }
     return null;
   }
 
   /**
-   * Null if the write's fields are well formed ({@link #checkFields}) and the payload's chunk CRCs, {@code actual}
-   * (computed over the {@code length} bytes as they arrived), match those the write carries; else the refusal
+   * Null if the write's chain members are well formed ({@link #checkChain}) and the payload's chunk CRCs, {@code
+   * actual} (computed over the {@code length} bytes as they arrived), match those the write carries; else the refusal
    * ({@code CORRUPT} naming the first bad chunk and {@code from}).
    */
   public static FffsException verifyPayload(WriteRequestProto write, int[] actual, int length, String from) {
-    FffsException malformed = checkFields(write);
+    FffsException malformed = checkChain(write);
     if (malformed != null) {
       return malformed;
     }

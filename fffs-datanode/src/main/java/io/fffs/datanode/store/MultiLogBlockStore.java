@@ -253,18 +253,10 @@ public final class MultiLogBlockStore implements BlockStore {
 
   @Override
   public void checkPipelineEpoch(long blockId, long epoch) throws FffsException {
-    checkEpochValue(epoch);
+    HlcTimestamp.checkWire(epoch, "the pipeline epoch");
     Block block = blocks.get(blockId);
     if (block != null && epoch != 0) {
       checkEpoch(block, epoch);
-    }
-  }
-
-  /** An epoch is an HLC: one with the top bit set (a uint64 above 2^63 on the wire) is a damaged request. */
-  private static void checkEpochValue(long epoch) throws FffsException {
-    if (epoch < 0) {
-      throw new FffsException(ErrorCode.INVALID_ARGUMENT, "the pipeline epoch " + Long.toUnsignedString(epoch)
-          + " is beyond what an HLC holds; the request is damaged");
     }
   }
 
@@ -278,7 +270,7 @@ public final class MultiLogBlockStore implements BlockStore {
 
   @Override
   public HlcTimestamp openReplica(long blockId, ReplicaRole role, long epoch) throws FffsException {
-    checkEpochValue(epoch);
+    HlcTimestamp.checkWire(epoch, "the pipeline epoch");
     Block block = startMutation(blockId);
     try {
       if (epoch != 0) {

@@ -18,6 +18,7 @@ import io.fffs.common.security.BlockTokenConfigKeys;
 import io.fffs.minicluster.MiniFffsCluster;
 import io.fffs.protocol.DataTransferConfigKeys;
 import io.fffs.protocol.frame.BlockingFrameChannel;
+import io.fffs.protocol.frame.ChunkChecksums;
 import io.fffs.protocol.frame.Frame;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -51,7 +52,9 @@ class DamagedRequestFieldsTest {
       // A follower opened at a good epoch, then a write whose create stamp is damaged.
       assertThat(code(channel, header(OpProto.REPLICA_OPEN).setReplicaOpen(ReplicaOpenRequestProto.newBuilder()
           .setBlockId(block).setRole(ReplicaRoleProto.FOLLOWER).setEpoch(1L << 40)), new byte[0])).isNull();
+      // With the payload's checksums, so that the write is refused for its stamp rather than as CORRUPT.
       WriteRequestProto.Builder write = WriteRequestProto.newBuilder().setBlockId(block).setOffset(0)
+          .setChunkCrcs(ChunkChecksums.toWire(ChunkChecksums.of(ByteBuffer.wrap(new byte[1]))))
           .setReplica(ReplicaStampProto.newBuilder().setEntryHlc(GOOD).setCreateHlc(DAMAGED).setLengthAfter(1)
               .setFrontierHlc(GOOD));
       assertThat(code(channel, header(OpProto.WRITE).setWrite(write), new byte[1]))
