@@ -35,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * the block's last entry as its writer or a lease recovery recorded it is asked to end it. Only closed blocks are
  * scanned; the block a writer is still writing is the pipeline's. A block is acted on only when two scans in a row
  * find it short (or with extras, or a replica still in a pipeline), so that the reports of a pipeline that just
- * closed, which arrive one DataNode at a time, are all in first. Thread-safe.
+ * closed, which arrive one DataNode at a time, are all in first. Between scans, which on a large namespace come
+ * seldom, {@link #topUp} goes on scheduling copies for the blocks the last scan left short, without the namespace.
+ * Thread-safe.
  */
 public final class ReplicationMonitor {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicationMonitor.class);
@@ -67,7 +69,10 @@ public final class ReplicationMonitor {
   /** Files named in {@link Counts#filesWithoutGoodReplica} at most. */
   public static final int MAX_NAMED = 100;
 
-  private record Pending(Set<String> targets, long deadlineNanos) {}
+  /** Copies of a block in flight; {@code open}: of a block being written (done once a target holds any replica). */
+  private record Pending(Set<String> targets, long deadlineNanos, boolean open) {}
+
+  private record Short(Want want, ReplicaView view, int have) {}
 
   private record Unended(long blockId, BlockReplicas.Unended replica) {}
 
@@ -93,6 +98,9 @@ public final class ReplicationMonitor {
   private long corruptReplicas;
   private long misReplicated;
   private List<String> filesWithoutGoodReplica = List.of();
+  /** What the last scan found short (and misplaced), which {@link #topUp} copies until the next scan. */
+  private List<Want> shortLeft = List.of();
+  private List<Want> misplacedLeft = List.of();
 
   /**
    * @param lostAfterNanos silence after which a DataNode's replicas are copied elsewhere
@@ -121,9 +129,7 @@ public final class ReplicationMonitor {
    */
   public synchronized void scan(List<Want> wants, List<Long> openBlocks) {
     long now = nanoTime.getAsLong();
-    record Short(Want want, ReplicaView view, int have) {}
     List<Short> shortOnes = new ArrayList<>();
-    Map<String, Integer> busy = new HashMap<>();
     Set<Long> shortNow = new HashSet<>();
     Set<Long> extraNow = new HashSet<>();
     Set<Long> misplacedNow = new HashSet<>();
@@ -154,16 +160,8 @@ public final class ReplicationMonitor {
               want.path(), view.corrupt());
         }
       }
-      Pending copies = pending.get(want.blockId());
-      if (copies != null) {
-        copies.targets().removeAll(want.open() ? view.holders() : view.current());
-        if (copies.targets().isEmpty() || now - copies.deadlineNanos() > 0) {
-          pending.remove(want.blockId());
-          copies = null;
-        }
-      }
-      int have = (want.open() ? Math.max(view.kept(), liveHolders(view)) : view.kept())
-          + (copies == null ? 0 : copies.targets().size());
+      Pending copies = refresh(want.blockId(), view, want.open(), now);
+      int have = have(want, view, copies);
       if (have < want.replication()) {
         shortNow.add(want.blockId());
         if (shortBefore.contains(want.blockId())) {
@@ -203,13 +201,54 @@ public final class ReplicationMonitor {
     misReplicated = misplacedNow.size();
     corruptReplicas = corrupt;
     filesWithoutGoodReplica = List.copyOf(lost);
+    underReplicated = shortNow.size();
+    shortLeft = shortOnes.stream().map(Short::want).toList();
+    misplacedLeft = misplaced.stream().map(Short::want).toList();
+    scheduleCopies(shortOnes, misplaced, now);
+  }
+
+  /**
+   * Between scans: schedules copies for the blocks the last scan left short or misplaced that still are, as a scan
+   * would (fewest replicas first, each source's copies per round bounded), from the replicas' state now. The
+   * namespace is not read again: the caller runs it only while the last scan's wants hold (no history collected
+   * since). Scans alone count and drop.
+   */
+  public synchronized void topUp() {
+    long now = nanoTime.getAsLong();
+    for (Map.Entry<Long, Pending> copies : List.copyOf(pending.entrySet())) {
+      refresh(copies.getKey(), datanodes.replicaView(copies.getKey(), lostAfterNanos), copies.getValue().open(), now);
+    }
+    List<Short> shortOnes = new ArrayList<>();
+    for (Want want : shortLeft) {
+      ReplicaView view = datanodes.replicaView(want.blockId(), lostAfterNanos);
+      int have = have(want, view, pending.get(want.blockId()));
+      if (have < want.replication()) {
+        shortOnes.add(new Short(want, view, have));
+      }
+    }
+    int racks = datanodes.rackCount();
+    List<Short> misplaced = new ArrayList<>();
+    for (Want want : misplacedLeft) {
+      ReplicaView view = datanodes.replicaView(want.blockId(), lostAfterNanos);
+      if (!pending.containsKey(want.blockId())
+          && BlockPlacement.misplaced(datanodes.racksOf(view.inService()), racks)) {
+        misplaced.add(new Short(want, view, view.kept()));
+      }
+    }
+    shortLeft = shortOnes.stream().map(Short::want).toList();
+    misplacedLeft = misplaced.stream().map(Short::want).toList();
+    scheduleCopies(shortOnes, misplaced, now);
+  }
+
+  /** One round of copies: the short blocks, fewest replicas first, then one off-rack copy of each misplaced one. */
+  private void scheduleCopies(List<Short> shortOnes, List<Short> misplaced, long now) {
+    Map<String, Integer> busy = new HashMap<>();
     for (Pending copies : pending.values()) {
       for (String target : copies.targets()) {
         busy.merge(target, 1, Integer::sum);
       }
     }
     shortOnes.sort(Comparator.comparingInt(Short::have));
-    underReplicated = shortNow.size();
     for (Short block : shortOnes) {
       schedule(block.want(), block.view(), block.want().replication() - block.have(), busy, now, false);
     }
@@ -217,6 +256,28 @@ public final class ReplicationMonitor {
       // One more replica on another rack; the next scans then drop one from the crowded rack.
       schedule(block.want(), block.view(), 1, busy, now, true);
     }
+  }
+
+  /**
+   * The block's copies in flight, less the targets that now hold it (any replica of an {@code open} block, a current
+   * one of a closed block); null once none is left or they are overdue.
+   */
+  private Pending refresh(long blockId, ReplicaView view, boolean open, long now) {
+    Pending copies = pending.get(blockId);
+    if (copies != null) {
+      copies.targets().removeAll(open ? view.holders() : view.current());
+      if (copies.targets().isEmpty() || now - copies.deadlineNanos() > 0) {
+        pending.remove(blockId);
+        copies = null;
+      }
+    }
+    return copies;
+  }
+
+  /** The replicas a block counts as having: kept ones (an open block's live holders too) and copies in flight. */
+  private int have(Want want, ReplicaView view, Pending copies) {
+    return (want.open() ? Math.max(view.kept(), liveHolders(view)) : view.kept())
+        + (copies == null ? 0 : copies.targets().size());
   }
 
   /**
@@ -284,7 +345,7 @@ public final class ReplicationMonitor {
     for (DatanodeIdProto target : targets) {
       targetUuids.add(target.getDatanodeUuid());
     }
-    pending.put(want.blockId(), new Pending(targetUuids, now + pendingTimeoutNanos));
+    pending.put(want.blockId(), new Pending(targetUuids, now + pendingTimeoutNanos, want.open()));
     busy.merge(source, 1, Integer::sum);
     copiesScheduled += targets.size();
     LOG.info("Block {} has {} of {} replicas: copying its history from {} to {}", want.blockId(),

@@ -257,9 +257,11 @@ public final class Namesystem implements Closeable {
     monitor.scheduleWithFixedDelay(this::recoverHardExpiredLeases, 1, 1, TimeUnit.SECONDS);
     long replicationMs = NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.REPLICATION_INTERVAL_KEY,
         NameNodeConfigKeys.REPLICATION_INTERVAL_DEFAULT_MS);
-    // The scan reads every file: paced so that it takes at most a tenth of the monitor's time on a large namespace.
-    PacedSchedule.start(monitor, this::scanReplication, TimeUnit.MILLISECONDS.toNanos(replicationMs),
-        REPLICATION_SCAN_REST, System::nanoTime);  // the real time a scan took, whatever clock the tests inject
+    // The scan reads every file: paced so that it takes at most a tenth of the monitor's time on a large namespace;
+    // copies go on at the interval in its rests.
+    PacedSchedule.start(monitor, this::scanReplication, this::topUpReplication,
+        TimeUnit.MILLISECONDS.toNanos(replicationMs), REPLICATION_SCAN_REST,
+        System::nanoTime);  // the real time a scan took, whatever clock the tests inject
     long gcIntervalMs = NameNodeConfigKeys.millis(conf, NameNodeConfigKeys.HISTORY_GC_INTERVAL_KEY,
         NameNodeConfigKeys.HISTORY_GC_INTERVAL_DEFAULT_MS);
     if (gcIntervalMs > 0) {
@@ -834,8 +836,27 @@ public final class Namesystem implements Closeable {
           blockId -> datanodes.corruptReplicas(blockId) > 0);
       GcSteps.run(scan, scanBudget, step -> query(step::run));
       replication.scan(scan.wants(), scan.open());
+      scannedGcBatches = scan.gcBatchesAtStart();
     } catch (IOException | RuntimeException e) {
       LOG.warn("Replication scan failed; will retry", e);
+    }
+  }
+
+  /** The garbage-collection batches applied when the last replication scan began. */
+  private volatile long scannedGcBatches = -1;
+
+  /**
+   * Between scans: more copies for the blocks the last scan found short ({@link ReplicationMonitor#topUp}), unless
+   * history was collected since it began (a block it wanted may be gone). Tests call it directly.
+   */
+  void topUpReplication() {
+    try {
+      if (safeMode.isOn() || query(namespace::gcBatches) != scannedGcBatches) {
+        return;
+      }
+      replication.topUp();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Replication copies between scans failed; the next scan schedules them", e);
     }
   }
 

@@ -74,6 +74,11 @@ final class ReplicationScan implements GcSteps.Stepped {
     return new ArrayList<>(wants.values());
   }
 
+  /** The garbage-collection batches the namespace had applied when the scan began. */
+  long gcBatchesAtStart() {
+    return gcBatches;
+  }
+
   /** The last blocks of files being written (once {@link #done}). */
   List<Long> open() {
     return open;

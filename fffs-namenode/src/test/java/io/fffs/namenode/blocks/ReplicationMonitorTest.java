@@ -176,6 +176,45 @@ class ReplicationMonitorTest {
     assertThat(oneStream.takeTransfers("b")).extracting(BlockTransferProto::getBlockId).containsExactly(1L);
   }
 
+  /**
+   * Between scans (far apart on a large namespace) the blocks a scan left short get their copies round by round,
+   * each source's copies per round bounded, without another scan; a block copied meanwhile is left alone, and a
+   * block whose copy is in flight is not copied twice.
+   */
+  @Test
+  void copiesBoundedPerRoundGoOnBetweenScans() throws Exception {
+    register("a", "b");
+    List<ReplicationMonitor.Want> wants = new java.util.ArrayList<>();
+    for (long blockId = 1; blockId <= 5; blockId++) {
+      datanodes.placed(blockId, List.of("a"));
+      report(blockId, 10, "a");
+      wants.add(new ReplicationMonitor.Want(blockId, 2));
+    }
+    scanTwice(wants);
+    assertThat(monitor.takeTransfers("a")).as("two copies per round from a").hasSize(2);
+    assertThat(monitor.counts().underReplicated()).isEqualTo(5);
+
+    monitor.topUp();
+    List<BlockTransferProto> second = monitor.takeTransfers("a");
+    assertThat(second).as("the next two, none of the first round's again").hasSize(2)
+        .extracting(BlockTransferProto::getBlockId).doesNotContainAnyElementsOf(List.of(1L, 2L));
+
+    long last = java.util.stream.LongStream.rangeClosed(1, 5)
+        .filter(id -> second.stream().noneMatch(t -> t.getBlockId() == id) && id > 2).findFirst().orElseThrow();
+    report(last, 10, "b");  // copied some other way meanwhile
+    monitor.topUp();
+    assertThat(monitor.takeTransfers("a")).as("the block b holds now is not copied").isEmpty();
+
+    nanos.addAndGet(PENDING_NANOS + SECOND);  // every copy in flight overdue
+    heartbeat("a", "b");
+    monitor.topUp();
+    assertThat(monitor.takeTransfers("a")).as("overdue copies are not scheduled again between scans: they left the"
+        + " short list once in flight, and the next scan finds them").isEmpty();
+    monitor.scan(wants);
+    assertThat(monitor.takeTransfers("a")).extracting(BlockTransferProto::getBlockId).hasSize(2)
+        .doesNotContain(last);
+  }
+
   @Test
   void aCopyNotDoneInTimeIsScheduledAgain() throws Exception {
     register("a", "b");

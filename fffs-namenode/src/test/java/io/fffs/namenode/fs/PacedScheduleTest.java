@@ -42,6 +42,44 @@ class PacedScheduleTest {
   }
 
   @Test
+  void theRestAfterALongRunIsFilledWithTheBetweenTaskAtTheInterval() throws Exception {
+    ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor();
+    try {
+      // Each run and each between run take a second by this clock: a run's rest of 9 s holds 9 between runs.
+      AtomicLong clock = new AtomicLong();
+      java.util.List<String> order = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+      PacedSchedule.start(executor, () -> {
+        order.add("run");
+        clock.addAndGet(TimeUnit.SECONDS.toNanos(1));
+      }, () -> {
+        order.add("between");
+        clock.addAndGet(TimeUnit.SECONDS.toNanos(1));
+      }, INTERVAL, 9, clock::get);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (order.size() < 21 && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      java.util.List<String> expected = new java.util.ArrayList<>();
+      expected.add("run");
+      expected.addAll(java.util.Collections.nCopies(9, "between"));
+      expected.add("run");
+      expected.addAll(java.util.Collections.nCopies(9, "between"));
+      expected.add("run");
+      synchronized (order) {
+        assertThat(order.subList(0, Math.min(order.size(), 21))).isEqualTo(expected);
+      }
+
+      AtomicInteger betweens = new AtomicInteger();
+      AtomicInteger quickRuns = new AtomicInteger();
+      PacedSchedule.start(executor, quickRuns::incrementAndGet, betweens::incrementAndGet, INTERVAL, 9, () -> 0L);
+      awaitAtLeast(quickRuns, 10);
+      assertThat(betweens.get()).as("a run shorter than the interval leaves no room between").isZero();
+    } finally {
+      executor.shutdownNow();
+    }
+  }
+
+  @Test
   void aRunThatThrowsDoesNotEndTheSeries() throws Exception {
     ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor();
     try {

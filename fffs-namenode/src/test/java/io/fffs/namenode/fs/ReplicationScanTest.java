@@ -6,8 +6,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.BlockProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.FileStatusProto;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.LocatedBlockProto;
+import io.fffs.common.history.RetentionRule;
+import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
+import io.fffs.common.proto.DatanodeProtocolProtos.BlockTransferProto;
 import io.fffs.namenode.NameNodeConfigKeys;
+import io.fffs.namenode.namespace.GcPass;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,5 +52,61 @@ class ReplicationScanTest {
       assertThat(nn.fs.replication.counts().underReplicated()).as("both short blocks, past the open empty file")
           .isEqualTo(2);
     }
+  }
+
+  /**
+   * Between scans (far apart on a large namespace) the monitor goes on copying what the last scan found short, one
+   * copy per source and round here, until history is collected: a block the scan wanted may be gone then, so the
+   * copies wait for the next scan.
+   */
+  @Test
+  void copiesGoOnBetweenScansUntilHistoryIsCollected() throws Exception {
+    Configuration conf = NamesystemFixture.conf();
+    conf.set(NameNodeConfigKeys.REPLICATION_INTERVAL_KEY, "1h");
+    conf.setInt(NameNodeConfigKeys.REPLICATION_MAX_STREAMS_KEY, 1);
+    try (NamesystemFixture nn = new NamesystemFixture(dir, conf)) {
+      List<Long> blocks = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        String path = "/two/f" + i;
+        FileStatusProto file = nn.fs.files.create(ADMIN, path, 0644, "client-1", true, true, 2, 1 << 20, null)
+            .await();
+        long blockId = nn.fs.files.addBlock(ADMIN, path, file.getInodeId(), "client-1", null).await().getBlock()
+            .getBlockId();
+        nn.fs.files.complete(ADMIN, path, file.getInodeId(), "client-1",
+            BlockProto.newBuilder().setBlockId(blockId).setNumBytes(10).build()).await();
+        nn.fs.datanodes().blocksReceived("dn-1", new long[] {blockId}, new long[] {10});
+        blocks.add(blockId);
+      }
+      nn.fs.datanodes().register(DatanodeIdProto.newBuilder().setDatanodeUuid("dn-2").setHost("127.0.0.2")
+          .setDataPort(50010).setIpcPort(0).build(), 1L << 30, 0);
+
+      nn.fs.scanReplication();
+      nn.fs.scanReplication();
+      List<Long> copied = new ArrayList<>(copiesFromDn1(nn));
+      assertThat(copied).as("the scans' round").hasSize(1);
+      nn.fs.topUpReplication();
+      assertThat(copiesFromDn1(nn)).as("the next round, between scans").hasSize(1)
+          .doesNotContainAnyElementsOf(copied).allSatisfy(copied::add);
+
+      nn.writeFile("/g/f", 1);
+      nn.writeFile("/g/f", 2);
+      nn.fs.history.setRetention(ADMIN, "/g", RetentionRule.parse("1s")).await();
+      nn.advance(10_000_000);
+      GcPass.Result collected = nn.fs.collectHistory(null);
+      assertThat(collected.versionsDropped()).as("a garbage-collection batch ran").isPositive();
+      nn.fs.topUpReplication();
+      assertThat(copiesFromDn1(nn)).as("history collected since the scan began: no copies until the next scan")
+          .isEmpty();
+
+      nn.fs.scanReplication();
+      assertThat(copiesFromDn1(nn)).hasSize(1).doesNotContainAnyElementsOf(copied).allSatisfy(copied::add);
+      nn.fs.topUpReplication();
+      assertThat(copiesFromDn1(nn)).hasSize(1).doesNotContainAnyElementsOf(copied).allSatisfy(copied::add);
+      assertThat(copied).containsExactlyInAnyOrderElementsOf(blocks);
+    }
+  }
+
+  private static List<Long> copiesFromDn1(NamesystemFixture nn) {
+    return nn.fs.replication.takeTransfers("dn-1").stream().map(BlockTransferProto::getBlockId).toList();
   }
 }
