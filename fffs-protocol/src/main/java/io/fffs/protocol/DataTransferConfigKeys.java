@@ -269,7 +269,6 @@ public final class DataTransferConfigKeys {
     return n;
   }
 
-  /** Whether replicated blocks are written as a chain ({@link #WRITE_PIPELINE_KEY}); else by fan-out. */
   /** {@link #CHAIN_TIMEOUT_KEY}: from 1 ms to the response timeout, default half of that. */
   public static long chainTimeoutMillis(Configuration conf) {
     long response = responseTimeoutMillis(conf);
@@ -277,6 +276,7 @@ public final class DataTransferConfigKeys {
     return Math.max(1, Math.min(Math.min(chain, response), Integer.MAX_VALUE));
   }
 
+  /** Whether replicated blocks are written as a chain ({@link #WRITE_PIPELINE_KEY}); else by fan-out. */
   public static boolean chainPipeline(Configuration conf) {
     String value = conf.getTrimmed(WRITE_PIPELINE_KEY, WRITE_PIPELINE_DEFAULT);
     return switch (value) {
