@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.LongFunction;
+import java.util.function.LongPredicate;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -98,9 +99,10 @@ public final class ReplicationMonitor {
   private long corruptReplicas;
   private long misReplicated;
   private List<String> filesWithoutGoodReplica = List.of();
-  /** What the last scan found short (and misplaced), which {@link #topUp} copies until the next scan. */
-  private List<Want> shortLeft = List.of();
-  private List<Want> misplacedLeft = List.of();
+  /** What the last scan found short, fewest replicas first, which {@link #topUp} copies until the next scan. */
+  private List<Want> shortLeft = new ArrayList<>();
+  /** The history-collection drops the namespace had applied when the last scan began. */
+  private long scannedGcDrops = -1;
 
   /**
    * @param lostAfterNanos silence after which a DataNode's replicas are copied elsewhere
@@ -128,6 +130,11 @@ public final class ReplicationMonitor {
    * {@code openBlocks}, the blocks being written, keep a decommissioning DataNode that holds one from finishing.
    */
   public synchronized void scan(List<Want> wants, List<Long> openBlocks) {
+    scan(wants, openBlocks, -1);
+  }
+
+  /** {@link #scan(List, List)} read when the namespace had applied {@code gcDrops} dropping collection batches. */
+  public synchronized void scan(List<Want> wants, List<Long> openBlocks, long gcDrops) {
     long now = nanoTime.getAsLong();
     List<Short> shortOnes = new ArrayList<>();
     Set<Long> shortNow = new HashSet<>();
@@ -202,60 +209,68 @@ public final class ReplicationMonitor {
     corruptReplicas = corrupt;
     filesWithoutGoodReplica = List.copyOf(lost);
     underReplicated = shortNow.size();
-    shortLeft = shortOnes.stream().map(Short::want).toList();
-    misplacedLeft = misplaced.stream().map(Short::want).toList();
-    scheduleCopies(shortOnes, misplaced, now);
+    shortOnes.sort(Comparator.comparingInt(Short::have));
+    shortLeft = new ArrayList<>(shortOnes.stream().map(Short::want).toList());
+    scannedGcDrops = gcDrops;
+    Map<String, Integer> busy = busyTargets();
+    for (Short block : shortOnes) {
+      schedule(block.want(), block.view(), block.want().replication() - block.have(), busy, now, false, true);
+    }
+    for (Short block : misplaced) {
+      // One more replica on another rack; the next scans then drop one from the crowded rack.
+      schedule(block.want(), block.view(), 1, busy, now, true, true);
+    }
   }
 
   /**
-   * Between scans: schedules copies for the blocks the last scan left short or misplaced that still are, as a scan
-   * would (fewest replicas first, each source's copies per round bounded), from the replicas' state now. The
-   * namespace is not read again: the caller runs it only while the last scan's wants hold (no history collected
-   * since). Scans alone count and drop.
+   * Between scans: copies for the blocks the last scan left short that still are, from the replicas' state now, in
+   * the scan's order (fewest replicas first), each source's copies per round bounded as in a scan; at most
+   * {@link #TOP_UP_BLOCKS} of them are looked at per round, and one with no live current replica or no DataNode to
+   * copy to leaves the list. Only copies: a block the scan saw closed may be written again since, so nothing is
+   * dropped here, and the blocks {@code writing} names (files being written now) are left to the next scan, as is
+   * every block once history collection dropped anything since the scan began ({@code gcDrops}, the namespace's
+   * count of such batches, differs from the scan's): a wanted block may be gone.
    */
-  public synchronized void topUp() {
+  public synchronized void topUp(long gcDrops, LongPredicate writing) {
+    if (gcDrops != scannedGcDrops) {
+      shortLeft = new ArrayList<>();
+      return;
+    }
     long now = nanoTime.getAsLong();
     for (Map.Entry<Long, Pending> copies : List.copyOf(pending.entrySet())) {
       refresh(copies.getKey(), datanodes.replicaView(copies.getKey(), lostAfterNanos), copies.getValue().open(), now);
     }
-    List<Short> shortOnes = new ArrayList<>();
-    for (Want want : shortLeft) {
+    Map<String, Integer> busy = busyTargets();
+    int looked = Math.min(shortLeft.size(), TOP_UP_BLOCKS);
+    List<Want> stillShort = new ArrayList<>();
+    for (Want want : shortLeft.subList(0, looked)) {
+      if (writing.test(want.blockId())) {
+        continue;
+      }
       ReplicaView view = datanodes.replicaView(want.blockId(), lostAfterNanos);
       int have = have(want, view, pending.get(want.blockId()));
-      if (have < want.replication()) {
-        shortOnes.add(new Short(want, view, have));
+      // Kept while short and copyable; one with nothing to copy from or to waits for the next scan.
+      if (have < want.replication() && !view.current().isEmpty()
+          && schedule(want, view, want.replication() - have, busy, now, false, false)) {
+        stillShort.add(want);
       }
     }
-    int racks = datanodes.rackCount();
-    List<Short> misplaced = new ArrayList<>();
-    for (Want want : misplacedLeft) {
-      ReplicaView view = datanodes.replicaView(want.blockId(), lostAfterNanos);
-      if (!pending.containsKey(want.blockId())
-          && BlockPlacement.misplaced(datanodes.racksOf(view.inService()), racks)) {
-        misplaced.add(new Short(want, view, view.kept()));
-      }
-    }
-    shortLeft = shortOnes.stream().map(Short::want).toList();
-    misplacedLeft = misplaced.stream().map(Short::want).toList();
-    scheduleCopies(shortOnes, misplaced, now);
+    stillShort.addAll(shortLeft.subList(looked, shortLeft.size()));
+    shortLeft = stillShort;
   }
 
-  /** One round of copies: the short blocks, fewest replicas first, then one off-rack copy of each misplaced one. */
-  private void scheduleCopies(List<Short> shortOnes, List<Short> misplaced, long now) {
+  /** Blocks {@link #topUp} looks at per round: the monitor's lock, which heartbeats take too, is held meanwhile. */
+  static final int TOP_UP_BLOCKS = 10_000;
+
+  /** How many copies in flight go to each DataNode. */
+  private Map<String, Integer> busyTargets() {
     Map<String, Integer> busy = new HashMap<>();
     for (Pending copies : pending.values()) {
       for (String target : copies.targets()) {
         busy.merge(target, 1, Integer::sum);
       }
     }
-    shortOnes.sort(Comparator.comparingInt(Short::have));
-    for (Short block : shortOnes) {
-      schedule(block.want(), block.view(), block.want().replication() - block.have(), busy, now, false);
-    }
-    for (Short block : misplaced) {
-      // One more replica on another rack; the next scans then drop one from the crowded rack.
-      schedule(block.want(), block.view(), 1, busy, now, true);
-    }
+    return busy;
   }
 
   /**
@@ -304,9 +319,13 @@ public final class ReplicationMonitor {
     }
   }
 
-  /** Copies the block to {@code needed} more DataNodes; {@code otherRack}: only to one off its replicas' rack. */
-  private void schedule(Want want, ReplicaView view, int needed, Map<String, Integer> busy,
-      long now, boolean otherRack) {
+  /**
+   * Copies the block to {@code needed} more DataNodes; {@code otherRack}: only to one off its replicas' rack;
+   * {@code mayDrop}: stale replicas may be dropped to free a DataNode (a scan's, which knows the block is closed).
+   * Returns false when no DataNode could take a copy.
+   */
+  private boolean schedule(Want want, ReplicaView view, int needed, Map<String, Integer> busy,
+      long now, boolean otherRack, boolean mayDrop) {
     String source = null;
     for (String uuid : view.current()) {
       if (busy.getOrDefault(uuid, 0) < maxPendingPerSource
@@ -315,7 +334,7 @@ public final class ReplicationMonitor {
       }
     }
     if (source == null) {
-      return;  // no live current replica, or all are busy: a later scan
+      return true;  // no live current replica, or all are busy: a later round
     }
     Set<String> exclude = new HashSet<>(view.holders());
     Pending copies = pending.get(want.blockId());
@@ -325,14 +344,14 @@ public final class ReplicationMonitor {
     List<DatanodeIdProto> targets = datanodes.chooseCopyTargets(needed, source, exclude, view.inService());
     if (otherRack && (targets.isEmpty() || datanodes.racksOf(view.inService())
         .contains(datanodes.descriptor(targets.get(0).getDatanodeUuid()).rack()))) {
-      return;  // no DataNode on another rack is free
+      return false;  // no DataNode on another rack is free
     }
-    if (targets.size() < needed && !view.stale().isEmpty() && !otherRack && !want.open()) {
+    if (mayDrop && targets.size() < needed && !view.stale().isEmpty() && !otherRack && !want.open()) {
       // A stale replica's log is a prefix of the current ones': dropped, its DataNode is free for a whole copy.
       drop(want, view.stale(), "no other DataNode to copy to; dropping its stale replicas on");
     }
     if (targets.isEmpty()) {
-      return;  // no DataNode to copy to: the block stays under-replicated until one joins or a stale one is freed
+      return false;  // no DataNode to copy to: the block stays under-replicated until one joins or a stale one is freed
     }
     BlockTransferProto.Builder transfer = BlockTransferProto.newBuilder().setBlockId(want.blockId())
         .addAllTargets(targets);
@@ -350,6 +369,7 @@ public final class ReplicationMonitor {
     copiesScheduled += targets.size();
     LOG.info("Block {} has {} of {} replicas: copying its history from {} to {}", want.blockId(),
         view.kept(), want.replication(), source, targetUuids);
+    return true;
   }
 
   /** Live holders in service of an undamaged replica, current or behind. */

@@ -835,26 +835,35 @@ public final class Namesystem implements Closeable {
       ReplicationScan scan = new ReplicationScan(namespace, () -> lastHlc.packed(),
           blockId -> datanodes.corruptReplicas(blockId) > 0);
       GcSteps.run(scan, scanBudget, step -> query(step::run));
-      replication.scan(scan.wants(), scan.open());
-      scannedGcBatches = scan.gcBatchesAtStart();
+      replication.scan(scan.wants(), scan.open(), scan.gcDropsAtStart());
     } catch (IOException | RuntimeException e) {
       LOG.warn("Replication scan failed; will retry", e);
     }
   }
 
-  /** The garbage-collection batches applied when the last replication scan began. */
-  private volatile long scannedGcBatches = -1;
-
   /**
-   * Between scans: more copies for the blocks the last scan found short ({@link ReplicationMonitor#topUp}), unless
-   * history was collected since it began (a block it wanted may be gone). Tests call it directly.
+   * Between scans: more copies for the blocks the last scan found short ({@link ReplicationMonitor#topUp}) but those
+   * of files being written, unless history collection dropped anything since it began. Tests call it directly.
    */
   void topUpReplication() {
     try {
-      if (safeMode.isOn() || query(namespace::gcBatches) != scannedGcBatches) {
+      if (safeMode.isOn()) {
         return;
       }
-      replication.topUp();
+      long[] gcDrops = new long[1];
+      Set<Long> writing = query(() -> {
+        gcDrops[0] = namespace.gcDrops();
+        Set<Long> blocks = new HashSet<>();
+        for (long inodeId : leases.files()) {
+          Inode file = namespace.inode(inodeId);
+          InodeState state = file == null ? null : file.latest();
+          for (int b = 0; state != null && b < state.blockCount(); b++) {
+            blocks.add(state.blockId(b));
+          }
+        }
+        return blocks;
+      });
+      replication.topUp(gcDrops[0], writing::contains);
     } catch (IOException | RuntimeException e) {
       LOG.warn("Replication copies between scans failed; the next scan schedules them", e);
     }

@@ -46,6 +46,7 @@ final class ReplicationScan implements GcSteps.Stepped {
   private long start = -1;
   private long end;
   private long gcBatches;
+  private long gcDrops;
   private boolean gcMeanwhile;
   private Iterator<Inode> inodes;
   private boolean done;
@@ -74,9 +75,9 @@ final class ReplicationScan implements GcSteps.Stepped {
     return new ArrayList<>(wants.values());
   }
 
-  /** The garbage-collection batches the namespace had applied when the scan began. */
-  long gcBatchesAtStart() {
-    return gcBatches;
+  /** The dropping garbage-collection batches the namespace had applied when the scan began. */
+  long gcDropsAtStart() {
+    return gcDrops;
   }
 
   /** The last blocks of files being written (once {@link #done}). */
@@ -95,6 +96,7 @@ final class ReplicationScan implements GcSteps.Stepped {
       start = lastApplied.getAsLong();
       end = namespace.nextInodeId();
       gcBatches = namespace.gcBatches();
+      gcDrops = namespace.gcDrops();
       path.push(new Frame(namespace.root()));
       entered.add(Namespace.ROOT_ID);
       units.spend(1);

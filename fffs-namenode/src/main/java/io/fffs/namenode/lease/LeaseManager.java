@@ -100,6 +100,11 @@ public final class LeaseManager {
     return expired;
   }
 
+  /** The files under lease now: those being written. */
+  public synchronized List<Long> files() {
+    return new ArrayList<>(holders.keySet());
+  }
+
   public synchronized int size() {
     return holders.size();
   }

@@ -253,6 +253,9 @@ public final class GcPass {
         names += emptied.size();
       }
     }
+    if (versions + names > 0) {
+      namespace.countGcDrop();
+    }
     return new Result(0, versions, names, List.of());
   }
 
@@ -393,6 +396,9 @@ public final class GcPass {
         namespace.removeInode(id);
         removed.add(id);
       }
+    }
+    if (!removed.isEmpty()) {
+      namespace.countGcDrop();
     }
     return removed;
   }

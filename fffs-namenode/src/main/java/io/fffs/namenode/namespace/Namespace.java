@@ -39,6 +39,7 @@ public final class Namespace {
   /** HLC of the last garbage-collection pass applied, 0 if none. */
   private long lastGcHlc;
   private long gcBatches;
+  private long gcDrops;
   private long nextInodeId = ROOT_ID + 1;
   private long nextBlockId = 1;
 
@@ -220,6 +221,15 @@ public final class Namespace {
 
   void countGcBatch() {
     gcBatches++;
+  }
+
+  /** Garbage-collection batches applied since load that dropped a version, a name or an inode. */
+  public long gcDrops() {
+    return gcDrops;
+  }
+
+  void countGcDrop() {
+    gcDrops++;
   }
 
   public long lastGcHlc() {

@@ -194,7 +194,7 @@ class ReplicationMonitorTest {
     assertThat(monitor.takeTransfers("a")).as("two copies per round from a").hasSize(2);
     assertThat(monitor.counts().underReplicated()).isEqualTo(5);
 
-    monitor.topUp();
+    monitor.topUp(-1, blockId -> false);
     List<BlockTransferProto> second = monitor.takeTransfers("a");
     assertThat(second).as("the next two, none of the first round's again").hasSize(2)
         .extracting(BlockTransferProto::getBlockId).doesNotContainAnyElementsOf(List.of(1L, 2L));
@@ -202,17 +202,84 @@ class ReplicationMonitorTest {
     long last = java.util.stream.LongStream.rangeClosed(1, 5)
         .filter(id -> second.stream().noneMatch(t -> t.getBlockId() == id) && id > 2).findFirst().orElseThrow();
     report(last, 10, "b");  // copied some other way meanwhile
-    monitor.topUp();
+    monitor.topUp(-1, blockId -> false);
     assertThat(monitor.takeTransfers("a")).as("the block b holds now is not copied").isEmpty();
 
     nanos.addAndGet(PENDING_NANOS + SECOND);  // every copy in flight overdue
     heartbeat("a", "b");
-    monitor.topUp();
+    monitor.topUp(-1, blockId -> false);
     assertThat(monitor.takeTransfers("a")).as("overdue copies are not scheduled again between scans: they left the"
         + " short list once in flight, and the next scan finds them").isEmpty();
     monitor.scan(wants);
     assertThat(monitor.takeTransfers("a")).extracting(BlockTransferProto::getBlockId).hasSize(2)
         .doesNotContain(last);
+  }
+
+  /**
+   * A block a scan saw closed and short may be written again before the next scan (a file reopened), so that a
+   * replica whose report lags looks stale: between scans nothing is dropped, where a scan drops a closed block's
+   * stale replica to free a DataNode for a whole copy.
+   */
+  @Test
+  void betweenScansNoStaleReplicaIsDropped() throws Exception {
+    register("a", "b", "c");
+    datanodes.placed(7, List.of("a", "b", "c"));
+    report(7, 500, "a", "b", "c");
+    List<ReplicationMonitor.Want> wants = List.of(new ReplicationMonitor.Want(7, 3));
+    nanos.addAndGet(LOST_NANOS + SECOND);
+    heartbeat("a", "b");  // c lost: nowhere to copy to
+    scanTwice(wants);
+    assertThat(monitor.counts().underReplicated()).isEqualTo(1);
+
+    report(7, 600, "a");  // written again in place; b's report lags
+    monitor.topUp(-1, blockId -> false);
+    assertThat(monitor.takeDrops("b")).isEmpty();
+    monitor.scan(wants);
+    assertThat(monitor.takeDrops("b")).as("what a scan does with a closed block's stale replica").containsExactly(7L);
+  }
+
+  @Test
+  void betweenScansTheBlocksOfFilesBeingWrittenAreLeftToTheNextScan() throws Exception {
+    register("a", "b");
+    List<ReplicationMonitor.Want> wants = new java.util.ArrayList<>();
+    for (long blockId = 1; blockId <= 3; blockId++) {
+      datanodes.placed(blockId, List.of("a"));
+      report(blockId, 10, "a");
+      wants.add(new ReplicationMonitor.Want(blockId, 2));
+    }
+    scanTwice(wants);
+    assertThat(monitor.takeTransfers("a")).extracting(BlockTransferProto::getBlockId).containsExactly(1L, 2L);
+    monitor.topUp(-1, blockId -> blockId == 3);
+    assertThat(monitor.takeTransfers("a")).isEmpty();
+  }
+
+  @Test
+  void aDataNodeThatJoinsBetweenScansGetsTheMissingCopyAndABlockWithNowhereToGoWaitsForAScan() throws Exception {
+    register("a", "b");
+    datanodes.placed(8, List.of("a"));
+    report(8, 10, "a");
+    List<ReplicationMonitor.Want> wants = List.of(new ReplicationMonitor.Want(8, 3));
+    scanTwice(wants);
+    assertThat(monitor.takeTransfers("a")).as("one copy, to b: there is no third DataNode").hasSize(1);
+    report(8, 10, "b");
+    register("c");
+    monitor.topUp(-1, blockId -> false);
+    List<BlockTransferProto> third = new java.util.ArrayList<>(monitor.takeTransfers("a"));
+    third.addAll(monitor.takeTransfers("b"));
+    assertThat(third).hasSize(1);
+    assertThat(third.get(0).getTargetsList()).extracting(DatanodeIdProto::getDatanodeUuid).containsExactly("c");
+
+    datanodes.placed(9, List.of("a"));
+    report(9, 10, "a", "b", "c");
+    List<ReplicationMonitor.Want> four = List.of(new ReplicationMonitor.Want(9, 4));
+    scanTwice(four);
+    monitor.topUp(-1, blockId -> false);  // nowhere to copy to: it leaves the list
+    register("d");
+    monitor.topUp(-1, blockId -> false);
+    assertThat(List.of("a", "b", "c").stream().map(monitor::takeTransfers).mapToInt(List::size).sum())
+        .as("until the next scan finds it").isZero();
+    monitor.scan(four);
+    assertThat(List.of("a", "b", "c").stream().map(monitor::takeTransfers).mapToInt(List::size).sum()).isEqualTo(1);
   }
 
   @Test

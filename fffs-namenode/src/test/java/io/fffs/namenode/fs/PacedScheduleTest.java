@@ -89,6 +89,17 @@ class PacedScheduleTest {
         throw new IllegalStateException("a failed scan");
       }, INTERVAL, 9, System::nanoTime);
       awaitAtLeast(runs, 3);
+
+      AtomicLong clock = new AtomicLong();
+      AtomicInteger longRuns = new AtomicInteger();
+      PacedSchedule.start(executor, () -> {
+        longRuns.incrementAndGet();
+        clock.addAndGet(TimeUnit.SECONDS.toNanos(1));
+      }, () -> {
+        clock.addAndGet(TimeUnit.SECONDS.toNanos(1));
+        throw new IllegalStateException("a failed round between scans");
+      }, INTERVAL, 9, clock::get);
+      awaitAtLeast(longRuns, 3);
     } finally {
       executor.shutdownNow();
     }

@@ -56,17 +56,24 @@ class ReplicationScanTest {
 
   /**
    * Between scans (far apart on a large namespace) the monitor goes on copying what the last scan found short, one
-   * copy per source and round here, until history is collected: a block the scan wanted may be gone then, so the
-   * copies wait for the next scan.
+   * copy per source and round here, through garbage-collection passes that drop nothing, until one drops history: a
+   * block the scan wanted may be gone then, so the copies wait for the next scan.
    */
   @Test
   void copiesGoOnBetweenScansUntilHistoryIsCollected() throws Exception {
     Configuration conf = NamesystemFixture.conf();
     conf.set(NameNodeConfigKeys.REPLICATION_INTERVAL_KEY, "1h");
     conf.setInt(NameNodeConfigKeys.REPLICATION_MAX_STREAMS_KEY, 1);
+    conf.set(NameNodeConfigKeys.HISTORY_GC_INTERVAL_KEY, "0");  // passes only when the test runs them
     try (NamesystemFixture nn = new NamesystemFixture(dir, conf)) {
+      for (int length = 1; length <= 2; length++) {
+        long blockId = nn.writeFile("/g/f", length);
+        nn.fs.datanodes().blocksReceived("dn-1", new long[] {blockId}, new long[] {length});
+      }
+      nn.fs.history.setRetention(ADMIN, "/g", RetentionRule.parse("1h")).await();
+      nn.fs.collectHistory(null);  // what no moment sees goes now; the next pass under this rule drops nothing
       List<Long> blocks = new ArrayList<>();
-      for (int i = 0; i < 4; i++) {
+      for (int i = 0; i < 5; i++) {
         String path = "/two/f" + i;
         FileStatusProto file = nn.fs.files.create(ADMIN, path, 0644, "client-1", true, true, 2, 1 << 20, null)
             .await();
@@ -88,8 +95,12 @@ class ReplicationScanTest {
       assertThat(copiesFromDn1(nn)).as("the next round, between scans").hasSize(1)
           .doesNotContainAnyElementsOf(copied).allSatisfy(copied::add);
 
-      nn.writeFile("/g/f", 1);
-      nn.writeFile("/g/f", 2);
+      GcPass.Result nothing = nn.fs.collectHistory(null);
+      assertThat(nothing.versionsDropped() + nothing.namesDropped() + nothing.inodesRemoved()).isZero();
+      nn.fs.topUpReplication();
+      assertThat(copiesFromDn1(nn)).as("a pass that dropped nothing").hasSize(1)
+          .doesNotContainAnyElementsOf(copied).allSatisfy(copied::add);
+
       nn.fs.history.setRetention(ADMIN, "/g", RetentionRule.parse("1s")).await();
       nn.advance(10_000_000);
       GcPass.Result collected = nn.fs.collectHistory(null);
