@@ -4,6 +4,7 @@ import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.proto.DataTransferProtos.BlockTokenProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.BlockTransferProto;
 import io.fffs.common.proto.DatanodeProtocolProtos.ReplicaToEndProto;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -70,8 +71,14 @@ public final class ReplicationMonitor {
   /** Files named in {@link Counts#filesWithoutGoodReplica} at most. */
   public static final int MAX_NAMED = 100;
 
-  /** Copies of a block in flight; {@code open}: of a block being written (done once a target holds any replica). */
-  private record Pending(Set<String> targets, long deadlineNanos, boolean open) {}
+  /**
+   * Copies of a block in flight from {@code source}; {@code open}: of a block being written (done once a target holds
+   * any replica).
+   */
+  private record Pending(String source, Set<String> targets, long deadlineNanos, boolean open) {}
+
+  /** What {@link #schedule} did: copies asked for, every source busy, or no DataNode to copy to. */
+  private enum Outcome { SCHEDULED, BUSY, NOWHERE }
 
   private record Short(Want want, ReplicaView view, int have) {}
 
@@ -83,6 +90,7 @@ public final class ReplicationMonitor {
   private final long pendingTimeoutNanos;
   private final int maxPendingPerSource;
   private final LongFunction<BlockTokenProto> writeTokens;
+  private final int topUpBlocks;
   private final Map<Long, Pending> pending = new HashMap<>();
   private final Map<String, List<BlockTransferProto>> transfers = new HashMap<>();
   private final Map<String, List<Long>> drops = new HashMap<>();
@@ -100,7 +108,7 @@ public final class ReplicationMonitor {
   private long misReplicated;
   private List<String> filesWithoutGoodReplica = List.of();
   /** What the last scan found short, fewest replicas first, which {@link #topUp} copies until the next scan. */
-  private List<Want> shortLeft = new ArrayList<>();
+  private ArrayDeque<Want> shortLeft = new ArrayDeque<>();
   /** The history-collection drops the namespace had applied when the last scan began. */
   private long scannedGcDrops = -1;
 
@@ -112,6 +120,13 @@ public final class ReplicationMonitor {
    */
   public ReplicationMonitor(DatanodeManager datanodes, LongSupplier nanoTime, long lostAfterNanos,
       long pendingTimeoutNanos, int maxPendingPerSource, LongFunction<BlockTokenProto> writeTokens) {
+    this(datanodes, nanoTime, lostAfterNanos, pendingTimeoutNanos, maxPendingPerSource, writeTokens, TOP_UP_BLOCKS);
+  }
+
+  /** With {@code topUpBlocks} looked at per {@link #topUp} round (tests). */
+  ReplicationMonitor(DatanodeManager datanodes, LongSupplier nanoTime, long lostAfterNanos, long pendingTimeoutNanos,
+      int maxPendingPerSource, LongFunction<BlockTokenProto> writeTokens, int topUpBlocks) {
+    this.topUpBlocks = topUpBlocks;
     this.datanodes = datanodes;
     this.nanoTime = nanoTime;
     this.lostAfterNanos = lostAfterNanos;
@@ -136,6 +151,7 @@ public final class ReplicationMonitor {
   /** {@link #scan(List, List)} read when the namespace had applied {@code gcDrops} dropping collection batches. */
   public synchronized void scan(List<Want> wants, List<Long> openBlocks, long gcDrops) {
     long now = nanoTime.getAsLong();
+    refreshPending(now);  // also those of blocks no longer wanted, which would keep their source busy
     List<Short> shortOnes = new ArrayList<>();
     Set<Long> shortNow = new HashSet<>();
     Set<Long> extraNow = new HashSet<>();
@@ -210,9 +226,9 @@ public final class ReplicationMonitor {
     filesWithoutGoodReplica = List.copyOf(lost);
     underReplicated = shortNow.size();
     shortOnes.sort(Comparator.comparingInt(Short::have));
-    shortLeft = new ArrayList<>(shortOnes.stream().map(Short::want).toList());
+    shortLeft = new ArrayDeque<>(shortOnes.stream().map(Short::want).toList());
     scannedGcDrops = gcDrops;
-    Map<String, Integer> busy = busyTargets();
+    Map<String, Integer> busy = busyDataNodes();
     for (Short block : shortOnes) {
       schedule(block.want(), block.view(), block.want().replication() - block.have(), busy, now, false, true);
     }
@@ -224,53 +240,81 @@ public final class ReplicationMonitor {
 
   /**
    * Between scans: copies for the blocks the last scan left short that still are, from the replicas' state now, in
-   * the scan's order (fewest replicas first), each source's copies per round bounded as in a scan; at most
-   * {@link #TOP_UP_BLOCKS} of them are looked at per round, and one with no live current replica or no DataNode to
-   * copy to leaves the list. Only copies: a block the scan saw closed may be written again since, so nothing is
-   * dropped here, and the blocks {@code writing} names (files being written now) are left to the next scan, as is
-   * every block once history collection dropped anything since the scan began ({@code gcDrops}, the namespace's
-   * count of such batches, differs from the scan's): a wanted block may be gone.
+   * the scan's order (fewest replicas first), each DataNode's copies in flight bounded as in a scan. At most
+   * {@link #TOP_UP_BLOCKS} of them are looked at per round: one whose sources are all busy goes behind those not
+   * looked at yet, one with no live current replica or no DataNode to copy to leaves the list. Only copies: a block
+   * the scan saw closed may be written again since, so nothing is dropped here, and the blocks {@code writing} names
+   * (files being written now) are left to the next scan, as is every block once history collection dropped a file's
+   * version or a file since the scan began ({@code gcDrops}, the namespace's count of such batches, differs from the
+   * scan's): a wanted block may be gone.
    */
   public synchronized void topUp(long gcDrops, LongPredicate writing) {
     if (gcDrops != scannedGcDrops) {
-      shortLeft = new ArrayList<>();
+      shortLeft.clear();
       return;
     }
     long now = nanoTime.getAsLong();
-    for (Map.Entry<Long, Pending> copies : List.copyOf(pending.entrySet())) {
-      refresh(copies.getKey(), datanodes.replicaView(copies.getKey(), lostAfterNanos), copies.getValue().open(), now);
-    }
-    Map<String, Integer> busy = busyTargets();
-    int looked = Math.min(shortLeft.size(), TOP_UP_BLOCKS);
-    List<Want> stillShort = new ArrayList<>();
-    for (Want want : shortLeft.subList(0, looked)) {
+    refreshPending(now);
+    Map<String, Integer> busy = busyDataNodes();
+    List<Want> again = new ArrayList<>();
+    List<Want> waiting = new ArrayList<>();
+    for (int looked = 0; looked < topUpBlocks && !shortLeft.isEmpty(); looked++) {
+      Want want = shortLeft.pollFirst();
       if (writing.test(want.blockId())) {
         continue;
       }
       ReplicaView view = datanodes.replicaView(want.blockId(), lostAfterNanos);
       int have = have(want, view, pending.get(want.blockId()));
-      // Kept while short and copyable; one with nothing to copy from or to waits for the next scan.
-      if (have < want.replication() && !view.current().isEmpty()
-          && schedule(want, view, want.replication() - have, busy, now, false, false)) {
-        stillShort.add(want);
+      if (have >= want.replication() || view.current().isEmpty()) {
+        continue;  // done, or nothing to copy from: the next scan looks again
+      }
+      switch (schedule(want, view, want.replication() - have, busy, now, false, false)) {
+        case SCHEDULED -> again.add(want);  // looked at next round: its copies may not cover all it lacks
+        case BUSY -> waiting.add(want);  // behind the blocks not looked at yet, so that they are not held up
+        case NOWHERE -> { }  // no DataNode to copy to: the next scan looks again
       }
     }
-    stillShort.addAll(shortLeft.subList(looked, shortLeft.size()));
-    shortLeft = stillShort;
+    for (int i = again.size() - 1; i >= 0; i--) {
+      shortLeft.addFirst(again.get(i));
+    }
+    shortLeft.addAll(waiting);
+  }
+
+  /** Forgets what the scans found (this NameNode takes the lead: its DataNodes report afresh). */
+  public synchronized void reset() {
+    pending.clear();
+    transfers.clear();
+    drops.clear();
+    ends.clear();
+    shortBefore = new HashSet<>();
+    extraBefore = new HashSet<>();
+    misplacedBefore = new HashSet<>();
+    unendedBefore = new HashSet<>();
+    askedBefore = new HashSet<>();
+    shortLeft.clear();
+    scannedGcDrops = -1;
   }
 
   /** Blocks {@link #topUp} looks at per round: the monitor's lock, which heartbeats take too, is held meanwhile. */
-  static final int TOP_UP_BLOCKS = 10_000;
+  private static final int TOP_UP_BLOCKS = 10_000;
 
-  /** How many copies in flight go to each DataNode. */
-  private Map<String, Integer> busyTargets() {
+  /** How many copies in flight each DataNode sends or receives. */
+  private Map<String, Integer> busyDataNodes() {
     Map<String, Integer> busy = new HashMap<>();
     for (Pending copies : pending.values()) {
+      busy.merge(copies.source(), 1, Integer::sum);
       for (String target : copies.targets()) {
         busy.merge(target, 1, Integer::sum);
       }
     }
     return busy;
+  }
+
+  /** Forgets the copies in flight that are done or overdue. */
+  private void refreshPending(long now) {
+    for (Map.Entry<Long, Pending> copies : List.copyOf(pending.entrySet())) {
+      refresh(copies.getKey(), datanodes.replicaView(copies.getKey(), lostAfterNanos), copies.getValue().open(), now);
+    }
   }
 
   /**
@@ -322,9 +366,8 @@ public final class ReplicationMonitor {
   /**
    * Copies the block to {@code needed} more DataNodes; {@code otherRack}: only to one off its replicas' rack;
    * {@code mayDrop}: stale replicas may be dropped to free a DataNode (a scan's, which knows the block is closed).
-   * Returns false when no DataNode could take a copy.
    */
-  private boolean schedule(Want want, ReplicaView view, int needed, Map<String, Integer> busy,
+  private Outcome schedule(Want want, ReplicaView view, int needed, Map<String, Integer> busy,
       long now, boolean otherRack, boolean mayDrop) {
     String source = null;
     for (String uuid : view.current()) {
@@ -334,7 +377,7 @@ public final class ReplicationMonitor {
       }
     }
     if (source == null) {
-      return true;  // no live current replica, or all are busy: a later round
+      return Outcome.BUSY;  // no live current replica, or all are busy: a later round
     }
     Set<String> exclude = new HashSet<>(view.holders());
     Pending copies = pending.get(want.blockId());
@@ -344,14 +387,14 @@ public final class ReplicationMonitor {
     List<DatanodeIdProto> targets = datanodes.chooseCopyTargets(needed, source, exclude, view.inService());
     if (otherRack && (targets.isEmpty() || datanodes.racksOf(view.inService())
         .contains(datanodes.descriptor(targets.get(0).getDatanodeUuid()).rack()))) {
-      return false;  // no DataNode on another rack is free
+      return Outcome.NOWHERE;  // no DataNode on another rack is free
     }
     if (mayDrop && targets.size() < needed && !view.stale().isEmpty() && !otherRack && !want.open()) {
       // A stale replica's log is a prefix of the current ones': dropped, its DataNode is free for a whole copy.
       drop(want, view.stale(), "no other DataNode to copy to; dropping its stale replicas on");
     }
     if (targets.isEmpty()) {
-      return false;  // no DataNode to copy to: the block stays under-replicated until one joins or a stale one is freed
+      return Outcome.NOWHERE;  // none to copy to: the block stays under-replicated until one joins or a stale one is freed
     }
     BlockTransferProto.Builder transfer = BlockTransferProto.newBuilder().setBlockId(want.blockId())
         .addAllTargets(targets);
@@ -364,12 +407,13 @@ public final class ReplicationMonitor {
     for (DatanodeIdProto target : targets) {
       targetUuids.add(target.getDatanodeUuid());
     }
-    pending.put(want.blockId(), new Pending(targetUuids, now + pendingTimeoutNanos, want.open()));
+    pending.put(want.blockId(), new Pending(copies == null ? source : copies.source(), targetUuids,
+        now + pendingTimeoutNanos, want.open()));
     busy.merge(source, 1, Integer::sum);
     copiesScheduled += targets.size();
     LOG.info("Block {} has {} of {} replicas: copying its history from {} to {}", want.blockId(),
         view.kept(), want.replication(), source, targetUuids);
-    return true;
+    return Outcome.SCHEDULED;
   }
 
   /** Live holders in service of an undamaged replica, current or behind. */

@@ -658,6 +658,7 @@ public final class Namesystem implements Closeable {
       // sign with the keys the log holds at once; the monitor keeps them (logs a first set, rolls) once this leads
       blockTokens.adopt(BlockKeysOps.fromOp(namespace.delegation().blockKeys()));
       datanodes.forgetAll(lastBlocksBeingWritten());
+      replication.reset();
       safeMode = new SafeMode(liveBlocksAndLeases(), safeModeThreshold, safeModeTimeoutNanos, safeModeClock, true);
     } finally {
       lock.writeLock().unlock();
@@ -829,7 +830,7 @@ public final class Namesystem implements Closeable {
    */
   void scanReplication() {
     try {
-      if (safeMode.isOn()) {
+      if (safeMode.isOn() || !leads()) {
         return;
       }
       ReplicationScan scan = new ReplicationScan(namespace, () -> lastHlc.packed(),
@@ -847,7 +848,7 @@ public final class Namesystem implements Closeable {
    */
   void topUpReplication() {
     try {
-      if (safeMode.isOn()) {
+      if (safeMode.isOn() || !leads()) {
         return;
       }
       long[] gcDrops = new long[1];
@@ -866,6 +867,19 @@ public final class Namesystem implements Closeable {
       replication.topUp(gcDrops[0], writing::contains);
     } catch (IOException | RuntimeException e) {
       LOG.warn("Replication copies between scans failed; the next scan schedules them", e);
+    }
+  }
+
+  /** Whether this NameNode leads (or is the only one): DataNodes report to the leader, so only it keeps replicas. */
+  private boolean leads() {
+    if (leadership == null) {
+      return true;
+    }
+    try {
+      leadership.checkLeader("replication");
+      return true;
+    } catch (FffsException notLeader) {
+      return false;
     }
   }
 

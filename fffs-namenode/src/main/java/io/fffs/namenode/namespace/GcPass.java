@@ -221,6 +221,7 @@ public final class GcPass {
     namespace.countGcBatch();
     long versions = 0;
     long names = 0;
+    boolean fileVersions = false;
     for (Keep keep : keeps) {
       Inode inode = namespace.inode(keep.inodeId());
       if (inode == null) {
@@ -230,8 +231,10 @@ public final class GcPass {
       MomentSet keptStates = intersect(keep.states(), inode.kept());
       inode.setKept(keptStates);
       if (part == null || part.states()) {
-        versions += part == null ? inode.states().retainVisible(keptStates)
+        int dropped = part == null ? inode.states().retainVisible(keptStates)
             : inode.states().retainVisible(keptStates, part.fromHlc(), part.toHlc());
+        versions += dropped;
+        fileVersions |= dropped > 0 && !inode.isDirectory();
       }
       if (inode.isDirectory() && keep.names() != null) {
         MomentSet keptNames = intersect(keep.names(), inode.keptNames());
@@ -253,7 +256,7 @@ public final class GcPass {
         names += emptied.size();
       }
     }
-    if (versions + names > 0) {
+    if (fileVersions) {
       namespace.countGcDrop();
     }
     return new Result(0, versions, names, List.of());
@@ -391,13 +394,16 @@ public final class GcPass {
   public static List<Long> remove(Namespace namespace, List<Long> ids) {
     namespace.countGcBatch();
     List<Long> removed = new ArrayList<>();
+    boolean files = false;
     for (long id : ids) {
-      if (namespace.inode(id) != null) {
+      Inode inode = namespace.inode(id);
+      if (inode != null) {
+        files |= !inode.isDirectory();
         namespace.removeInode(id);
         removed.add(id);
       }
     }
-    if (!removed.isEmpty()) {
+    if (files) {
       namespace.countGcDrop();
     }
     return removed;

@@ -223,7 +223,7 @@ public final class Namespace {
     gcBatches++;
   }
 
-  /** Garbage-collection batches applied since load that dropped a version, a name or an inode. */
+  /** Garbage-collection batches applied since load that dropped a file's version or a file: blocks may be gone. */
   public long gcDrops() {
     return gcDrops;
   }

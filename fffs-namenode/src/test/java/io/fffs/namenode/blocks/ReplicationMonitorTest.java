@@ -177,12 +177,12 @@ class ReplicationMonitorTest {
   }
 
   /**
-   * Between scans (far apart on a large namespace) the blocks a scan left short get their copies round by round,
-   * each source's copies per round bounded, without another scan; a block copied meanwhile is left alone, and a
-   * block whose copy is in flight is not copied twice.
+   * Between scans (far apart on a large namespace) the blocks a scan left short get their copies round by round as
+   * their sources' copies in flight end, without another scan; a block copied meanwhile is left alone, and a block
+   * whose copy is in flight is not copied twice.
    */
   @Test
-  void copiesBoundedPerRoundGoOnBetweenScans() throws Exception {
+  void copiesGoOnBetweenScansAsCopiesInFlightEnd() throws Exception {
     register("a", "b");
     List<ReplicationMonitor.Want> wants = new java.util.ArrayList<>();
     for (long blockId = 1; blockId <= 5; blockId++) {
@@ -191,28 +191,57 @@ class ReplicationMonitorTest {
       wants.add(new ReplicationMonitor.Want(blockId, 2));
     }
     scanTwice(wants);
-    assertThat(monitor.takeTransfers("a")).as("two copies per round from a").hasSize(2);
+    assertThat(monitor.takeTransfers("a")).extracting(BlockTransferProto::getBlockId).containsExactly(1L, 2L);
     assertThat(monitor.counts().underReplicated()).isEqualTo(5);
 
     monitor.topUp(-1, blockId -> false);
-    List<BlockTransferProto> second = monitor.takeTransfers("a");
-    assertThat(second).as("the next two, none of the first round's again").hasSize(2)
-        .extracting(BlockTransferProto::getBlockId).doesNotContainAnyElementsOf(List.of(1L, 2L));
+    assertThat(monitor.takeTransfers("a")).as("a sends two at a time").isEmpty();
+    report(1, 10, "b");
+    report(2, 10, "b");
+    monitor.topUp(-1, blockId -> false);
+    assertThat(monitor.takeTransfers("a")).as("the next two, once those are done")
+        .extracting(BlockTransferProto::getBlockId).containsExactly(3L, 4L);
 
-    long last = java.util.stream.LongStream.rangeClosed(1, 5)
-        .filter(id -> second.stream().noneMatch(t -> t.getBlockId() == id) && id > 2).findFirst().orElseThrow();
-    report(last, 10, "b");  // copied some other way meanwhile
+    report(5, 10, "b");  // copied some other way meanwhile
+    report(3, 10, "b");
+    report(4, 10, "b");
     monitor.topUp(-1, blockId -> false);
     assertThat(monitor.takeTransfers("a")).as("the block b holds now is not copied").isEmpty();
+  }
 
-    nanos.addAndGet(PENDING_NANOS + SECOND);  // every copy in flight overdue
-    heartbeat("a", "b");
-    monitor.topUp(-1, blockId -> false);
-    assertThat(monitor.takeTransfers("a")).as("overdue copies are not scheduled again between scans: they left the"
-        + " short list once in flight, and the next scan finds them").isEmpty();
-    monitor.scan(wants);
-    assertThat(monitor.takeTransfers("a")).extracting(BlockTransferProto::getBlockId).hasSize(2)
-        .doesNotContain(last);
+  /**
+   * A round looks at a bounded number of blocks; one whose sources are all busy goes behind those not looked at
+   * yet, so that it cannot hold up a block whose source is free.
+   */
+  @Test
+  void aBlockWhoseSourcesAreBusyDoesNotHoldUpTheOthers() throws Exception {
+    ReplicationMonitor oneAtATime = new ReplicationMonitor(datanodes, nanos::get, LOST_NANOS, PENDING_NANOS, 2,
+        null, 1);
+    register("a", "b", "c", "d");
+    List<ReplicationMonitor.Want> wants = new java.util.ArrayList<>();
+    for (long blockId = 1; blockId <= 3; blockId++) {
+      datanodes.placed(blockId, List.of("a"));
+      report(blockId, 10, "a");
+      wants.add(new ReplicationMonitor.Want(blockId, 2));
+    }
+    datanodes.placed(9, List.of("c"));
+    report(9, 10, "c");
+    wants.add(new ReplicationMonitor.Want(9, 2));
+    nanos.addAndGet(DEAD_NANOS + SECOND);
+    heartbeat("a", "b", "d");  // c silent: not a source for now
+    oneAtATime.scan(wants);
+    oneAtATime.scan(wants);
+    assertThat(oneAtATime.takeTransfers("a")).extracting(BlockTransferProto::getBlockId).containsExactly(1L, 2L);
+    assertThat(oneAtATime.takeTransfers("c")).isEmpty();
+
+    heartbeat("a", "b", "c", "d");
+    List<Long> fromC = new java.util.ArrayList<>();
+    for (int round = 0; round < 6 && fromC.isEmpty(); round++) {
+      oneAtATime.topUp(-1, blockId -> false);
+      assertThat(oneAtATime.takeTransfers("a")).as("a is still sending two").isEmpty();
+      oneAtATime.takeTransfers("c").forEach(t -> fromC.add(t.getBlockId()));
+    }
+    assertThat(fromC).as("block 9, behind block 3, which waits for a").containsExactly(9L);
   }
 
   /**

@@ -55,12 +55,13 @@ class ReplicationScanTest {
   }
 
   /**
-   * Between scans (far apart on a large namespace) the monitor goes on copying what the last scan found short, one
-   * copy per source and round here, through garbage-collection passes that drop nothing, until one drops history: a
+   * Between scans (far apart on a large namespace) the monitor goes on copying what the last scan found short as
+   * copies end (one at a time from dn-1 here), but not the blocks of a file reopened for writing, and through
+   * garbage-collection passes that drop nothing or only directories' history, until one drops a file's version: a
    * block the scan wanted may be gone then, so the copies wait for the next scan.
    */
   @Test
-  void copiesGoOnBetweenScansUntilHistoryIsCollected() throws Exception {
+  void copiesGoOnBetweenScansUntilAFilesHistoryIsCollected() throws Exception {
     Configuration conf = NamesystemFixture.conf();
     conf.set(NameNodeConfigKeys.REPLICATION_INTERVAL_KEY, "1h");
     conf.setInt(NameNodeConfigKeys.REPLICATION_MAX_STREAMS_KEY, 1);
@@ -69,11 +70,14 @@ class ReplicationScanTest {
       for (int length = 1; length <= 2; length++) {
         long blockId = nn.writeFile("/g/f", length);
         nn.fs.datanodes().blocksReceived("dn-1", new long[] {blockId}, new long[] {length});
+        nn.advance(1_000_000);  // the first /g/f is seen for a second: kept until the rule says 1s
       }
       nn.fs.history.setRetention(ADMIN, "/g", RetentionRule.parse("1h")).await();
-      nn.fs.collectHistory(null);  // what no moment sees goes now; the next pass under this rule drops nothing
+      nn.fs.directories.mkdirs(ADMIN, "/h/d", 0755, true).await();
+      nn.fs.history.setRetention(ADMIN, "/h", RetentionRule.parse("1s")).await();
+      nn.fs.collectHistory(null);  // what no moment sees goes now; the next pass under these rules drops nothing
       List<Long> blocks = new ArrayList<>();
-      for (int i = 0; i < 5; i++) {
+      for (int i = 0; i < 7; i++) {
         String path = "/two/f" + i;
         FileStatusProto file = nn.fs.files.create(ADMIN, path, 0644, "client-1", true, true, 2, 1 << 20, null)
             .await();
@@ -86,35 +90,53 @@ class ReplicationScanTest {
       }
       nn.fs.datanodes().register(DatanodeIdProto.newBuilder().setDatanodeUuid("dn-2").setHost("127.0.0.2")
           .setDataPort(50010).setIpcPort(0).build(), 1L << 30, 0);
+      List<Long> copied = new ArrayList<>();
 
       nn.fs.scanReplication();
       nn.fs.scanReplication();
-      List<Long> copied = new ArrayList<>(copiesFromDn1(nn));
-      assertThat(copied).as("the scans' round").hasSize(1);
+      assertThat(copyDone(nn, copied)).as("the scans' copy").isEqualTo(blocks.get(0));
       nn.fs.topUpReplication();
-      assertThat(copiesFromDn1(nn)).as("the next round, between scans").hasSize(1)
-          .doesNotContainAnyElementsOf(copied).allSatisfy(copied::add);
+      assertThat(copyDone(nn, copied)).as("the next, between scans").isEqualTo(blocks.get(1));
 
       GcPass.Result nothing = nn.fs.collectHistory(null);
       assertThat(nothing.versionsDropped() + nothing.namesDropped() + nothing.inodesRemoved()).isZero();
       nn.fs.topUpReplication();
-      assertThat(copiesFromDn1(nn)).as("a pass that dropped nothing").hasSize(1)
-          .doesNotContainAnyElementsOf(copied).allSatisfy(copied::add);
+      assertThat(copyDone(nn, copied)).as("after a pass that dropped nothing").isEqualTo(blocks.get(2));
+
+      nn.fs.directories.delete(ADMIN, "/h/d", false).await();
+      nn.advance(10_000_000);
+      GcPass.Result directories = nn.fs.collectHistory(null);
+      assertThat(directories.namesDropped() + directories.inodesRemoved()).as("a directory's history dropped")
+          .isPositive();
+      nn.fs.topUpReplication();
+      assertThat(copyDone(nn, copied)).as("after a pass that dropped only a directory's").isEqualTo(blocks.get(3));
+
+      nn.fs.files.openForWrite(ADMIN, "/two/f4", "client-9").await();
+      nn.fs.topUpReplication();
+      assertThat(copyDone(nn, copied)).as("not the block of the file reopened for writing").isEqualTo(blocks.get(5));
 
       nn.fs.history.setRetention(ADMIN, "/g", RetentionRule.parse("1s")).await();
-      nn.advance(10_000_000);
       GcPass.Result collected = nn.fs.collectHistory(null);
-      assertThat(collected.versionsDropped()).as("a garbage-collection batch ran").isPositive();
+      assertThat(collected.versionsDropped() + collected.inodesRemoved()).as("the replaced /g/f collected")
+          .isPositive();
       nn.fs.topUpReplication();
-      assertThat(copiesFromDn1(nn)).as("history collected since the scan began: no copies until the next scan")
-          .isEmpty();
+      assertThat(nn.fs.replication.takeTransfers("dn-1")).as("no copies until the next scan").isEmpty();
 
       nn.fs.scanReplication();
-      assertThat(copiesFromDn1(nn)).hasSize(1).doesNotContainAnyElementsOf(copied).allSatisfy(copied::add);
-      nn.fs.topUpReplication();
-      assertThat(copiesFromDn1(nn)).hasSize(1).doesNotContainAnyElementsOf(copied).allSatisfy(copied::add);
-      assertThat(copied).containsExactlyInAnyOrderElementsOf(blocks);
+      assertThat(copyDone(nn, copied)).isEqualTo(blocks.get(6));
+      assertThat(copied).containsExactly(blocks.get(0), blocks.get(1), blocks.get(2), blocks.get(3), blocks.get(5),
+          blocks.get(6));
     }
+  }
+
+  /** The one copy dn-1 was asked for, which dn-2 then reports done; returns its block. */
+  private static long copyDone(NamesystemFixture nn, List<Long> copied) throws Exception {
+    List<Long> asked = copiesFromDn1(nn);
+    assertThat(asked).hasSize(1);
+    assertThat(copied).doesNotContain(asked.get(0));
+    copied.add(asked.get(0));
+    nn.fs.datanodes().blocksReceived("dn-2", new long[] {asked.get(0)}, new long[] {10});
+    return asked.get(0);
   }
 
   private static List<Long> copiesFromDn1(NamesystemFixture nn) {
