@@ -42,6 +42,17 @@ class ReplicationMonitorTest {
     }
   }
 
+  /** Blocks 1..{@code count}, each with one replica, on a, and wanted at replication 2. */
+  private List<ReplicationMonitor.Want> onA(int count) throws Exception {
+    List<ReplicationMonitor.Want> wants = new java.util.ArrayList<>();
+    for (long blockId = 1; blockId <= count; blockId++) {
+      datanodes.placed(blockId, List.of("a"));
+      report(blockId, 10, "a");
+      wants.add(new ReplicationMonitor.Want(blockId, 2));
+    }
+    return wants;
+  }
+
   /** Two scans: the monitor acts on what two scans in a row find. */
   private void scanTwice(List<ReplicationMonitor.Want> wants) {
     monitor.scan(wants);
@@ -184,12 +195,7 @@ class ReplicationMonitorTest {
   @Test
   void copiesGoOnBetweenScansAsCopiesInFlightEnd() throws Exception {
     register("a", "b");
-    List<ReplicationMonitor.Want> wants = new java.util.ArrayList<>();
-    for (long blockId = 1; blockId <= 5; blockId++) {
-      datanodes.placed(blockId, List.of("a"));
-      report(blockId, 10, "a");
-      wants.add(new ReplicationMonitor.Want(blockId, 2));
-    }
+    List<ReplicationMonitor.Want> wants = onA(5);
     scanTwice(wants);
     assertThat(monitor.takeTransfers("a")).extracting(BlockTransferProto::getBlockId).containsExactly(1L, 2L);
     assertThat(monitor.counts().underReplicated()).isEqualTo(5);
@@ -218,12 +224,7 @@ class ReplicationMonitorTest {
     ReplicationMonitor oneAtATime = new ReplicationMonitor(datanodes, nanos::get, LOST_NANOS, PENDING_NANOS, 2,
         null, 1);
     register("a", "b", "c", "d");
-    List<ReplicationMonitor.Want> wants = new java.util.ArrayList<>();
-    for (long blockId = 1; blockId <= 3; blockId++) {
-      datanodes.placed(blockId, List.of("a"));
-      report(blockId, 10, "a");
-      wants.add(new ReplicationMonitor.Want(blockId, 2));
-    }
+    List<ReplicationMonitor.Want> wants = onA(3);
     datanodes.placed(9, List.of("c"));
     report(9, 10, "c");
     wants.add(new ReplicationMonitor.Want(9, 2));
@@ -270,12 +271,7 @@ class ReplicationMonitorTest {
   @Test
   void betweenScansTheBlocksOfFilesBeingWrittenAreLeftToTheNextScan() throws Exception {
     register("a", "b");
-    List<ReplicationMonitor.Want> wants = new java.util.ArrayList<>();
-    for (long blockId = 1; blockId <= 3; blockId++) {
-      datanodes.placed(blockId, List.of("a"));
-      report(blockId, 10, "a");
-      wants.add(new ReplicationMonitor.Want(blockId, 2));
-    }
+    List<ReplicationMonitor.Want> wants = onA(3);
     scanTwice(wants);
     assertThat(monitor.takeTransfers("a")).extracting(BlockTransferProto::getBlockId).containsExactly(1L, 2L);
     monitor.topUp(-1, blockId -> blockId == 3);
