@@ -149,7 +149,7 @@ final class QueryService {
           require(request.hasTransferBlock(), request);
           TransferBlockRequestProto transfer = request.getTransferBlock();
           HlcTimestamp.checkWire(transfer.getAfterHlc(), "the transfer's last entry");
-          if (transfer.getTargetDataPort() < 1 || transfer.getTargetDataPort() > 65_535) {
+          if (!WriteRules.isPort(transfer.getTargetDataPort())) {
             throw new FffsException(ErrorCode.INVALID_ARGUMENT, "a TRANSFER_BLOCK to port "
                 + Integer.toUnsignedString(transfer.getTargetDataPort()) + ", which is no port");
           }

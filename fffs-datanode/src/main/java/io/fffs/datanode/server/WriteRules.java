@@ -75,12 +75,17 @@ public final class WriteRules {
    */
   static FffsException checkChain(WriteRequestProto write) {
     for (ChainMemberProto member : write.getDownstreamList()) {
-      if (member.getHost().isEmpty() || member.getDataPort() < 1 || member.getDataPort() > 65_535) {
+      if (member.getHost().isEmpty() || !isPort(member.getDataPort())) {
         return new FffsException(ErrorCode.INVALID_ARGUMENT, "the write names the chain member '" + member.getHost()
             + ":" + Integer.toUnsignedString(member.getDataPort()) + "', which is no host and port");
       }
     }
     return null;
+  }
+
+  /** Whether {@code port}, as a request names it (a uint32 on the wire), is a TCP port. */
+  static boolean isPort(int port) {
+    return port >= 1 && port <= 65_535;
   }
 
   /**

@@ -2,6 +2,9 @@ package io.fffs.namenode.fs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -47,7 +50,7 @@ class PacedScheduleTest {
     try {
       // Each run and each between run take a second by this clock: a run's rest of 9 s holds 9 between runs.
       AtomicLong clock = new AtomicLong();
-      java.util.List<String> order = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+      List<String> order = Collections.synchronizedList(new ArrayList<>());
       PacedSchedule.start(executor, () -> {
         order.add("run");
         clock.addAndGet(TimeUnit.SECONDS.toNanos(1));
@@ -59,11 +62,11 @@ class PacedScheduleTest {
       while (order.size() < 21 && System.nanoTime() < deadline) {
         Thread.sleep(5);
       }
-      java.util.List<String> expected = new java.util.ArrayList<>();
+      List<String> expected = new ArrayList<>();
       expected.add("run");
-      expected.addAll(java.util.Collections.nCopies(9, "between"));
+      expected.addAll(Collections.nCopies(9, "between"));
       expected.add("run");
-      expected.addAll(java.util.Collections.nCopies(9, "between"));
+      expected.addAll(Collections.nCopies(9, "between"));
       expected.add("run");
       synchronized (order) {
         assertThat(order.subList(0, Math.min(order.size(), 21))).isEqualTo(expected);
