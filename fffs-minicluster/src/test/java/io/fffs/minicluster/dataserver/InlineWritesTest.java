@@ -67,6 +67,8 @@ class InlineWritesTest {
     try (DataNodeFixture f = new DataNodeFixture(dir).start()) {
       DatanodeIdProto dn = f.datanode.datanodeId();
       int record = 1024;
+      int blockSize = 64 << 20;
+      int maxRecords = blockSize / record / 2;  // a fast machine stops here, well inside the block, not at its end
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
       ExecutorService pool = Executors.newFixedThreadPool(4);
       // A reader starts once its block exists (after the writer's first acknowledged write), else NOT_FOUND.
@@ -79,8 +81,8 @@ class InlineWritesTest {
           DataTransferClient client = f.client();
           writers.add(pool.submit(() -> {
             int n = 0;
-            try (BlockWriter writer = client.openWriter(dn, blockId, new WriteOptions(64 << 20, null))) {
-              while (n == 0 || System.nanoTime() < deadline) {
+            try (BlockWriter writer = client.openWriter(dn, blockId, new WriteOptions(blockSize, null))) {
+              while (n == 0 || (n < maxRecords && System.nanoTime() < deadline)) {
                 writer.write((long) n * record, ByteBuffer.wrap(recordBytes(blockId, n, record)));
                 writer.flush();
                 exists.countDown();
