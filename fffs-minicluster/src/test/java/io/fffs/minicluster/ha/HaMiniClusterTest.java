@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fffs.client.FreezeFrameFileSystem;
 import io.fffs.common.time.TimeSpec;
 import io.fffs.minicluster.MiniFffsCluster;
+import io.fffs.namenode.http.StatusServlet;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -16,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A mini cluster of three NameNodes and a DataNode: files written through {@code fffs://mycluster} are read back,
- * now and as of a past time, after the leader stopped; the DataNode follows the new leader and writes go on.
+ * now and as of a past time, after the leader stopped; the DataNode follows the new leader and writes go on. Only
+ * the leader's {@code /status} counts replicas and lists DataNodes.
  */
 class HaMiniClusterTest {
   @TempDir
@@ -51,8 +53,16 @@ class HaMiniClusterTest {
 
       int leader = -1;
       for (int i = 0; i < cluster.getNumNameNodes(); i++) {
-        if (cluster.getNameNode(i) == cluster.getNameNode()) {
+        io.fffs.namenode.NameNode nn = cluster.getNameNode(i);
+        String status = StatusServlet.render(nn.namesystem(), null, null, nn.ha());
+        if (nn == cluster.getNameNode()) {
           leader = i;
+          assertThat(status).contains("\"haRole\":\"leader\"", "\"missingBlocks\":0")
+              .containsPattern("\"datanodes\":\\[\\{");
+        } else {
+          // The DataNode reports to the leader only: a follower must not call its blocks missing.
+          assertThat(status).contains("\"haRole\":\"follower\"", "\"datanodes\":[]")
+              .doesNotContain("missingBlocks", "underReplicatedBlocks");
         }
       }
       cluster.stopNameNode(leader);

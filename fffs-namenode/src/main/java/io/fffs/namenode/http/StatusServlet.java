@@ -54,11 +54,12 @@ public final class StatusServlet extends HttpServlet {
   /**
    * The status document; {@code ha} (null for a single NameNode) adds the NameNode's place in its highly available
    * cluster: {@code haId}, {@code haRole} (leader: it takes changes; follower), {@code haLeader}, {@code raft},
-   * {@code haCommittedFrontier} (a follower answers past reads before it) and {@code haPastReadsServed}.
+   * {@code haCommittedFrontier} (a follower answers past reads before it) and {@code haPastReadsServed}. A follower
+   * leaves out the replica counts and lists no DataNodes: they report to the leader, whose document has them.
    */
   public static String render(Namesystem fs, String rpcAddress, String httpAddress, io.fffs.namenode.ha.HaNode ha)
       throws IOException {
-    NamespaceQueries.ReplicationSummary replication = fs.queries.replicationSummary();
+    boolean follower = ha != null && !ha.isLeader();
     JsonWriter json = new JsonWriter().beginObject()
         .field("clusterId", fs.clusterId());
     if (rpcAddress != null) {
@@ -66,7 +67,7 @@ public final class StatusServlet extends HttpServlet {
     }
     if (ha != null) {
       json.field("nameservice", ha.nameservice()).field("haId", ha.id())
-          .field("haRole", ha.isLeader() ? "leader" : "follower").field("haLeader", ha.leaderId())
+          .field("haRole", follower ? "follower" : "leader").field("haLeader", ha.leaderId())
           .field("raft", ha.describe()).field("haCommittedFrontier", ha.committedFrontier().toString())
           .field("haPastReadsServed", ha.pastReadsServed());
     }
@@ -77,8 +78,13 @@ public final class StatusServlet extends HttpServlet {
         .field("safemodeStatus", fs.safeMode().describe())
         .field("files", fs.inodeCount())
         .field("blocks", fs.blockCount())
-        .field("lastTxid", fs.lastTxid())
-        .field("underReplicatedBlocks", replication.underReplicatedBlocks())
+        .field("lastTxid", fs.lastTxid());
+    if (follower) {
+      // DataNodes report to the leader only: a follower's replica counts would say every block is missing.
+      return json.beginArray("datanodes").endArray().endObject().toString();
+    }
+    NamespaceQueries.ReplicationSummary replication = fs.queries.replicationSummary();
+    json.field("underReplicatedBlocks", replication.underReplicatedBlocks())
         .field("missingBlocks", replication.missingBlocks())
         .field("staleReplicas", replication.staleReplicas())
         .field("pendingReplicaCopies", fs.replication.counts().pendingCopies())
