@@ -28,6 +28,8 @@ class ConcurrentClientsTest {
   private static final int READERS = 8;
   private static final int RECORD = 64;
   private static final long RUN_MILLIS = 4_000;
+  /** Per writer, however fast the machine: readers read whole files, again and again. */
+  private static final long MAX_RECORDS = 200_000;
 
   @TempDir
   Path base;
@@ -62,20 +64,22 @@ class ConcurrentClientsTest {
     conf.setLong("fffs.blocksize", 128 * 1024);
     try (MiniFffsCluster cluster = MiniFffsCluster.builder().baseDir(base).conf(conf).numDataNodes(2).build()) {
       ExecutorService pool = Executors.newFixedThreadPool(WRITERS + READERS);
-      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RUN_MILLIS);
       AtomicLong[] flushed = new AtomicLong[WRITERS];
+      try (FreezeFrameFileSystem fs = cluster.getFileSystem()) {
+        for (int w = 0; w < WRITERS; w++) {
+          flushed[w] = new AtomicLong();
+          fs.create(new org.apache.hadoop.fs.Path("/concurrent/w" + w), true).close();
+        }
+      }
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RUN_MILLIS);  // once the files exist
       List<Future<Long>> writers = new ArrayList<>();
       for (int w = 0; w < WRITERS; w++) {
         int writer = w;
-        flushed[w] = new AtomicLong();
-        try (FreezeFrameFileSystem fs = cluster.getFileSystem()) {
-          fs.create(new org.apache.hadoop.fs.Path("/concurrent/w" + w), true).close();
-        }
         writers.add(pool.submit(() -> {
           try (FreezeFrameFileSystem fs = cluster.getFileSystem();
               FSDataOutputStream out = fs.append(new org.apache.hadoop.fs.Path("/concurrent/w" + writer))) {
             long sequence = 0;
-            while (System.nanoTime() < deadline) {
+            while (System.nanoTime() < deadline && sequence < MAX_RECORDS) {
               for (int i = 0; i < 20; i++) {
                 out.write(record(writer, sequence++));
               }

@@ -25,7 +25,7 @@ class LeaseRecoveryTest {
   @Test
   void recoveryKeepsWhatTheSilentWriterHflushed() throws Exception {
     Configuration conf = new Configuration();
-    conf.set("fffs.namenode.lease.soft-limit", "1s");
+    conf.set("fffs.namenode.lease.soft-limit", "5s");  // the first append below must come within it
     conf.set("fffs.client.lease.renew-interval", "1h");  // the first writer will not renew: it is "gone"
     try (MiniFffsCluster cluster = MiniFffsCluster.builder().baseDir(base).conf(conf).build()) {
       org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/lease/f");
@@ -39,8 +39,7 @@ class LeaseRecoveryTest {
       try (FreezeFrameFileSystem other = cluster.getFileSystem()) {
         assertThatThrownBy(() -> other.append(file)).isInstanceOf(IOException.class)
             .hasMessageContaining("LEASE_CONFLICT");
-        Thread.sleep(1_500);
-        try (FSDataOutputStream append = other.append(file)) {
+        try (FSDataOutputStream append = appendOnceTheLeaseLapses(other, file)) {
           append.write(new byte[] {1, 2, 3});
         }
         try (FSDataInputStream in = other.open(file)) {
@@ -53,6 +52,22 @@ class LeaseRecoveryTest {
       // report success (as in HDFS, where it is a LeaseExpiredException).
       assertThatThrownBy(out::close).isInstanceOf(IOException.class).hasMessageContaining("LEASE_CONFLICT");
       gone.close();
+    }
+  }
+
+  /** Appends once the silent writer's lease lapsed: refused with {@code LEASE_CONFLICT} until then (30 s at most). */
+  private static FSDataOutputStream appendOnceTheLeaseLapses(FreezeFrameFileSystem fs, org.apache.hadoop.fs.Path file)
+      throws Exception {
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    while (true) {
+      try {
+        return fs.append(file);
+      } catch (IOException e) {
+        if (!String.valueOf(e.getMessage()).contains("LEASE_CONFLICT") || System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(50);
+      }
     }
   }
 }

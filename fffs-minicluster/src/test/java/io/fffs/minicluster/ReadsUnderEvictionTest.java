@@ -49,6 +49,11 @@ class ReadsUnderEvictionTest {
       int writers = 2;
       AtomicLong[] flushed = {new AtomicLong(), new AtomicLong()};
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(8);
+      // Each writer writes 16 MiB at least (twice the arena, however slow the machine) and 64 MiB at most (however
+      // fast: readers read whole files); readers go on while any writer does.
+      long minRecords = (16L << 20) / RECORD;
+      long maxRecords = (64L << 20) / RECORD;
+      java.util.concurrent.atomic.AtomicInteger writing = new java.util.concurrent.atomic.AtomicInteger(writers);
       ExecutorService pool = Executors.newFixedThreadPool(4);
       List<Future<Long>> tasks = new ArrayList<>();
       for (int w = 0; w < writers; w++) {
@@ -60,7 +65,7 @@ class ReadsUnderEvictionTest {
           try (FreezeFrameFileSystem fs = cluster.getFileSystem();
               FSDataOutputStream out = fs.append(new org.apache.hadoop.fs.Path("/evict/w" + writer))) {
             long sequence = 0;
-            while (System.nanoTime() < deadline) {
+            while (sequence < minRecords || (sequence < maxRecords && System.nanoTime() < deadline)) {
               for (int i = 0; i < 16; i++) {
                 out.write(record(writer, sequence++));
               }
@@ -68,6 +73,8 @@ class ReadsUnderEvictionTest {
               flushed[writer].set(sequence);
             }
             return sequence;
+          } finally {
+            writing.decrementAndGet();
           }
         }));
       }
@@ -76,7 +83,7 @@ class ReadsUnderEvictionTest {
         tasks.add(pool.submit(() -> {
           long checked = 0;
           try (FreezeFrameFileSystem fs = cluster.getFileSystem()) {
-            while (System.nanoTime() < deadline) {
+            while (checked < 2 || writing.get() > 0) {
               int writer = (int) ((reader + checked) % writers);
               long before = flushed[writer].get();
               try (FSDataInputStream in = fs.open(new org.apache.hadoop.fs.Path("/evict/w" + writer))) {

@@ -171,14 +171,18 @@ class InFlightCrashTest {
       churn.verify(fs, when);
       collected.verify(fs, when);
       for (Worker worker : concat(writers, churn)) {
-        for (Worker.PastRead read : worker.pastReads) {
-          assertThat(readAt(fs, read)).as("%s at %d %s", read.path(), read.micros(), when).isEqualTo(read.bytes());
+        for (Worker.KeptRead read : worker.pastReads) {
+          byte[] now = readAt(fs, read);
+          assertThat(now == null ? -1 : now.length).as("length of %s at %d %s", read.path(), read.micros(), when)
+              .isEqualTo(read.length());
+          assertThat(Worker.KeptRead.digest(now)).as("SHA-256 of %s at %d %s", read.path(), read.micros(), when)
+              .isEqualTo(read.sha256());
         }
       }
     }
   }
 
-  private static byte[] readAt(FreezeFrameFileSystem fs, Worker.PastRead read) throws IOException {
+  private static byte[] readAt(FreezeFrameFileSystem fs, Worker.KeptRead read) throws IOException {
     return Worker.awaitAnswer(() -> {
       try (FSDataInputStream in = fs.open(read.path(), TimeSpec.system(read.micros()))) {
         return in.readAllBytes();

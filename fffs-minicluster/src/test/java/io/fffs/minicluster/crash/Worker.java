@@ -24,10 +24,31 @@ abstract class Worker implements Runnable {
   /** A read at a past time answered before a crash; {@code bytes} null when the path did not exist then. */
   record PastRead(Path path, long micros, byte[] bytes) {}
 
+  /**
+   * What the checks after a crash compare a past read with: its length and SHA-256 (both -1 / null when the path
+   * did not exist), not its bytes, which on a fast machine would fill the heap over many rounds.
+   */
+  record KeptRead(Path path, long micros, long length, byte[] sha256) {
+    static KeptRead of(Path path, long micros, byte[] bytes) {
+      return new KeptRead(path, micros, bytes == null ? -1 : bytes.length, digest(bytes));
+    }
+
+    static byte[] digest(byte[] bytes) {
+      if (bytes == null) {
+        return null;
+      }
+      try {
+        return java.security.MessageDigest.getInstance("SHA-256").digest(bytes);
+      } catch (java.security.NoSuchAlgorithmException e) {
+        throw new IllegalStateException("every Java runtime has SHA-256", e);
+      }
+    }
+  }
+
   final Configuration conf;
   /** The worker's choices, from its seed: a round replays from the seed. */
   final Random random;
-  final List<PastRead> pastReads = new ArrayList<>();
+  final List<KeptRead> pastReads = new ArrayList<>();
   volatile boolean stop;
   /** The call the kill interrupted, if any (expected). */
   volatile Throwable interrupted;
@@ -83,9 +104,8 @@ abstract class Worker implements Runnable {
     } catch (FileNotFoundException e) {
       bytes = null;
     }
-    PastRead read = new PastRead(path, at, bytes);
-    pastReads.add(read);
-    return read;
+    pastReads.add(KeptRead.of(path, at, bytes));
+    return new PastRead(path, at, bytes);
   }
 
   /** A read the checks make after a restart. */

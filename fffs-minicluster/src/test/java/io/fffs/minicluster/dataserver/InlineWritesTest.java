@@ -68,8 +68,11 @@ class InlineWritesTest {
       DatanodeIdProto dn = f.datanode.datanodeId();
       int record = 1024;
       int blockSize = 64 << 20;
-      int maxRecords = blockSize / record / 2;  // a fast machine stops here, well inside the block, not at its end
+      // At least 6 MiB per writer (the arena holds 4), however slow the machine; at most half the block, however fast.
+      int minRecords = (6 << 20) / record;
+      int maxRecords = blockSize / record / 2;
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      java.util.concurrent.atomic.AtomicInteger writing = new java.util.concurrent.atomic.AtomicInteger(2);
       ExecutorService pool = Executors.newFixedThreadPool(4);
       // A reader starts once its block exists (after the writer's first acknowledged write), else NOT_FOUND.
       List<CountDownLatch> created = List.of(new CountDownLatch(1), new CountDownLatch(1));
@@ -82,12 +85,15 @@ class InlineWritesTest {
           writers.add(pool.submit(() -> {
             int n = 0;
             try (BlockWriter writer = client.openWriter(dn, blockId, new WriteOptions(blockSize, null))) {
-              while (n == 0 || (n < maxRecords && System.nanoTime() < deadline)) {
+              while (n < minRecords || (n < maxRecords && System.nanoTime() < deadline)) {
                 writer.write((long) n * record, ByteBuffer.wrap(recordBytes(blockId, n, record)));
                 writer.flush();
                 exists.countDown();
                 n++;
               }
+            } finally {
+              exists.countDown();  // a writer that failed must not keep its reader waiting
+              writing.decrementAndGet();
             }
             return n;
           }));
@@ -100,7 +106,7 @@ class InlineWritesTest {
           readers.add(pool.submit(() -> {
             assertThat(exists.await(60, TimeUnit.SECONDS)).as("block %d created", blockId).isTrue();
             int reads = 0;
-            while (reads == 0 || System.nanoTime() < deadline) {
+            while (reads == 0 || writing.get() > 0) {
               ByteBuffer first = ByteBuffer.allocate(64 * record);
               int got = client.read(dn, blockId, 0, first, TimeSpec.latest()).bytesRead();
               for (int i = 0; i < got / record; i++) {
@@ -112,12 +118,16 @@ class InlineWritesTest {
             return reads;
           }));
         }
+        int[] written = new int[2];
+        for (int w = 0; w < 2; w++) {
+          written[w] = writers.get(w).get(120, TimeUnit.SECONDS);  // a writer's failure first: it would fail a reader
+        }
         for (Future<Integer> reader : readers) {
           assertThat(reader.get(120, TimeUnit.SECONDS)).isPositive();
         }
         DataTransferClient check = f.client();
         for (int w = 0; w < 2; w++) {
-          int n = writers.get(w).get(120, TimeUnit.SECONDS);
+          int n = written[w];
           ByteBuffer all = ByteBuffer.allocate(n * record);
           assertThat(check.read(dn, 200 + w, 0, all, TimeSpec.latest()).bytesRead()).isEqualTo(n * record);
           for (int i = 0; i < n; i++) {

@@ -131,7 +131,8 @@ class LeaderKillWritesTest {
       for (int w = 0; w < WRITERS; w++) {
         writtenAtFailover[w] = writers.get(w).written;
       }
-      Thread.sleep(2_000);
+      StormClient.awaitProgress(() -> writers.stream().allMatch(w -> w.written > writtenAtFailover[w.client]),
+          writers);
       stop.set(true);
       for (Thread thread : threads) {
         thread.join(60_000);

@@ -32,4 +32,17 @@ abstract class StormClient implements Runnable {
 
   /** The client's work until {@link #stop} is set; counts {@link #warmedUp} down once it is under way. */
   abstract void work() throws Exception;
+
+  /**
+   * Waits (up to 60 s) until {@code wentOn} holds or a client failed, polling: a fixed sleep is too short for a
+   * client still in a failover's back-off on a loaded machine. The caller asserts what it waited for.
+   */
+  static void awaitProgress(java.util.function.BooleanSupplier wentOn, java.util.List<? extends StormClient> clients)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    while (!wentOn.getAsBoolean() && clients.stream().allMatch(c -> c.failure == null)
+        && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+  }
 }

@@ -187,26 +187,30 @@ class HistoryGcTest extends NamesystemTestBase {
     CountDownLatch started = new CountDownLatch(2);
     ExecutorService pool = Executors.newFixedThreadPool(2);
     try {
+      // Each thread counts down once it did one round, so the passes below run beside both, however they are
+      // scheduled.
       Future<Integer> writer = pool.submit(() -> {
-        started.countDown();
         int writes = 0;
-        while (!stop.get()) {
+        do {
           nn.writeFile("/c/churn" + (writes % 7), writes);
           nn.fs.directories.delete(ADMIN, "/c/churn" + ((writes + 3) % 7), false).await();
-          writes++;
-        }
+          if (writes++ == 0) {
+            started.countDown();
+          }
+        } while (!stop.get());
         return writes;
       });
       Future<Integer> reader = pool.submit(() -> {
-        started.countDown();
         int reads = 0;
-        while (!stop.get()) {
+        do {
           assertThat(answer(nn, "/c/stable", stable)).startsWith("42@");
-          reads++;
-        }
+          if (reads++ == 0) {
+            started.countDown();
+          }
+        } while (!stop.get());
         return reads;
       });
-      started.await();
+      assertThat(started.await(60, TimeUnit.SECONDS)).as("the writer and the reader under way").isTrue();
       for (int pass = 0; pass < 20; pass++) {
         nn.fs.collectHistory(null);
       }

@@ -18,8 +18,12 @@ class PageArenaTest {
   Path dir;
 
   private PageArena arena(int slots, boolean evictable, StoreStats stats) throws FffsException {
+    return arena(slots, evictable, stats, TimeUnit.SECONDS.toNanos(1));
+  }
+
+  private PageArena arena(int slots, boolean evictable, StoreStats stats, long waitNanos) throws FffsException {
     // Three slots per file, so the arena spans several files.
-    return new PageArena(new ArenaFiles(dir, 512, slots, 3 * 512), evictable, TimeUnit.SECONDS.toNanos(1), stats);
+    return new PageArena(new ArenaFiles(dir, 512, slots, 3 * 512), evictable, waitNanos, stats);
   }
 
   @Test
@@ -58,7 +62,8 @@ class PageArenaTest {
 
   @Test
   void aPinKeepsItsPagesUntilReleased() throws Exception {
-    try (PageArena arena = arena(4, true, new StoreStats())) {
+    // The waiter below must outlast any stall of this thread before it closes the pin.
+    try (PageArena arena = arena(4, true, new StoreStats(), TimeUnit.SECONDS.toNanos(60))) {
       long first = arena.allocate(2);
       arena.allocate(2);
       arena.persisted(first);
