@@ -2,6 +2,7 @@ package io.fffs.bench.e2e;
 
 import io.fffs.bench.BenchLogging;
 import io.fffs.bench.child.ChildLoop;
+import io.fffs.datanode.store.MemoryUsage;
 import io.fffs.datanode.store.StoreStats;
 import io.fffs.minicluster.MiniFffsCluster;
 import java.nio.file.Paths;
@@ -20,6 +21,8 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
  *   unmap        → ok                            (FFFS: the DataNodes unmap the segment files they keep mapped for
  *                                                data-port answers, so dropping them from the page cache works)
  *   stats        → ok PAGES_RELOADED SEGMENT_READS BATCHES FSYNCS SENT_FROM_FILES  (FFFS' DataNode 0; zeros for HDFS)
+ *   memory       → ok BYTES                       (FFFS: the memory the DataNodes' stores hold, all of them: arena
+ *                                                pages resident, block logs and page indexes; 0 for HDFS)
  *   cpu          → ok CPU_MS                      (the CPU time this JVM has used, all its threads)
  *   threads      → ok SNAPSHOT                    (the CPU time of each thread group, {@link ThreadCpu})
  *   repair PATH  → ok SECONDS BYTES              (FFFS: stops DataNode 0 and waits until every block of PATH has
@@ -66,6 +69,14 @@ public final class FreshServerMain {
                 ffs.getDataNode(i).store().releaseReadMappings();
               }
               return "";
+            }
+            case "memory" -> {
+              long bytes = 0;
+              for (int i = 0; fffs && i < dataNodes; i++) {
+                MemoryUsage usage = ffs.getDataNode(i).store().memoryUsage();
+                bytes += usage.residentPageBytes() + usage.logBytes() + usage.indexBytes();
+              }
+              return String.valueOf(bytes);
             }
             case "cpu" -> {
               return String.valueOf(((com.sun.management.OperatingSystemMXBean) java.lang.management

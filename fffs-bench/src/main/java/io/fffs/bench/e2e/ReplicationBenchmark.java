@@ -22,7 +22,9 @@ import org.knowm.xchart.CategoryChart;
  *   <li>write and read at replication 1 and 3 (full: also 2) on 3 DataNodes — FFFS above one replica by each of
  *       its write pipelines, chain and fan-out: for each system and replication a
  *       cluster in a JVM of its own ({@link FreshServerMain}); a fresh client JVM ({@link FreshClientMain}) writes
- *       the file in 1 MiB calls (timed, until {@code close} returns), a second fresh client reads it to the end;</li>
+ *       the file in 1 MiB calls (timed, until {@code close} returns), a second fresh client reads it to the end;
+ *       between the two, FFFS's memory per replica byte: what its DataNodes' stores hold (arena pages, block logs,
+ *       page indexes) over the file's size times the replication, a figure that should not grow with it;</li>
  *   <li>repair (FFFS): 4 DataNodes, replication 3; the file is written, DataNode 0 is stopped, and the time until
  *       every block has 3 current replicas again is taken, with a dead interval of 1 s, scans every 250 ms and copies
  *       unthrottled. The rate is the bytes of the blocks the stopped DataNode held over that time less the dead
@@ -88,6 +90,12 @@ final class ReplicationBenchmark implements EndToEndBenchmark.Run {
         add(system, replication, "write", client.ask("write " + path + " " + size + " " + IO));
       }
       cluster.ask("quiet");
+      if (!system.equals("HDFS")) {
+        // What each replica costs in memory: the stores' bytes over the bytes of all replicas written.
+        long held = Long.parseLong(cluster.ask("memory")[0]);
+        rows.add(new Row(system, replication, "memory", (double) held / ((double) size * replication),
+            "bytes per replica byte"));
+      }
       try (ChildJvm client = client(system, uri, replication)) {
         add(system, replication, "read", client.ask("read " + path + " " + size + " " + IO));
       }
@@ -199,11 +207,13 @@ final class ReplicationBenchmark implements EndToEndBenchmark.Run {
   private String summarize(long size) {
     return String.format(Locale.ROOT, "%d MiB, %d DataNodes, GB/s: write FFFS r1 %.3f, r3 chain %.3f fan-out %.3f;"
         + " HDFS r1 %.3f r3 %.3f; FFFS/HDFS at r3 write chain %.2f fan-out %.2f, read chain %.2f fan-out %.2f;"
-        + " repair after a DataNode loss %.1f s for %.0f MB (%.3f GB/s after the 1 s dead interval)", size >> 20,
+        + " repair after a DataNode loss %.1f s for %.0f MB (%.3f GB/s after the 1 s dead interval); memory per"
+        + " replica byte r1 %.4f, r3 chain %.4f fan-out %.4f (r3 chain / r1 %.3f)", size >> 20,
         DATANODES, find(FFFS, 1, "write"), find(CHAIN, 3, "write"), find(FAN_OUT, 3, "write"),
         find("HDFS", 1, "write"), find("HDFS", 3, "write"), find(CHAIN, 3, "write") / find("HDFS", 3, "write"),
         find(FAN_OUT, 3, "write") / find("HDFS", 3, "write"), find(CHAIN, 3, "read") / find("HDFS", 3, "read"),
         find(FAN_OUT, 3, "read") / find("HDFS", 3, "read"), find(FFFS, 3, "repair"), find(FFFS, 3, "repair bytes"),
-        find(FFFS, 3, "repair rate"));
+        find(FFFS, 3, "repair rate"), find(FFFS, 1, "memory"), find(CHAIN, 3, "memory"), find(FAN_OUT, 3, "memory"),
+        find(CHAIN, 3, "memory") / find(FFFS, 1, "memory"));
   }
 }
