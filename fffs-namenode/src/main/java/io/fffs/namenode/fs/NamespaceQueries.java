@@ -11,6 +11,7 @@ import io.fffs.common.time.TimeSpec;
 import io.fffs.namenode.blocks.DatanodeManager;
 import io.fffs.namenode.lease.LeaseManager;
 import io.fffs.namenode.namespace.ChildHistory;
+import io.fffs.namenode.namespace.GcSteps;
 import io.fffs.namenode.namespace.Inode;
 import io.fffs.namenode.namespace.InodeState;
 import io.fffs.namenode.namespace.NamePaths;
@@ -23,6 +24,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 /**
  * Reading the namespace as of a time. Every query resolves at a limit from {@link QueryPath#limitFor}: the latest
@@ -36,15 +38,23 @@ public final class NamespaceQueries {
   private final LeaseManager leases;
   private final DatanodeManager datanodes;
   private final Horizon horizon;
+  private final LongSupplier lastApplied;
+  private final int stepUnits;
 
+  /**
+   * @param lastApplied the packed HLC of the last change applied (read under the lock)
+   * @param stepUnits the units one read-lock hold of a whole-namespace count may visit ({@link GcSteps})
+   */
   NamespaceQueries(QueryPath reads, Namespace namespace, PermissionChecker permissions, LeaseManager leases,
-      DatanodeManager datanodes, Horizon horizon) {
+      DatanodeManager datanodes, Horizon horizon, LongSupplier lastApplied, int stepUnits) {
     this.reads = reads;
     this.namespace = namespace;
     this.permissions = permissions;
     this.leases = leases;
     this.datanodes = datanodes;
     this.horizon = horizon;
+    this.lastApplied = lastApplied;
+    this.stepUnits = stepUnits;
   }
 
   /** One page of a listing, and whether more follows. */
@@ -205,26 +215,12 @@ public final class NamespaceQueries {
   /**
    * Replication of the blocks of every file a path reaches now: blocks with fewer current replicas than their
    * file's replication, blocks with none, and live replicas that are stale (their last entry is older than another
-   * replica's). Counted under the read lock in one pass over the blocks.
+   * replica's). Counted in bounded read-lock holds over the names bound when it began ({@link ReplicationCount}).
    */
   public ReplicationSummary replicationSummary() throws IOException {
-    return reads.query(() -> {
-      long[] counts = new long[3];  // under-replicated, missing, stale replicas
-      namespace.forEachLatestFile(namespace.root(), file -> {
-        InodeState state = file.latest();
-        for (int i = 0; i < state.blockCount(); i++) {
-          long blockId = state.blockId(i);
-          int current = datanodes.currentReplicas(blockId);
-          if (current == 0) {
-            counts[1]++;
-          } else if (current < state.replication()) {
-            counts[0]++;
-          }
-          counts[2] += datanodes.staleReplicas(blockId);
-        }
-      });
-      return new ReplicationSummary(counts[0], counts[1], counts[2]);
-    });
+    ReplicationCount count = new ReplicationCount(namespace, datanodes, lastApplied);
+    GcSteps.run(count, stepUnits, step -> reads.query(step::run));
+    return count.summary();
   }
 
   /** What {@link #replicationSummary()} counts. */

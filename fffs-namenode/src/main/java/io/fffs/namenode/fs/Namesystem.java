@@ -240,7 +240,8 @@ public final class Namesystem implements Closeable {
         // the heartbeats that confirm them.
         conf.getInt(NameNodeConfigKeys.RPC_HANDLERS_KEY, NameNodeConfigKeys.RPC_HANDLERS_DEFAULT) / 2);
     this.directories = new DirectoryOps(paths, namespace, permissions, leases);
-    this.queries = new NamespaceQueries(paths, namespace, permissions, leases, datanodes, horizon);
+    this.queries = new NamespaceQueries(paths, namespace, permissions, leases, datanodes, horizon,
+        () -> lastHlc.packed(), scanBudget);
     this.history = new HistoryOps(paths, paths, namespace, permissions, horizon, () -> defaultRetention,
         this::nowMicros, applier::lastGcResult, conf.getInt(NameNodeConfigKeys.HISTORY_GC_BATCH_INODES_KEY,
         NameNodeConfigKeys.HISTORY_GC_BATCH_INODES_DEFAULT));

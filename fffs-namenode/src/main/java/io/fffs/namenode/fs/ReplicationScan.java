@@ -1,13 +1,12 @@
 package io.fffs.namenode.fs;
 
 import io.fffs.namenode.blocks.ReplicationMonitor;
-import io.fffs.namenode.namespace.ChildHistory;
 import io.fffs.namenode.namespace.GcSteps;
 import io.fffs.namenode.namespace.Inode;
 import io.fffs.namenode.namespace.InodeState;
+import io.fffs.namenode.namespace.NameWalk;
 import io.fffs.namenode.namespace.Namespace;
 import io.fffs.namenode.namespace.VersionChain;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -21,10 +20,10 @@ import java.util.function.LongSupplier;
 /**
  * What the replication monitor is to look at, read from the namespace in bounded steps ({@link GcSteps}) so that no
  * read-lock hold keeps writers back for long: first the blocks of every file a path reached when the scan started
- * (depth first, names in order, as they were bound then), but the last block of a file being written; then the
- * blocks only past versions list, each wanted at the replication of the newest version listing it. A directory, a
- * name, an inode and each version and block read count one unit; a step stops between names and between files, so
- * it passes its budget by at most one file's versions and blocks.
+ * (depth first, names in order, as they were bound then: {@link NameWalk}), but the last block of a file being
+ * written; then the blocks only past versions list, each wanted at the replication of the newest version listing
+ * it. A directory, a name, an inode and each version and block read count one unit; a step stops between names and
+ * between files, so it passes its budget by at most one file's versions and blocks.
  *
  * <p>Names are read as of the moment the scan started (the last change applied before its first step), which later
  * changes leave as it was: a file no change touched meanwhile is wanted exactly as one scan under one hold would
@@ -40,9 +39,8 @@ final class ReplicationScan implements GcSteps.Stepped {
   private final Map<Long, ReplicationMonitor.Want> wants = new LinkedHashMap<>();
   private final List<Long> open = new ArrayList<>();
   private final Set<Long> seen = new HashSet<>();
-  private final Set<Long> entered = new HashSet<>();
-  /** The directories being walked, innermost first, each with the last name read. */
-  private final ArrayDeque<Frame> path = new ArrayDeque<>();
+  private final NameWalk names;
+  private boolean named;
   private long start = -1;
   private long end;
   private long gcBatches;
@@ -51,21 +49,13 @@ final class ReplicationScan implements GcSteps.Stepped {
   private Iterator<Inode> inodes;
   private boolean done;
 
-  private static final class Frame {
-    final Inode directory;
-    String after;
-
-    Frame(Inode directory) {
-      this.directory = directory;
-    }
-  }
-
   /**
    * @param lastApplied the packed HLC of the last change applied (read under the lock at the first step)
    * @param damaged whether a block has a damaged replica (its file's path is then named)
    */
   ReplicationScan(Namespace namespace, LongSupplier lastApplied, LongPredicate damaged) {
     this.namespace = namespace;
+    this.names = new NameWalk(namespace);
     this.lastApplied = lastApplied;
     this.damaged = damaged;
   }
@@ -97,36 +87,12 @@ final class ReplicationScan implements GcSteps.Stepped {
       end = namespace.nextInodeId();
       gcBatches = namespace.gcBatches();
       gcDrops = namespace.gcDrops();
-      path.push(new Frame(namespace.root()));
-      entered.add(Namespace.ROOT_ID);
-      units.spend(1);
     }
-    while (!units.exhausted() && !path.isEmpty()) {
-      Frame frame = path.peek();
-      Map.Entry<String, ChildHistory> name = frame.after == null ? frame.directory.children().firstEntry()
-          : frame.directory.children().higherEntry(frame.after);
-      if (name == null) {
-        path.pop();
-        continue;
+    if (!named) {
+      named = names.step(start, units, this::reached);
+      if (!named) {
+        return;
       }
-      frame.after = name.getKey();
-      units.spend(1);
-      long id = name.getValue().at(start);
-      Inode child = id == Namespace.TOMBSTONE ? null : namespace.inode(id);
-      if (child == null) {
-        continue;
-      }
-      if (child.isDirectory()) {
-        if (entered.add(id)) {
-          path.push(new Frame(child));
-          units.spend(1);
-        }
-      } else if (!entered.contains(id)) {
-        reached(child, units);
-      }
-    }
-    if (!path.isEmpty()) {
-      return;
     }
     if (inodes == null) {
       gcMeanwhile = namespace.gcBatches() != gcBatches;
@@ -149,7 +115,6 @@ final class ReplicationScan implements GcSteps.Stepped {
 
   /** A file a path reached: its blocks but a written last one, at its replication now. */
   private void reached(Inode file, GcSteps.Units units) {
-    entered.add(file.id());
     InodeState state = file.latest();
     units.spend(1 + state.blockCount());
     boolean keepAll = changed(file) || state.isUnderConstruction();

@@ -44,7 +44,7 @@ class ReplicationScanStepsTest {
   private static final LongPredicate DAMAGED = blockId -> blockId % 37 == 0;
 
   /** Closed, overwritten, truncated, deleted and open files, one deleted while open; built the same way each time. */
-  private static final class Built {
+  static final class Built {
     final Namespace namespace = Namespace.format("cluster-7", "admin", "supergroup", (short) 0755);
     final NamespaceApplier applier = new NamespaceApplier(namespace);
     long micros = START_MICROS;
