@@ -28,6 +28,8 @@ class ConcurrentClientsTest {
   private static final int READERS = 8;
   private static final int RECORD = 64;
   private static final long RUN_MILLIS = 4_000;
+  /** Per writer, however slow the machine: 100 flushes at least. */
+  private static final long MIN_RECORDS = 2_000;
   /** Per writer, however fast the machine: readers read whole files, again and again. */
   private static final long MAX_RECORDS = 200_000;
 
@@ -79,7 +81,7 @@ class ConcurrentClientsTest {
           try (FreezeFrameFileSystem fs = cluster.getFileSystem();
               FSDataOutputStream out = fs.append(new org.apache.hadoop.fs.Path("/concurrent/w" + writer))) {
             long sequence = 0;
-            while (System.nanoTime() < deadline && sequence < MAX_RECORDS) {
+            while (sequence < MIN_RECORDS || (System.nanoTime() < deadline && sequence < MAX_RECORDS)) {
               for (int i = 0; i < 20; i++) {
                 out.write(record(writer, sequence++));
               }

@@ -215,11 +215,17 @@ public final class NamespaceQueries {
   /**
    * Replication of the blocks of every file a path reaches now: blocks with fewer current replicas than their
    * file's replication, blocks with none, and live replicas that are stale (their last entry is older than another
-   * replica's). Counted in bounded read-lock holds over the names bound when it began ({@link ReplicationCount}).
+   * replica's). Counted in bounded read-lock holds over the names bound when it began ({@link ReplicationCount});
+   * counted again, up to twice, when history collection ran meanwhile, after which names changed during the count may
+   * be off, as in any figure of a live namespace.
    */
   public ReplicationSummary replicationSummary() throws IOException {
-    ReplicationCount count = new ReplicationCount(namespace, datanodes, lastApplied);
-    GcSteps.run(count, stepUnits, step -> reads.query(step::run));
+    ReplicationCount count;
+    int tries = 0;
+    do {  // again (twice at most) when history collection ran meanwhile: it may have dropped a name it was to read
+      count = new ReplicationCount(namespace, datanodes, lastApplied);
+      GcSteps.run(count, stepUnits, step -> reads.query(step::run));
+    } while (count.gcMeanwhile() && ++tries < 3);
     return count.summary();
   }
 

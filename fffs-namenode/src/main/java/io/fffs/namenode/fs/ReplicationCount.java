@@ -15,6 +15,7 @@ import java.util.function.LongSupplier;
  * of its blocks count one unit. Replica counts are read as each file is reached.
  */
 final class ReplicationCount implements GcSteps.Stepped {
+  private final Namespace namespace;
   private final NameWalk names;
   private final DatanodeManager datanodes;
   private final LongSupplier lastApplied;
@@ -22,9 +23,12 @@ final class ReplicationCount implements GcSteps.Stepped {
   private long missing;
   private long stale;
   private boolean done;
+  private long gcBatches = -1;
+  private boolean gcMeanwhile;
 
   /** @param lastApplied the packed HLC of the last change applied (read under the lock at the first step) */
   ReplicationCount(Namespace namespace, DatanodeManager datanodes, LongSupplier lastApplied) {
+    this.namespace = namespace;
     this.names = new NameWalk(namespace);
     this.datanodes = datanodes;
     this.lastApplied = lastApplied;
@@ -32,7 +36,21 @@ final class ReplicationCount implements GcSteps.Stepped {
 
   @Override
   public void step(GcSteps.Units units) {
+    if (gcBatches < 0) {
+      gcBatches = namespace.gcBatches();
+    }
     done = names.step(lastApplied.getAsLong(), units, this::reached);
+    if (done) {
+      gcMeanwhile = namespace.gcBatches() != gcBatches;
+    }
+  }
+
+  /**
+   * Whether a history-collection batch ran while it counted (once {@link #done}): it may have dropped the entries of
+   * a name changed meanwhile, which the count then read as it is now, or missed.
+   */
+  boolean gcMeanwhile() {
+    return gcMeanwhile;
   }
 
   @Override

@@ -8,9 +8,11 @@ import java.util.Set;
 /**
  * A depth-first walk over the names bound at one moment, names in order, read in bounded steps ({@link GcSteps})
  * under the read lock: each step goes on from the last name it read, and names are read as of that moment, so
- * changes made between steps leave the walk as it was. Each directory and file a name reaches is entered once. A
- * directory and a name count one unit each, and the caller counts what it reads of a file; a step stops between
- * names.
+ * changes made between steps leave the walk as it was, unless a history-collection batch ran meanwhile and dropped
+ * the entries of a name changed since the moment (which no kept moment reads): the caller checks
+ * {@link Namespace#gcBatches()} if it must know. Each directory is entered once, and at one moment a file has one
+ * name. A directory and a name count one unit each, and the caller counts what it reads of a file; a step stops
+ * between names.
  */
 public final class NameWalk {
   /** What the walk does with each file it reaches, under the lock; it counts what it reads of the file. */
@@ -20,6 +22,7 @@ public final class NameWalk {
   }
 
   private final Namespace namespace;
+  /** Directories entered: directories only, so the walk's memory follows the directory count, not the file count. */
   private final Set<Long> entered = new HashSet<>();
   /** The directories being walked, innermost first, each with the last name read. */
   private final ArrayDeque<Frame> path = new ArrayDeque<>();
@@ -62,14 +65,14 @@ public final class NameWalk {
       units.spend(1);
       long id = name.getValue().at(at);
       Inode child = id == Namespace.TOMBSTONE ? null : namespace.inode(id);
-      if (child == null || !entered.add(id)) {
+      if (child == null) {
         continue;
       }
-      if (child.isDirectory()) {
+      if (!child.isDirectory()) {
+        files.reached(child, units);
+      } else if (entered.add(id)) {
         path.push(new Frame(child));
         units.spend(1);
-      } else {
-        files.reached(child, units);
       }
     }
     return path.isEmpty();

@@ -210,7 +210,11 @@ class HistoryGcTest extends NamesystemTestBase {
         } while (!stop.get());
         return reads;
       });
-      assertThat(started.await(60, TimeUnit.SECONDS)).as("the writer and the reader under way").isTrue();
+      if (!started.await(60, TimeUnit.SECONDS)) {
+        writer.get(1, TimeUnit.SECONDS);  // a first round that failed: its cause
+        reader.get(1, TimeUnit.SECONDS);
+        throw new AssertionError("the writer and the reader not under way after 60 s");
+      }
       for (int pass = 0; pass < 20; pass++) {
         nn.fs.collectHistory(null);
       }

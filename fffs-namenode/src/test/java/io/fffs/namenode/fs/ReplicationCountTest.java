@@ -7,10 +7,12 @@ import io.fffs.common.proto.NamenodeEditsProtos.DeleteOp;
 import io.fffs.common.proto.NamenodeEditsProtos.EditOpProto;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.namenode.blocks.DatanodeManager;
+import io.fffs.namenode.namespace.GcPass;
 import io.fffs.namenode.namespace.GcSteps;
 import io.fffs.namenode.namespace.Inode;
 import io.fffs.namenode.namespace.InodeState;
 import io.fffs.namenode.namespace.Namespace;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -57,7 +59,25 @@ class ReplicationCountTest {
     assertThat(built.micros).as("changes made after the count began").isGreaterThan(microsAtStart);
     assertThat(holds.get()).as("read-lock holds").isGreaterThan(100);
     assertThat(count.summary()).isEqualTo(atStart);
+    assertThat(count.gcMeanwhile()).isFalse();
     assertThat(oneHold(built.namespace)).as("what a count begun now would find").isNotEqualTo(atStart);
+  }
+
+  /** A history-collection batch between the holds may drop names the count reads: the count says so. */
+  @Test
+  void aCollectionBatchBetweenTheHoldsIsNoticed() throws Exception {
+    ReplicationScanStepsTest.Built built = new ReplicationScanStepsTest.Built();
+    ReplicationCount count = new ReplicationCount(built.namespace, datanodes, () -> HlcTimestamp.of(built.micros, 0)
+        .packed());
+    AtomicInteger holds = new AtomicInteger();
+    GcSteps.run(count, 4, step -> {
+      if (holds.incrementAndGet() == 2) {
+        GcPass.apply(built.namespace, List.of());  // a batch that keeps everything: it still counts
+      }
+      step.run();
+    });
+    assertThat(count.done()).isTrue();
+    assertThat(count.gcMeanwhile()).isTrue();
   }
 
   /** The counts as one hold over the latest names reads them. */
