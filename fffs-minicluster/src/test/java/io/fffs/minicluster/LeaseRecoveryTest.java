@@ -39,7 +39,7 @@ class LeaseRecoveryTest {
       try (FreezeFrameFileSystem other = cluster.getFileSystem()) {
         assertThatThrownBy(() -> other.append(file)).isInstanceOf(IOException.class)
             .hasMessageContaining("LEASE_CONFLICT");
-        try (FSDataOutputStream append = appendOnceTheLeaseLapses(other, file)) {
+        try (FSDataOutputStream append = Leases.appendOnceTheLeaseLapses(other, file)) {
           append.write(new byte[] {1, 2, 3});
         }
         try (FSDataInputStream in = other.open(file)) {
@@ -52,22 +52,6 @@ class LeaseRecoveryTest {
       // report success (as in HDFS, where it is a LeaseExpiredException).
       assertThatThrownBy(out::close).isInstanceOf(IOException.class).hasMessageContaining("LEASE_CONFLICT");
       gone.close();
-    }
-  }
-
-  /** Appends once the silent writer's lease lapsed: refused with {@code LEASE_CONFLICT} until then (30 s at most). */
-  private static FSDataOutputStream appendOnceTheLeaseLapses(FreezeFrameFileSystem fs, org.apache.hadoop.fs.Path file)
-      throws Exception {
-    long deadline = System.nanoTime() + 30_000_000_000L;
-    while (true) {
-      try {
-        return fs.append(file);
-      } catch (IOException e) {
-        if (!String.valueOf(e.getMessage()).contains("LEASE_CONFLICT") || System.nanoTime() > deadline) {
-          throw e;
-        }
-        Thread.sleep(50);
-      }
     }
   }
 }

@@ -19,6 +19,7 @@ import io.fffs.common.security.BlockToken;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.PhysicalClock;
 import io.fffs.common.time.TimeSpec;
+import io.fffs.minicluster.Leases;
 import io.fffs.minicluster.MiniFffsCluster;
 import io.fffs.namenode.NameNodeConfigKeys;
 import io.fffs.namenode.permission.Caller;
@@ -81,7 +82,7 @@ class WriterFencingTest {
       oldWriter.hflush();
       LocatedBlockProto block = firstBlock(file.toString());
 
-      FSDataOutputStream newWriter = appendOnceTheLeaseLapses(b, file);
+      FSDataOutputStream newWriter = Leases.appendOnceTheLeaseLapses(b, file);
       long recovered = recoveryMicros(a, file, "recoverLease");
 
       // Before the new writer sends a byte, the old one is refused: the DataNode heard of the fence already.
@@ -123,22 +124,6 @@ class WriterFencingTest {
 
       assertNoneOfTheOldWritersBytesAfter(a, file, recovered, FIRST);
       assertThat(blockLength(block)).isEqualTo(FIRST);
-    }
-  }
-
-  /** Retries the append while the old writer's lease is within its soft limit. */
-  private static FSDataOutputStream appendOnceTheLeaseLapses(FileSystem fs, org.apache.hadoop.fs.Path file)
-      throws Exception {
-    long deadline = System.nanoTime() + 20_000_000_000L;
-    while (true) {
-      try {
-        return fs.append(file);
-      } catch (IOException e) {
-        if (!String.valueOf(e.getMessage()).contains("LEASE_CONFLICT") || System.nanoTime() > deadline) {
-          throw e;
-        }
-        Thread.sleep(50);
-      }
     }
   }
 
