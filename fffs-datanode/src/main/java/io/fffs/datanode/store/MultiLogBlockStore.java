@@ -371,7 +371,11 @@ public final class MultiLogBlockStore implements BlockStore {
     if (persistence != null) {
       persistence.checkHealthy();
     }
-    Block block = blocks.getOrCreate(blockId);
+    Block block = blocks.get(blockId);
+    if (block == null) {
+      block = blocks.getOrCreate(blockId);
+      collector.adopt(blockId);  // a block below the last retention table's ids must survive a restart
+    }
     block.writerLock().lock();
     return block;
   }

@@ -10,6 +10,7 @@ import io.fffs.datanode.store.log.HistoryTrim;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -32,7 +33,10 @@ public final class HistoryCollector {
   private final boolean persistent;
   private final StoreStats stats;
   private final Set<Long> pending = ConcurrentHashMap.newKeySet();
+  /** Blocks taken in since the last table although below its {@code nextBlockId} ({@link AdoptedBlocksFile}). */
+  private final Set<Long> adopted = new HashSet<>();
   private volatile long generation;
+  private volatile long nextBlockId;
 
   /**
    * @param persistent whether entries become durable; without persistence a block is trimmed whenever no writer
@@ -68,14 +72,17 @@ public final class HistoryCollector {
     if (state == null) {
       return;
     }
+    Set<Long> taken = AdoptedBlocksFile.read(dataDir, state.generation());
     for (Block block : new ArrayList<>(blocks.all())) {
       if (block.id() >= state.nextBlockId()) {
         continue;
       }
       MomentSet kept = state.kept().get(block.id());
       if (kept == null) {
-        blocks.remove(block.id());
-        continue;
+        if (!taken.contains(block.id())) {
+          blocks.remove(block.id());
+        }
+        continue;  // an adopted block is kept whole until the next table
       }
       block.setKept(kept);
       Block trimmed = HistoryTrim.trimmed(block, kept, pageSize);
@@ -83,7 +90,31 @@ public final class HistoryCollector {
         block.replaceHistory(trimmed.log(), trimmed.index());
       }
     }
-    generation = state.generation();
+    synchronized (this) {
+      adopted.addAll(taken);
+      nextBlockId = state.nextBlockId();
+      generation = state.generation();
+    }
+  }
+
+  /**
+   * Called when a block begins here, before its first change is answered: a block below the last table's
+   * {@code nextBlockId} is recorded on disk ({@link AdoptedBlocksFile}), else recovery would take it for one that
+   * table dropped. The block must be in the block map already, so that a table applied meanwhile sees it.
+   *
+   * @throws FffsException {@code IO_ERROR} if it cannot be recorded (the change is refused)
+   */
+  public synchronized void adopt(long blockId) throws FffsException {
+    if (!persistent || generation == 0 || blockId >= nextBlockId || !adopted.add(blockId)) {
+      return;
+    }
+    try {
+      AdoptedBlocksFile.append(dataDir, blockId);
+    } catch (IOException e) {
+      adopted.remove(blockId);
+      throw new FffsException(ErrorCode.IO_ERROR, "cannot record block " + blockId + " in " + dataDir.resolve(
+          AdoptedBlocksFile.NAME) + ": " + e.getMessage() + "; the block cannot be taken in until it can", e);
+    }
   }
 
   /** Applies {@code table} if it is newer than the last one applied. */
@@ -109,6 +140,7 @@ public final class HistoryCollector {
       try {
         RetentionStateFile.write(dataDir, new RetentionStateFile.State(table.generation(), table.nextBlockId(),
             kept));
+        AdoptedBlocksFile.reset(dataDir, table.generation());  // the state lists every block held now
       } catch (IOException e) {
         throw new FffsException(ErrorCode.IO_ERROR, "cannot write the retention state to " + dataDir + ": "
             + e.getMessage() + "; no history is collected until it can be", e);
@@ -133,6 +165,8 @@ public final class HistoryCollector {
         pending.add(block.id());
       }
     }
+    adopted.clear();
+    nextBlockId = table.nextBlockId();
     generation = table.generation();
     stats.retentionTablesApplied.increment();
     trimPending();

@@ -1,0 +1,127 @@
+package io.fffs.datanode.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fffs.common.error.ErrorCode;
+import io.fffs.common.error.FffsException;
+import io.fffs.common.history.MomentSet;
+import io.fffs.common.time.TimeSpec;
+import io.fffs.datanode.store.history.RetentionTable;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A block that begins on a DataNode after it applied a retention table, with an id below that table's
+ * {@code nextBlockId} (a re-replication copy, a pipeline's replacement, a block first written after the table was
+ * made), survives a restart whole, while a block the table dropped stays dropped; the next table decides for both.
+ */
+class AdoptedBlocksTest {
+  private static final long KEPT = 5;
+  private static final long DROPPED = 6;
+  private static final long ADOPTED = 7;
+
+  @TempDir
+  Path dataDir;
+  StoreFixture fixture;
+
+  @BeforeEach
+  void open() throws Exception {
+    fixture = new StoreFixture(dataDir).open();
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    fixture.close();
+  }
+
+  @Test
+  void aBlockTakenInAfterATableSurvivesARestartAndTheNextTableDecides() throws Exception {
+    write(KEPT, 1);
+    write(DROPPED, 2);
+    fixture.store.applyRetention(table(1, KEPT));
+    assertThat(exists(DROPPED)).as("dropped by the table").isFalse();
+
+    byte[] adopted = write(ADOPTED, 3);  // below the table's nextBlockId, which does not list it
+    assertThat(Files.size(dataDir.resolve("retention.adopted"))).as("header and one record").isEqualTo(20 + 12);
+    fixture.restart();
+    assertThat(read(ADOPTED)).as("the adopted block after a restart").isEqualTo(adopted);
+    assertThat(read(KEPT)).isEqualTo(StoreFixture.array(StoreFixture.bytes(4000, 1)));
+    assertThat(exists(DROPPED)).as("still dropped after the restart").isFalse();
+
+    // A newer table that lists it keeps it as it says; one that does not drops it, for good.
+    fixture.store.applyRetention(table(2, KEPT, ADOPTED));
+    fixture.restart();
+    assertThat(read(ADOPTED)).isEqualTo(adopted);
+    fixture.store.applyRetention(table(3, KEPT));
+    assertThat(exists(ADOPTED)).isFalse();
+    fixture.restart();
+    assertThat(exists(ADOPTED)).as("dropped by a newer table, also after a restart").isFalse();
+    assertThat(read(KEPT)).isEqualTo(StoreFixture.array(StoreFixture.bytes(4000, 1)));
+  }
+
+  @Test
+  void aTornLastRecordIsIgnoredAndADamagedEarlierOneIsReported() throws Exception {
+    write(KEPT, 1);
+    fixture.store.applyRetention(table(1, KEPT));
+    write(ADOPTED, 3);
+    write(ADOPTED + 1, 4);
+    Path file = dataDir.resolve("retention.adopted");
+    byte[] bytes = Files.readAllBytes(file);
+    fixture.store.close();
+
+    Files.write(file, java.util.Arrays.copyOf(bytes, bytes.length - 5));  // the second record torn
+    fixture.open();
+    assertThat(exists(ADOPTED)).as("its record whole").isTrue();
+    assertThat(exists(ADOPTED + 1)).as("its record torn: its first change was never answered").isFalse();
+    fixture.store.close();
+
+    bytes[20 + 3] ^= 0x40;  // the first record's block id
+    Files.write(file, bytes);
+    assertThatThrownBy(fixture::open).isInstanceOfSatisfying(FffsException.class,
+        e -> assertThat(e.code()).isEqualTo(ErrorCode.CORRUPT)).hasMessageContaining("retention.adopted")
+        .hasMessageContaining("fails its CRC32C");
+    fixture.store = null;
+  }
+
+  private byte[] write(long blockId, int seed) throws Exception {
+    ByteBuffer data = StoreFixture.bytes(4000, seed);
+    byte[] bytes = StoreFixture.array(data);
+    fixture.store.write(blockId, 0, data, WriteOptions.defaults());
+    fixture.store.sync(List.of(blockId));
+    return bytes;
+  }
+
+  private boolean exists(long blockId) throws Exception {
+    try {
+      read(blockId);
+      return true;
+    } catch (FffsException e) {
+      assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND);
+      return false;
+    }
+  }
+
+  private byte[] read(long blockId) throws Exception {
+    try (ReadView view = fixture.store.read(blockId, 0, 4000, TimeSpec.latest())) {
+      byte[] out = new byte[view.length()];
+      view.copyTo(ByteBuffer.wrap(out));
+      return out;
+    }
+  }
+
+  private static RetentionTable table(long generation, long... keep) {
+    TreeMap<Long, MomentSet> kept = new TreeMap<>();
+    for (long id : keep) {
+      kept.put(id, MomentSet.ALL);
+    }
+    return new RetentionTable(generation, 1_000, java.util.Collections.unmodifiableNavigableMap(kept));
+  }
+}
