@@ -67,6 +67,19 @@ class AdoptedBlocksTest {
     assertThat(read(KEPT)).isEqualTo(StoreFixture.array(StoreFixture.bytes(4000, 1)));
   }
 
+  /** A data directory whose retention state was written before the adopted-blocks list existed. */
+  @Test
+  void aDataDirectoryWithoutTheListGetsOneAtStartUp() throws Exception {
+    write(KEPT, 1);
+    fixture.store.applyRetention(table(1, KEPT));
+    fixture.store.close();
+    Files.delete(dataDir.resolve("retention.adopted"));
+    fixture.open();
+    byte[] adopted = write(ADOPTED, 3);
+    fixture.restart();
+    assertThat(read(ADOPTED)).isEqualTo(adopted);
+  }
+
   @Test
   void aTornLastRecordIsIgnoredAndADamagedEarlierOneIsReported() throws Exception {
     write(KEPT, 1);

@@ -73,6 +73,14 @@ public final class HistoryCollector {
       return;
     }
     Set<Long> taken = AdoptedBlocksFile.read(dataDir, state.generation());
+    if (!java.nio.file.Files.exists(dataDir.resolve(AdoptedBlocksFile.NAME))) {
+      try {
+        AdoptedBlocksFile.reset(dataDir, state.generation());  // a data directory from before the list existed
+      } catch (IOException e) {
+        throw new FffsException(ErrorCode.IO_ERROR, "cannot create " + dataDir.resolve(AdoptedBlocksFile.NAME)
+            + ": " + e.getMessage(), e);
+      }
+    }
     for (Block block : new ArrayList<>(blocks.all())) {
       if (block.id() >= state.nextBlockId()) {
         continue;
