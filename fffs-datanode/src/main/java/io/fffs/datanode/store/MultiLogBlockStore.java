@@ -371,10 +371,9 @@ public final class MultiLogBlockStore implements BlockStore {
     if (persistence != null) {
       persistence.checkHealthy();
     }
-    Block block = blocks.get(blockId);
-    if (block == null) {
-      block = blocks.getOrCreate(blockId);
-      collector.adopt(blockId);  // a block below the last retention table's ids must survive a restart
+    Block block = blocks.getOrCreate(blockId);
+    if (!block.known()) {
+      collector.adopt(block);  // a block below the last retention table's ids must survive a restart
     }
     block.writerLock().lock();
     return block;

@@ -50,7 +50,7 @@ class AdoptedBlocksTest {
     assertThat(exists(DROPPED)).as("dropped by the table").isFalse();
 
     byte[] adopted = write(ADOPTED, 3);  // below the table's nextBlockId, which does not list it
-    assertThat(Files.size(dataDir.resolve("retention.adopted"))).as("header and one record").isEqualTo(20 + 12);
+    assertThat(Files.size(dataDir.resolve("retention.adopted"))).as("header and one record").isEqualTo(24 + 12);
     fixture.restart();
     assertThat(read(ADOPTED)).as("the adopted block after a restart").isEqualTo(adopted);
     assertThat(read(KEPT)).isEqualTo(StoreFixture.array(StoreFixture.bytes(4000, 1)));
@@ -96,12 +96,51 @@ class AdoptedBlocksTest {
     assertThat(exists(ADOPTED + 1)).as("its record torn: its first change was never answered").isFalse();
     fixture.store.close();
 
-    bytes[20 + 3] ^= 0x40;  // the first record's block id
+    bytes[24 + 3] ^= 0x40;  // the first record's block id
     Files.write(file, bytes);
     assertThatThrownBy(fixture::open).isInstanceOfSatisfying(FffsException.class,
         e -> assertThat(e.code()).isEqualTo(ErrorCode.CORRUPT)).hasMessageContaining("retention.adopted")
         .hasMessageContaining("fails its CRC32C");
     fixture.store = null;
+  }
+
+  /** Blocks adopted after a restart that found a torn record are recorded whole, not behind the torn bytes. */
+  @Test
+  void adoptionsAfterATornRecordCountAtTheNextRestart() throws Exception {
+    write(KEPT, 1);
+    fixture.store.applyRetention(table(1, KEPT));
+    write(ADOPTED, 3);
+    Path file = dataDir.resolve("retention.adopted");
+    fixture.store.close();
+    Files.write(file, new byte[] {1, 2, 3, 4, 5}, java.nio.file.StandardOpenOption.APPEND);  // a torn append
+    fixture.open();
+    byte[] second = write(ADOPTED + 1, 4);
+    byte[] third = write(ADOPTED + 2, 5);
+    fixture.restart();
+    assertThat(exists(ADOPTED)).isTrue();
+    assertThat(read(ADOPTED + 1)).isEqualTo(second);
+    assertThat(read(ADOPTED + 2)).isEqualTo(third);
+  }
+
+  /**
+   * A crash between a table's retention state and its adopted-blocks list leaves the older table's list: its records
+   * no longer count, and blocks adopted after the restart go to a list of the new table.
+   */
+  @Test
+  void aListOfAnOlderTableIsReplacedAtStartUp() throws Exception {
+    write(KEPT, 1);
+    fixture.store.applyRetention(table(1, KEPT));
+    write(ADOPTED, 3);
+    Path file = dataDir.resolve("retention.adopted");
+    byte[] older = Files.readAllBytes(file);
+    fixture.store.applyRetention(table(2, KEPT, ADOPTED));
+    fixture.store.close();
+    Files.write(file, older);  // as if the crash came before the new list was written
+    fixture.open();
+    assertThat(exists(ADOPTED)).as("listed by table 2").isTrue();
+    byte[] later = write(ADOPTED + 1, 4);
+    fixture.restart();
+    assertThat(read(ADOPTED + 1)).isEqualTo(later);
   }
 
   private byte[] write(long blockId, int seed) throws Exception {

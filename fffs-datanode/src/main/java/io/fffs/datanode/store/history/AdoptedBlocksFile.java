@@ -19,36 +19,46 @@ import java.util.zip.CRC32C;
  * that table's {@code nextBlockId} (a re-replication copy, a pipeline's replacement member, a block first written
  * after the table was made): {@code retention.adopted} in the data directory. The {@link RetentionStateFile} does not
  * list them, and recovery would take them for blocks the table dropped; listed here, they are kept whole until the
- * next table decides. Each record is appended and forced before the block's first change is answered; the file
- * starts afresh (temporary file, forced, renamed, directory forced) with each table applied. Little-endian.
+ * next table decides. Each record is appended and forced before the block's first change is answered. The file is
+ * written whole (temporary file, forced, renamed, directory forced) once a table has been applied and at each
+ * start-up, with the records that count then, so a torn tail never stays ahead of later appends. Records count only
+ * under a header of the generation {@code retention.state} holds. Little-endian.
  *
  * <pre>
- *   0          8         12           20
- *  +----------+---------+------------+
- *  | FFFSADP1 | version | generation |    then records: blockId u64 | CRC32C u32 of the blockId's 8 bytes
- *  +----------+---------+------------+
+ *   0          8         12           20            24
+ *  +----------+---------+------------+-------------+
+ *  | FFFSADP1 | version | generation | CRC32C u32  |   (the CRC of the 20 bytes before it)
+ *  +----------+---------+------------+-------------+
+ *  then records: blockId u64 | CRC32C u32 of the blockId's 8 bytes
  * </pre>
  * A torn last record (a crash while it was appended: its block's change was not answered) is ignored; a damaged
- * record before the last is reported.
+ * header or a damaged record before the last is reported.
  */
 final class AdoptedBlocksFile {
   static final String NAME = "retention.adopted";
   private static final long MAGIC = 0x3150444153464646L; // "FFFSADP1" little-endian
   private static final int VERSION = 1;
-  private static final int HEADER = 20;
+  private static final int HEADER = 24;
   private static final int RECORD = 12;
 
   private AdoptedBlocksFile() {}
 
-  /** Starts the file afresh for the table of {@code generation}: no block adopted yet. */
-  static void reset(Path dataDir, long generation) throws IOException {
-    ByteBuffer header = ByteBuffer.allocate(HEADER).order(ByteOrder.LITTLE_ENDIAN);
-    header.putLong(MAGIC).putInt(VERSION).putLong(generation).flip();
+  /** Writes the file whole for the table of {@code generation}, listing {@code blockIds}. */
+  static void write(Path dataDir, long generation, Set<Long> blockIds) throws IOException {
+    ByteBuffer out = ByteBuffer.allocate(HEADER + RECORD * blockIds.size()).order(ByteOrder.LITTLE_ENDIAN);
+    out.putLong(MAGIC).putInt(VERSION).putLong(generation);
+    CRC32C crc = new CRC32C();
+    crc.update(out.array(), 0, HEADER - 4);
+    out.putInt((int) crc.getValue());
+    for (long blockId : blockIds) {
+      out.putLong(blockId).putInt(crc(blockId));
+    }
+    out.flip();
     Path tmp = dataDir.resolve(NAME + ".tmp");
     try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
         StandardOpenOption.TRUNCATE_EXISTING)) {
-      while (header.hasRemaining()) {
-        channel.write(header);
+      while (out.hasRemaining()) {
+        channel.write(out);
       }
       channel.force(true);
     }
@@ -71,7 +81,10 @@ final class AdoptedBlocksFile {
     }
   }
 
-  /** The blocks adopted since the table of {@code generation} was applied; none if the file is of another table. */
+  /**
+   * The blocks adopted since the table of {@code generation} was applied; none if there is no file or it is of
+   * another table (a crash between writing the retention state and this file).
+   */
   static Set<Long> read(Path dataDir, long generation) throws FffsException {
     Path file = dataDir.resolve(NAME);
     Set<Long> adopted = new HashSet<>();
@@ -83,7 +96,13 @@ final class AdoptedBlocksFile {
       if (in.remaining() < HEADER || in.getLong() != MAGIC || in.getInt() != VERSION) {
         throw corrupt(file, "its header is not that of an adopted-blocks file of version " + VERSION);
       }
-      if (in.getLong() != generation) {
+      long written = in.getLong();
+      CRC32C crc = new CRC32C();
+      crc.update(in.array(), 0, HEADER - 4);
+      if (in.getInt() != (int) crc.getValue()) {
+        throw corrupt(file, "its header fails its CRC32C");
+      }
+      if (written != generation) {
         return adopted;  // written for an older table, whose state a crash kept from being replaced: none count
       }
       while (in.remaining() >= RECORD) {

@@ -16,6 +16,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Garbage collection of history on a DataNode (docs/history.md): applies the NameNode's retention tables to the
@@ -27,6 +29,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * entries were in.
  */
 public final class HistoryCollector {
+  private static final Logger LOG = LoggerFactory.getLogger(HistoryCollector.class);
+
   private final Path dataDir;
   private final BlockMap blocks;
   private final int pageSize;
@@ -36,7 +40,10 @@ public final class HistoryCollector {
   /** Blocks taken in since the last table although below its {@code nextBlockId} ({@link AdoptedBlocksFile}). */
   private final Set<Long> adopted = new HashSet<>();
   private volatile long generation;
+  /** Blocks below it that begin here are adopted; raised by {@link #apply} before it reads the block map. */
   private volatile long nextBlockId;
+  /** Whether the adopted-blocks file on disk is whole and of {@link #generation}: appends may follow. */
+  private boolean listReady;
 
   /**
    * @param persistent whether entries become durable; without persistence a block is trimmed whenever no writer
@@ -73,14 +80,6 @@ public final class HistoryCollector {
       return;
     }
     Set<Long> taken = AdoptedBlocksFile.read(dataDir, state.generation());
-    if (!java.nio.file.Files.exists(dataDir.resolve(AdoptedBlocksFile.NAME))) {
-      try {
-        AdoptedBlocksFile.reset(dataDir, state.generation());  // a data directory from before the list existed
-      } catch (IOException e) {
-        throw new FffsException(ErrorCode.IO_ERROR, "cannot create " + dataDir.resolve(AdoptedBlocksFile.NAME)
-            + ": " + e.getMessage(), e);
-      }
-    }
     for (Block block : new ArrayList<>(blocks.all())) {
       if (block.id() >= state.nextBlockId()) {
         continue;
@@ -102,26 +101,53 @@ public final class HistoryCollector {
       adopted.addAll(taken);
       nextBlockId = state.nextBlockId();
       generation = state.generation();
+      // Written whole: no torn tail ahead of later appends, and a list of this generation (a data directory from an
+      // earlier build has none; a crash right after a table's state was written leaves the older table's).
+      writeAdopted();
     }
   }
 
   /**
-   * Called when a block begins here, before its first change is answered: a block below the last table's
-   * {@code nextBlockId} is recorded on disk ({@link AdoptedBlocksFile}), else recovery would take it for one that
-   * table dropped. The block must be in the block map already, so that a table applied meanwhile sees it.
+   * Called at a block's first change in this process, before it is answered: a block below the last table's
+   * {@code nextBlockId} that the table did not mark is recorded on disk ({@link AdoptedBlocksFile}), else recovery
+   * would take it for one that table dropped. The block must be in the block map already, so that a table applied
+   * meanwhile sees it: {@link #apply} raises the bound checked here before it reads the map.
    *
-   * @throws FffsException {@code IO_ERROR} if it cannot be recorded (the change is refused)
+   * @throws FffsException {@code IO_ERROR} if it cannot be recorded (the change is refused; the next one tries again)
    */
-  public synchronized void adopt(long blockId) throws FffsException {
-    if (!persistent || generation == 0 || blockId >= nextBlockId || !adopted.add(blockId)) {
+  public void adopt(Block block) throws FffsException {
+    long id = block.id();
+    if (!persistent || id >= nextBlockId) {
+      block.setKnown();  // most new blocks: newer than every table applied
       return;
     }
+    synchronized (this) {
+      if (generation != 0 && block.kept() == null && !adopted.contains(id)) {
+        if (!listReady) {
+          writeAdopted();
+        }
+        try {
+          AdoptedBlocksFile.append(dataDir, id);
+        } catch (IOException e) {
+          listReady = false;  // a torn record may be there: the list is written whole before the next append
+          throw new FffsException(ErrorCode.IO_ERROR, "cannot record block " + id + " in " + dataDir.resolve(
+              AdoptedBlocksFile.NAME) + ": " + e.getMessage() + "; the block cannot be taken in until it can", e);
+        }
+        adopted.add(id);
+      }
+      block.setKnown();
+    }
+  }
+
+  /** Writes the adopted-blocks list whole, for the current generation. Caller holds the monitor. */
+  private void writeAdopted() throws FffsException {
     try {
-      AdoptedBlocksFile.append(dataDir, blockId);
+      AdoptedBlocksFile.write(dataDir, generation, adopted);
+      listReady = true;
     } catch (IOException e) {
-      adopted.remove(blockId);
-      throw new FffsException(ErrorCode.IO_ERROR, "cannot record block " + blockId + " in " + dataDir.resolve(
-          AdoptedBlocksFile.NAME) + ": " + e.getMessage() + "; the block cannot be taken in until it can", e);
+      listReady = false;
+      throw new FffsException(ErrorCode.IO_ERROR, "cannot write " + dataDir.resolve(AdoptedBlocksFile.NAME) + ": "
+          + e.getMessage() + "; blocks older than the last retention table cannot be taken in until it can", e);
     }
   }
 
@@ -132,6 +158,9 @@ public final class HistoryCollector {
     }
     Map<Long, MomentSet> kept = new TreeMap<>();
     List<Long> dropped = new ArrayList<>();
+    // Raised before the map is read: a block begun after this either is in the map when it is read (and the table
+    // decides), or sees the new bound and waits for this monitor in adopt.
+    nextBlockId = Math.max(nextBlockId, table.nextBlockId());
     for (Block block : blocks.all()) {
       if (block.id() >= table.nextBlockId()) {
         continue;  // newer than the pass: nothing of it is collected yet
@@ -148,10 +177,19 @@ public final class HistoryCollector {
       try {
         RetentionStateFile.write(dataDir, new RetentionStateFile.State(table.generation(), table.nextBlockId(),
             kept));
-        AdoptedBlocksFile.reset(dataDir, table.generation());  // the state lists every block held now
       } catch (IOException e) {
         throw new FffsException(ErrorCode.IO_ERROR, "cannot write the retention state to " + dataDir + ": "
             + e.getMessage() + "; no history is collected until it can be", e);
+      }
+    }
+    // The state on disk is this table's now: so is what counts as adopted (none yet; the state lists every block).
+    generation = table.generation();
+    adopted.clear();
+    if (persistent) {
+      try {
+        writeAdopted();
+      } catch (FffsException e) {
+        LOG.warn("{}; the next block taken in tries again", e.getMessage());
       }
     }
     for (long id : dropped) {
@@ -173,9 +211,6 @@ public final class HistoryCollector {
         pending.add(block.id());
       }
     }
-    adopted.clear();
-    nextBlockId = table.nextBlockId();
-    generation = table.generation();
     stats.retentionTablesApplied.increment();
     trimPending();
   }

@@ -43,6 +43,8 @@ public final class Block {
   private volatile boolean stale;
   /** The highest write-pipeline epoch the block was opened with here (0: none); lower ones are refused. */
   private volatile long pipelineEpoch;
+  /** Whether garbage collection knows this block survives a restart (listed or adopted: HistoryCollector.adopt). */
+  private volatile boolean known;
   private UserTimeExtractor.Stream userTimeStream;
 
   public Block(long id) {
@@ -154,6 +156,15 @@ public final class Block {
 
   public long pipelineEpoch() {
     return pipelineEpoch;
+  }
+
+  /** Whether history collection was told of this block since it began in this process (its first change). */
+  public boolean known() {
+    return known;
+  }
+
+  public void setKnown() {
+    this.known = true;
   }
 
   public void setPipelineEpoch(long epoch) {
