@@ -143,6 +143,34 @@ class AdoptedBlocksTest {
     assertThat(read(ADOPTED + 1)).isEqualTo(later);
   }
 
+  /** A block whose record could not be written is recorded at its next change; the first one was refused. */
+  @Test
+  void aBlockWhoseRecordFailedIsRecordedAtItsNextChange() throws Exception {
+    write(KEPT, 1);
+    fixture.store.applyRetention(table(1, KEPT));
+    Path file = dataDir.resolve("retention.adopted");
+    Files.delete(file);
+    Files.createDirectories(file.resolve("in-the-way"));  // appends and the rewrite both fail now
+    assertThatThrownBy(() -> write(ADOPTED, 3)).isInstanceOfSatisfying(FffsException.class,
+        e -> assertThat(e.code()).isEqualTo(ErrorCode.IO_ERROR)).hasMessageContaining("retention.adopted");
+    Files.delete(file.resolve("in-the-way"));
+    Files.delete(file);
+    byte[] adopted = write(ADOPTED, 3);
+    fixture.restart();
+    assertThat(read(ADOPTED)).isEqualTo(adopted);
+    assertThat(Files.size(file)).as("the restart's list: header and one record").isEqualTo(24 + 12);
+  }
+
+  /** A block the state lists is not recorded again at its first change after a restart. */
+  @Test
+  void aListedBlockIsNotRecordedAgain() throws Exception {
+    write(KEPT, 1);
+    fixture.store.applyRetention(table(1, KEPT));
+    fixture.restart();
+    write(KEPT, 2);
+    assertThat(Files.size(dataDir.resolve("retention.adopted"))).as("the header alone").isEqualTo(24);
+  }
+
   private byte[] write(long blockId, int seed) throws Exception {
     ByteBuffer data = StoreFixture.bytes(4000, seed);
     byte[] bytes = StoreFixture.array(data);

@@ -8,6 +8,7 @@ import io.fffs.datanode.store.log.Block;
 import io.fffs.datanode.store.log.BlockMap;
 import io.fffs.datanode.store.log.HistoryTrim;
 import java.io.IOException;
+import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -44,6 +45,8 @@ public final class HistoryCollector {
   private volatile long nextBlockId;
   /** Whether the adopted-blocks file on disk is whole and of {@link #generation}: appends may follow. */
   private boolean listReady;
+  /** Whether the last table's state write failed, so the generation on disk is not known. */
+  private boolean stateUnsure;
 
   /**
    * @param persistent whether entries become durable; without persistence a block is trimmed whenever no writer
@@ -86,11 +89,14 @@ public final class HistoryCollector {
       }
       MomentSet kept = state.kept().get(block.id());
       if (kept == null) {
-        if (!taken.contains(block.id())) {
+        if (taken.contains(block.id())) {
+          block.setKnown();  // an adopted block is kept whole until the next table
+        } else {
           blocks.remove(block.id());
         }
-        continue;  // an adopted block is kept whole until the next table
+        continue;
       }
+      block.setKnown();
       block.setKept(kept);
       Block trimmed = HistoryTrim.trimmed(block, kept, pageSize);
       if (trimmed != null) {
@@ -109,20 +115,25 @@ public final class HistoryCollector {
 
   /**
    * Called at a block's first change in this process, before it is answered: a block below the last table's
-   * {@code nextBlockId} that the table did not mark is recorded on disk ({@link AdoptedBlocksFile}), else recovery
-   * would take it for one that table dropped. The block must be in the block map already, so that a table applied
+   * {@code nextBlockId} that its state on disk does not list is recorded ({@link AdoptedBlocksFile}), else recovery
+   * would take it for one that table dropped. Blocks the state lists or the list holds are {@link Block#known}. The block must be in the block map already, so that a table applied
    * meanwhile sees it: {@link #apply} raises the bound checked here before it reads the map.
    *
    * @throws FffsException {@code IO_ERROR} if it cannot be recorded (the change is refused; the next one tries again)
    */
   public void adopt(Block block) throws FffsException {
     long id = block.id();
+    VarHandle.fullFence();  // the block's insertion into the map before the bound's read (apply fences the other way)
     if (!persistent || id >= nextBlockId) {
       block.setKnown();  // most new blocks: newer than every table applied
       return;
     }
     synchronized (this) {
-      if (generation != 0 && block.kept() == null && !adopted.contains(id)) {
+      if (stateUnsure) {
+        throw new FffsException(ErrorCode.IO_ERROR, "the retention state in " + dataDir + " could not be written,"
+            + " so block " + id + " cannot be recorded as taken in after it; it can once a table is applied");
+      }
+      if (generation != 0 && !adopted.contains(id)) {
         if (!listReady) {
           writeAdopted();
         }
@@ -161,6 +172,7 @@ public final class HistoryCollector {
     // Raised before the map is read: a block begun after this either is in the map when it is read (and the table
     // decides), or sees the new bound and waits for this monitor in adopt.
     nextBlockId = Math.max(nextBlockId, table.nextBlockId());
+    VarHandle.fullFence();
     for (Block block : blocks.all()) {
       if (block.id() >= table.nextBlockId()) {
         continue;  // newer than the pass: nothing of it is collected yet
@@ -178,10 +190,13 @@ public final class HistoryCollector {
         RetentionStateFile.write(dataDir, new RetentionStateFile.State(table.generation(), table.nextBlockId(),
             kept));
       } catch (IOException e) {
+        // It may be on disk all the same (renamed, the directory's sync failed): no adoption is sure until a table is.
+        stateUnsure = true;
         throw new FffsException(ErrorCode.IO_ERROR, "cannot write the retention state to " + dataDir + ": "
             + e.getMessage() + "; no history is collected until it can be", e);
       }
     }
+    stateUnsure = false;
     // The state on disk is this table's now: so is what counts as adopted (none yet; the state lists every block).
     generation = table.generation();
     adopted.clear();
@@ -204,6 +219,7 @@ public final class HistoryCollector {
       block.writeLock().lock();
       try {
         block.setKept(entry.getValue());
+        block.setKnown();  // listed in the state on disk
       } finally {
         block.writeLock().unlock();
       }
