@@ -116,8 +116,9 @@ public final class HistoryCollector {
   /**
    * Called at a block's first change in this process, before it is answered: a block below the last table's
    * {@code nextBlockId} that its state on disk does not list is recorded ({@link AdoptedBlocksFile}), else recovery
-   * would take it for one that table dropped. Blocks the state lists or the list holds are {@link Block#known}. The block must be in the block map already, so that a table applied
-   * meanwhile sees it: {@link #apply} raises the bound checked here before it reads the map.
+   * would take it for one that table dropped. Blocks the state lists or the list holds are {@link Block#known}. The
+   * block must be in the block map already, so that a table applied meanwhile sees it: {@link #apply} raises the
+   * bound checked here before it reads the map.
    *
    * @throws FffsException {@code IO_ERROR} if it cannot be recorded (the change is refused; the next one tries again)
    */
