@@ -17,6 +17,7 @@ import io.fffs.datanode.nn.ClockOffsetFilter;
 import io.fffs.datanode.store.MemoryUsage;
 import io.fffs.datanode.store.StoreStats;
 import io.fffs.datanode.nn.NamenodeLink;
+import io.fffs.datanode.replication.ReplicaTransfers;
 import io.fffs.datanode.nn.NodeHealth;
 import io.fffs.datanode.server.DataServer;
 import io.fffs.datanode.server.DataServerStats;
@@ -225,6 +226,11 @@ public final class DataNode implements Closeable {
       @Override
       public DataServerStats serverStats() {
         return server.stats();
+      }
+
+      @Override
+      public ReplicaTransfers replicaTransfers() {
+        return namenode == null ? null : namenode.transfers();
       }
     };
   }

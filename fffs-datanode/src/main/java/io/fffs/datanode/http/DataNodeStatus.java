@@ -2,6 +2,7 @@ package io.fffs.datanode.http;
 
 import io.fffs.common.json.JsonWriter;
 import io.fffs.datanode.nn.ClockOffsetFilter;
+import io.fffs.datanode.replication.ReplicaTransfers;
 import io.fffs.datanode.store.MemoryUsage;
 import java.util.Locale;
 
@@ -12,7 +13,8 @@ import java.util.Locale;
  * {@code clockOffsetErrorMicros} (this node minus the NameNode, best recent estimate; -1 error before one),
  * {@code hlc}, {@code durableHlc}, {@code durableLagMicros} (this node's clock minus the durable frontier), arena
  * {@code arenaCapacityBytes}, {@code arenaResidentBytes}, {@code logBytes}, {@code indexBytes}, {@code blocks}, and
- * counters of writes, reads and persistence.
+ * counters of writes, reads and persistence, and of the block copies it sent for re-replication
+ * ({@code replicaCopiesSent}, {@code replicaCopiesFailed}, {@code lastReplicaCopyFailure}: block, target and why).
  */
 final class DataNodeStatus {
   private DataNodeStatus() {}
@@ -21,6 +23,7 @@ final class DataNodeStatus {
     MemoryUsage memory = node.memory();
     ClockOffsetFilter.Estimate offset = node.clockOffset();
     long durable = node.durableFrontier().physicalMicros();
+    ReplicaTransfers copies = node.replicaTransfers();
     return new JsonWriter().beginObject()
         .field("id", node.id().getDatanodeUuid())
         .field("host", node.id().getHost())
@@ -50,6 +53,9 @@ final class DataNodeStatus {
         .field("fsyncs", node.storeStats().fsyncs.sum())
         .field("bytesPersisted", node.storeStats().bytesPersisted.sum())
         .field("pagesEvicted", node.storeStats().pagesEvicted.sum())
+        .field("replicaCopiesSent", copies == null ? 0 : copies.copied())
+        .field("replicaCopiesFailed", copies == null ? 0 : copies.failed())
+        .field("lastReplicaCopyFailure", copies == null ? null : copies.lastFailure())
         .endObject().toString();
   }
 
@@ -84,6 +90,11 @@ final class DataNodeStatus {
         node.storeStats().bytesPersisted.sum());
     counter(out, "fffs_datanode_pages_evicted_total", "arena pages evicted", labels,
         node.storeStats().pagesEvicted.sum());
+    ReplicaTransfers copies = node.replicaTransfers();
+    counter(out, "fffs_datanode_replica_copies_total", "block copies sent whole for re-replication", labels,
+        copies == null ? 0 : copies.copied());
+    counter(out, "fffs_datanode_replica_copies_failed_total", "block copies for re-replication that failed", labels,
+        copies == null ? 0 : copies.failed());
     return out.toString();
   }
 

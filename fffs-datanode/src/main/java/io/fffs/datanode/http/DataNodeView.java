@@ -3,6 +3,7 @@ package io.fffs.datanode.http;
 import io.fffs.common.proto.ClientNamenodeProtocolProtos.DatanodeIdProto;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.datanode.nn.ClockOffsetFilter;
+import io.fffs.datanode.replication.ReplicaTransfers;
 import io.fffs.datanode.server.DataServerStats;
 import io.fffs.datanode.store.MemoryUsage;
 import io.fffs.datanode.store.StoreStats;
@@ -36,4 +37,7 @@ public interface DataNodeView {
   StoreStats storeStats();
 
   DataServerStats serverStats();
+
+  /** The block copies it sends for re-replication; null without a NameNode link. */
+  ReplicaTransfers replicaTransfers();
 }

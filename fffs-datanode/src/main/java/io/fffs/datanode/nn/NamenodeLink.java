@@ -573,4 +573,9 @@ public final class NamenodeLink implements AutoCloseable {
     }
     RPC.stopProxy(proxy);
   }
+
+  /** The block copies this DataNode sends for re-replication. */
+  public ReplicaTransfers transfers() {
+    return transfers;
+  }
 }

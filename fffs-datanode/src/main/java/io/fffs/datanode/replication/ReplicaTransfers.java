@@ -39,6 +39,7 @@ public final class ReplicaTransfers implements AutoCloseable {
   private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
   private final LongAdder copied = new LongAdder();
   private final LongAdder failed = new LongAdder();
+  private volatile String lastFailure;
 
   public ReplicaTransfers(Configuration conf, BlockStore store, HybridLogicalClock clock) {
     this.store = store;
@@ -87,6 +88,8 @@ public final class ReplicaTransfers implements AutoCloseable {
           target.getHost(), target.getDataPort(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
     } catch (IOException | RuntimeException e) {
       failed.increment();
+      lastFailure = "block " + transfer.getBlockId() + " to " + target.getHost() + ":" + target.getDataPort() + ": "
+          + e;
       LOG.warn("Could not copy block {} to {}:{} (the NameNode will ask again): {}", transfer.getBlockId(),
           target.getHost(), target.getDataPort(), e.toString());
     } catch (InterruptedException e) {
@@ -102,6 +105,11 @@ public final class ReplicaTransfers implements AutoCloseable {
   /** Copies that failed since start. */
   public long failed() {
     return failed.sum();
+  }
+
+  /** The last copy that failed (block, target and why), or null. */
+  public String lastFailure() {
+    return lastFailure;
   }
 
   @Override

@@ -110,6 +110,8 @@ class ReReplicationTest {
 
       fs.setReplication(new org.apache.hadoop.fs.Path(FILE), (short) 3);
       LocatedBlocksProto three = replicas.awaitListed(FILE, 3);
+      // The one holder sent two copies of each block; its page says so (once each copy's end is answered).
+      awaitTrue(() -> copiesSent(cluster) >= 2L * three.getBlocksCount(), "the copies on the DataNodes' pages");
       for (LocatedBlockProto block : three.getBlocksList()) {
         replicas.assertSameLogs(block);
       }
@@ -214,6 +216,22 @@ class ReReplicationTest {
 
   private static Predicate<LocatedBlockProto> holds(String uuid) {
     return block -> block.getLocationsList().stream().anyMatch(l -> l.getDatanodeUuid().equals(uuid));
+  }
+
+  /** The copies for re-replication the DataNodes' {@code /status} pages count, summed. */
+  private static long copiesSent(MiniFffsCluster cluster) throws IOException {
+    long sent = 0;
+    for (int i = 0; i < cluster.getNumDataNodes(); i++) {
+      DatanodeIdProto id = cluster.getDataNode(i).datanodeId();
+      try (java.io.InputStream in = java.net.URI.create("http://" + id.getHost() + ":" + id.getHttpPort()
+          + "/status").toURL().openStream()) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"replicaCopiesSent\":(\\d+)")
+            .matcher(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+        assertThat(m.find()).as("replicaCopiesSent on DataNode %d's page", i).isTrue();
+        sent += Long.parseLong(m.group(1));
+      }
+    }
+    return sent;
   }
 
   interface Check {
