@@ -8,7 +8,6 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.HashSet;
 import java.util.Set;
@@ -54,18 +53,7 @@ final class AdoptedBlocksFile {
       out.putLong(blockId).putInt(crc(blockId));
     }
     out.flip();
-    Path tmp = dataDir.resolve(NAME + ".tmp");
-    try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-        StandardOpenOption.TRUNCATE_EXISTING)) {
-      while (out.hasRemaining()) {
-        channel.write(out);
-      }
-      channel.force(true);
-    }
-    Files.move(tmp, dataDir.resolve(NAME), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    try (FileChannel dir = FileChannel.open(dataDir, StandardOpenOption.READ)) {
-      dir.force(true);
-    }
+    RetentionStateFile.replace(dataDir, NAME, out);
   }
 
   /** Appends {@code blockId} and forces it to disk. */

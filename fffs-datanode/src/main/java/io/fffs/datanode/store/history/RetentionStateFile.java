@@ -60,15 +60,23 @@ final class RetentionStateFile {
     crc.update(out.array(), 0, out.position());
     out.putInt((int) crc.getValue());
     out.flip();
-    Path tmp = dataDir.resolve(NAME + ".tmp");
+    replace(dataDir, NAME, out);
+  }
+
+  /**
+   * Replaces file {@code name} in {@code dataDir} with {@code content} so that a crash leaves the old file or the new
+   * one whole: a temporary file written and forced, renamed over it, the directory forced.
+   */
+  static void replace(Path dataDir, String name, ByteBuffer content) throws IOException {
+    Path tmp = dataDir.resolve(name + ".tmp");
     try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
         StandardOpenOption.TRUNCATE_EXISTING)) {
-      while (out.hasRemaining()) {
-        channel.write(out);
+      while (content.hasRemaining()) {
+        channel.write(content);
       }
       channel.force(true);
     }
-    Files.move(tmp, dataDir.resolve(NAME), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    Files.move(tmp, dataDir.resolve(name), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     try (FileChannel dir = FileChannel.open(dataDir, StandardOpenOption.READ)) {
       dir.force(true);
     }
