@@ -218,14 +218,19 @@ final class QueryService {
       view.close();
       gate.exitRead();
     };
+    // Counted before the answer is handed over, so a client that has it finds it counted; taken back if refused.
+    int length = view.length();
+    stats.reads.increment();
+    stats.readBytes.add(length);
     try {
-      if (view.length() <= CHECKSUM_ON_EVENT_LOOP_BYTES && view.runs().stream().allMatch(ReadView.Run::inMemory)) {
+      if (length <= CHECKSUM_ON_EVENT_LOOP_BYTES && view.runs().stream().allMatch(ReadView.Run::inMemory)) {
         // Checksummed on the event loop just before the write, so the socket copy finds the pages in its cache.
         channel.eventLoop().execute(() -> {
           ResponseHeaderProto header;
           try {
             header = header(request, view, view.chunkCrcs());
           } catch (RuntimeException e) {
+            uncount(length);
             release.run();
             refuse(channel, request, Responses.typed(e, "serving READ"));
             return;
@@ -237,11 +242,16 @@ final class QueryService {
         channel.eventLoop().execute(() -> sendRuns(channel, header, view, release, stats));
       }
     } catch (RuntimeException e) {
+      uncount(length);
       release.run();
       throw e;
     }
-    stats.reads.increment();
-    stats.readBytes.add(view.length());
+  }
+
+  /** Takes back a READ counted before its answer was refused. */
+  private void uncount(int length) {
+    stats.reads.decrement();
+    stats.readBytes.add(-length);
   }
 
   /** Where the bytes of a READ are in this DataNode's files, for a short-circuit reader on this host. */
