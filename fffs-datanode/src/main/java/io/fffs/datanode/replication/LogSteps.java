@@ -6,8 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A block's log as a copy of it replays it, step by step: the one walk of a log that both the re-replication stream
- * ({@link LogStreamer}) and the listing of a block's writes ({@link LogListing}) go through. A CREATE followed by a
+ * A block's log as a copy of it replays it, step by step: the one walk of a log that both the re-replication plan
+ * ({@link CopyPlan}) and the listing of a block's writes ({@link LogListing}) go through. A CREATE followed by a
  * WRITE at offset 0 is one step (the WRITE, carrying the CREATE's stamp), as the primary logged them for one packet.
  */
 public final class LogSteps {

@@ -19,8 +19,8 @@ import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.datanode.store.BlockStore;
 import io.fffs.datanode.store.LogEntry;
+import io.fffs.datanode.store.LogSnapshot;
 import io.fffs.datanode.store.ReadView;
-import io.fffs.datanode.store.log.BlockOp;
 import io.fffs.protocol.frame.BlockingFrameChannel;
 import io.fffs.protocol.frame.ChunkChecksums;
 import io.fffs.protocol.frame.Frame;
@@ -31,14 +31,14 @@ import java.util.List;
 
 /**
  * Streams one block's whole log from this DataNode's store to another DataNode, so that the copy answers every past
- * read as this one does. The entries are walked by {@link LogSteps}, as a listing of the block's writes walks them.
- * Over one data-transfer connection to the target, as a pipeline's client would:
- * {@code REPLICA_OPEN(FOLLOWER)}, then every entry in log order as a stamped {@code WRITE} (or {@code TRUNCATE})
- * carrying the entry's HLC, user time and resulting length, with the bytes it wrote, read here as of that entry;
- * a CREATE goes with the WRITE that follows it, as the primary logged them. Then {@code SYNC} (the copy is on the
- * target's disk) and {@code REPLICA_END}. The target applies each entry through its stamped-apply checks, which
- * refuse ({@code REPLICA_STALE}) an entry that does not continue its log, so a target that already holds the block
- * is left unchanged. Bytes are paced by a {@link Throttle}.
+ * read as this one does. The calls are worked out by {@link CopyPlan} from a {@link LogSnapshot} of the block (which
+ * holds garbage collection back until the copy ends). Over one data-transfer connection to the target, as a
+ * pipeline's client would: {@code REPLICA_OPEN(FOLLOWER)} with the moments the block keeps here, then each call as a
+ * stamped {@code WRITE} (or {@code TRUNCATE}) carrying its HLC, user time and resulting length, with the bytes read
+ * here as of the entry it restores. Then {@code SYNC} (the copy is on the target's disk) and {@code REPLICA_END}. The
+ * target applies each call through its stamped-apply checks, which refuse ({@code REPLICA_STALE}) one that does not
+ * continue its log, so a target that already holds the block is left unchanged. Bytes are paced by a
+ * {@link Throttle}.
  */
 final class LogStreamer {
   private final BlockStore store;
@@ -71,82 +71,70 @@ final class LogStreamer {
    */
   long copy(long blockId, DatanodeIdProto target, BlockTokenProto token, long afterHlc)
       throws IOException, InterruptedException {
-    List<LogEntry> entries = store.logEntries(blockId);
-    if (entries.isEmpty()) {
-      throw new FffsException(ErrorCode.NOT_FOUND, "block " + blockId + " is not stored on this DataNode");
-    }
-    // Every entry listed is below it, and every later one this node stamps is above it.
-    HlcTimestamp frontier = clock.now();
-    InetSocketAddress address = new InetSocketAddress(target.getHost(), target.getDataPort());
-    try (BlockingFrameChannel channel = BlockingFrameChannel.connect(address, timeoutMillis, maxFrameBytes)) {
-      if (afterHlc == 0) {
-        call(channel, request(OpProto.REPLICA_OPEN, token).setReplicaOpen(ReplicaOpenRequestProto.newBuilder()
-            .setBlockId(blockId).setRole(ReplicaRoleProto.FOLLOWER)), null);
-      } else if (entries.stream().noneMatch(e -> e.hlc() == afterHlc)) {
-        throw new FffsException(ErrorCode.REPLICA_STALE, "block " + blockId + " here has no entry at "
-            + HlcTimestamp.valueOf(afterHlc) + ", the target's last: its log is no prefix of this one");
+    try (LogSnapshot snapshot = store.logSnapshot(blockId)) {
+      List<LogEntry> entries = snapshot.entries();
+      if (entries.isEmpty()) {
+        throw new FffsException(ErrorCode.NOT_FOUND, "block " + blockId + " is not stored on this DataNode");
       }
-      long length = 0;
-      for (LogSteps.Step step : LogSteps.of(entries)) {
-        LogEntry entry = step.entry();
-        if (entry.hlc() <= afterHlc) {
-          length = entry.lengthAfter();
-          continue;
-        }
-        switch (entry.op()) {
-          case CREATE, WRITE -> length = write(channel, blockId, step.index(), entry, step.createHlc(), frontier,
-              token);
-          case TRUNCATE -> {
-            call(channel, request(OpProto.TRUNCATE, token).setTruncate(TruncateBlockRequestProto.newBuilder()
-                .setBlockId(blockId).setNewLength(entry.offset()).setReplica(stamp(entry, 0, frontier))), null);
-            length = entry.lengthAfter();
+      List<CopyPlan.Send> sends = CopyPlan.of(blockId, snapshot, afterHlc, store.pageSize(), maxPayload);
+      // Every entry listed is below it, and every later one this node stamps is above it.
+      HlcTimestamp frontier = clock.now();
+      InetSocketAddress address = new InetSocketAddress(target.getHost(), target.getDataPort());
+      try (BlockingFrameChannel channel = BlockingFrameChannel.connect(address, timeoutMillis, maxFrameBytes)) {
+        if (afterHlc == 0) {
+          ReplicaOpenRequestProto.Builder open = ReplicaOpenRequestProto.newBuilder().setBlockId(blockId)
+              .setRole(ReplicaRoleProto.FOLLOWER);
+          if (snapshot.kept() != null) {
+            open.setKept(snapshot.kept().toProto());
           }
-          default -> throw new FffsException(ErrorCode.UNSUPPORTED, "block " + blockId + " was deleted at "
-              + HlcTimestamp.valueOf(entry.hlc()) + " and written again; a log with a delete is not copied");
+          call(channel, request(OpProto.REPLICA_OPEN, token).setReplicaOpen(open), null);
         }
+        long length = entries.get(entries.size() - 1).lengthAfter();
+        for (CopyPlan.Send send : sends) {
+          if (send.truncate()) {
+            call(channel, request(OpProto.TRUNCATE, token).setTruncate(TruncateBlockRequestProto.newBuilder()
+                .setBlockId(blockId).setNewLength(send.offset()).setReplica(stamp(send, frontier))), null);
+          } else {
+            write(channel, blockId, send, frontier, token);
+          }
+          length = send.lengthAfter();
+        }
+        call(channel, request(OpProto.SYNC, token).setSync(SyncRequestProto.newBuilder().addBlockIds(blockId)
+            .addMinLengths(length)), null);
+        call(channel, request(OpProto.REPLICA_END, token).setReplicaEnd(ReplicaEndRequestProto.newBuilder()
+            .setBlockId(blockId).setFrontierHlc(frontier.toProto())), null);
+        return length;
       }
-      call(channel, request(OpProto.SYNC, token).setSync(SyncRequestProto.newBuilder().addBlockIds(blockId)
-          .addMinLengths(length)), null);
-      call(channel, request(OpProto.REPLICA_END, token).setReplicaEnd(ReplicaEndRequestProto.newBuilder()
-          .setBlockId(blockId).setFrontierHlc(frontier.toProto())), null);
-      return length;
     }
   }
 
-  /** Sends entry {@code index} (a WRITE, or a CREATE alone when {@code entry} is one) at its stamps. */
-  private long write(BlockingFrameChannel channel, long blockId, int index, LogEntry entry, long createHlc,
-      HlcTimestamp frontier, BlockTokenProto token) throws IOException, InterruptedException {
-    boolean createOnly = entry.op() == BlockOp.CREATE;
-    int length = createOnly ? 0 : entry.length();
-    if (length > maxPayload) {
-      throw new FffsException(ErrorCode.UNSUPPORTED, "entry " + index + " of block " + blockId + " wrote "
-          + length + " bytes, more than a frame carries (" + maxPayload + ")");
-    }
+  /** Sends one WRITE of the plan, its bytes read as of the entry it restores. */
+  private void write(BlockingFrameChannel channel, long blockId, CopyPlan.Send send, HlcTimestamp frontier,
+      BlockTokenProto token) throws IOException, InterruptedException {
+    int length = send.length();
     ByteBuffer bytes = ByteBuffer.allocate(length);
     if (length > 0) {
-      try (ReadView view = store.readAtLogIndex(blockId, index, entry.offset(), length)) {
+      try (ReadView view = store.readAtLogIndex(blockId, send.readIndex(), send.offset(), length)) {
         view.copyTo(bytes);
       }
       bytes.flip();
       if (bytes.remaining() != length) {
-        throw new FffsException(ErrorCode.CORRUPT, "entry " + index + " of block " + blockId + " wrote " + length
-            + " bytes but " + bytes.remaining() + " read back");
+        throw new FffsException(ErrorCode.CORRUPT, "entry " + send.readIndex() + " of block " + blockId
+            + " holds " + length + " bytes at " + send.offset() + " but " + bytes.remaining() + " read back");
       }
     }
     throttle.pace(length);
-    WriteRequestProto.Builder write = WriteRequestProto.newBuilder().setBlockId(blockId)
-        .setOffset(createOnly ? 0 : entry.offset()).setChunkCrcs(ChunkChecksums.toWire(ChunkChecksums.of(bytes)))
-        .setReplica(stamp(entry, createOnly ? entry.hlc() : createHlc, frontier));
+    WriteRequestProto.Builder write = WriteRequestProto.newBuilder().setBlockId(blockId).setOffset(send.offset())
+        .setChunkCrcs(ChunkChecksums.toWire(ChunkChecksums.of(bytes))).setReplica(stamp(send, frontier));
     call(channel, request(OpProto.WRITE, token).setWrite(write), bytes);
-    return entry.lengthAfter();
   }
 
-  private static ReplicaStampProto.Builder stamp(LogEntry entry, long createHlc, HlcTimestamp frontier) {
+  private static ReplicaStampProto.Builder stamp(CopyPlan.Send send, HlcTimestamp frontier) {
     ReplicaStampProto.Builder stamp = ReplicaStampProto.newBuilder()
-        .setEntryHlc(HlcTimestamp.valueOf(entry.hlc()).toProto()).setUserTime(entry.userTime())
-        .setLengthAfter(entry.lengthAfter()).setFrontierHlc(frontier.toProto());
-    if (createHlc != 0) {
-      stamp.setCreateHlc(HlcTimestamp.valueOf(createHlc).toProto());
+        .setEntryHlc(HlcTimestamp.valueOf(send.hlc()).toProto()).setUserTime(send.userTime())
+        .setLengthAfter(send.lengthAfter()).setFrontierHlc(frontier.toProto());
+    if (send.createHlc() != 0) {
+      stamp.setCreateHlc(HlcTimestamp.valueOf(send.createHlc()).toProto());
     }
     return stamp;
   }

@@ -2,6 +2,7 @@ package io.fffs.datanode.server;
 
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
+import io.fffs.common.history.MomentSet;
 import io.fffs.common.proto.DataTransferProtos.BlockInfoResponseProto;
 import io.fffs.common.proto.DataTransferProtos.LocalExtentProto;
 import io.fffs.common.proto.DataTransferProtos.LocalReadResponseProto;
@@ -142,7 +143,8 @@ final class QueryService {
         case REPLICA_OPEN:
           require(request.hasReplicaOpen(), request);
           store.openReplica(request.getReplicaOpen().getBlockId(),
-              ReplicaRole.valueOf(request.getReplicaOpen().getRole().name()), request.getReplicaOpen().getEpoch());
+              ReplicaRole.valueOf(request.getReplicaOpen().getRole().name()), request.getReplicaOpen().getEpoch(),
+              request.getReplicaOpen().hasKept() ? MomentSet.fromProto(request.getReplicaOpen().getKept()) : null);
           rules.standingChanged(request.getReplicaOpen().getBlockId());
           break;
         case TRANSFER_BLOCK:

@@ -1,6 +1,7 @@
 package io.fffs.datanode.store;
 
 import io.fffs.common.error.FffsException;
+import io.fffs.common.history.MomentSet;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.TimeSpec;
 import java.nio.ByteBuffer;
@@ -86,6 +87,20 @@ public interface BlockStore extends AutoCloseable {
   }
 
   /**
+   * {@link #openReplica(long, ReplicaRole, long)} for a copy of a block whose history garbage collection trimmed on
+   * its source: a FOLLOWER that holds nothing of the block yet answers for exactly the moments {@code kept} (null:
+   * every moment), as the source does.
+   */
+  default HlcTimestamp openReplica(long blockId, ReplicaRole role, long epoch, MomentSet kept)
+      throws FffsException {
+    if (kept != null) {
+      throw new FffsException(io.fffs.common.error.ErrorCode.UNSUPPORTED, "this block store keeps no history"
+          + " bounds, so it cannot take a copy of block " + blockId + " whose history was collected");
+    }
+    return openReplica(blockId, role, epoch);
+  }
+
+  /**
    * Refuses ({@code REPLICA_STALE}) a change sent by the pipeline of {@code epoch} when the block was opened here
    * for a later pipeline: its writer was replaced. 0 is not checked.
    */
@@ -167,6 +182,16 @@ public interface BlockStore extends AutoCloseable {
    */
   default java.util.List<LogEntry> logEntries(long blockId) throws FffsException {
     throw new FffsException(io.fffs.common.error.ErrorCode.UNSUPPORTED, "this block store cannot list a log");
+  }
+
+  /**
+   * The block's log with the moments garbage collection keeps of it (null: all), read together, for a copy of the
+   * block to another DataNode; garbage collection leaves the log as it is until the snapshot is closed.
+   */
+  default LogSnapshot logSnapshot(long blockId) throws FffsException {
+    return new LogSnapshot(logEntries(blockId), null, (from, to) -> {
+      throw new FffsException(io.fffs.common.error.ErrorCode.UNSUPPORTED, "this block store keeps no page versions");
+    }, () -> { });
   }
 
   /**

@@ -2,6 +2,7 @@ package io.fffs.datanode.store;
 
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
+import io.fffs.common.history.MomentSet;
 import io.fffs.common.time.HlcTimestamp;
 import io.fffs.common.time.HybridLogicalClock;
 import io.fffs.common.time.TimeSpec;
@@ -11,6 +12,8 @@ import io.fffs.datanode.store.history.HistoryCollector;
 import io.fffs.datanode.store.log.Block;
 import io.fffs.datanode.store.log.BlockLog;
 import io.fffs.datanode.store.log.BlockMap;
+import io.fffs.datanode.store.log.PageVersionIndex;
+import io.fffs.datanode.store.log.Pages;
 import io.fffs.datanode.store.persist.DirectIo;
 import io.fffs.datanode.store.persist.DirectoryLock;
 import io.fffs.datanode.store.persist.DurabilityTracker;
@@ -26,6 +29,7 @@ import io.fffs.datanode.store.persist.SegmentUsage;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Collection;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
@@ -270,6 +274,12 @@ public final class MultiLogBlockStore implements BlockStore {
 
   @Override
   public HlcTimestamp openReplica(long blockId, ReplicaRole role, long epoch) throws FffsException {
+    return openReplica(blockId, role, epoch, null);
+  }
+
+  @Override
+  public HlcTimestamp openReplica(long blockId, ReplicaRole role, long epoch, MomentSet kept)
+      throws FffsException {
     HlcTimestamp.checkWire(epoch, "the pipeline epoch");
     Block block = startMutation(blockId);
     try {
@@ -291,6 +301,9 @@ public final class MultiLogBlockStore implements BlockStore {
             // Valid: the client takes this in before its first write, so the primary stamps above it.
             block.setStale(false);
             block.setReplicaFrontier(clock.now().packed());
+            if (kept != null && block.log().count() == 0) {
+              block.setKept(kept);  // a copy of a trimmed history; a block already here keeps its own
+            }
             break;
           case STALE:
             int last = block.log().count() - 1;
@@ -494,22 +507,66 @@ public final class MultiLogBlockStore implements BlockStore {
     }
     block.readLock().lock();
     try {
-      BlockLog log = block.log();
-      List<LogEntry> entries = new ArrayList<>(log.count());
-      for (int i = 0; i < log.count(); i++) {
-        entries.add(new LogEntry(log.op(i), log.hlc(i), log.userTime(i), log.offset(i), log.length(i),
-            log.lengthAfter(i)));
-      }
-      return entries;
+      return entriesOf(block.log());
     } finally {
       block.readLock().unlock();
     }
   }
 
   @Override
+  public LogSnapshot logSnapshot(long blockId) throws FffsException {
+    checkOpen();
+    Block block = blocks.get(blockId);
+    if (block == null) {
+      return new LogSnapshot(List.of(), null, (from, to) -> new BitSet(), () -> { });
+    }
+    block.readLock().lock();
+    try {
+      block.holdHistory();  // under the read lock: a trim checks the hold under the write lock
+      return new LogSnapshot(entriesOf(block.log()), block.kept(), (from, to) -> changedPages(block, from, to),
+          block::releaseHistory);
+    } finally {
+      block.readLock().unlock();
+    }
+  }
+
+  /** {@link LogSnapshot.PageChanges#between} of {@code block}. */
+  private BitSet changedPages(Block block, int from, int to) throws FffsException {
+    block.readLock().lock();
+    try {
+      BlockLog log = block.log();
+      if (to < 0 || to >= log.count() || from < -1 || from >= to) {
+        throw new FffsException(ErrorCode.INVALID_ARGUMENT, "block " + block.id() + " has no states " + from
+            + " and " + to + " to compare (its log holds " + log.count() + " entries)");
+      }
+      PageVersionIndex index = block.index();
+      int pages = Pages.covering(0, log.lengthAfter(to), arena.pageSize());
+      BitSet changed = new BitSet(pages);
+      for (int page = 0; page < pages; page++) {
+        if (from < 0 || index.versionAt(page, to) != index.versionAt(page, from)) {
+          changed.set(page);
+        }
+      }
+      return changed;
+    } finally {
+      block.readLock().unlock();
+    }
+  }
+
+  /** The log's entries; caller holds the block's read lock. */
+  private static List<LogEntry> entriesOf(BlockLog log) {
+    List<LogEntry> entries = new ArrayList<>(log.count());
+    for (int i = 0; i < log.count(); i++) {
+      entries.add(new LogEntry(log.op(i), log.hlc(i), log.userTime(i), log.offset(i), log.length(i),
+          log.lengthAfter(i)));
+    }
+    return entries;
+  }
+
+  @Override
   public long logCompleteFromMicros(long blockId) {
     Block block = blocks.get(blockId);
-    io.fffs.common.history.MomentSet kept = block == null ? null : block.kept();
+    MomentSet kept = block == null ? null : block.kept();
     return kept == null ? 0 : kept.floor();
   }
 

@@ -262,6 +262,9 @@ public final class HistoryCollector {
         if (persistent && (block.durableCount() < count || block.enqueuedCount() < count)) {
           return false;  // persistence still refers to entries by their log index
         }
+        if (block.historyHeld()) {
+          return false;  // a copy to another DataNode walks the log by index
+        }
         Block trimmed = HistoryTrim.trimmed(block, block.kept(), pageSize);
         if (trimmed != null) {
           block.replaceHistory(trimmed.log(), trimmed.index());

@@ -2,6 +2,7 @@ package io.fffs.datanode.store.log;
 
 import io.fffs.common.history.MomentSet;
 import io.fffs.common.usertime.UserTimeExtractor;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
@@ -45,6 +46,8 @@ public final class Block {
   private volatile long pipelineEpoch;
   /** Whether garbage collection knows this block survives a restart (listed or adopted: HistoryCollector.adopt). */
   private volatile boolean known;
+  /** Copies of the log under way ({@link #holdHistory}): garbage collection leaves the log as it is meanwhile. */
+  private final AtomicInteger historyHolds = new AtomicInteger();
   private UserTimeExtractor.Stream userTimeStream;
 
   public Block(long id) {
@@ -87,6 +90,23 @@ public final class Block {
 
   public int historyEpoch() {
     return historyEpoch;
+  }
+
+  /**
+   * Keeps {@link #replaceHistory} away until {@link #releaseHistory}, so that a copy walking the log by index reads
+   * the entries it listed. Taken under the read lock; garbage collection checks {@link #historyHeld} under the write
+   * lock and tries again later.
+   */
+  public void holdHistory() {
+    historyHolds.incrementAndGet();
+  }
+
+  public void releaseHistory() {
+    historyHolds.decrementAndGet();
+  }
+
+  public boolean historyHeld() {
+    return historyHolds.get() > 0;
   }
 
   /**
