@@ -234,11 +234,12 @@ public final class CopyPlan {
     long first = entryHlc - count;
     long lastKept = kept.latestBefore(HlcTimestamp.valueOf(entryHlc).physicalMicros());
     if (count > 0 && (first <= lastHlc || HlcTimestamp.valueOf(first).physicalMicros() <= lastKept)) {
-      throw new FffsException(ErrorCode.UNSUPPORTED, "block " + blockId + " cannot be copied: restoring its entry"
-          + " at " + HlcTimestamp.valueOf(entryHlc) + ", which garbage collection kept after dropping entries"
-          + " before it, takes " + (count + 1) + " calls, and no stamps are free for them below it (the previous"
-          + " entry is at " + HlcTimestamp.valueOf(lastHlc) + (lastKept >= 0 ? ", a kept moment at " + lastKept
-          + " µs" : "") + ")");
+      throw new FffsException(ErrorCode.UNSUPPORTED, "block " + blockId + " cannot be copied: restoring the state"
+          + " of its entry at " + HlcTimestamp.valueOf(entryHlc) + " takes " + (count + 1) + " calls (frames of "
+          + piece + " bytes), and no stamps below it are free for the others (the previous call's is "
+          + HlcTimestamp.valueOf(lastHlc) + (lastKept >= 0 ? ", a kept moment is at " + lastKept + " µs" : "")
+          + "); a larger fffs.datatransfer.max-frame-size, or entries no larger than a frame less two pages, let it be"
+          + " copied");
     }
     return first;
   }

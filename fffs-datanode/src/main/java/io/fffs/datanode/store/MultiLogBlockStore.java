@@ -32,6 +32,7 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configuration;
 
 /**
@@ -522,9 +523,14 @@ public final class MultiLogBlockStore implements BlockStore {
     }
     block.readLock().lock();
     try {
+      List<LogEntry> entries = entriesOf(block.log());
+      AtomicBoolean released = new AtomicBoolean();
       block.holdHistory();  // under the read lock: a trim checks the hold under the write lock
-      return new LogSnapshot(entriesOf(block.log()), block.kept(), (from, to) -> changedPages(block, from, to),
-          block::releaseHistory);
+      return new LogSnapshot(entries, block.kept(), (from, to) -> changedPages(block, from, to), () -> {
+        if (released.compareAndSet(false, true)) {
+          block.releaseHistory();
+        }
+      });
     } finally {
       block.readLock().unlock();
     }

@@ -27,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A copy of a block whose history garbage collection trimmed ({@link CopyPlan}, applied store to store as a target
  * DataNode applies a re-replication stream) answers exactly as its source: random histories of writes at any offset,
- * appends and truncates, some entries in one microsecond, trimmed to random kept moments (a window, points before it,
- * or points alone); then every moment near an entry of the untrimmed log, every kept point and random ones are read
+ * appends and truncates, some entries in one microsecond, trimmed to random kept moments (a window or none, points and
+ * spans before it); then every moment near an entry of the untrimmed log, every kept point and random ones are read
  * on both stores, as of system time.
  */
 class TrimmedHistoryCopyTest {
@@ -151,13 +151,20 @@ class TrimmedHistoryCopyTest {
     return moments;
   }
 
-  /** A window over the last part of the history, or none, and points before it. */
+  /**
+   * A window over the last part of the history, or none (as a block only past versions list keeps), points and
+   * spans of time before it.
+   */
   private static MomentSet keptMoments(List<Long> moments, Random random) {
     long first = moments.get(0);
     long last = moments.get(moments.size() - 1);
     MomentSet.Builder set = new MomentSet.Builder();
     if (random.nextInt(4) > 0) {
       set.add(first + (last - first) * (5 + random.nextInt(5)) / 10, MomentSet.END);
+    }
+    for (int i = random.nextInt(3); i > 0; i--) {
+      long from = first + random.nextLong(last - first + 1);
+      set.add(from, from + 1 + random.nextLong((last - first) / 4 + 1));
     }
     for (int i = random.nextInt(6); i > 0; i--) {
       long point = random.nextInt(2) == 0 ? moments.get(random.nextInt(moments.size()))

@@ -72,7 +72,6 @@ class TrimmedHistoryReReplicationTest {
         }
       }
       long pinned = moments.get(12);
-      long collected = moments.get(20);
       fs.pin(new org.apache.hadoop.fs.Path("/gc"), TimeSpec.system(pinned), "kept");
       fs.setRetention(new org.apache.hadoop.fs.Path("/gc"), RetentionRule.parse("0s"));
       ReplicatedHistoryTest.settle(fs);
@@ -82,14 +81,18 @@ class TrimmedHistoryReReplicationTest {
         cluster.getDataNode(i).pullRetention();
       }
       // A trim waits until the entries are on disk.
+      long blockId = block.getBlock().getBlockId();
+      int written = 32;  // the CREATE, the first write and 30 more
       ReReplicationTest.awaitTrue(() -> {
-        long trimmed = 0;
-        for (int i = 0; i < cluster.getNumDataNodes(); i++) {
-          cluster.getDataNode(i).store().collectHistory();
-          trimmed += ((MultiLogBlockStore) cluster.getDataNode(i).store()).stats().entriesCollected.sum();
+        for (DatanodeIdProto holder : block.getLocationsList()) {
+          MultiLogBlockStore store = (MultiLogBlockStore) replicas.store(holder.getDatanodeUuid());
+          store.collectHistory();
+          if (store.logEntries(blockId).size() > written - 10) {
+            return false;
+          }
         }
-        return trimmed > 3 * 15;
-      }, "the replicas drop the entries no kept moment reads");
+        return true;
+      }, "every replica drops the entries no kept moment reads");
 
       Set<String> holders = block.getLocationsList().stream().map(DatanodeIdProto::getDatanodeUuid)
           .collect(Collectors.toSet());
@@ -112,8 +115,13 @@ class TrimmedHistoryReReplicationTest {
             .as("the pinned moment on %s", who).isEqualTo(atPin);
         assertThat(replicas.read(healed[0], replica, 0, model.length, TimeSpec.latest()).bytes())
             .as("the present on %s", who).isEqualTo(model);
-        assertThatThrownBy(() -> replicas.read(healed[0], replica, 0, 100, TimeSpec.system(collected)))
-            .as("a collected moment on %s", who).hasMessageContaining("HISTORY_EXPIRED");
+        for (int round = 0; round < moments.size() - 1; round++) {
+          if (round != 12) {
+            TimeSpec past = TimeSpec.system(moments.get(round));
+            assertThatThrownBy(() -> replicas.read(healed[0], replica, 0, 100, past))
+                .as("collected moment %s on %s", past, who).hasMessageContaining("HISTORY_EXPIRED");
+          }
+        }
       }
       try (FSDataInputStream in = fs.open(file, TimeSpec.system(pinned))) {
         assertThat(in.readAllBytes()).isEqualTo(atPin);

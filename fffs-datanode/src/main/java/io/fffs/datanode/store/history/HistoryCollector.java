@@ -219,7 +219,9 @@ public final class HistoryCollector {
       }
       block.writeLock().lock();
       try {
-        block.setKept(entry.getValue());
+        // Again under the lock: a copy may have given the block its source's kept moments since they were read.
+        MomentSet current = block.kept();
+        block.setKept(current == null ? entry.getValue() : entry.getValue().intersect(current));
         block.setKnown();  // listed in the state on disk
       } finally {
         block.writeLock().unlock();
