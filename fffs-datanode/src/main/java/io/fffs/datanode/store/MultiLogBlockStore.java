@@ -282,7 +282,7 @@ public final class MultiLogBlockStore implements BlockStore {
   public HlcTimestamp openReplica(long blockId, ReplicaRole role, long epoch, MomentSet kept)
       throws FffsException {
     HlcTimestamp.checkWire(epoch, "the pipeline epoch");
-    Block block = startMutation(blockId);
+    Block block = startMutation(blockId, role == ReplicaRole.FOLLOWER ? kept : null);
     try {
       if (epoch != 0) {
         checkEpoch(block, epoch);
@@ -302,9 +302,6 @@ public final class MultiLogBlockStore implements BlockStore {
             // Valid: the client takes this in before its first write, so the primary stamps above it.
             block.setStale(false);
             block.setReplicaFrontier(clock.now().packed());
-            if (kept != null && block.log().count() == 0) {
-              block.setKept(kept);  // a copy of a trimmed history; a block already here keeps its own
-            }
             break;
           case STALE:
             int last = block.log().count() - 1;
@@ -381,13 +378,34 @@ public final class MultiLogBlockStore implements BlockStore {
 
   /** Checks the store takes writes and returns the block with its writer lock held. */
   private Block startMutation(long blockId) throws FffsException {
+    return startMutation(blockId, null);
+  }
+
+  /**
+   * Checks the store takes changes and locks the block for one, creating it if new; a block holding no entry yet
+   * takes {@code copiedKept} (not null: a copy of a trimmed history) as the moments it answers for.
+   */
+  private Block startMutation(long blockId, MomentSet copiedKept) throws FffsException {
     checkOpen();
     if (persistence != null) {
       persistence.checkHealthy();
     }
     Block block = blocks.getOrCreate(blockId);
-    if (!block.known()) {
-      collector.adopt(block);  // a block below the last retention table's ids must survive a restart
+    boolean copy = false;
+    if (copiedKept != null) {
+      block.writeLock().lock();
+      try {
+        // A block already here keeps its own history and moments.
+        copy = block.log().count() == 0 && !copiedKept.equals(block.kept());
+        if (copy) {
+          block.setKept(copiedKept);
+        }
+      } finally {
+        block.writeLock().unlock();
+      }
+    }
+    if (!block.known() || copy) {
+      collector.adopt(block);  // an old id or a copy's kept moments must survive a restart
     }
     block.writerLock().lock();
     return block;

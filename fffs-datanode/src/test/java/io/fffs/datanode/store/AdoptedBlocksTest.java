@@ -50,7 +50,7 @@ class AdoptedBlocksTest {
     assertThat(exists(DROPPED)).as("dropped by the table").isFalse();
 
     byte[] adopted = write(ADOPTED, 3);  // below the table's nextBlockId, which does not list it
-    assertThat(Files.size(dataDir.resolve("retention.adopted"))).as("header and one record").isEqualTo(24 + 12);
+    assertThat(Files.size(dataDir.resolve("retention.adopted"))).as("header and one record").isEqualTo(24 + 16);
     fixture.restart();
     assertThat(read(ADOPTED)).as("the adopted block after a restart").isEqualTo(adopted);
     assertThat(read(KEPT)).isEqualTo(StoreFixture.array(StoreFixture.bytes(4000, 1)));
@@ -158,7 +158,7 @@ class AdoptedBlocksTest {
     byte[] adopted = write(ADOPTED, 3);
     fixture.restart();
     assertThat(read(ADOPTED)).isEqualTo(adopted);
-    assertThat(Files.size(file)).as("the restart's list: header and one record").isEqualTo(24 + 12);
+    assertThat(Files.size(file)).as("the restart's list: header and one record").isEqualTo(24 + 16);
   }
 
   /** A block the state lists is not recorded again at its first change after a restart. */
@@ -169,6 +169,53 @@ class AdoptedBlocksTest {
     fixture.restart();
     write(KEPT, 2);
     assertThat(Files.size(dataDir.resolve("retention.adopted"))).as("the header alone").isEqualTo(24);
+  }
+
+  /** A list written by the first version (12-byte records, no kept moments) is read, then rewritten in this one. */
+  @Test
+  void aListOfTheFirstVersionIsRead() throws Exception {
+    write(KEPT, 1);
+    fixture.store.applyRetention(table(1, KEPT));
+    byte[] adopted = write(ADOPTED, 3);
+    fixture.store.close();
+    ByteBuffer v1 = ByteBuffer.allocate(24 + 12).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    v1.putLong(0x3150444153464646L).putInt(1).putLong(1);
+    v1.putInt(crc(v1.array(), 0, 20)).putLong(ADOPTED).putInt(crc(v1.array(), 24, 8));
+    Path file = dataDir.resolve("retention.adopted");
+    Files.write(file, v1.array());
+    fixture.open();
+    assertThat(read(ADOPTED)).isEqualTo(adopted);
+    assertThat(Files.size(file)).as("rewritten: header and one record").isEqualTo(24 + 16);
+  }
+
+  /** Zeros after the last record (appended space a crash left unwritten) end the list; damaged kept moments do not. */
+  @Test
+  void aTailOfZerosIsIgnoredAndDamagedKeptMomentsAreReported() throws Exception {
+    write(KEPT, 1);
+    fixture.store.applyRetention(table(1, KEPT));
+    fixture.store.openReplica(ADOPTED, ReplicaRole.FOLLOWER, 0, MomentSet.from(StoreFixture.START_MICROS));
+    byte[] adopted = write(ADOPTED + 1, 3);
+    Path file = dataDir.resolve("retention.adopted");
+    fixture.store.close();
+    byte[] bytes = Files.readAllBytes(file);
+    assertThat(bytes.length).as("a copy's record with two bounds, then a whole block's").isEqualTo(24 + 36 + 16);
+    Files.write(file, new byte[64], java.nio.file.StandardOpenOption.APPEND);
+    fixture.open();
+    assertThat(read(ADOPTED + 1)).isEqualTo(adopted);
+    fixture.store.close();
+
+    bytes[24 + 16 + 2] ^= 0x10;  // a bound of the copy's kept moments
+    Files.write(file, bytes);
+    assertThatThrownBy(fixture::open).isInstanceOfSatisfying(FffsException.class,
+        e -> assertThat(e.code()).isEqualTo(ErrorCode.CORRUPT)).hasMessageContaining("retention.adopted")
+        .hasMessageContaining("kept moments");
+    fixture.store = null;
+  }
+
+  private static int crc(byte[] bytes, int offset, int length) {
+    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    crc.update(bytes, offset, length);
+    return (int) crc.getValue();
   }
 
   private byte[] write(long blockId, int seed) throws Exception {

@@ -28,8 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A copy of a block whose history garbage collection trimmed ({@link CopyPlan}, applied store to store as a target
  * DataNode applies a re-replication stream) answers exactly as its source: random histories of writes at any offset,
  * appends and truncates, some entries in one microsecond, trimmed to random kept moments (a window or none, points and
- * spans before it); then every moment near an entry of the untrimmed log, every kept point and random ones are read
- * on both stores, as of system time.
+ * spans before it); then every moment next to an entry of the untrimmed log and every kept interval's start are read
+ * on both stores, as of system time, and again after the copy's store restarts and takes retention tables.
  */
 class TrimmedHistoryCopyTest {
   private static final int MAX_PAYLOAD = 2048;  // four fixture pages: widened entries go in pieces
@@ -69,14 +69,37 @@ class TrimmedHistoryCopyTest {
     assertThat(source.store.stats().entriesCollected.sum()).as("entries trimmed").isGreaterThan(500);
 
     int widened = 0;
-    int keptAnswers = 0;
-    int refused = 0;
     for (long block : ids) {
       widened += copy(block);
     }
     target.physical.set(source.physical.currentTimeMicros());
     source.passTime();
     target.passTime();
+    assertThat(widened).as("calls at stamps of their own (a lost CREATE, a cut, a piece)").isGreaterThan(20);
+    int[] answers = compare(ids, moments, kept);
+    assertThat(answers[0]).as("kept moments compared").isGreaterThan(300);
+    assertThat(answers[1]).as("collected moments refused on both").isGreaterThan(300);
+
+    // The copies keep their moments across restarts: before any table, under a table older than them, and once a
+    // table lists them.
+    target.restart();
+    assertThat(compare(ids, moments, kept)).isEqualTo(answers);
+    target.store.applyRetention(new RetentionTable(1, 1, new TreeMap<>()));
+    target.restart();
+    assertThat(compare(ids, moments, kept)).isEqualTo(answers);
+    target.store.applyRetention(new RetentionTable(2, blocks + 1, kept));
+    assertThat(compare(ids, moments, kept)).isEqualTo(answers);
+    target.restart();
+    assertThat(compare(ids, moments, kept)).isEqualTo(answers);
+  }
+
+  /**
+   * Reads every block on both stores at every moment next to an entry of its untrimmed log, at every start of a kept
+   * interval, and now; returns how many moments were answered and how many refused.
+   */
+  private int[] compare(List<Long> ids, List<List<Long>> moments, TreeMap<Long, MomentSet> kept) throws Exception {
+    target.passTime();
+    int[] answers = new int[2];
     for (long block : ids) {
       Set<Long> asked = new HashSet<>();
       for (long moment : moments.get((int) block - 1)) {
@@ -91,18 +114,12 @@ class TrimmedHistoryCopyTest {
       for (long micros : asked) {
         String there = answer(source.store, block, micros);
         assertThat(answer(target.store, block, micros)).as("block %d as of %d µs", block, micros).isEqualTo(there);
-        if (there.equals("HISTORY_EXPIRED")) {
-          refused++;
-        } else {
-          keptAnswers++;
-        }
+        answers[there.equals("HISTORY_EXPIRED") ? 1 : 0]++;
       }
       assertThat(answer(target.store, block, Long.MAX_VALUE)).isEqualTo(answer(source.store, block,
           Long.MAX_VALUE));
     }
-    assertThat(widened).as("calls at stamps of their own (a lost CREATE, a cut, a piece)").isGreaterThan(20);
-    assertThat(keptAnswers).as("kept moments compared").isGreaterThan(300);
-    assertThat(refused).as("collected moments refused on both").isGreaterThan(300);
+    return answers;
   }
 
   @Test

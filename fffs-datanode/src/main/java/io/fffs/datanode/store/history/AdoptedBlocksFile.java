@@ -2,6 +2,7 @@ package io.fffs.datanode.store.history;
 
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
+import io.fffs.common.history.MomentSet;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -9,57 +10,73 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.HashSet;
-import java.util.Set;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.zip.CRC32C;
 
 /**
- * The blocks this DataNode began holding after it applied its last retention table although their ids are below
- * that table's {@code nextBlockId} (a re-replication copy, a pipeline's replacement member, a block first written
- * after the table was made): {@code retention.adopted} in the data directory. The {@link RetentionStateFile} does not
- * list them, and recovery would take them for blocks the table dropped; listed here, they are kept whole until the
- * next table decides. Each record is appended and forced before the block's first change is answered. The file is
- * written whole (temporary file, forced, renamed, directory forced) once a table has been applied and at each
- * start-up, with the records that count then, so a torn tail never stays ahead of later appends. Records count only
- * under a header of the generation {@code retention.state} holds. Little-endian.
+ * The blocks this DataNode began holding that its {@link RetentionStateFile} does not decide for:
+ * {@code retention.adopted} in the data directory. Two kinds:
+ * <ul>
+ *   <li>blocks whose ids are below the last table's {@code nextBlockId} although they began here after it was applied
+ *       (a re-replication copy, a pipeline's replacement member, a block first written after the table was made):
+ *       recovery would take them for blocks the table dropped; listed here, they are kept whole until the next table
+ *       decides;
+ *   <li>copies of blocks whose history garbage collection trimmed on their source, whatever their ids: the moments
+ *       the source keeps of them, which they answer for exactly until a table lists them.
+ * </ul>
+ * Each record is appended and forced before the block's first change is answered. The file is written whole
+ * (temporary file, forced, renamed, directory forced) once a table has been applied and at each start-up, with the
+ * records that count then, so a torn tail never stays ahead of later appends. Records count only under a header of
+ * the generation {@code retention.state} holds (0 while none was applied). A later record of a block replaces an
+ * earlier one. Little-endian.
  *
  * <pre>
  *   0          8         12           20            24
  *  +----------+---------+------------+-------------+
  *  | FFFSADP1 | version | generation | CRC32C u32  |   (the CRC of the 20 bytes before it)
  *  +----------+---------+------------+-------------+
- *  then records: blockId u64 | CRC32C u32 of the blockId's 8 bytes
+ *  then records (version 2):
+ *    blockId u64 | n u32 | CRC32C u32 of the 12 bytes before it
+ *    and when n > 0: n i64 bounds of the kept moments (MomentSet: [from, to) pairs, µs) | CRC32C u32 of them
+ *  (version 1, read only: blockId u64 | CRC32C u32 of it; kept whole)
  * </pre>
- * A torn last record (a crash while it was appended: its block's change was not answered) is ignored; a damaged
- * header or a damaged record before the last is reported.
+ * A torn last record (a crash while it was appended: its block's change was not answered), or a tail of zeros, is
+ * ignored; a damaged header or a damaged record before the last is reported.
  */
 final class AdoptedBlocksFile {
   static final String NAME = "retention.adopted";
   private static final long MAGIC = 0x3150444153464646L; // "FFFSADP1" little-endian
-  private static final int VERSION = 1;
+  private static final int VERSION = 2;
   private static final int HEADER = 24;
-  private static final int RECORD = 12;
+  private static final int RECORD_V1 = 12;
+  private static final int PREFIX = 16;
+  /** More bounds than any kept set has: a record claiming more is damaged. */
+  private static final int MAX_BOUNDS = 1 << 20;
 
   private AdoptedBlocksFile() {}
 
-  /** Writes the file whole for the table of {@code generation}, listing {@code blockIds}. */
-  static void write(Path dataDir, long generation, Set<Long> blockIds) throws IOException {
-    ByteBuffer out = ByteBuffer.allocate(HEADER + RECORD * blockIds.size()).order(ByteOrder.LITTLE_ENDIAN);
+  /** Writes the file whole for the table of {@code generation}, listing {@code blocks} (kept moments, or null). */
+  static void write(Path dataDir, long generation, Map<Long, MomentSet> blocks) throws IOException {
+    int size = HEADER;
+    for (MomentSet kept : blocks.values()) {
+      size += recordSize(kept);
+    }
+    ByteBuffer out = ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
     out.putLong(MAGIC).putInt(VERSION).putLong(generation);
-    CRC32C crc = new CRC32C();
-    crc.update(out.array(), 0, HEADER - 4);
-    out.putInt((int) crc.getValue());
-    for (long blockId : blockIds) {
-      out.putLong(blockId).putInt(crc(blockId));
+    out.putInt(crc(out.array(), 0, HEADER - 4));
+    for (Map.Entry<Long, MomentSet> block : blocks.entrySet()) {
+      putRecord(out, block.getKey(), block.getValue());
     }
     out.flip();
     RetentionStateFile.replace(dataDir, NAME, out);
   }
 
-  /** Appends {@code blockId} and forces it to disk. */
-  static void append(Path dataDir, long blockId) throws IOException {
-    ByteBuffer record = ByteBuffer.allocate(RECORD).order(ByteOrder.LITTLE_ENDIAN);
-    record.putLong(blockId).putInt(crc(blockId)).flip();
+  /** Appends the record of {@code blockId} (kept moments, or null) and forces it to disk. */
+  static void append(Path dataDir, long blockId, MomentSet kept) throws IOException {
+    ByteBuffer record = ByteBuffer.allocate(recordSize(kept)).order(ByteOrder.LITTLE_ENDIAN);
+    putRecord(record, blockId, kept);
+    record.flip();
     try (FileChannel channel = FileChannel.open(dataDir.resolve(NAME), StandardOpenOption.WRITE,
         StandardOpenOption.APPEND)) {
       while (record.hasRemaining()) {
@@ -69,39 +86,50 @@ final class AdoptedBlocksFile {
     }
   }
 
+  private static int recordSize(MomentSet kept) {
+    int bounds = kept == null ? 0 : 2 * kept.intervalCount();
+    return PREFIX + (bounds == 0 ? 0 : 8 * bounds + 4);
+  }
+
+  private static void putRecord(ByteBuffer out, long blockId, MomentSet kept) {
+    int start = out.position();
+    int bounds = kept == null ? 0 : 2 * kept.intervalCount();
+    out.putLong(blockId).putInt(bounds);
+    out.putInt(crc(out.array(), start, 12));
+    if (bounds > 0) {
+      int from = out.position();
+      for (int i = 0; i < kept.intervalCount(); i++) {
+        out.putLong(kept.start(i)).putLong(kept.end(i));
+      }
+      out.putInt(crc(out.array(), from, 8 * bounds));
+    }
+  }
+
   /**
-   * The blocks adopted since the table of {@code generation} was applied; none if there is no file or it is of
-   * another table (a crash between writing the retention state and this file).
+   * The blocks recorded since the table of {@code generation} was applied, with their kept moments (null: whole);
+   * none if there is no file or it is of another table (a crash between writing the retention state and this file).
    */
-  static Set<Long> read(Path dataDir, long generation) throws FffsException {
+  static Map<Long, MomentSet> read(Path dataDir, long generation) throws FffsException {
     Path file = dataDir.resolve(NAME);
-    Set<Long> adopted = new HashSet<>();
+    Map<Long, MomentSet> adopted = new HashMap<>();
     if (!Files.exists(file)) {
       return adopted;
     }
     try {
       ByteBuffer in = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
-      if (in.remaining() < HEADER || in.getLong() != MAGIC || in.getInt() != VERSION) {
-        throw corrupt(file, "its header is not that of an adopted-blocks file of version " + VERSION);
+      int version = in.remaining() < HEADER || in.getLong() != MAGIC ? -1 : in.getInt();
+      if (version != 1 && version != VERSION) {
+        throw corrupt(file, "its header is not that of an adopted-blocks file of version 1 or " + VERSION);
       }
       long written = in.getLong();
-      CRC32C crc = new CRC32C();
-      crc.update(in.array(), 0, HEADER - 4);
-      if (in.getInt() != (int) crc.getValue()) {
+      if (in.getInt() != crc(in.array(), 0, HEADER - 4)) {
         throw corrupt(file, "its header fails its CRC32C");
       }
       if (written != generation) {
         return adopted;  // written for an older table, whose state a crash kept from being replaced: none count
       }
-      while (in.remaining() >= RECORD) {
-        long blockId = in.getLong();
-        if (in.getInt() != crc(blockId)) {
-          if (in.remaining() < RECORD) {
-            break;  // the last record, torn
-          }
-          throw corrupt(file, "the record at byte " + (in.position() - RECORD) + " fails its CRC32C");
-        }
-        adopted.add(blockId);
+      while (version == 1 ? readV1(file, in, adopted) : readRecord(file, in, adopted)) {
+        // one record per turn
       }
       return adopted;
     } catch (IOException e) {
@@ -109,9 +137,75 @@ final class AdoptedBlocksFile {
     }
   }
 
-  private static int crc(long blockId) {
+  /** Reads one record into {@code adopted}; false at the end of the list (a torn last record ends it too). */
+  private static boolean readRecord(Path file, ByteBuffer in, Map<Long, MomentSet> adopted) throws FffsException {
+    int start = in.position();
+    if (in.remaining() < PREFIX) {
+      return false;  // nothing more, or the last record torn
+    }
+    long blockId = in.getLong();
+    int bounds = in.getInt();
+    if (in.getInt() != crc(in.array(), start, 12)) {
+      if (zerosFrom(in, start)) {
+        return false;
+      }
+      throw corrupt(file, "the record at byte " + start + " fails its CRC32C");
+    }
+    if (bounds < 0 || bounds % 2 != 0 || bounds > MAX_BOUNDS) {
+      throw corrupt(file, "the record at byte " + start + " gives " + bounds + " bounds of kept moments");
+    }
+    MomentSet kept = null;
+    if (bounds > 0) {
+      if (in.remaining() < 8 * bounds + 4) {
+        return false;  // the last record, torn
+      }
+      int from = in.position();
+      long[] values = new long[bounds];
+      for (int i = 0; i < bounds; i++) {
+        values[i] = in.getLong();
+      }
+      if (in.getInt() != crc(in.array(), from, 8 * bounds)) {
+        if (!in.hasRemaining()) {
+          return false;  // the last record, torn
+        }
+        throw corrupt(file, "the kept moments of the record at byte " + start + " fail their CRC32C");
+      }
+      kept = MomentSet.of(values);
+    }
+    adopted.put(blockId, kept);
+    return true;
+  }
+
+  /** Reads one record of a version-1 list (a block kept whole); false at the end of the list. */
+  private static boolean readV1(Path file, ByteBuffer in, Map<Long, MomentSet> adopted) throws FffsException {
+    if (in.remaining() < RECORD_V1) {
+      return false;
+    }
+    int start = in.position();
+    long blockId = in.getLong();
+    if (in.getInt() != crc(in.array(), start, 8)) {
+      if (in.remaining() < RECORD_V1) {
+        return false;  // the last record, torn
+      }
+      throw corrupt(file, "the record at byte " + start + " fails its CRC32C");
+    }
+    adopted.put(blockId, null);
+    return true;
+  }
+
+  /** Whether every byte from {@code start} to the end is zero (space a crash left unwritten). */
+  private static boolean zerosFrom(ByteBuffer in, int start) {
+    for (int i = start; i < in.limit(); i++) {
+      if (in.get(i) != 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static int crc(byte[] bytes, int offset, int length) {
     CRC32C crc = new CRC32C();
-    crc.update(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(blockId).flip());
+    crc.update(bytes, offset, length);
     return (int) crc.getValue();
   }
 

@@ -11,9 +11,10 @@ import java.io.IOException;
 import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -38,8 +39,11 @@ public final class HistoryCollector {
   private final boolean persistent;
   private final StoreStats stats;
   private final Set<Long> pending = ConcurrentHashMap.newKeySet();
-  /** Blocks taken in since the last table although below its {@code nextBlockId} ({@link AdoptedBlocksFile}). */
-  private final Set<Long> adopted = new HashSet<>();
+  /**
+   * Blocks taken in since the last table although below its {@code nextBlockId}, and copies of trimmed histories:
+   * their kept moments, or null for whole ({@link AdoptedBlocksFile}).
+   */
+  private final Map<Long, MomentSet> adopted = new HashMap<>();
   private volatile long generation;
   /** Blocks below it that begin here are adopted; raised by {@link #apply} before it reads the block map. */
   private volatile long nextBlockId;
@@ -79,18 +83,22 @@ public final class HistoryCollector {
       return;
     }
     RetentionStateFile.State state = RetentionStateFile.read(dataDir);
-    if (state == null) {
-      return;
-    }
-    Set<Long> taken = AdoptedBlocksFile.read(dataDir, state.generation());
+    long stateGeneration = state == null ? 0 : state.generation();
+    long bound = state == null ? 0 : state.nextBlockId();
+    Map<Long, MomentSet> taken = AdoptedBlocksFile.read(dataDir, stateGeneration);
     for (Block block : new ArrayList<>(blocks.all())) {
-      if (block.id() >= state.nextBlockId()) {
+      MomentSet copied = taken.get(block.id());
+      if (block.id() >= bound) {
+        if (copied != null) {
+          block.setKept(copied);  // a copy of a trimmed history, newer than every table: as its source kept it
+        }
         continue;
       }
       MomentSet kept = state.kept().get(block.id());
       if (kept == null) {
-        if (taken.contains(block.id())) {
-          block.setKnown();  // an adopted block is kept whole until the next table
+        if (taken.containsKey(block.id())) {
+          block.setKnown();  // an adopted block is kept whole (or as its source kept it) until the next table
+          block.setKept(copied);
         } else {
           blocks.remove(block.id());
         }
@@ -103,10 +111,13 @@ public final class HistoryCollector {
         block.replaceHistory(trimmed.log(), trimmed.index());
       }
     }
+    if (state == null && taken.isEmpty()) {
+      return;  // no table, no copy of a trimmed history: nothing to list
+    }
     synchronized (this) {
-      adopted.addAll(taken);
-      nextBlockId = state.nextBlockId();
-      generation = state.generation();
+      adopted.putAll(taken);
+      nextBlockId = bound;
+      generation = stateGeneration;
       // Written whole: no torn tail ahead of later appends, and a list of this generation (a data directory from an
       // earlier build has none; a crash right after a table's state was written leaves the older table's).
       writeAdopted();
@@ -116,7 +127,9 @@ public final class HistoryCollector {
   /**
    * Called at a block's first change in this process, before it is answered: a block below the last table's
    * {@code nextBlockId} that its state on disk does not list is recorded ({@link AdoptedBlocksFile}), else recovery
-   * would take it for one that table dropped. Blocks the state lists or the list holds are {@link Block#known}. The
+   * would take it for one that table dropped; so is a copy of a trimmed history (its {@link Block#kept} set before
+   * this call), with the moments it keeps, which a restart gives it back. Blocks the state lists or the list holds
+   * are {@link Block#known}; a copy's kept moments are recorded again at a later call if they differ. The
    * block must be in the block map already, so that a table applied meanwhile sees it: {@link #apply} raises the
    * bound checked here before it reads the map.
    *
@@ -124,8 +137,9 @@ public final class HistoryCollector {
    */
   public void adopt(Block block) throws FffsException {
     long id = block.id();
+    MomentSet kept = block.kept();  // set before the first change only on a copy of a trimmed history
     VarHandle.fullFence();  // the block's insertion into the map before the bound's read (apply fences the other way)
-    if (!persistent || id >= nextBlockId) {
+    if (!persistent || (id >= nextBlockId && kept == null)) {
       block.setKnown();  // most new blocks: newer than every table applied
       return;
     }
@@ -134,18 +148,19 @@ public final class HistoryCollector {
         throw new FffsException(ErrorCode.IO_ERROR, "the retention state in " + dataDir + " could not be written,"
             + " so block " + id + " cannot be recorded as taken in after it; it can once a table is applied");
       }
-      if (generation != 0 && !adopted.contains(id)) {
+      boolean record = kept != null || (generation != 0 && id < nextBlockId);
+      if (record && !(adopted.containsKey(id) && Objects.equals(adopted.get(id), kept))) {
         if (!listReady) {
           writeAdopted();
         }
         try {
-          AdoptedBlocksFile.append(dataDir, id);
+          AdoptedBlocksFile.append(dataDir, id, kept);
         } catch (IOException e) {
           listReady = false;  // a torn record may be there: the list is written whole before the next append
           throw new FffsException(ErrorCode.IO_ERROR, "cannot record block " + id + " in " + dataDir.resolve(
               AdoptedBlocksFile.NAME) + ": " + e.getMessage() + "; the block cannot be taken in until it can", e);
         }
-        adopted.add(id);
+        adopted.put(id, kept);
       }
       block.setKnown();
     }
@@ -198,9 +213,10 @@ public final class HistoryCollector {
       }
     }
     stateUnsure = false;
-    // The state on disk is this table's now: so is what counts as adopted (none yet; the state lists every block).
+    // The state on disk is this table's now: it decides for every block below its bound, so only the copies of
+    // trimmed histories newer than the table stay listed.
     generation = table.generation();
-    adopted.clear();
+    adopted.keySet().removeIf(id -> id < table.nextBlockId());
     if (persistent) {
       try {
         writeAdopted();
