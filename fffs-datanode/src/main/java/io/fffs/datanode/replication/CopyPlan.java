@@ -25,7 +25,8 @@ import java.util.List;
  * stamps on the last and, on the others, the stamps just below it: above the previous call's and above the last kept
  * moment before the entry, so no kept moment reads what they leave (the collected entries between the two states
  * held such stamps). The copy is told the kept moments, so it refuses the others as this DataNode does. From the
- * window's first entry on every entry is kept, and each is sent with its own range.
+ * window's first entry on every entry is kept, and each is sent with its own range. The log's last state is restored
+ * too, so the copy's last entry is this replica's.
  */
 public final class CopyPlan {
   /**
@@ -107,8 +108,8 @@ public final class CopyPlan {
         plan.createOnly(entry.hlc(), entry.userTime());
       } else if (entry.op() == BlockOp.DELETE) {
         throw plan.deleted(entry);
-      } else if (index == exactAfter || read(entries, index, kept)) {
-        plan.restore(index, entry);
+      } else if (index == exactAfter || index == entries.size() - 1 || read(entries, index, kept)) {
+        plan.restore(index, entry);  // the last too: the copy ends where this replica does, trimmed yet or not
       }
     }
     return plan.sends;
