@@ -135,11 +135,14 @@ class TrimmedHistoryCopyTest {
       source.store.collectHistory();
       assertThat(source.store.logEntries(1)).as("the log while a copy holds it").hasSize(entries);
       assertThat(source.store.stats().entriesCollected.sum()).isZero();
-      List<CopyPlan.Send> sends = CopyPlan.of(1, snapshot, 0, source.store.pageSize(), MAX_PAYLOAD);
-      // No kept moment reads the last state, which a trim drops later; until then the copy ends where this one does.
-      CopyPlan.Send last = sends.get(sends.size() - 1);
-      assertThat(last.hlc()).isEqualTo(snapshot.entries().get(entries - 1).hlc());
-      assertThat(last.lengthAfter()).isEqualTo(snapshot.entries().get(entries - 1).lengthAfter());
+      try (LogSnapshot second = source.store.logSnapshot(1)) {
+        assertThat(second.kept()).isNotNull();
+        List<CopyPlan.Send> sends = CopyPlan.of(1, second, 0, source.store.pageSize(), MAX_PAYLOAD);
+        // No kept moment reads the last state, which the trim drops later; until then a copy ends where this one does.
+        CopyPlan.Send last = sends.get(sends.size() - 1);
+        assertThat(last.hlc()).isEqualTo(second.entries().get(entries - 1).hlc());
+        assertThat(last.lengthAfter()).isEqualTo(second.entries().get(entries - 1).lengthAfter());
+      }
     }
     source.store.collectHistory();
     assertThat(source.store.logEntries(1)).as("the log once the copy ended").hasSizeLessThan(entries);
