@@ -26,8 +26,9 @@ import org.apache.hadoop.conf.Configuration;
  * frames ({@code fffs-protocol}) and data port as a client's, on the data server's event loops. Connecting never
  * blocks the caller (the store writer thread): the link takes writes at once and sends them when the connection is
  * up. A member deeper in the chain times out sooner ({@code timeout × n / (n + 1)} with n members after it, the
- * timeout being the one the client sent, {@code chainTimeoutMs}), so that when one stalls or cannot be reached, the
- * member just before it reports it rather than one further up, and before the client gives up on the primary.
+ * timeout being the one the client sent, {@code chainTimeoutMs}, at most this DataNode's response timeout), so that
+ * when one stalls or cannot be reached, the member just before it reports it rather than one further up, and before
+ * the client gives up on the primary.
  */
 final class ChainConnector {
   private final Bootstrap bootstrap;
@@ -58,8 +59,7 @@ final class ChainConnector {
     List<ChainMemberProto> downstream = request.getDownstreamList();
     ChainMemberProto next = downstream.get(0);
     String address = next.getHost() + ":" + next.getDataPort();
-    long chainMillis = request.hasChainTimeoutMs() ? Math.max(1, request.getChainTimeoutMs()) : responseTimeoutMillis;
-    long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(chainMillis) * downstream.size() / (downstream.size() + 1);
+    long timeoutNanos = timeoutNanos(request, responseTimeoutMillis);
     int connectMillis = (int) Math.max(1, Math.min(connectTimeoutMillis, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
     ChannelFuture connect = bootstrap.clone().option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectMillis)
         .connect(next.getHost(), next.getDataPort());
@@ -76,6 +76,18 @@ final class ChainConnector {
       }
     });
     return link;
+  }
+
+  /**
+   * How long this member waits for the next one: the client's chain timeout, never more than this DataNode's own
+   * response timeout (a request cannot make it wait for ever), shortened by the members after it.
+   */
+  static long timeoutNanos(WriteRequestProto request, long responseTimeoutMillis) {
+    long asked = request.hasChainTimeoutMs() ? Integer.toUnsignedLong(request.getChainTimeoutMs())
+        : responseTimeoutMillis;
+    long chainMillis = Math.max(1, Math.min(asked, responseTimeoutMillis));
+    int after = request.getDownstreamCount();
+    return TimeUnit.MILLISECONDS.toNanos(chainMillis) * after / (after + 1);
   }
 
   /** Hands the next member's answers to the link, in the order they arrive. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fffs.common.error.ErrorCode;
 import io.fffs.common.error.FffsException;
 import io.fffs.common.proto.CommonProtos.HlcProto;
+import io.fffs.common.proto.DataTransferProtos.ChainMemberProto;
 import io.fffs.common.proto.DataTransferProtos.OpProto;
 import io.fffs.common.proto.DataTransferProtos.RequestHeaderProto;
 import io.fffs.common.proto.DataTransferProtos.ResponseHeaderProto;
@@ -190,5 +191,18 @@ class ChainLinkTest {
     byte[] header = new byte[prefix.readInt()];
     prefix.readBytes(header);
     return header;
+  }
+
+  /** A request cannot make a member wait for the next one longer than its own response timeout. */
+  @Test
+  void theChainTimeoutIsBoundedByTheDataNodesResponseTimeout() {
+    WriteRequestProto.Builder request = WriteRequestProto.newBuilder().setBlockId(1).setOffset(0)
+        .addDownstream(ChainMemberProto.newBuilder().setHost("h").setDataPort(1));
+    assertThat(ChainConnector.timeoutNanos(request.setChainTimeoutMs(0xFFFF_FFFF).build(), 10_000))
+        .as("2^32 - 1 ms asked, 10 s allowed, one member after").isEqualTo(TimeUnit.SECONDS.toNanos(10) / 2);
+    assertThat(ChainConnector.timeoutNanos(request.setChainTimeoutMs(3_000).build(), 10_000))
+        .isEqualTo(TimeUnit.SECONDS.toNanos(3) / 2);
+    assertThat(ChainConnector.timeoutNanos(request.clearChainTimeoutMs().build(), 10_000))
+        .isEqualTo(TimeUnit.SECONDS.toNanos(10) / 2);
   }
 }
