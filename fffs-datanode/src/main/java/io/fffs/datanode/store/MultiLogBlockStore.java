@@ -391,21 +391,36 @@ public final class MultiLogBlockStore implements BlockStore {
       persistence.checkHealthy();
     }
     Block block = blocks.getOrCreate(blockId);
+    MomentSet before = null;
     boolean copy = false;
     if (copiedKept != null) {
       block.writeLock().lock();
       try {
-        // A block already here keeps its own history and moments.
-        copy = block.log().count() == 0 && !copiedKept.equals(block.kept());
+        // A block already here keeps its own history; a table applied meanwhile may have narrowed the moments.
+        before = block.kept();
+        MomentSet kept = before == null ? copiedKept : copiedKept.intersect(before);
+        copy = block.log().count() == 0 && !kept.equals(before);
         if (copy) {
-          block.setKept(copiedKept);
+          block.setKept(kept);
         }
       } finally {
         block.writeLock().unlock();
       }
     }
     if (!block.known() || copy) {
-      collector.adopt(block);  // an old id or a copy's kept moments must survive a restart
+      try {
+        collector.adopt(block);  // an old id or a copy's kept moments must survive a restart
+      } catch (FffsException e) {
+        if (copy) {
+          block.writeLock().lock();
+          try {
+            block.setKept(before);  // not recorded: the next open tries again
+          } finally {
+            block.writeLock().unlock();
+          }
+        }
+        throw e;
+      }
     }
     block.writerLock().lock();
     return block;

@@ -85,9 +85,16 @@ class AdoptedBlocksTest {
     write(KEPT, 1);
     fixture.store.applyRetention(table(1, KEPT));
     write(ADOPTED, 3);
+    // A copy's record with many kept moments, so that the first record lies further from the end than a tear reaches.
+    MomentSet.Builder many = new MomentSet.Builder();
+    for (int i = 0; i < 600; i++) {
+      many.add(StoreFixture.START_MICROS + 10L * i, StoreFixture.START_MICROS + 10L * i + 1);
+    }
+    fixture.store.openReplica(ADOPTED + 2, ReplicaRole.FOLLOWER, 0, many.build());
     write(ADOPTED + 1, 4);
     Path file = dataDir.resolve("retention.adopted");
     byte[] bytes = Files.readAllBytes(file);
+    assertThat(bytes.length).isGreaterThan(24 + 8192 + 16);
     fixture.store.close();
 
     Files.write(file, java.util.Arrays.copyOf(bytes, bytes.length - 5));  // the second record torn

@@ -27,9 +27,10 @@ import java.util.zip.CRC32C;
  * </ul>
  * Each record is appended and forced before the block's first change is answered. The file is written whole
  * (temporary file, forced, renamed, directory forced) once a table has been applied and at each start-up, with the
- * records that count then, so a torn tail never stays ahead of later appends. Records count only under a header of
- * the generation {@code retention.state} holds (0 while none was applied). A later record of a block replaces an
- * earlier one. Little-endian.
+ * records that count then, so a torn tail never stays ahead of later appends. Records count under a header of the
+ * generation {@code retention.state} holds (0 while none was applied); under an older one (a crash between a table's
+ * state and this list), only the copies' records of blocks that table does not decide for. A later record of a block
+ * replaces an earlier one. Little-endian.
  *
  * <pre>
  *   0          8         12           20            24
@@ -37,12 +38,15 @@ import java.util.zip.CRC32C;
  *  | FFFSADP1 | version | generation | CRC32C u32  |   (the CRC of the 20 bytes before it)
  *  +----------+---------+------------+-------------+
  *  then records (version 2):
- *    blockId u64 | n u32 | CRC32C u32 of the 12 bytes before it
- *    and when n > 0: n i64 bounds of the kept moments (MomentSet: [from, to) pairs, µs) | CRC32C u32 of them
+ *    blockId u64 | n i32 | CRC32C u32 of the 12 bytes before it
+ *    n = -1: the block is kept whole; n >= 0: it keeps the moments of n bounds ([from, to) pairs, µs; none when 0),
+ *    which follow when n > 0: n i64 | CRC32C u32 of them
  *  (version 1, read only: blockId u64 | CRC32C u32 of it; kept whole)
  * </pre>
- * A torn last record (a crash while it was appended: its block's change was not answered), or a tail of zeros, is
- * ignored; a damaged header or a damaged record before the last is reported.
+ * A torn last record (a crash while it was appended: its block's change was not answered) is ignored: a short one,
+ * one whose kept moments fail their CRC with nothing after them, or one whose first 16 bytes fail theirs within the
+ * last {@value #TORN_MAX} bytes of the file (every append is forced before the next, and the list is written whole
+ * after one fails, so only the last can be torn). A damaged header or a damaged record before those is reported.
  */
 final class AdoptedBlocksFile {
   static final String NAME = "retention.adopted";
@@ -53,6 +57,9 @@ final class AdoptedBlocksFile {
   private static final int PREFIX = 16;
   /** More bounds than any kept set has: a record claiming more is damaged. */
   private static final int MAX_BOUNDS = 1 << 20;
+  /** The most bytes a torn append leaves: a record of a kept set of hundreds of intervals. */
+  private static final int TORN_MAX = 8192;
+  private static final int WHOLE = -1;
 
   private AdoptedBlocksFile() {}
 
@@ -94,7 +101,7 @@ final class AdoptedBlocksFile {
   private static void putRecord(ByteBuffer out, long blockId, MomentSet kept) {
     int start = out.position();
     int bounds = kept == null ? 0 : 2 * kept.intervalCount();
-    out.putLong(blockId).putInt(bounds);
+    out.putLong(blockId).putInt(kept == null ? WHOLE : bounds);
     out.putInt(crc(out.array(), start, 12));
     if (bounds > 0) {
       int from = out.position();
@@ -109,7 +116,7 @@ final class AdoptedBlocksFile {
    * The blocks recorded since the table of {@code generation} was applied, with their kept moments (null: whole);
    * none if there is no file or it is of another table (a crash between writing the retention state and this file).
    */
-  static Map<Long, MomentSet> read(Path dataDir, long generation) throws FffsException {
+  static Map<Long, MomentSet> read(Path dataDir, long generation, long nextBlockId) throws FffsException {
     Path file = dataDir.resolve(NAME);
     Map<Long, MomentSet> adopted = new HashMap<>();
     if (!Files.exists(file)) {
@@ -125,14 +132,18 @@ final class AdoptedBlocksFile {
       if (in.getInt() != crc(in.array(), 0, HEADER - 4)) {
         throw corrupt(file, "its header fails its CRC32C");
       }
-      if (written != generation) {
-        return adopted;  // written for an older table, whose state a crash kept from being replaced: none count
-      }
       while (version == 1 ? readV1(file, in, adopted) : readRecord(file, in, adopted)) {
         // one record per turn
       }
+      if (written != generation) {
+        // Written for an older table, whose state a crash kept from being replaced: the newer table decides for every
+        // block below its bound; only the kept moments of copies above it still count.
+        adopted.entrySet().removeIf(block -> block.getValue() == null || block.getKey() < nextBlockId);
+      }
       return adopted;
-    } catch (IOException e) {
+    } catch (FffsException e) {
+      throw e;
+    } catch (IOException | RuntimeException e) {
       throw corrupt(file, e.toString());
     }
   }
@@ -146,15 +157,15 @@ final class AdoptedBlocksFile {
     long blockId = in.getLong();
     int bounds = in.getInt();
     if (in.getInt() != crc(in.array(), start, 12)) {
-      if (zerosFrom(in, start)) {
-        return false;
+      if (in.limit() - start <= TORN_MAX) {
+        return false;  // the last record, torn
       }
       throw corrupt(file, "the record at byte " + start + " fails its CRC32C");
     }
-    if (bounds < 0 || bounds % 2 != 0 || bounds > MAX_BOUNDS) {
+    if (bounds != WHOLE && (bounds < 0 || bounds % 2 != 0 || bounds > MAX_BOUNDS)) {
       throw corrupt(file, "the record at byte " + start + " gives " + bounds + " bounds of kept moments");
     }
-    MomentSet kept = null;
+    MomentSet kept = bounds == WHOLE ? null : MomentSet.NONE;
     if (bounds > 0) {
       if (in.remaining() < 8 * bounds + 4) {
         return false;  // the last record, torn
@@ -190,16 +201,6 @@ final class AdoptedBlocksFile {
       throw corrupt(file, "the record at byte " + start + " fails its CRC32C");
     }
     adopted.put(blockId, null);
-    return true;
-  }
-
-  /** Whether every byte from {@code start} to the end is zero (space a crash left unwritten). */
-  private static boolean zerosFrom(ByteBuffer in, int start) {
-    for (int i = start; i < in.limit(); i++) {
-      if (in.get(i) != 0) {
-        return false;
-      }
-    }
     return true;
   }
 

@@ -47,6 +47,8 @@ public final class HistoryCollector {
   private volatile long generation;
   /** Blocks below it that begin here are adopted; raised by {@link #apply} before it reads the block map. */
   private volatile long nextBlockId;
+  /** Whether {@link #adopted} holds a copy's kept moments: then every block's first change looks at it. */
+  private volatile boolean copies;
   /** Whether the adopted-blocks file on disk is whole and of {@link #generation}: appends may follow. */
   private boolean listReady;
   /** Whether the last table's state write failed, so the generation on disk is not known. */
@@ -85,7 +87,7 @@ public final class HistoryCollector {
     RetentionStateFile.State state = RetentionStateFile.read(dataDir);
     long stateGeneration = state == null ? 0 : state.generation();
     long bound = state == null ? 0 : state.nextBlockId();
-    Map<Long, MomentSet> taken = AdoptedBlocksFile.read(dataDir, stateGeneration);
+    Map<Long, MomentSet> taken = AdoptedBlocksFile.read(dataDir, stateGeneration, bound);
     for (Block block : new ArrayList<>(blocks.all())) {
       MomentSet copied = taken.get(block.id());
       if (block.id() >= bound) {
@@ -104,6 +106,9 @@ public final class HistoryCollector {
         }
         continue;
       }
+      if (copied != null) {
+        kept = kept.intersect(copied);  // the copy was recorded after this table's state was written
+      }
       block.setKnown();
       block.setKept(kept);
       Block trimmed = HistoryTrim.trimmed(block, kept, pageSize);
@@ -116,6 +121,7 @@ public final class HistoryCollector {
     }
     synchronized (this) {
       adopted.putAll(taken);
+      copies = adopted.values().stream().anyMatch(Objects::nonNull);
       nextBlockId = bound;
       generation = stateGeneration;
       // Written whole: no torn tail ahead of later appends, and a list of this generation (a data directory from an
@@ -139,7 +145,7 @@ public final class HistoryCollector {
     long id = block.id();
     MomentSet kept = block.kept();  // set before the first change only on a copy of a trimmed history
     VarHandle.fullFence();  // the block's insertion into the map before the bound's read (apply fences the other way)
-    if (!persistent || (id >= nextBlockId && kept == null)) {
+    if (!persistent || (id >= nextBlockId && kept == null && !copies)) {
       block.setKnown();  // most new blocks: newer than every table applied
       return;
     }
@@ -148,7 +154,8 @@ public final class HistoryCollector {
         throw new FffsException(ErrorCode.IO_ERROR, "the retention state in " + dataDir + " could not be written,"
             + " so block " + id + " cannot be recorded as taken in after it; it can once a table is applied");
       }
-      boolean record = kept != null || (generation != 0 && id < nextBlockId);
+      // A copy's record outlives a replica dropped since: a block of that id taken in whole says so again.
+      boolean record = kept != null || (generation != 0 && id < nextBlockId) || adopted.get(id) != null;
       if (record && !(adopted.containsKey(id) && Objects.equals(adopted.get(id), kept))) {
         if (!listReady) {
           writeAdopted();
@@ -161,6 +168,7 @@ public final class HistoryCollector {
               AdoptedBlocksFile.NAME) + ": " + e.getMessage() + "; the block cannot be taken in until it can", e);
         }
         adopted.put(id, kept);
+        copies |= kept != null;
       }
       block.setKnown();
     }
@@ -217,6 +225,7 @@ public final class HistoryCollector {
     // trimmed histories newer than the table stay listed.
     generation = table.generation();
     adopted.keySet().removeIf(id -> id < table.nextBlockId());
+    copies = adopted.values().stream().anyMatch(Objects::nonNull);
     if (persistent) {
       try {
         writeAdopted();

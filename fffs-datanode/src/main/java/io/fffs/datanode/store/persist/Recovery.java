@@ -6,6 +6,7 @@ import io.fffs.datanode.store.StoreStats;
 import io.fffs.datanode.store.log.Block;
 import io.fffs.datanode.store.log.BlockLog;
 import io.fffs.datanode.store.log.BlockMap;
+import io.fffs.datanode.store.log.BlockOp;
 import io.fffs.datanode.store.log.LogApplier;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -20,7 +21,8 @@ import java.util.Map;
  * when first needed.
  *
  * <p>Without garbage collection each block's entries arrive in log order, and a gap in their log indexes is
- * damage ({@code CORRUPT}). Once history has been collected ({@code strictOrder} false), the segment cleaner has
+ * damage ({@code CORRUPT}); a CREATE at log index 0 after entries of its block begins a replica taken in after the
+ * older one was dropped (whose records the cleaner had not removed), and replaces it. Once history has been collected ({@code strictOrder} false), the segment cleaner has
  * copied live records into newer files: a block's entries may then arrive out of HLC order, and an entry may arrive
  * twice (the copy, and the original in a file the cleaner had not deleted yet when the process stopped). Entries are
  * ordered by HLC, which strictly increases along a log, and a copy replaces the original (the newer file's record is
@@ -82,6 +84,14 @@ public final class Recovery {
               return;
             }
             Block block = blocks.getOrCreate(meta.blockId());
+            if (strictOrder && meta.logIndex() == 0 && meta.op() == BlockOp.CREATE && block.log().count() > 0) {
+              // The block was dropped here (its records wait for the cleaner) and taken in again: this is its newer
+              // replica, written after every record of the older (one persistence thread writes a block, in order).
+              LOG.info("Block {} begins again in segment file {} at offset {}: it was dropped and taken in since;"
+                  + " its earlier records are left out", meta.blockId(), where, offset);
+              blocks.remove(meta.blockId());
+              block = blocks.getOrCreate(meta.blockId());
+            }
             BlockLog log = block.log();
             int count = log.count();
             if (strictOrder && meta.logIndex() != count && quarantine != null) {
