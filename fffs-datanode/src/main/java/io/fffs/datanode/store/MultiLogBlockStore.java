@@ -390,40 +390,56 @@ public final class MultiLogBlockStore implements BlockStore {
     if (persistence != null) {
       persistence.checkHealthy();
     }
-    Block block = blocks.getOrCreate(blockId);
-    MomentSet before = null;
-    boolean copy = false;
-    if (copiedKept != null) {
+    while (true) {
+      Block block = blocks.getOrCreate(blockId);
+      if (copiedKept != null) {
+        takeCopiedKept(block, copiedKept);
+      } else if (!block.known()) {
+        collector.adopt(block);  // a block below the last retention table's ids must survive a restart
+      }
+      block.writerLock().lock();
+      if (blocks.get(blockId) == block) {
+        return block;
+      }
+      block.writerLock().unlock();  // dropped meanwhile (dropReplica, a retention table): a new replica begins
+    }
+  }
+
+  /**
+   * Gives a block holding no entry yet the kept moments of the copy being opened (narrowed by a table applied
+   * meanwhile) and records them; a block already here keeps its own history.
+   */
+  private void takeCopiedKept(Block block, MomentSet copiedKept) throws FffsException {
+    MomentSet before;
+    MomentSet kept;
+    block.writeLock().lock();
+    try {
+      before = block.kept();
+      kept = before == null ? copiedKept : copiedKept.intersect(before);
+      if (block.log().count() > 0 || kept.equals(before)) {
+        kept = null;
+      } else {
+        block.setKept(kept);
+      }
+    } finally {
+      block.writeLock().unlock();
+    }
+    if (kept == null && block.known()) {
+      return;
+    }
+    try {
+      collector.adopt(block);  // the copy's kept moments must survive a restart
+    } catch (FffsException e) {
       block.writeLock().lock();
       try {
-        // A block already here keeps its own history; a table applied meanwhile may have narrowed the moments.
-        before = block.kept();
-        MomentSet kept = before == null ? copiedKept : copiedKept.intersect(before);
-        copy = block.log().count() == 0 && !kept.equals(before);
-        if (copy) {
-          block.setKept(kept);
+        if (kept != null && kept.equals(block.kept())) {
+          block.setKept(before);  // not recorded: the next open tries again (unless a table narrowed them since)
         }
       } finally {
         block.writeLock().unlock();
       }
+      throw e;
     }
-    if (!block.known() || copy) {
-      try {
-        collector.adopt(block);  // an old id or a copy's kept moments must survive a restart
-      } catch (FffsException e) {
-        if (copy) {
-          block.writeLock().lock();
-          try {
-            block.setKept(before);  // not recorded: the next open tries again
-          } finally {
-            block.writeLock().unlock();
-          }
-        }
-        throw e;
-      }
-    }
-    block.writerLock().lock();
-    return block;
   }
 
   @Override

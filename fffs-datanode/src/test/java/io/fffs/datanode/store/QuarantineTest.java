@@ -75,6 +75,17 @@ class QuarantineTest {
       assertThat(fixture.store.dropReplica(2)).isTrue();
       assertThat(fixture.store.quarantined()).doesNotContain(2L);
       assertThat(QuarantineFile.read(dataDir)).doesNotContain(2L);
+
+      // Taken in again (re-replicated back here) while the damaged records are still on disk: a restart keeps the
+      // new replica, not the damage.
+      fixture.store.write(2, 0, bytes(900, 77), WriteOptions.defaults());
+      fixture.store.sync(List.of(2L));
+      fixture.restart();
+      assertThat(fixture.store.quarantined()).doesNotContain(2L);
+      try (ReadView view = fixture.store.read(2, 0, 900, TimeSpec.latest())) {
+        assertThat(view.toBytes()).isEqualTo(bytes(900, 77).array());
+      }
+      assertThat(fixture.store.logEntries(2)).as("the new replica's CREATE and write").hasSize(2);
     }
   }
 

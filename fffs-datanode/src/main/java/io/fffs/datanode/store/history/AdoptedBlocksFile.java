@@ -44,9 +44,9 @@ import java.util.zip.CRC32C;
  *  (version 1, read only: blockId u64 | CRC32C u32 of it; kept whole)
  * </pre>
  * A torn last record (a crash while it was appended: its block's change was not answered) is ignored: a short one,
- * one whose kept moments fail their CRC with nothing after them, or one whose first 16 bytes fail theirs within the
- * last {@value #TORN_MAX} bytes of the file (every append is forced before the next, and the list is written whole
- * after one fails, so only the last can be torn). A damaged header or a damaged record before those is reported.
+ * one whose kept moments fail their CRC with nothing after them, or one whose first 16 bytes fail theirs with only
+ * zeros after them (space the file system gave the append but the crash left unwritten). A damaged header or a
+ * damaged record with more records after it is reported.
  */
 final class AdoptedBlocksFile {
   static final String NAME = "retention.adopted";
@@ -57,8 +57,6 @@ final class AdoptedBlocksFile {
   private static final int PREFIX = 16;
   /** More bounds than any kept set has: a record claiming more is damaged. */
   private static final int MAX_BOUNDS = 1 << 20;
-  /** The most bytes a torn append leaves: a record of a kept set of hundreds of intervals. */
-  private static final int TORN_MAX = 8192;
   private static final int WHOLE = -1;
 
   private AdoptedBlocksFile() {}
@@ -157,8 +155,8 @@ final class AdoptedBlocksFile {
     long blockId = in.getLong();
     int bounds = in.getInt();
     if (in.getInt() != crc(in.array(), start, 12)) {
-      if (in.limit() - start <= TORN_MAX) {
-        return false;  // the last record, torn
+      if (zerosFrom(in, start + PREFIX)) {
+        return false;  // the last record, torn: nothing but zeros after its first bytes
       }
       throw corrupt(file, "the record at byte " + start + " fails its CRC32C");
     }
@@ -201,6 +199,16 @@ final class AdoptedBlocksFile {
       throw corrupt(file, "the record at byte " + start + " fails its CRC32C");
     }
     adopted.put(blockId, null);
+    return true;
+  }
+
+  /** Whether every byte from {@code from} to the end is zero (space a crash left unwritten; none at all counts). */
+  private static boolean zerosFrom(ByteBuffer in, int from) {
+    for (int i = from; i < in.limit(); i++) {
+      if (in.get(i) != 0) {
+        return false;
+      }
+    }
     return true;
   }
 

@@ -167,8 +167,8 @@ public final class HistoryCollector {
           throw new FffsException(ErrorCode.IO_ERROR, "cannot record block " + id + " in " + dataDir.resolve(
               AdoptedBlocksFile.NAME) + ": " + e.getMessage() + "; the block cannot be taken in until it can", e);
         }
-        adopted.put(id, kept);
-        copies |= kept != null;
+        MomentSet replaced = adopted.put(id, kept);
+        copies = kept != null || (replaced != null ? adopted.values().stream().anyMatch(Objects::nonNull) : copies);
       }
       block.setKnown();
     }

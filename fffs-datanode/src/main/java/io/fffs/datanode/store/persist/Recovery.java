@@ -12,8 +12,10 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Rebuilds the block logs and page index from the segment files: scans them in file-number order (creation order),
@@ -55,7 +57,7 @@ public final class Recovery {
    * whose length and successor are both unknown) is still {@code CORRUPT}.
    */
   public static Result run(Path dataDir, int pageSize, BlockMap blocks, StoreStats stats, boolean strictOrder,
-      java.util.Set<Long> quarantine) throws FffsException {
+      Set<Long> quarantine) throws FffsException {
     List<Path> files;
     try {
       files = SegmentFormat.list(dataDir);
@@ -68,36 +70,44 @@ public final class Recovery {
     int torn = 0;
     long nextFile = 0;
     Map<Long, List<Late>> late = new HashMap<>();
+    // Blocks this scan quarantined (not those already listed): a newer replica of one lifts it.
+    Set<Long> quarantinedHere = new HashSet<>();
     for (Path file : files) {
       long number = SegmentFormat.fileNumberOf(file);
       nextFile = number + 1;
       SegmentScanner.DamageSink damage = quarantine == null ? null : (where, offset, problem, suspect) -> {
         LOG.warn("Segment file {} is damaged at offset {} ({}); skipping the record and quarantining block {}",
             where, offset, problem, suspect < 0 ? "(unknown)" : suspect);
-        if (suspect >= 0) {
-          quarantine.add(suspect);
+        if (suspect >= 0 && quarantine.add(suspect)) {
+          quarantinedHere.add(suspect);
         }
       };
       SegmentScanner.Result result = SegmentScanner.scan(file, number, pageSize, stats,
           (meta, location, where, offset) -> {
+            boolean begins = strictOrder && meta.logIndex() == 0 && meta.op() == BlockOp.CREATE;
+            if (begins && (blocks.get(meta.blockId()) != null || quarantinedHere.contains(meta.blockId()))) {
+              // The block was dropped here (its records wait for the cleaner) and taken in again: this is its newer
+              // replica, written after every record of the older (one persistence thread writes a block, in order),
+              // and damage in the older replica's records is no longer the block's.
+              LOG.info("Block {} begins again in segment file {} at offset {}: it was dropped and taken in since;"
+                  + " its earlier records are left out", meta.blockId(), where, offset);
+              blocks.remove(meta.blockId());
+              if (quarantinedHere.remove(meta.blockId())) {
+                quarantine.remove(meta.blockId());
+              }
+            }
             if (quarantine != null && quarantine.contains(meta.blockId())) {
               return;
             }
             Block block = blocks.getOrCreate(meta.blockId());
-            if (strictOrder && meta.logIndex() == 0 && meta.op() == BlockOp.CREATE && block.log().count() > 0) {
-              // The block was dropped here (its records wait for the cleaner) and taken in again: this is its newer
-              // replica, written after every record of the older (one persistence thread writes a block, in order).
-              LOG.info("Block {} begins again in segment file {} at offset {}: it was dropped and taken in since;"
-                  + " its earlier records are left out", meta.blockId(), where, offset);
-              blocks.remove(meta.blockId());
-              block = blocks.getOrCreate(meta.blockId());
-            }
             BlockLog log = block.log();
             int count = log.count();
             if (strictOrder && meta.logIndex() != count && quarantine != null) {
               LOG.warn("Block {} misses entries before entry {} in segment file {} (a damaged record held them);"
                   + " quarantining it", meta.blockId(), meta.logIndex(), where);
-              quarantine.add(meta.blockId());
+              if (quarantine.add(meta.blockId())) {
+                quarantinedHere.add(meta.blockId());
+              }
               return;
             }
             if (strictOrder && meta.logIndex() != count) {
