@@ -145,8 +145,8 @@ public final class CopyPlan {
   }
 
   /**
-   * Restores the state after entry {@code index}, which a kept moment reads (so every page of it has a version
-   * here): the pages that differ from the last state restored, and the length.
+   * Restores the state after entry {@code index} — one a kept moment reads, the window's first or the log's last, so
+   * every page of it has a version here: the pages that differ from the last state restored, and the length.
    */
   private void restore(int index, LogEntry entry) throws FffsException {
     long newLength = entry.lengthAfter();
@@ -239,15 +239,9 @@ public final class CopyPlan {
           + " of its entry at " + HlcTimestamp.valueOf(entryHlc) + " takes " + (count + 1) + " calls (frames of "
           + piece + " bytes), and no stamps below it are free for the others (the previous call's is "
           + HlcTimestamp.valueOf(lastHlc) + (lastKept >= 0 ? ", a kept moment is at " + lastKept + " µs" : "")
-          + "); a larger fffs.datatransfer.max-frame-size, or entries no larger than a frame less two pages, let it be"
-          + " copied");
+          + "); a larger fffs.datatransfer.max-frame-size on both DataNodes lets it be copied");
     }
     return first;
-  }
-
-  private long ceilPage(long offset) {
-    long rest = offset % pageSize;
-    return rest == 0 ? offset : offset + pageSize - rest;
   }
 
   /** The first entry of the window: the one current at its start (0 when none is older); the count when none. */
@@ -274,7 +268,7 @@ public final class CopyPlan {
     return -1;
   }
 
-  FffsException deleted(LogEntry entry) {
+  private FffsException deleted(LogEntry entry) {
     return new FffsException(ErrorCode.UNSUPPORTED, "block " + blockId + " was deleted at "
         + HlcTimestamp.valueOf(entry.hlc()) + " and written again; a log with a delete is not copied");
   }
