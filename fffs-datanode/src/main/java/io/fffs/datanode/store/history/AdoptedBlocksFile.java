@@ -111,8 +111,10 @@ final class AdoptedBlocksFile {
   }
 
   /**
-   * The blocks recorded since the table of {@code generation} was applied, with their kept moments (null: whole);
-   * none if there is no file or it is of another table (a crash between writing the retention state and this file).
+   * The blocks recorded since the table of {@code generation} (bound {@code nextBlockId}) was applied, with their
+   * kept moments (null: whole); none if there is no file. A list of an older table (a crash between writing the
+   * retention state and this file) gives only its copies of blocks at or above the bound, which the table leaves
+   * undecided.
    */
   static Map<Long, MomentSet> read(Path dataDir, long generation, long nextBlockId) throws FffsException {
     Path file = dataDir.resolve(NAME);
