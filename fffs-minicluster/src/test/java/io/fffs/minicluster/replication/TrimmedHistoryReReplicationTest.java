@@ -32,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 class TrimmedHistoryReReplicationTest {
   private static final int LENGTH = 120_000;
   private static final int HOT = 12_000;
+  private static final int PINNED = 12;
 
   @TempDir
   Path base;
@@ -71,7 +72,7 @@ class TrimmedHistoryReReplicationTest {
           states.add(model.clone());
         }
       }
-      long pinned = moments.get(12);
+      long pinned = moments.get(PINNED);
       fs.pin(new org.apache.hadoop.fs.Path("/gc"), TimeSpec.system(pinned), "kept");
       fs.setRetention(new org.apache.hadoop.fs.Path("/gc"), RetentionRule.parse("0s"));
       ReplicatedHistoryTest.settle(fs);
@@ -108,23 +109,39 @@ class TrimmedHistoryReReplicationTest {
       List<DatanodeIdProto> copies = healed[0].getLocationsList().stream()
           .filter(l -> !holders.contains(l.getDatanodeUuid())).toList();
       assertThat(copies).as("the new replica").hasSize(1);
-      byte[] atPin = states.get(12);
       for (DatanodeIdProto replica : healed[0].getLocationsList()) {
-        String who = replica.getDatanodeUuid() + (copies.contains(replica) ? " (the copy)" : "");
-        assertThat(replicas.read(healed[0], replica, 0, atPin.length, TimeSpec.system(pinned)).bytes())
-            .as("the pinned moment on %s", who).isEqualTo(atPin);
-        assertThat(replicas.read(healed[0], replica, 0, model.length, TimeSpec.latest()).bytes())
-            .as("the present on %s", who).isEqualTo(model);
-        for (int round = 0; round < moments.size() - 1; round++) {
-          if (round != 12) {
-            TimeSpec past = TimeSpec.system(moments.get(round));
-            assertThatThrownBy(() -> replicas.read(healed[0], replica, 0, 100, past))
-                .as("collected moment %s on %s", past, who).hasMessageContaining("HISTORY_EXPIRED");
-          }
-        }
+        check(replicas, healed[0], replica, replica.getDatanodeUuid() + (copies.contains(replica) ? " (the copy)"
+            : ""), moments, states, model);
       }
       try (FSDataInputStream in = fs.open(file, TimeSpec.system(pinned))) {
-        assertThat(in.readAllBytes()).isEqualTo(atPin);
+        assertThat(in.readAllBytes()).isEqualTo(states.get(PINNED));
+      }
+
+      // The copy keeps refusing the collected moments after its DataNode restarts.
+      cluster.restartDataNode(Replicas.index(cluster, copies.get(0).getDatanodeUuid()));
+      ReReplicationTest.awaitTrue(() -> replicas.blocks(path, TimeSpec.latest()).getBlocks(0).getLocationsList()
+          .stream().anyMatch(l -> l.getDatanodeUuid().equals(copies.get(0).getDatanodeUuid())),
+          "the copy's DataNode reports the block again");
+      LocatedBlockProto after = replicas.blocks(path, TimeSpec.latest()).getBlocks(0);
+      DatanodeIdProto copy = after.getLocationsList().stream()
+          .filter(l -> l.getDatanodeUuid().equals(copies.get(0).getDatanodeUuid())).findFirst().orElseThrow();
+      check(replicas, after, copy, "the copy after a restart", moments, states, model);
+    }
+  }
+
+  /** The pinned moment and the present read as written from {@code replica}, every collected moment is refused. */
+  private static void check(Replicas replicas, LocatedBlockProto block, DatanodeIdProto replica, String who,
+      List<Long> moments, List<byte[]> states, byte[] model) throws Exception {
+    byte[] atPin = states.get(PINNED);
+    assertThat(replicas.read(block, replica, 0, atPin.length, TimeSpec.system(moments.get(PINNED))).bytes())
+        .as("the pinned moment on %s", who).isEqualTo(atPin);
+    assertThat(replicas.read(block, replica, 0, model.length, TimeSpec.latest()).bytes())
+        .as("the present on %s", who).isEqualTo(model);
+    for (int round = 0; round < moments.size() - 1; round++) {
+      if (round != PINNED) {
+        TimeSpec past = TimeSpec.system(moments.get(round));
+        assertThatThrownBy(() -> replicas.read(block, replica, 0, 100, past))
+            .as("collected moment %s on %s", past, who).hasMessageContaining("HISTORY_EXPIRED");
       }
     }
   }
