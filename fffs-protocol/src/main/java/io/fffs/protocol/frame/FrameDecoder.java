@@ -10,8 +10,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Splits the byte stream into {@link Frame}s ({@link FrameFormat}): parses the header with {@code parser} straight
- * from the receive buffer and hands the payload on as a retained slice of it, without copying.
+ * Splits the byte stream into {@link Frame}s ({@link FrameFormat}): parses the header with {@code parser} (from a
+ * copy of its bytes when the receive buffer is direct: {@link #parseHeader}) and hands the payload on as a retained
+ * slice of the receive buffer, without copying.
  *
  * <p>By default the receive buffer is one contiguous cumulation, so that a payload is a single buffer. Netty's
  * merging cumulation, though, grows its buffer by reallocating and copying as a large frame trickles in, and each new
