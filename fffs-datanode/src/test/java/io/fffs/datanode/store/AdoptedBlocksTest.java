@@ -98,10 +98,7 @@ class AdoptedBlocksTest {
 
     bytes[24 + 3] ^= 0x40;  // the first record's block id
     Files.write(file, bytes);
-    assertThatThrownBy(fixture::open).isInstanceOfSatisfying(FffsException.class,
-        e -> assertThat(e.code()).isEqualTo(ErrorCode.CORRUPT)).hasMessageContaining("retention.adopted")
-        .hasMessageContaining("fails its CRC32C");
-    fixture.store = null;
+    assertOpenReportsDamage("fails its CRC32C");
   }
 
   /** Blocks adopted after a restart that found a torn record are recorded whole, not behind the torn bytes. */
@@ -206,10 +203,7 @@ class AdoptedBlocksTest {
 
     bytes[24 + 16 + 2] ^= 0x10;  // a bound of the copy's kept moments
     Files.write(file, bytes);
-    assertThatThrownBy(fixture::open).isInstanceOfSatisfying(FffsException.class,
-        e -> assertThat(e.code()).isEqualTo(ErrorCode.CORRUPT)).hasMessageContaining("retention.adopted")
-        .hasMessageContaining("kept moments");
-    fixture.store = null;
+    assertOpenReportsDamage("kept moments");
   }
 
   /** A copy's record of many kept moments torn as the file system may leave it: its length there, all zeros. */
@@ -233,6 +227,14 @@ class AdoptedBlocksTest {
     Files.write(file, bytes);
     fixture.open();
     assertThat(read(ADOPTED)).isEqualTo(adopted);
+  }
+
+  /** The store refuses to open: the list is damaged ({@code CORRUPT}), as {@code what} says. */
+  private void assertOpenReportsDamage(String what) {
+    assertThatThrownBy(fixture::open).isInstanceOfSatisfying(FffsException.class,
+        e -> assertThat(e.code()).isEqualTo(ErrorCode.CORRUPT)).hasMessageContaining("retention.adopted")
+        .hasMessageContaining(what);
+    fixture.store = null;
   }
 
   private static int crc(byte[] bytes, int offset, int length) {
