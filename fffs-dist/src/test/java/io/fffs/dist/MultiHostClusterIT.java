@@ -277,17 +277,22 @@ class MultiHostClusterIT {
    */
   private String awaitStatus(int node, String field) throws Exception {
     String address = "\"address\":\"" + cluster.ip(node) + ":" + NetnsCluster.DN_PORT + "\"";
-    String status = "";
-    for (int i = 0; i < 300; i++) {
+    String status = null;
+    // A deadline, not a count: on a loaded machine a NameNode restarted by an earlier test can take a minute to
+    // answer, and each unanswered poll takes its own timeouts.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    while (System.nanoTime() < deadline) {
       status = cluster.nameNodeStatus(0);
-      if (status == null) {
-        throw new IOException("the NameNode's /status does not answer");
-      }
-      int at = status.indexOf(address);
-      if (at >= 0 && status.substring(at, status.indexOf('}', at)).contains(field)) {
-        return status.substring(at, status.indexOf('}', at));
+      if (status != null) {
+        int at = status.indexOf(address);
+        if (at >= 0 && status.substring(at, status.indexOf('}', at)).contains(field)) {
+          return status.substring(at, status.indexOf('}', at));
+        }
       }
       Thread.sleep(100);
+    }
+    if (status == null) {
+      throw new IOException("the NameNode's /status did not answer for 120 s");
     }
     throw new AssertionError("DataNode " + node + " never showed " + field + ": " + status);
   }
